@@ -1,0 +1,1 @@
+"""The ``ledgerkit`` command line interface."""

@@ -1,0 +1,1 @@
+"""Core data model: money, accounts, journal entries and errors."""

@@ -1,0 +1,1 @@
+"""Reading and writing ledgers: the text format, CSV import and exports."""

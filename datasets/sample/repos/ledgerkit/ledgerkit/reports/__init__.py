@@ -1,0 +1,1 @@
+"""Financial reports computed from a :class:`~ledgerkit.core.journal.Journal`."""

@@ -1,0 +1,1 @@
+"""Rules applied to entries: categorization, validation and recurring templates."""

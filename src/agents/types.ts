@@ -1,0 +1,86 @@
+import type { Dataset } from "../dataset/load.js";
+import type { AgentEvent, RequestOutcome } from "../run/trajectory-schema.js";
+import type { Condition, SessionPair, WorkspaceName } from "../sessions/schema.js";
+
+/**
+ * Harness-side facts about one session attempt. Real CLI agents use only `request.message` and
+ * `request.workspacePath`; reference agents (oracle) may read the rest to act.
+ */
+export interface AgentContext {
+  /** Session id `<focus>.<condition>`. */
+  session: string;
+  pair: SessionPair;
+  condition: Condition;
+  /** 1-based attempt of this session; every attempt is a fresh conversation. */
+  attempt: number;
+  /** The run's seed (`--seed`). */
+  runSeed: number;
+  dataset: Dataset;
+  /** Absolute path of each workspace checkout. */
+  workspaces: Record<WorkspaceName, string>;
+  /** Base commit each workspace was checked out at. */
+  baseCommits: Record<WorkspaceName, string>;
+  /** Stable id of this conversation (one per session attempt), a UUID. */
+  conversationId: string;
+  /** A private directory outside every workspace for the agent's state; removed with the workspaces. */
+  stateDir: string;
+  /** A directory kept with the session's results (RUN_DIR/sessions/<session>/agent) for the agent's logs. */
+  logDir: string;
+}
+
+/** One message delivered to the agent. */
+export interface AgentRequest {
+  /** Index of the request in the session's schedule (a continuation repeats the index). */
+  index: number;
+  /** The exact message text (see src/run/message-templates.ts). */
+  message: string;
+  workspace: WorkspaceName;
+  workspacePath: string;
+  /** True when this re-sends the same request after a timeout. */
+  continuation: boolean;
+  /** Number of earlier sends in this conversation (0 for the first). */
+  turn: number;
+  /** Wall-clock budget of this request; the agent must stop (kill its process tree) by then. */
+  timeoutMs: number;
+  /** Aborted when the whole run is being stopped (Ctrl-C); stop at once. */
+  signal: AbortSignal;
+}
+
+export interface AgentResult {
+  /** yielded: the agent finished its turn; timeout: the budget ran out and the agent was stopped;
+   * agent_error: the agent failed (never retried); infra_fault: the agent could not run for reasons
+   * outside it (the session attempt is restarted). */
+  outcome: RequestOutcome;
+  detail?: string;
+}
+
+export type EventSink = (event: AgentEvent) => void;
+
+export interface Conversation {
+  send(request: AgentRequest, onEvent: EventSink): Promise<AgentResult>;
+  close(): Promise<void>;
+}
+
+export interface Agent {
+  readonly name: string;
+  startConversation(ctx: AgentContext): Promise<Conversation>;
+}
+
+/**
+ * An agent by name. `parse` validates `--agent-opt key=value` pairs (InputError on any problem) and
+ * checks what can be checked before a run starts (a binary on PATH); `create` builds the agent.
+ */
+export interface AgentFactory<O = unknown> {
+  readonly name: string;
+  readonly description: string;
+  parse(options: Record<string, string>): O;
+  create(options: O): Agent;
+}
+
+/** A fault outside the agent (a checkout, a binary that cannot start): the session attempt is restarted. */
+export class InfraFault extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "InfraFault";
+  }
+}

@@ -1,0 +1,11 @@
+import type { Command } from "commander";
+import { registerTasks } from "./tasks.js";
+import { registerSessions } from "./sessions.js";
+import { registerDemo } from "./demo.js";
+
+/** Every command group; each module adds its own subcommands and options. */
+export function registerCommands(program: Command): void {
+  registerTasks(program);
+  registerSessions(program);
+  registerDemo(program);
+}

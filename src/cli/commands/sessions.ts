@@ -1,0 +1,60 @@
+import type { Command } from "commander";
+import { readJsonWith, toJsonText, writeFileAtomic } from "../../core/json-file.js";
+import { loadDataset } from "../../dataset/load.js";
+import { buildSessions } from "../../sessions/build.js";
+import { checkSessions } from "../../sessions/check.js";
+import { sessionsFileSchema } from "../../sessions/schema.js";
+import { formatProfileTable, profileTable, sessionProfiles } from "../../sessions/stats.js";
+import { ExitCode } from "../exit-codes.js";
+import { parseCount } from "../options.js";
+
+export function registerSessions(program: Command): void {
+  const sessions = program.command("sessions").description("build, validate and profile paired session schedules");
+  sessions
+    .command("build")
+    .description("choose interruptions by locality and write the paired base/switch schedules")
+    .argument("<dataset>", "dataset directory")
+    .requiredOption("--seed <n>", "seed of every random choice", parseCount("--seed"))
+    .option("--near <k>", "number of near sessions (default: as many as possible)", parseCount("--near"))
+    .option("--far <k>", "number of far sessions (default: as many as possible)", parseCount("--far"))
+    .requiredOption("--out <file>", "sessions file to write")
+    .action((dir: string, o: { seed: number; near?: number; far?: number; out: string }) => {
+      const dataset = loadDataset(dir);
+      const file = buildSessions(dataset, { seed: o.seed, near: o.near, far: o.far });
+      const violations = checkSessions(file, dataset);
+      if (violations.length > 0) {
+        // A builder bug, not bad input: say so and keep the file unwritten.
+        for (const v of violations) process.stderr.write(`${v.session}: ${v.property}: ${v.message}\n`);
+        throw new Error("built sessions failed validation");
+      }
+      writeFileAtomic(o.out, toJsonText(file));
+      const near = file.pairs.filter((p) => p.locality === "near").length;
+      process.stdout.write(`${o.out}: ${file.pairs.length} session pairs (${near} near, ${file.pairs.length - near} far), ${file.excluded.length} focus tasks excluded\n`);
+      for (const e of file.excluded) process.stdout.write(`  excluded ${e.reason}\n`);
+    });
+  sessions
+    .command("validate")
+    .description("check every session against the dataset with a validator independent of the builder")
+    .argument("<sessions>", "sessions file")
+    .requiredOption("--dataset <dir>", "dataset directory")
+    .action((path: string, o: { dataset: string }) => {
+      const file = readJsonWith(path, sessionsFileSchema);
+      const dataset = loadDataset(o.dataset);
+      const violations = checkSessions(file, dataset);
+      for (const v of violations) process.stdout.write(`${v.session}: ${v.property}: ${v.message}\n`);
+      if (violations.length > 0) process.exitCode = ExitCode.checkFailed;
+      else process.stdout.write(`${path}: ${file.pairs.length} session pairs, all valid\n`);
+    });
+  sessions
+    .command("stats")
+    .description("profile of the schedules: requests, workspace switches and focus returns")
+    .argument("<sessions>", "sessions file")
+    .option("--json", "print JSON")
+    .action((path: string, o: { json?: boolean }) => {
+      const file = readJsonWith(path, sessionsFileSchema);
+      const table = profileTable(file);
+      if (o.json) process.stdout.write(toJsonText({ summary: table, sessions: sessionProfiles(file) }));
+      else process.stdout.write(`${formatProfileTable(table)}\n`);
+    });
+}
+

@@ -1,0 +1,25 @@
+import type { Command } from "commander";
+import { formatProblem, InputError } from "../../core/errors.js";
+import { validateDataset } from "../../dataset/validate.js";
+import { ExitCode } from "../exit-codes.js";
+
+export function registerTasks(program: Command): Command {
+  const tasks = program.command("tasks").description("check, qualify and import task datasets");
+  tasks
+    .command("validate")
+    .description("check a dataset: schema, files, test lists, and that every patch parses and applies in order")
+    .argument("<dataset>", "dataset directory")
+    .action(async (dir: string) => {
+      const { dataset, problems } = await validateDataset(dir);
+      if (!dataset) throw new InputError(problems);
+      for (const p of problems) process.stdout.write(`${formatProblem(p)}\n`);
+      const n = dataset.tasks.length;
+      if (problems.length > 0) {
+        process.stdout.write(`${problems.length} problem(s) in ${n} task(s)\n`);
+        process.exitCode = ExitCode.checkFailed;
+      } else {
+        process.stdout.write(`${dataset.manifest.name}@${dataset.manifest.version}: ${n} tasks in ${Object.keys(dataset.manifest.repos).length} repositories, all valid\n`);
+      }
+    });
+  return tasks;
+}

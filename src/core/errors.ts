@@ -1,0 +1,45 @@
+import type { z } from "zod";
+
+/** One thing wrong with one input, printed as `file: field path: what is wrong`. */
+export interface Problem {
+  file: string;
+  path: string;
+  message: string;
+}
+
+export function formatProblem(p: Problem): string {
+  return p.path ? `${p.file}: ${p.path}: ${p.message}` : `${p.file}: ${p.message}`;
+}
+
+/** Bad input or bad usage: the CLI prints one line per problem and exits 2, never a stack trace. */
+export class InputError extends Error {
+  readonly problems: Problem[];
+  constructor(problems: Problem[] | Problem) {
+    const list = Array.isArray(problems) ? problems : [problems];
+    super(list.map(formatProblem).join("\n"));
+    this.name = "InputError";
+    this.problems = list;
+  }
+}
+
+export function inputError(file: string, path: string, message: string): InputError {
+  return new InputError({ file, path, message });
+}
+
+/** Renders a zod path the way people write field paths: `requests[2].text`. */
+export function formatFieldPath(path: ReadonlyArray<PropertyKey>): string {
+  let out = "";
+  for (const key of path) {
+    if (typeof key === "number") out += `[${key}]`;
+    else out += out ? `.${String(key)}` : String(key);
+  }
+  return out;
+}
+
+export function zodProblems(file: string, error: z.ZodError): Problem[] {
+  return error.issues.map((issue) => ({
+    file,
+    path: formatFieldPath(issue.path),
+    message: issue.message,
+  }));
+}

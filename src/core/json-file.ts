@@ -1,0 +1,50 @@
+import { mkdirSync, readFileSync, renameSync, writeFileSync, openSync, fsyncSync, closeSync } from "node:fs";
+import { dirname, basename, join } from "node:path";
+import type { z } from "zod";
+import { InputError, inputError, zodProblems } from "./errors.js";
+
+/** Reads and parses a JSON file; a missing file or bad JSON is an InputError naming the file. */
+export function readJson(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw inputError(file, "", code === "ENOENT" ? "file not found" : `cannot read (${code ?? String(e)})`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    throw inputError(file, "", `not valid JSON (${(e as Error).message})`);
+  }
+}
+
+/** Reads a JSON file and checks it against its schema; every problem is reported, not only the first. */
+export function readJsonWith<S extends z.ZodType>(file: string, schema: S): z.output<S> {
+  const parsed = schema.safeParse(readJson(file));
+  if (!parsed.success) throw new InputError(zodProblems(file, parsed.error));
+  return parsed.data;
+}
+
+/** Writes through a temporary file and a rename, so a reader (or a crash) never sees half a file. */
+export function writeFileAtomic(file: string, data: string | Uint8Array): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.${Date.now()}.tmp`);
+  writeFileSync(tmp, data);
+  const fd = openSync(tmp, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, file);
+}
+
+/** Stable, human-readable JSON: two-space indent and a final newline. */
+export function toJsonText(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+export function writeJsonAtomic(file: string, value: unknown): void {
+  writeFileAtomic(file, toJsonText(value));
+}

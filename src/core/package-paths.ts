@@ -1,0 +1,7 @@
+import { fileURLToPath } from "node:url";
+import { dirname, join } from "node:path";
+
+/** Root of the installed package (works from src/ under vitest and from dist/ when built). */
+export const packageRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+export const sampleDatasetDir = join(packageRoot, "datasets", "sample");

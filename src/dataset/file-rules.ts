@@ -1,0 +1,51 @@
+import picomatch from "picomatch";
+import type { RepoSpec } from "./schema.js";
+
+const codeExtensions = [
+  "py", "pyx", "pyi", "js", "mjs", "cjs", "jsx", "ts", "tsx", "go", "rs", "java", "kt", "scala",
+  "c", "h", "cc", "cpp", "hpp", "cs", "rb", "php", "swift", "m", "lua", "sh",
+];
+
+export const defaultSourceInclude = [`**/*.{${codeExtensions.join(",")}}`];
+
+export const defaultTestGlobs = [
+  "**/test/**",
+  "**/tests/**",
+  "**/testing/**",
+  "**/__tests__/**",
+  "**/test_*.py",
+  "**/*_test.py",
+  "**/*_tests.py",
+  "**/conftest.py",
+  "**/*.test.{js,ts,jsx,tsx,mjs}",
+  "**/*.spec.{js,ts,jsx,tsx,mjs}",
+  "**/*_test.go",
+];
+
+export const defaultSourceExclude = [
+  ...defaultTestGlobs,
+  "**/doc/**",
+  "**/docs/**",
+  "**/example/**",
+  "**/examples/**",
+  "**/bench/**",
+  "**/benches/**",
+  "**/benchmark/**",
+  "**/benchmarks/**",
+  "**/setup.py",
+  "**/noxfile.py",
+];
+
+const opts = { dot: true };
+
+/** A predicate for "this path is source" under the repository's rules (or the defaults). */
+export function sourceMatcher(repo: Pick<RepoSpec, "source">): (path: string) => boolean {
+  const include = picomatch(repo.source?.include ?? defaultSourceInclude, opts);
+  const exclude = picomatch(repo.source?.exclude ?? defaultSourceExclude, opts);
+  return (path) => include(path) && !exclude(path);
+}
+
+/** A predicate for "the verifier treats this path as a test file". */
+export function testFileMatcher(repo: Pick<RepoSpec, "tests">): (path: string) => boolean {
+  return picomatch(repo.tests ?? defaultTestGlobs, opts);
+}

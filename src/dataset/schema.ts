@@ -1,0 +1,90 @@
+import { z } from "zod";
+
+/** Globs (picomatch, matched against repository-relative POSIX paths). */
+const globs = z.array(z.string().min(1));
+
+export const sourceRulesSchema = z
+  .object({
+    /** What counts as source. Default: common code file extensions. */
+    include: globs.optional(),
+    /** Excluded even when included. Default: tests, docs, examples, benchmarks. */
+    exclude: globs.optional(),
+  })
+  .strict();
+
+export const environmentSchema = z
+  .object({
+    /** Shell commands run once in a fresh checkout before tests (cached per repo, base and commands). */
+    setup: z.array(z.string().min(1)).optional(),
+    /** Default test command; `{tests}` is replaced by the selected test ids, `{junit}` by the report path. */
+    test_command: z.string().min(1).optional(),
+  })
+  .strict();
+
+const repoCommon = {
+  source: sourceRulesSchema.optional(),
+  /** Globs of files the verifier treats as tests (dropped from artifacts). Default: see test-rules.ts. */
+  tests: globs.optional(),
+  environment: environmentSchema.optional(),
+};
+
+export const localRepoSchema = z
+  .object({ path: z.string().min(1), ...repoCommon })
+  .strict();
+
+export const gitRepoSchema = z
+  .object({ git: z.string().min(1), mirror: z.string().min(1).optional(), ...repoCommon })
+  .strict();
+
+export const repoSchema = z.union([localRepoSchema, gitRepoSchema], {
+  error: 'a repository is {"path": ...} or {"git": URL, "mirror"?: ...}',
+});
+
+export const repoNamePattern = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+export const datasetManifestSchema = z
+  .object({
+    name: z.string().min(1),
+    version: z.string().min(1),
+    repos: z.record(z.string().regex(repoNamePattern, "repository names are letters, digits, . _ -"), repoSchema),
+  })
+  .strict();
+
+export const taskIdPattern = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+export const requestSchema = z
+  .object({
+    text: z.string().trim().min(1, "a request needs text"),
+    /** Where the request text came from (an issue, a review comment, written for the dataset). */
+    provenance: z.string().optional(),
+    /** F2P test ids that this stage introduces. */
+    tests: z.array(z.string().min(1)).optional(),
+  })
+  .strict();
+
+export const verifierSchema = z
+  .object({
+    fail_to_pass: z.array(z.string().min(1)),
+    pass_to_pass: z.array(z.string().min(1)),
+    command: z.string().min(1).optional(),
+    timeout_s: z.number().int().positive().default(1800),
+  })
+  .strict();
+
+export const taskSchema = z
+  .object({
+    id: z.string().regex(taskIdPattern, "task ids are letters, digits, . _ -"),
+    repo: z.string().min(1),
+    base: z.string().min(1),
+    requests: z.array(requestSchema).min(1, "a task needs at least one request"),
+    verifier: verifierSchema,
+  })
+  .strict();
+
+export type SourceRules = z.infer<typeof sourceRulesSchema>;
+export type Environment = z.infer<typeof environmentSchema>;
+export type RepoSpec = z.infer<typeof repoSchema>;
+export type DatasetManifest = z.infer<typeof datasetManifestSchema>;
+export type TaskRequest = z.infer<typeof requestSchema>;
+export type Verifier = z.infer<typeof verifierSchema>;
+export type TaskSpec = z.infer<typeof taskSchema>;

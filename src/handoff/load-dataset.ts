@@ -1,0 +1,40 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { basename } from "node:path";
+import { InputError, inputError, zodProblems } from "../core/errors.js";
+import { handoffDatasetSchema, type HandoffDataset } from "./dataset-schema.js";
+
+export interface LoadedHandoffDataset {
+  file: string;
+  /** sha256 of the file's bytes: submissions record it, so a score names the exact dataset. */
+  sha256: string;
+  dataset: HandoffDataset;
+}
+
+/** Parses dataset text; every problem becomes one `file: path: message` line of one InputError. */
+export function parseHandoffDataset(file: string, text: string): LoadedHandoffDataset {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw inputError(file, "", `not valid JSON (${(e as Error).message})`);
+  }
+  const parsed = handoffDatasetSchema.safeParse(raw);
+  if (!parsed.success) throw new InputError(zodProblems(file, parsed.error));
+  return { file, sha256: createHash("sha256").update(text).digest("hex"), dataset: parsed.data };
+}
+
+export function loadHandoffDataset(file: string): LoadedHandoffDataset {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw inputError(file, "", code === "ENOENT" ? "file not found" : `cannot read (${code ?? String(e)})`);
+  }
+  return parseHandoffDataset(file, text);
+}
+
+export function datasetLabel(loaded: LoadedHandoffDataset): string {
+  return `${basename(loaded.file)} (version ${loaded.dataset.version}, ${loaded.dataset.cases.length} cases)`;
+}

@@ -1,0 +1,75 @@
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { APICallError, generateText } from "ai";
+import type { Usage } from "./submission-schema.js";
+
+/** One model reply; the runner never sees the client library. */
+export interface ModelReply {
+  text: string;
+  reasoning?: string;
+  modelVersion?: string;
+  finishReason?: string;
+  responseId?: string;
+  usage: Usage;
+  warnings: string[];
+}
+
+/** Sends one prompt in a fresh conversation; throws RequestFailed when no reply came back. */
+export type AskModel = (prompt: string) => Promise<ModelReply>;
+
+export class RequestFailed extends Error {
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = "RequestFailed";
+  }
+}
+
+export interface ModelClientOptions {
+  provider: string;
+  model: string;
+  baseURL: string;
+  /** Undefined: no Authorization header (local servers). */
+  apiKey?: string;
+  temperature: number | null;
+  system: string;
+  maxOutputTokens: number | null;
+  seed: number | null;
+  timeoutMs: number;
+}
+
+const int = (n: number | undefined): number | null => (typeof n === "number" && Number.isFinite(n) ? n : null);
+
+/** The one place the handoff benchmark talks HTTP: an OpenAI-compatible chat endpoint via the AI SDK. */
+export function openAICompatibleClient(o: ModelClientOptions): AskModel {
+  const provider = createOpenAICompatible({ name: o.provider, baseURL: o.baseURL, apiKey: o.apiKey, includeUsage: true });
+  const model = provider.chatModel(o.model);
+  return async (prompt) => {
+    try {
+      const result = await generateText({
+        model,
+        prompt,
+        ...(o.system ? { system: o.system } : {}),
+        ...(o.temperature !== null ? { temperature: o.temperature } : {}),
+        ...(o.maxOutputTokens !== null ? { maxOutputTokens: o.maxOutputTokens } : {}),
+        ...(o.seed !== null ? { seed: o.seed } : {}),
+        // Retries are the runner's declared policy, never the library's silent default.
+        maxRetries: 0,
+        timeout: o.timeoutMs,
+      });
+      return {
+        text: result.text,
+        ...(result.reasoningText ? { reasoning: result.reasoningText } : {}),
+        modelVersion: result.response.modelId,
+        finishReason: result.finishReason,
+        ...(result.response.id ? { responseId: result.response.id } : {}),
+        usage: { input_tokens: int(result.usage.inputTokens), output_tokens: int(result.usage.outputTokens), total_tokens: int(result.usage.totalTokens) },
+        warnings: (result.warnings ?? []).map((w) => JSON.stringify(w)),
+      };
+    } catch (e) {
+      if (APICallError.isInstance(e)) throw new RequestFailed(`HTTP ${e.statusCode ?? "error"}: ${e.message}`.slice(0, 500), e.statusCode);
+      throw new RequestFailed(e instanceof Error ? `${e.name}: ${e.message}`.slice(0, 500) : String(e));
+    }
+  };
+}

@@ -1,0 +1,222 @@
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
+import { z } from "zod";
+import { InputError, inputError, zodProblems } from "../core/errors.js";
+import { readJson, readJsonWith } from "../core/json-file.js";
+import { loadDatasetCollecting } from "../dataset/load.js";
+import { runFiles } from "../run/layout.js";
+import { sessionId, sessionsFileSchema, type SessionsFile } from "../sessions/schema.js";
+import { verdictSchema, type Verdict } from "../verify/verdict-schema.js";
+import { readTrajectorySummary, type TrajectorySummary } from "./trajectory-summary.js";
+
+/** The fields of run.json the report reads; everything else passes through untouched. */
+export const runConfigSchema = z.looseObject({
+  format: z.string().optional(),
+  label: z.string().optional(),
+  agent: z.looseObject({ name: z.string(), options: z.unknown().optional() }),
+  dataset: z
+    .looseObject({ path: z.string().optional(), name: z.string().optional(), version: z.string().optional() })
+    .optional(),
+  sessions_file: z.looseObject({ path: z.string(), sha256: z.string().optional() }),
+  seed: z.number().optional(),
+});
+export type RunConfig = z.infer<typeof runConfigSchema>;
+
+/** session.json is optional for the report; a field of the wrong type is treated as absent. */
+export const sessionSummarySchema = z.looseObject({
+  status: z.string().optional().catch(undefined),
+  finalized: z.boolean().optional().catch(undefined),
+  attempts: z.union([z.number(), z.array(z.unknown())]).optional().catch(undefined),
+  timeouts: z.number().optional().catch(undefined),
+  continuations: z.number().optional().catch(undefined),
+});
+export type SessionSummaryFile = z.infer<typeof sessionSummarySchema>;
+
+/** Which stage introduced each F2P test, and which tests are F2P or P2P, for one task. */
+export interface TaskTests {
+  stages: number;
+  f2pStage: Map<string, number>;
+  f2p: Set<string>;
+  p2p: Set<string>;
+}
+
+export interface SessionInput {
+  id: string;
+  trajectory: TrajectorySummary | null;
+  summary: SessionSummaryFile | null;
+  verdict: Verdict | null;
+  /** A verdict.json that exists but cannot be read. */
+  verdictProblem: string | null;
+  hasArtifact: boolean;
+}
+
+export interface RunInput {
+  runDir: string;
+  config: RunConfig;
+  label: string;
+  sessionsPath: string;
+  sessions: SessionsFile;
+  datasetPath: string | null;
+  /** Per focus task; null when the dataset could not be read (stage attribution unavailable). */
+  tasks: Map<string, TaskTests> | null;
+  datasetNote: string | null;
+  sessionData: Map<string, SessionInput>;
+  warnings: string[];
+}
+
+export interface ReadRunOptions {
+  /** Overrides run.json's sessions_file.path. */
+  sessionsPath?: string;
+  /** Overrides run.json's dataset.path. */
+  datasetPath?: string;
+  /** Trajectories read at the same time. */
+  concurrency?: number;
+}
+
+/** `<agent name> <options>` with options as key=value, for runs without a label. */
+export function defaultLabel(agent: { name: string; options?: unknown }): string {
+  const o = agent.options;
+  let opts = "";
+  if (Array.isArray(o)) opts = o.map(String).join(" ");
+  else if (typeof o === "string") opts = o;
+  else if (o && typeof o === "object") {
+    opts = Object.entries(o as Record<string, unknown>)
+      .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
+      .join(" ");
+  }
+  return `${agent.name} ${opts}`.trim();
+}
+
+/** A path recorded in run.json: absolute, relative to the run dir, or relative to where the run was started. */
+function resolveRecorded(p: string, runDir: string): string {
+  if (isAbsolute(p)) return p;
+  const candidates = [join(runDir, p), resolve(p)];
+  return candidates.find((c) => existsSync(c)) ?? candidates[0]!;
+}
+
+function taskTestsFrom(dir: string): { tasks: Map<string, TaskTests> | null; note: string | null } {
+  const { dataset, problems } = loadDatasetCollecting(dir);
+  if (!dataset) {
+    const first = problems[0];
+    return { tasks: null, note: `dataset ${dir} not readable${first ? ` (${first.path ? `${first.path}: ` : ""}${first.message})` : ""}` };
+  }
+  const tasks = new Map<string, TaskTests>();
+  for (const t of dataset.tasks) {
+    const f2pStage = new Map<string, number>();
+    t.requests.forEach((r, k) => {
+      for (const id of r.tests ?? []) if (!f2pStage.has(id)) f2pStage.set(id, k + 1);
+    });
+    tasks.set(t.id, {
+      stages: t.requests.length,
+      f2pStage,
+      f2p: new Set(t.verifier.fail_to_pass),
+      p2p: new Set(t.verifier.pass_to_pass),
+    });
+  }
+  return { tasks, note: null };
+}
+
+async function readSession(runDir: string, id: string): Promise<SessionInput> {
+  const trajFile = runFiles.trajectory(runDir, id);
+  const trajectory = existsSync(trajFile) ? await readTrajectorySummary(trajFile) : null;
+  let summary: SessionSummaryFile | null = null;
+  const summaryFile = runFiles.summary(runDir, id);
+  if (existsSync(summaryFile)) {
+    try {
+      const parsed = sessionSummarySchema.safeParse(readJson(summaryFile));
+      if (parsed.success) summary = parsed.data;
+    } catch {
+      summary = null; // being written, or broken: optional input
+    }
+  }
+  let verdict: Verdict | null = null;
+  let verdictProblem: string | null = null;
+  const verdictFile = runFiles.verdict(runDir, id);
+  if (existsSync(verdictFile)) {
+    try {
+      verdict = readJsonWith(verdictFile, verdictSchema);
+    } catch (e) {
+      verdictProblem = e instanceof InputError ? (e.problems[0]?.message ?? e.message) : String(e);
+    }
+  }
+  return { id, trajectory, summary, verdict, verdictProblem, hasArtifact: existsSync(runFiles.artifact(runDir, id)) };
+}
+
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return out;
+}
+
+/** Reads one run directory: run.json, its sessions file, the dataset's test-to-stage map and every session. */
+export async function readRun(runDirArg: string, opts: ReadRunOptions = {}): Promise<RunInput> {
+  const runDir = resolve(runDirArg);
+  if (!existsSync(runDir) || !statSync(runDir).isDirectory()) throw inputError(runDir, "", "run directory not found");
+  const configFile = runFiles.config(runDir);
+  const parsedConfig = runConfigSchema.safeParse(readJson(configFile));
+  if (!parsedConfig.success) throw new InputError(zodProblems(configFile, parsedConfig.error));
+  const config = parsedConfig.data;
+  const warnings: string[] = [];
+  if (config.format !== undefined && !config.format.startsWith("switch-swe.run/")) {
+    warnings.push(`${configFile}: format "${config.format}" is not a switch-swe run`);
+  }
+
+  const sessionsPath = opts.sessionsPath ? resolve(opts.sessionsPath) : resolveRecorded(config.sessions_file.path, runDir);
+  const sessions = readJsonWith(sessionsPath, sessionsFileSchema);
+  if (config.sessions_file.sha256) {
+    const sha = createHash("sha256").update(readFileSync(sessionsPath)).digest("hex");
+    if (sha !== config.sessions_file.sha256) {
+      warnings.push(`${sessionsPath}: sha256 differs from the one recorded in run.json (the sessions file changed after the run)`);
+    }
+  }
+
+  const datasetRef = opts.datasetPath ?? config.dataset?.path;
+  let datasetPath: string | null = null;
+  let tasks: Map<string, TaskTests> | null = null;
+  let datasetNote: string | null = null;
+  if (datasetRef === undefined) {
+    datasetNote = "run.json names no dataset path";
+  } else {
+    datasetPath = opts.datasetPath ? resolve(opts.datasetPath) : resolveRecorded(datasetRef, runDir);
+    ({ tasks, note: datasetNote } = taskTestsFrom(datasetPath));
+  }
+
+  const ids = sessions.pairs.flatMap((p) => [sessionId(p.id, "base"), sessionId(p.id, "switch")]);
+  const known = new Set(ids);
+  const sessionsDir = join(runDir, "sessions");
+  if (existsSync(sessionsDir)) {
+    const extra = readdirSync(sessionsDir).filter((d) => !known.has(d));
+    if (extra.length > 0) {
+      warnings.push(`${extra.length} session director${extra.length === 1 ? "y is" : "ies are"} not in the sessions file and ignored: ${extra.slice(0, 5).join(", ")}${extra.length > 5 ? ", ..." : ""}`);
+    }
+  }
+  const read = await mapLimit(ids, opts.concurrency ?? 8, (id) => readSession(runDir, id));
+  const sessionData = new Map(read.map((s) => [s.id, s]));
+  for (const s of read) {
+    if (s.trajectory && s.trajectory.invalid_lines > 0) {
+      warnings.push(`${runFiles.trajectory(runDir, s.id)}: ${s.trajectory.invalid_lines} line(s) skipped (${s.trajectory.first_invalid})`);
+    }
+    if (s.verdictProblem) warnings.push(`${runFiles.verdict(runDir, s.id)}: unreadable, counted as no verdict (${s.verdictProblem})`);
+  }
+
+  return {
+    runDir,
+    config,
+    label: config.label ?? defaultLabel(config.agent),
+    sessionsPath,
+    sessions,
+    datasetPath,
+    tasks,
+    datasetNote,
+    sessionData,
+    warnings,
+  };
+}

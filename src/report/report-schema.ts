@@ -1,0 +1,253 @@
+import { z } from "zod";
+import { conditionSchema, localitySchema, workspaceNameSchema } from "../sessions/schema.js";
+import { testStatusSchema } from "../verify/verdict-schema.js";
+
+/**
+ * The `switch-swe.report/1` document (docs/report-format.md documents every field).
+ * Rates are percentages (0..100), gaps percentage points; null where a value is undefined (no sessions).
+ */
+export const REPORT_FORMAT = "switch-swe.report/1";
+
+const num = z.number().nullable();
+const interval = z.tuple([z.number(), z.number()]).nullable();
+
+export const groupNames = ["overall", "near", "far"] as const;
+export type GroupName = (typeof groupNames)[number];
+
+export const groupResultSchema = z
+  .object({
+    n: z.number().int(),
+    resolved: z.object({ uninterrupted: z.number().int(), switched: z.number().int() }).strict(),
+    uninterrupted: num,
+    switched: num,
+    gap: num,
+    ci95: interval,
+    mcnemar_p: num,
+    discordant: z.object({ base_only: z.number().int(), switch_only: z.number().int() }).strict(),
+  })
+  .strict();
+
+export const attributionSchema = z
+  .object({
+    unresolved: z.number().int(),
+    attributed: z.number().int(),
+    excluded: z
+      .object({
+        without_verdict: z.number().int(),
+        infra_fault: z.number().int(),
+        not_applied: z.number().int(),
+        unmapped: z.number().int(),
+      })
+      .strict(),
+    earlier_stage_failure: z.number().int(),
+    earlier_stage_share: num,
+    last_stage_only: z.number().int(),
+    p2p_only: z.number().int(),
+    failed_stages: z.record(z.string(), z.number().int()),
+  })
+  .strict();
+
+const byCondition = <T extends z.ZodType>(s: T) => z.object({ base: s, switch: s }).strict();
+const byGroup = <T extends z.ZodType>(s: T) => z.object({ overall: s, near: s, far: s }).strict();
+
+export const stageAttributionSchema = z
+  .object({ available: z.boolean(), note: z.string().nullable(), groups: byGroup(byCondition(attributionSchema)) })
+  .strict();
+
+export const usageMeansSchema = z
+  .object({
+    sessions: z.number().int(),
+    tokens: num,
+    model_calls: num,
+    tool_calls: num,
+    cost_usd: num,
+    cost_coverage: num,
+    auxiliary_tokens: num,
+    auxiliary_model_calls: num,
+  })
+  .strict();
+
+const usageRatiosSchema = z.object({ tokens: num, model_calls: num, tool_calls: num, cost_usd: num }).strict();
+
+export const workloadSchema = z
+  .object({
+    uninterrupted: usageMeansSchema,
+    switched: usageMeansSchema,
+    resumed_focus: usageMeansSchema,
+    resumed_focus_paired: z
+      .object({ pairs: z.number().int(), switched: usageMeansSchema, uninterrupted_same_stages: usageMeansSchema })
+      .strict(),
+    ratios: z
+      .object({
+        switched_over_uninterrupted: usageRatiosSchema,
+        resumed_focus_over_uninterrupted_same_stages: usageRatiosSchema,
+      })
+      .strict(),
+  })
+  .strict();
+
+export const summarySchema = z.object({ median: num, mean: num, min: num, max: num }).strict();
+
+export const profileEntrySchema = z
+  .object({
+    sessions: z.number().int(),
+    requests: summarySchema,
+    workspace_switches: summarySchema,
+    focus_returns: summarySchema,
+  })
+  .strict();
+
+export const errorCountsSchema = z
+  .object({
+    sessions: z.number().int(),
+    not_run: z.number().int(),
+    not_finalized: z.number().int(),
+    no_verdict: z.number().int(),
+    infra_fault_run: z.number().int(),
+    restarts: z.number().int(),
+    infra_fault_verify: z.number().int(),
+    timeouts: z.number().int(),
+    sessions_with_timeout: z.number().int(),
+    continuations: z.number().int(),
+    agent_errors: z.number().int(),
+    not_applied: z.number().int(),
+    invalid_trajectory_lines: z.number().int(),
+  })
+  .strict();
+
+export const unresolvedReasonSchema = z.enum([
+  "not run",
+  "not finalized",
+  "no verdict",
+  "infra fault",
+  "did not apply",
+  "tests failed",
+]);
+
+export const sessionUsageSchema = z
+  .object({
+    tokens: z.number(),
+    model_calls: z.number().int(),
+    tool_calls: z.number().int(),
+    cost_usd: num,
+    auxiliary_tokens: z.number(),
+    auxiliary_model_calls: z.number().int(),
+    resumed_focus_tokens: z.number(),
+  })
+  .strict();
+
+export const sessionEntrySchema = z
+  .object({
+    id: z.string(),
+    pair: z.string(),
+    focus: z.string(),
+    condition: conditionSchema,
+    locality: localitySchema,
+    status: z.enum(["resolved", "unresolved"]),
+    reason: unresolvedReasonSchema.nullable(),
+    detail: z.string().nullable(),
+    attempts: z.number().int(),
+    finalized: z.boolean().nullable(),
+    requests: z.object({ scheduled: z.number().int(), delivered: z.number().int() }).strict(),
+    workspace_switches: z.number().int(),
+    focus_returns: z.number().int(),
+    timeouts: z.number().int(),
+    continuations: z.number().int(),
+    usage: sessionUsageSchema.nullable(),
+    verdict: z
+      .object({
+        applied: z.boolean(),
+        resolved: z.boolean(),
+        infra_fault: z.boolean(),
+        timed_out: z.boolean(),
+        apply_method: z.string().nullable(),
+        fail_to_pass: z.object({ passed: z.number().int(), total: z.number().int() }).strict(),
+        pass_to_pass: z.object({ passed: z.number().int(), total: z.number().int() }).strict(),
+        tests: z.array(
+          z
+            .object({
+              id: z.string(),
+              kind: z.enum(["F2P", "P2P"]).nullable(),
+              stage: z.number().int().nullable(),
+              status: testStatusSchema,
+            })
+            .strict(),
+        ),
+      })
+      .strict()
+      .nullable(),
+    failed_stages: z.array(z.number().int()).nullable(),
+    schedule: z.array(
+      z
+        .object({
+          task: z.string(),
+          role: z.enum(["focus", "interruption"]),
+          workspace: workspaceNameSchema,
+          kind: z.enum(["stage", "finalization"]),
+          stage: z.number().int().nullable(),
+          focus_return: z.boolean(),
+        })
+        .strict(),
+    ),
+    files: z.object({ trajectory: z.string().nullable(), artifact: z.string().nullable() }).strict(),
+  })
+  .strict();
+
+export const configReportSchema = z
+  .object({
+    label: z.string(),
+    run_dir: z.string(),
+    agent: z.object({ name: z.string(), options: z.unknown() }).strict(),
+    dataset: z.object({ name: z.string().nullable(), version: z.string().nullable(), path: z.string().nullable() }).strict(),
+    sessions_file: z.object({ path: z.string(), sha256: z.string().nullable(), pairs: z.number().int() }).strict(),
+    groups: byGroup(groupResultSchema),
+    stage_attribution: stageAttributionSchema,
+    workload: workloadSchema,
+    profile: byGroup(byCondition(profileEntrySchema)),
+    errors: byCondition(errorCountsSchema),
+    sessions: z.array(sessionEntrySchema),
+    request_texts: z.record(z.string(), z.record(z.string(), z.string())),
+    warnings: z.array(z.string()),
+  })
+  .strict();
+
+export const comparisonGroupSchema = z
+  .object({
+    n_common: z.number().int(),
+    a: z.object({ uninterrupted: num, switched: num, gap: num }).strict(),
+    b: z.object({ uninterrupted: num, switched: num, gap: num }).strict(),
+    gap_difference: num,
+    ci95: interval,
+  })
+  .strict();
+
+export const comparisonSchema = z
+  .object({ a: z.string(), b: z.string(), groups: byGroup(comparisonGroupSchema) })
+  .strict();
+
+export const reportSchema = z
+  .object({
+    format: z.literal(REPORT_FORMAT),
+    bootstrap: z
+      .object({ seed: z.number().int(), resamples: z.number().int(), method: z.literal("percentile"), level: z.literal(0.95) })
+      .strict(),
+    configs: z.array(configReportSchema),
+    comparison: comparisonSchema.nullable(),
+  })
+  .strict();
+
+export type GroupResult = z.infer<typeof groupResultSchema>;
+export type Attribution = z.infer<typeof attributionSchema>;
+export type StageAttribution = z.infer<typeof stageAttributionSchema>;
+export type UsageMeans = z.infer<typeof usageMeansSchema>;
+export type Workload = z.infer<typeof workloadSchema>;
+export type ProfileEntry = z.infer<typeof profileEntrySchema>;
+export type ErrorCounts = z.infer<typeof errorCountsSchema>;
+export type UnresolvedReason = z.infer<typeof unresolvedReasonSchema>;
+export type SessionEntry = z.infer<typeof sessionEntrySchema>;
+export type ConfigReport = z.infer<typeof configReportSchema>;
+export type ComparisonGroup = z.infer<typeof comparisonGroupSchema>;
+export type Comparison = z.infer<typeof comparisonSchema>;
+export type Report = z.infer<typeof reportSchema>;
+export type ByGroup<T> = Record<GroupName, T>;
+export type ByCondition<T> = { base: T; switch: T };

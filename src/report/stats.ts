@@ -1,0 +1,148 @@
+import { seededRandom, type Random } from "../core/random.js";
+
+/**
+ * Pure statistics of the report (docs/report-format.md, "Statistics").
+ * A pair is one focus task: [uninterrupted resolved, switched resolved].
+ */
+export type Pair = readonly [base: boolean, switched: boolean];
+
+export const DEFAULT_SEED = 0;
+export const DEFAULT_RESAMPLES = 10_000;
+
+/** The bootstrap stream: one fresh stream per interval, so an interval depends only on its data and the seed. */
+export function bootstrapRandom(seed: number): Random {
+  return seededRandom("switch-swe.report/bootstrap", seed);
+}
+
+/** Percentage of true values among n (null when n is 0). */
+export function percent(count: number, n: number): number | null {
+  return n === 0 ? null : (100 * count) / n;
+}
+
+/** Resolution rates and gap (uninterrupted − switched, percentage points) of a set of pairs. */
+export function gapOf(pairs: readonly Pair[]): { uninterrupted: number | null; switched: number | null; gap: number | null } {
+  let b = 0;
+  let s = 0;
+  for (const [base, sw] of pairs) {
+    if (base) b++;
+    if (sw) s++;
+  }
+  const u = percent(b, pairs.length);
+  const w = percent(s, pairs.length);
+  return { uninterrupted: u, switched: w, gap: u === null || w === null ? null : u - w };
+}
+
+/** b = uninterrupted resolved and switched not; c = the reverse. */
+export function discordant(pairs: readonly Pair[]): { base_only: number; switch_only: number } {
+  let b = 0;
+  let c = 0;
+  for (const [base, sw] of pairs) {
+    if (base && !sw) b++;
+    else if (!base && sw) c++;
+  }
+  return { base_only: b, switch_only: c };
+}
+
+/** P(X <= k) for X ~ Binomial(n, 1/2), summed in log space so large n does not underflow. */
+export function binomialCdfHalf(k: number, n: number): number {
+  if (k < 0) return 0;
+  if (k >= n) return 1;
+  const logHalfN = -n * Math.LN2;
+  let logC = 0; // log C(n, 0)
+  let sum = 0;
+  for (let i = 0; i <= k; i++) {
+    sum += Math.exp(logC + logHalfN);
+    logC += Math.log(n - i) - Math.log(i + 1);
+  }
+  return Math.min(1, sum);
+}
+
+/** Exact two-sided McNemar test: p = min(1, 2·P(X ≤ min(b, c))), X ~ Bin(b + c, 1/2); p = 1 when b + c = 0. */
+export function mcnemarExact(b: number, c: number): number {
+  const n = b + c;
+  if (n === 0) return 1;
+  return Math.min(1, 2 * binomialCdfHalf(Math.min(b, c), n));
+}
+
+/** Percentile with linear interpolation between closest ranks (R type 7) of an ascending array. */
+export function percentileSorted(sorted: ArrayLike<number>, p: number): number {
+  const n = sorted.length;
+  if (n === 0) return Number.NaN;
+  const h = (n - 1) * p;
+  const lo = Math.floor(h);
+  const hi = Math.min(n - 1, lo + 1);
+  const a = sorted[lo]!;
+  const b = sorted[hi]!;
+  return a + (h - lo) * (b - a);
+}
+
+export interface BootstrapOptions {
+  seed?: number;
+  resamples?: number;
+}
+
+/**
+ * 95% percentile bootstrap interval of a statistic that is a mean over focus tasks of a per-task value
+ * (in percentage points): resample the tasks with replacement `resamples` times, take the 2.5th and
+ * 97.5th percentiles of the resampled means. Null for no tasks.
+ */
+export function bootstrapMeanCI(values: readonly number[], opts: BootstrapOptions = {}): [number, number] | null {
+  const n = values.length;
+  if (n === 0) return null;
+  const resamples = opts.resamples ?? DEFAULT_RESAMPLES;
+  const rng = bootstrapRandom(opts.seed ?? DEFAULT_SEED);
+  const stats = new Float64Array(resamples);
+  for (let r = 0; r < resamples; r++) {
+    let sum = 0;
+    for (let i = 0; i < n; i++) sum += values[Math.floor(rng() * n)]!;
+    stats[r] = sum / n;
+  }
+  stats.sort();
+  return [percentileSorted(stats, 0.025), percentileSorted(stats, 0.975)];
+}
+
+/** Per focus task contribution to the gap, in percentage points: 100 · (base − switched) ∈ {−100, 0, 100}. */
+export function gapContributions(pairs: readonly Pair[]): number[] {
+  return pairs.map(([b, s]) => 100 * (Number(b) - Number(s)));
+}
+
+/** 95% bootstrap CI of the gap over focus tasks. */
+export function bootstrapGapCI(pairs: readonly Pair[], opts: BootstrapOptions = {}): [number, number] | null {
+  return bootstrapMeanCI(gapContributions(pairs), opts);
+}
+
+/**
+ * Paired bootstrap CI of gap(A) − gap(B) over the focus tasks common to both configurations:
+ * the same resampled tasks are used for both, so the per-task value is (a.base − a.switch) − (b.base − b.switch).
+ */
+export function pairedGapDifferenceCI(
+  common: ReadonlyArray<{ a: Pair; b: Pair }>,
+  opts: BootstrapOptions = {},
+): [number, number] | null {
+  return bootstrapMeanCI(
+    common.map(({ a, b }) => 100 * (Number(a[0]) - Number(a[1]) - (Number(b[0]) - Number(b[1])))),
+    opts,
+  );
+}
+
+export interface Summary {
+  median: number | null;
+  mean: number | null;
+  min: number | null;
+  max: number | null;
+}
+
+export function summarize(values: readonly number[]): Summary {
+  if (values.length === 0) return { median: null, mean: null, min: null, max: null };
+  const sorted = [...values].sort((x, y) => x - y);
+  const mid = sorted.length >> 1;
+  const median = sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  let sum = 0;
+  for (const v of sorted) sum += v;
+  return { median, mean: sum / sorted.length, min: sorted[0]!, max: sorted[sorted.length - 1]! };
+}
+
+export function ratio(numerator: number | null, denominator: number | null): number | null {
+  if (numerator === null || denominator === null || denominator === 0) return null;
+  return numerator / denominator;
+}

@@ -1,0 +1,206 @@
+import { createReadStream } from "node:fs";
+import { createInterface } from "node:readline";
+import { tokenTotal, trajectoryLineSchema, type TrajectoryLine } from "../run/trajectory-schema.js";
+
+/** What the agent used: tokens follow tokenTotal (the project's one token rule). */
+export interface Usage {
+  tokens: number;
+  model_calls: number;
+  tool_calls: number;
+  /** Sum of cost_usd over the calls that reported one. */
+  cost_usd: number;
+  cost_calls: number;
+  auxiliary_tokens: number;
+  auxiliary_model_calls: number;
+}
+
+export function emptyUsage(): Usage {
+  return { tokens: 0, model_calls: 0, tool_calls: 0, cost_usd: 0, cost_calls: 0, auxiliary_tokens: 0, auxiliary_model_calls: 0 };
+}
+
+export function addUsage(into: Usage, u: Usage): Usage {
+  into.tokens += u.tokens;
+  into.model_calls += u.model_calls;
+  into.tool_calls += u.tool_calls;
+  into.cost_usd += u.cost_usd;
+  into.cost_calls += u.cost_calls;
+  into.auxiliary_tokens += u.auxiliary_tokens;
+  into.auxiliary_model_calls += u.auxiliary_model_calls;
+  return into;
+}
+
+/**
+ * The summary of one trajectory that the report needs; bounded in size whatever the trajectory's length.
+ * Usage, outcomes and requests describe the last attempt (the one that produced the artifact);
+ * attempts and run infrastructure faults count every attempt.
+ */
+export interface TrajectorySummary {
+  attempts: number;
+  /** From the last attempt's session_end; null when the attempt has none (cut off). */
+  ended: { status: "finished" | "failed"; finalized: boolean; reason: string | null } | null;
+  requests_delivered: number;
+  timeouts: number;
+  agent_errors: number;
+  /** request_end outcomes infra_fault over all attempts. */
+  infra_faults: number;
+  /** request_end outcomes infra_fault in the last attempt. */
+  infra_faults_last: number;
+  continuations: number;
+  usage: Usage;
+  /** Usage per focus stage number (all requests of that stage, continuations included). */
+  focus_stages: Map<number, Usage>;
+  /** Focus stages delivered as a focus return (not the first focus request, not finalization). */
+  resumed_stages: Set<number>;
+  invalid_lines: number;
+  first_invalid: string | null;
+}
+
+interface RequestInfo {
+  focusStage: number | null;
+}
+
+/** Folds trajectory lines, one at a time, into a TrajectorySummary. Pure: no I/O. */
+export class TrajectoryAccumulator {
+  private attempts = 0;
+  private infraFaults = 0;
+  private invalid = 0;
+  private firstInvalid: string | null = null;
+  private attempt = this.freshAttempt();
+
+  private freshAttempt() {
+    return {
+      ended: null as TrajectorySummary["ended"],
+      delivered: new Set<number>(),
+      timeouts: 0,
+      agentErrors: 0,
+      infraFaults: 0,
+      continuations: 0,
+      usage: emptyUsage(),
+      focusStages: new Map<number, Usage>(),
+      resumed: new Set<number>(),
+      requests: new Map<number, RequestInfo>(),
+      seenFocus: false,
+      firstFocusStage: null as number | null,
+    };
+  }
+
+  /** Adds one raw text line (blank lines are ignored; unparsable or off-schema lines are counted). */
+  addText(text: string, lineNo: number): void {
+    if (text.trim() === "") return;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      this.markInvalid(`line ${lineNo}: not valid JSON`);
+      return;
+    }
+    const parsed = trajectoryLineSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      this.markInvalid(`line ${lineNo}: ${issue ? `${issue.path.join(".")}: ${issue.message}` : "does not match the schema"}`);
+      return;
+    }
+    this.add(parsed.data);
+  }
+
+  private markInvalid(what: string): void {
+    this.invalid++;
+    this.firstInvalid ??= what;
+  }
+
+  add(line: TrajectoryLine): void {
+    const a = this.attempt;
+    switch (line.type) {
+      case "session_start":
+        this.attempts++;
+        this.attempt = this.freshAttempt();
+        return;
+      case "request_start": {
+        a.delivered.add(line.index);
+        if (line.continuation) a.continuations++;
+        let focusStage: number | null = null;
+        if (line.role === "focus" && line.kind === "stage" && line.stage !== undefined) {
+          focusStage = line.stage;
+          if (!a.seenFocus) {
+            a.seenFocus = true;
+            a.firstFocusStage = line.stage;
+          }
+          if (line.focus_return && line.stage !== a.firstFocusStage) a.resumed.add(line.stage);
+        } else if (line.role === "focus") {
+          a.seenFocus = true;
+        }
+        a.requests.set(line.index, { focusStage });
+        return;
+      }
+      case "agent_event": {
+        const e = line.event;
+        let u: Usage | null = null;
+        if (e.kind === "model_call") {
+          u = emptyUsage();
+          const t = tokenTotal(e);
+          u.tokens = t;
+          u.model_calls = 1;
+          if (e.cost_usd !== undefined) {
+            u.cost_usd = e.cost_usd;
+            u.cost_calls = 1;
+          }
+          if (e.auxiliary) {
+            u.auxiliary_tokens = t;
+            u.auxiliary_model_calls = 1;
+          }
+        } else if (e.kind === "tool_call") {
+          u = emptyUsage();
+          u.tool_calls = 1;
+        }
+        if (!u) return;
+        addUsage(a.usage, u);
+        const stage = a.requests.get(line.index)?.focusStage ?? null;
+        if (stage !== null) {
+          let s = a.focusStages.get(stage);
+          if (!s) a.focusStages.set(stage, (s = emptyUsage()));
+          addUsage(s, u);
+        }
+        return;
+      }
+      case "request_end":
+        if (line.outcome === "timeout") a.timeouts++;
+        else if (line.outcome === "agent_error") a.agentErrors++;
+        else if (line.outcome === "infra_fault") {
+          this.infraFaults++;
+          a.infraFaults++;
+        }
+        return;
+      case "session_end":
+        a.ended = { status: line.status, finalized: line.finalized, reason: line.reason ?? null };
+        return;
+    }
+  }
+
+  finish(): TrajectorySummary {
+    const a = this.attempt;
+    return {
+      attempts: this.attempts,
+      ended: a.ended,
+      requests_delivered: a.delivered.size,
+      timeouts: a.timeouts,
+      agent_errors: a.agentErrors,
+      infra_faults: this.infraFaults,
+      infra_faults_last: a.infraFaults,
+      continuations: a.continuations,
+      usage: a.usage,
+      focus_stages: a.focusStages,
+      resumed_stages: a.resumed,
+      invalid_lines: this.invalid,
+      first_invalid: this.firstInvalid,
+    };
+  }
+}
+
+/** Streams a trajectory.jsonl line by line (never the whole file in memory). */
+export async function readTrajectorySummary(file: string): Promise<TrajectorySummary> {
+  const acc = new TrajectoryAccumulator();
+  const rl = createInterface({ input: createReadStream(file, { encoding: "utf8" }), crlfDelay: Infinity });
+  let lineNo = 0;
+  for await (const text of rl) acc.addText(text, ++lineNo);
+  return acc.finish();
+}

@@ -1,0 +1,127 @@
+import { posix } from "node:path";
+import type { Dataset, LoadedTask } from "../dataset/load.js";
+import { sourceMatcher } from "../dataset/file-rules.js";
+import { touchedPaths } from "../dataset/patch-files.js";
+import { sessionId, type ScheduleStep, type SessionPair, type SessionsFile } from "./schema.js";
+
+/** One violated property of one session. */
+export interface SessionViolation {
+  session: string;
+  property: string;
+  message: string;
+}
+
+const WORKSPACES = ["w00", "w01", "w02", "w03", "w04"];
+
+/**
+ * Checks a sessions file against its dataset. Deliberately written without the builder's code
+ * (its own source-file, locality and schedule logic), so a bug in one is caught by the other.
+ */
+export function checkSessions(file: SessionsFile, dataset: Dataset): SessionViolation[] {
+  const out: SessionViolation[] = [];
+  const tasks = new Map(dataset.tasks.map((t) => [t.id, t]));
+  if (file.dataset.name !== dataset.manifest.name || file.dataset.version !== dataset.manifest.version) {
+    out.push({
+      session: "*",
+      property: "dataset",
+      message: `built for ${file.dataset.name}@${file.dataset.version}, dataset is ${dataset.manifest.name}@${dataset.manifest.version}`,
+    });
+  }
+  const seen = new Set<string>();
+  for (const pair of file.pairs) {
+    if (seen.has(pair.id)) out.push({ session: pair.id, property: "unique-id", message: "pair id appears twice" });
+    seen.add(pair.id);
+    out.push(...checkPair(pair, tasks, dataset));
+  }
+  return out;
+}
+
+function filesOf(task: LoadedTask, dataset: Dataset): Set<string> {
+  const isSource = sourceMatcher(dataset.manifest.repos[task.repo] ?? {});
+  const s = new Set<string>();
+  for (const p of task.stagePatches) for (const f of touchedPaths(p)) if (isSource(f)) s.add(f);
+  return s;
+}
+
+function checkPair(pair: SessionPair, tasks: Map<string, LoadedTask>, dataset: Dataset): SessionViolation[] {
+  const out: SessionViolation[] = [];
+  const v = (condition: "base" | "switch" | null, property: string, message: string) =>
+    out.push({ session: condition ? sessionId(pair.id, condition) : pair.id, property, message });
+
+  const focus = tasks.get(pair.focus);
+  if (pair.id !== pair.focus) v(null, "id", `pair id ${pair.id} differs from its focus ${pair.focus}`);
+  if (!focus) {
+    v(null, "focus", `focus task ${pair.focus} is not in the dataset`);
+    return out;
+  }
+  if (focus.repo !== pair.repo) v(null, "repo", `focus is in ${focus.repo}, pair says ${pair.repo}`);
+
+  const ints = pair.interruptions;
+  if (new Set(ints).size !== 4 || ints.length !== 4) v(null, "interruptions", "needs exactly four distinct interruptions");
+  if (ints.includes(pair.focus)) v(null, "interruptions", "the focus is also an interruption");
+  const focusFiles = filesOf(focus, dataset);
+  const focusParents = new Set([...focusFiles].map((f) => posix.dirname(f)));
+  for (const id of ints) {
+    const t = tasks.get(id);
+    if (!t) {
+      v(null, "interruptions", `${id} is not in the dataset`);
+      continue;
+    }
+    if (t.repo !== focus.repo) v(null, "same-repository", `${id} is in ${t.repo}, the focus in ${focus.repo}`);
+    const files = filesOf(t, dataset);
+    const shared = [...files].filter((f) => focusFiles.has(f));
+    if (shared.length > 0) v(null, "disjoint-source", `${id} shares source files with the focus: ${shared.join(", ")}`);
+    const near = [...files].some((f) => focusParents.has(posix.dirname(f)));
+    const actual = near ? "near" : "far";
+    if (actual !== pair.locality) v(null, "locality", `${id} is ${actual} to the focus, the pair is ${pair.locality}`);
+    const recorded = pair.source_files[id];
+    if (!recorded || recorded.join("\n") !== [...files].sort().join("\n")) v(null, "source-files", `recorded source files of ${id} differ from its patches`);
+  }
+  const recordedFocus = pair.source_files[pair.focus];
+  if (!recordedFocus || recordedFocus.join("\n") !== [...focusFiles].sort().join("\n")) {
+    v(null, "source-files", `recorded source files of the focus differ from its patches`);
+  }
+
+  // Workspaces: a bijection between w00..w04 and the five tasks.
+  const members = new Set([pair.focus, ...ints]);
+  const wsOf = new Map<string, string>();
+  const names = Object.keys(pair.workspaces).sort();
+  if (names.join() !== WORKSPACES.join()) v(null, "workspaces", `workspaces must be exactly ${WORKSPACES.join(", ")}, found ${names.join(", ")}`);
+  for (const [w, id] of Object.entries(pair.workspaces)) {
+    if (!members.has(id)) v(null, "workspaces", `${w} holds ${id}, which is not a task of this pair`);
+    if (wsOf.has(id)) v(null, "workspaces", `${id} has two workspaces`);
+    wsOf.set(id, w);
+  }
+
+  for (const condition of ["base", "switch"] as const) {
+    const steps = pair.schedules[condition];
+    for (const [i, s] of steps.entries()) {
+      if (!members.has(s.task)) v(condition, "members", `request ${i} names ${s.task}, not a task of this pair`);
+      if (wsOf.get(s.task) !== s.workspace) v(condition, "workspace-path", `request ${i} of ${s.task} goes to ${s.workspace}, its workspace is ${wsOf.get(s.task) ?? "none"}`);
+      if (s.kind === "stage") {
+        const text = tasks.get(s.task)?.requests[s.stage - 1]?.text;
+        if (text === undefined) v(condition, "payload", `request ${i}: ${s.task} has no stage ${s.stage}`);
+        else if (text !== s.text) v(condition, "payload", `request ${i}: text of ${s.task} stage ${s.stage} differs from the dataset`);
+      }
+    }
+    const finals = steps.flatMap((s, i) => (s.kind === "finalization" ? [i] : []));
+    const last = steps[steps.length - 1];
+    if (finals.length !== 1 || !last || last.kind !== "finalization" || last.task !== pair.focus) {
+      v(condition, "finalization-last", "exactly one finalization, of the focus, must come last");
+    }
+    for (const id of members) {
+      const stages = steps.filter((s): s is Extract<ScheduleStep, { kind: "stage" }> => s.kind === "stage" && s.task === id).map((s) => s.stage);
+      const prefix = stages.every((st, k) => st === k + 1);
+      if (!prefix) v(condition, "task-order", `${id} requests are not an ordered prefix of its stages: ${stages.join(",")}`);
+      if (condition === "base" && id !== pair.focus && stages.length > 0) v(condition, "uninterrupted", `${id} appears in the uninterrupted session`);
+      if (condition === "switch" && id !== pair.focus && stages.length === 0) v(condition, "interruptions", `${id} never appears in the switched session`);
+    }
+    const focusStages = steps.filter((s) => s.task === pair.focus && s.kind === "stage").length;
+    if (focusStages !== focus.requests.length) v(condition, "focus-complete", `focus has ${focusStages} of ${focus.requests.length} stages`);
+  }
+  const project = (steps: ScheduleStep[]) => JSON.stringify(steps.filter((s) => s.task === pair.focus));
+  if (project(pair.schedules.base) !== project(pair.schedules.switch)) {
+    v("switch", "focus-projection", "the focus requests of the switched session differ from the uninterrupted session");
+  }
+  return out;
+}

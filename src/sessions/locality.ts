@@ -1,0 +1,57 @@
+import type { Locality } from "./schema.js";
+
+/** What locality is computed from: a task's source files and their immediate parent directories. */
+export interface Footprint {
+  id: string;
+  repo: string;
+  files: ReadonlySet<string>;
+  parents: ReadonlySet<string>;
+}
+
+function intersects(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  for (const x of small) if (large.has(x)) return true;
+  return false;
+}
+
+/**
+ * Locality of a pair of tasks: null when they are not eligible (different repositories or a
+ * shared source file), `near` when their parent-directory sets intersect, `far` otherwise.
+ */
+export function pairLocality(a: Footprint, b: Footprint): Locality | null {
+  if (a.id === b.id || a.repo !== b.repo) return null;
+  if (intersects(a.files, b.files)) return null;
+  return intersects(a.parents, b.parents) ? "near" : "far";
+}
+
+export interface Candidates {
+  near: string[];
+  far: string[];
+  /** Same-repository tasks excluded because they share a source file. */
+  overlapping: number;
+}
+
+/** Eligible interruption candidates of every task, grouped by locality, ids sorted. */
+export function candidatesByTask(footprints: readonly Footprint[]): Map<string, Candidates> {
+  const byRepo = new Map<string, Footprint[]>();
+  for (const f of footprints) {
+    const list = byRepo.get(f.repo) ?? [];
+    list.push(f);
+    byRepo.set(f.repo, list);
+  }
+  const out = new Map<string, Candidates>();
+  for (const group of byRepo.values()) {
+    const sorted = [...group].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+    for (const f of sorted) {
+      const c: Candidates = { near: [], far: [], overlapping: 0 };
+      for (const g of sorted) {
+        if (g.id === f.id) continue;
+        const loc = pairLocality(f, g);
+        if (loc === null) c.overlapping++;
+        else c[loc].push(g.id);
+      }
+      out.set(f.id, c);
+    }
+  }
+  return out;
+}

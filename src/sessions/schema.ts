@@ -1,0 +1,72 @@
+import { z } from "zod";
+
+export const workspaceNames = ["w00", "w01", "w02", "w03", "w04"] as const;
+export const workspaceNameSchema = z.enum(workspaceNames);
+export const localitySchema = z.enum(["near", "far"]);
+export const conditionSchema = z.enum(["base", "switch"]);
+
+/** One request of a schedule. `stage` is 1-based; finalization has no stage and no text of its own. */
+export const scheduleStepSchema = z.discriminatedUnion("kind", [
+  z
+    .object({
+      kind: z.literal("stage"),
+      task: z.string().min(1),
+      workspace: workspaceNameSchema,
+      stage: z.number().int().positive(),
+      text: z.string().min(1),
+    })
+    .strict(),
+  z
+    .object({
+      kind: z.literal("finalization"),
+      task: z.string().min(1),
+      workspace: workspaceNameSchema,
+    })
+    .strict(),
+]);
+
+export const sessionPairSchema = z
+  .object({
+    /** The pair id is the focus task id; session ids are `<focus>.base` and `<focus>.switch`. */
+    id: z.string().min(1),
+    focus: z.string().min(1),
+    repo: z.string().min(1),
+    locality: localitySchema,
+    interruptions: z.array(z.string().min(1)).length(4),
+    /** Workspace name -> task id, identical in both conditions. */
+    workspaces: z.record(workspaceNameSchema, z.string().min(1)),
+    /** Per task: the source files and their parent directories the locality was computed from. */
+    source_files: z.record(z.string(), z.array(z.string())),
+    schedules: z.object({ base: z.array(scheduleStepSchema).min(1), switch: z.array(scheduleStepSchema).min(1) }).strict(),
+  })
+  .strict();
+
+export const excludedFocusSchema = z.object({ task: z.string(), reason: z.string() }).strict();
+
+export const sessionsFileSchema = z
+  .object({
+    format: z.literal("switch-swe.sessions/1"),
+    dataset: z.object({ name: z.string(), version: z.string() }).strict(),
+    seed: z.number().int().nonnegative(),
+    pairs: z.array(sessionPairSchema),
+    /** Focus tasks that could not form a session, with the constraint that left too few candidates. */
+    excluded: z.array(excludedFocusSchema),
+  })
+  .strict();
+
+export type WorkspaceName = z.infer<typeof workspaceNameSchema>;
+export type Locality = z.infer<typeof localitySchema>;
+export type Condition = z.infer<typeof conditionSchema>;
+export type ScheduleStep = z.infer<typeof scheduleStepSchema>;
+export type SessionPair = z.infer<typeof sessionPairSchema>;
+export type SessionsFile = z.infer<typeof sessionsFileSchema>;
+
+export function sessionId(pairId: string, condition: Condition): string {
+  return `${pairId}.${condition}`;
+}
+
+/** Splits `<focus>.<condition>` back into its parts, or null when it is not a session id. */
+export function parseSessionId(id: string): { pairId: string; condition: Condition } | null {
+  const m = /^(.+)\.(base|switch)$/.exec(id);
+  return m ? { pairId: m[1]!, condition: m[2] as Condition } : null;
+}

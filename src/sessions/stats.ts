@@ -1,0 +1,86 @@
+import type { Condition, Locality, ScheduleStep, SessionsFile } from "./schema.js";
+import { sessionId } from "./schema.js";
+
+export interface SessionProfile {
+  session: string;
+  condition: Condition;
+  locality: Locality;
+  requests: number;
+  workspace_switches: number;
+  focus_returns: number;
+}
+
+export interface ProfileSummary {
+  sessions: number;
+  median_requests: number;
+  median_workspace_switches: number;
+  median_focus_returns: number;
+}
+
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return 0;
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+export function profileSteps(steps: readonly ScheduleStep[], focus: string) {
+  let switches = 0;
+  let returns = 0;
+  for (let i = 1; i < steps.length; i++) {
+    const prev = steps[i - 1]!;
+    const cur = steps[i]!;
+    if (prev.workspace !== cur.workspace) switches++;
+    if (cur.task === focus && cur.kind === "stage" && prev.workspace !== cur.workspace) returns++;
+  }
+  return { requests: steps.length, workspace_switches: switches, focus_returns: returns };
+}
+
+export function sessionProfiles(file: SessionsFile): SessionProfile[] {
+  return file.pairs.flatMap((p) =>
+    (["base", "switch"] as const).map((condition) => ({
+      session: sessionId(p.id, condition),
+      condition,
+      locality: p.locality,
+      ...profileSteps(p.schedules[condition], p.focus),
+    })),
+  );
+}
+
+function summarize(list: readonly SessionProfile[]): ProfileSummary {
+  return {
+    sessions: list.length,
+    median_requests: median(list.map((s) => s.requests)),
+    median_workspace_switches: median(list.map((s) => s.workspace_switches)),
+    median_focus_returns: median(list.map((s) => s.focus_returns)),
+  };
+}
+
+export type ProfileTable = Record<Condition, Record<"overall" | Locality, ProfileSummary>>;
+
+/** Medians per condition, overall and per locality group. */
+export function profileTable(file: SessionsFile): ProfileTable {
+  const all = sessionProfiles(file);
+  const table = {} as ProfileTable;
+  for (const c of ["base", "switch"] as const) {
+    const inC = all.filter((s) => s.condition === c);
+    table[c] = {
+      overall: summarize(inC),
+      near: summarize(inC.filter((s) => s.locality === "near")),
+      far: summarize(inC.filter((s) => s.locality === "far")),
+    };
+  }
+  return table;
+}
+
+export function formatProfileTable(t: ProfileTable): string {
+  const rows = [["condition", "group", "sessions", "median requests", "median switches", "median focus returns"]];
+  for (const c of ["base", "switch"] as const) {
+    for (const g of ["overall", "near", "far"] as const) {
+      const s = t[c][g];
+      rows.push([c === "base" ? "uninterrupted" : "switched", g, String(s.sessions), String(s.median_requests), String(s.median_workspace_switches), String(s.median_focus_returns)]);
+    }
+  }
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ")).join("\n");
+}

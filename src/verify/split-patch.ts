@@ -1,0 +1,250 @@
+/**
+ * Splits a unified diff into one raw text block per file, without rewriting a byte, so that a
+ * block can be dropped and the rest re-joined and applied (binary `GIT binary patch` blocks,
+ * renames, mode changes and deletions round-trip exactly).
+ *
+ * The scanner is hunk-aware: inside a hunk it counts lines by the `@@ -a,b +c,d @@` header, so a
+ * removed line that reads `--- x` is never mistaken for the next file's header.
+ */
+
+export interface PatchBlock {
+  /** The raw text of this file's section, line endings included. */
+  text: string;
+  /** Path before the change (`a/` side, prefix stripped), or null for a new file. */
+  from: string | null;
+  /** Path after the change, or null for a deletion. */
+  to: string | null;
+  /** Every path any header line of the block names (diff --git, ---/+++, rename/copy from/to). */
+  paths: string[];
+  /** Set when the block makes `to` a symbolic link: the link's target. */
+  symlinkTarget?: string;
+  binary: boolean;
+  deleted: boolean;
+}
+
+interface Draft {
+  lines: string[];
+  gitHeader: boolean;
+  sawMinus: boolean;
+  sawHunk: boolean;
+}
+
+function splitLines(text: string): string[] {
+  const out: string[] = [];
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      out.push(text.slice(start, i + 1));
+      start = i + 1;
+    }
+  }
+  if (start < text.length) out.push(text.slice(start));
+  return out;
+}
+
+const hunkHeader = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/;
+
+/** The raw per-file blocks of a diff. Text before the first file header (a commit message) is dropped. */
+export function splitPatch(text: string): PatchBlock[] {
+  const lines = splitLines(text);
+  const drafts: Draft[] = [];
+  let cur: Draft | null = null;
+  let remOld = 0;
+  let remNew = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const bare = line.replace(/\r?\n$/, "");
+    if (remOld > 0 || remNew > 0) {
+      const c = bare[0];
+      if (c === " " || bare === "") {
+        remOld--;
+        remNew--;
+        cur!.lines.push(line);
+        continue;
+      }
+      if (c === "-") {
+        remOld--;
+        cur!.lines.push(line);
+        continue;
+      }
+      if (c === "+") {
+        remNew--;
+        cur!.lines.push(line);
+        continue;
+      }
+      if (c === "\\") {
+        cur!.lines.push(line);
+        continue;
+      }
+      // A truncated hunk: fall through and read the line as a header.
+      remOld = 0;
+      remNew = 0;
+    }
+    if (bare.startsWith("\\")) {
+      // "\ No newline at end of file" right after a hunk's last line.
+      if (cur) cur.lines.push(line);
+      continue;
+    }
+    if (bare.startsWith("diff --git ")) {
+      cur = { lines: [line], gitHeader: true, sawMinus: false, sawHunk: false };
+      drafts.push(cur);
+      continue;
+    }
+    const next = lines[i + 1]?.replace(/\r?\n$/, "");
+    if (bare.startsWith("--- ") && next !== undefined && next.startsWith("+++ ")) {
+      if (!cur || cur.sawMinus || cur.sawHunk || !cur.gitHeader) {
+        cur = { lines: [], gitHeader: false, sawMinus: false, sawHunk: false };
+        drafts.push(cur);
+      }
+      cur.sawMinus = true;
+      cur.lines.push(line);
+      continue;
+    }
+    const m = hunkHeader.exec(bare);
+    if (m && cur) {
+      remOld = m[1] === undefined ? 1 : Number(m[1]);
+      remNew = m[2] === undefined ? 1 : Number(m[2]);
+      cur.sawHunk = true;
+      cur.lines.push(line);
+      continue;
+    }
+    if (cur) cur.lines.push(line);
+  }
+  return drafts.map(toBlock);
+}
+
+/** Re-joins blocks into one patch text. */
+export function joinBlocks(blocks: readonly PatchBlock[]): string {
+  return blocks.map((b) => b.text).join("");
+}
+
+/** Undoes git's C-style quoting of a path ("a/t\303\251st\tx"). */
+export function unquoteGitPath(raw: string): string {
+  if (!raw.startsWith('"')) return raw;
+  const body = raw.slice(1, raw.lastIndexOf('"') > 0 ? raw.lastIndexOf('"') : undefined);
+  const bytes: number[] = [];
+  for (let i = 0; i < body.length; i++) {
+    const ch = body[i]!;
+    if (ch !== "\\") {
+      bytes.push(...Buffer.from(ch, "utf8"));
+      continue;
+    }
+    const n = body[++i];
+    if (n === undefined) break;
+    if (/[0-7]/.test(n)) {
+      const oct = body.slice(i, i + 3);
+      bytes.push(parseInt(oct, 8));
+      i += 2;
+    } else {
+      const map: Record<string, number> = { n: 10, t: 9, r: 13, a: 7, b: 8, f: 12, v: 11, '"': 34, "\\": 92 };
+      bytes.push(map[n] ?? n.charCodeAt(0));
+    }
+  }
+  return Buffer.from(bytes).toString("utf8");
+}
+
+/** Strips the first path component, as `git apply` and `patch -p1` do; null for /dev/null. */
+function stripOne(name: string): string | null {
+  const n = unquoteGitPath(name.trim());
+  if (n === "/dev/null") return null;
+  const slash = n.indexOf("/");
+  return slash >= 0 ? n.slice(slash + 1) : n;
+}
+
+/** `--- a/x\t2020-01-01 ...` → `a/x` (a tab ends the name in traditional diffs). */
+function headerName(rest: string): string {
+  if (rest.startsWith('"')) return rest;
+  const tab = rest.indexOf("\t");
+  return tab >= 0 ? rest.slice(0, tab) : rest.replace(/\s+$/, "");
+}
+
+/** Splits `a/X b/Y` of a `diff --git` line; ambiguous unquoted names with spaces split at the middle. */
+function gitLineNames(rest: string): [string, string] | null {
+  if (rest.startsWith('"')) {
+    const end = rest.indexOf('" ', 1);
+    if (end < 0) return null;
+    return [rest.slice(0, end + 1), rest.slice(end + 2)];
+  }
+  const mid = (rest.length - 1) / 2;
+  if (Number.isInteger(mid) && rest[mid] === " " && rest.slice(2, mid) === rest.slice(mid + 3)) {
+    return [rest.slice(0, mid), rest.slice(mid + 1)];
+  }
+  const at = rest.indexOf(" b/");
+  if (at < 0) {
+    const sp = rest.indexOf(" ");
+    return sp < 0 ? null : [rest.slice(0, sp), rest.slice(sp + 1)];
+  }
+  return [rest.slice(0, at), rest.slice(at + 1)];
+}
+
+function toBlock(d: Draft): PatchBlock {
+  const paths = new Set<string>();
+  let from: string | null | undefined;
+  let to: string | null | undefined;
+  let gitFrom: string | null = null;
+  let gitTo: string | null = null;
+  let isNew = false;
+  let deleted = false;
+  let binary = false;
+  let symlink = false;
+  let symlinkTarget: string | undefined;
+  let inHunk = false;
+  const add = (p: string | null) => {
+    if (p !== null) paths.add(p);
+  };
+  for (const line of d.lines) {
+    const bare = line.replace(/\r?\n$/, "");
+    if (inHunk) {
+      if (symlink && symlinkTarget === undefined && bare.startsWith("+")) symlinkTarget = bare.slice(1);
+      if (/^[ +\\-]/.test(bare) || bare === "") continue;
+      inHunk = false;
+    }
+    if (bare.startsWith("@@ ")) {
+      inHunk = true;
+      continue;
+    }
+    if (bare.startsWith("diff --git ")) {
+      const names = gitLineNames(bare.slice("diff --git ".length));
+      if (names) {
+        gitFrom = stripOne(names[0]);
+        gitTo = stripOne(names[1]);
+        add(gitFrom);
+        add(gitTo);
+      }
+    } else if (bare.startsWith("--- ")) {
+      from = stripOne(headerName(bare.slice(4)));
+      add(from);
+    } else if (bare.startsWith("+++ ")) {
+      to = stripOne(headerName(bare.slice(4)));
+      add(to);
+    } else if (/^(rename|copy) from /.test(bare)) {
+      from = unquoteGitPath(bare.replace(/^(rename|copy) from /, ""));
+      add(from);
+    } else if (/^(rename|copy) to /.test(bare)) {
+      to = unquoteGitPath(bare.replace(/^(rename|copy) to /, ""));
+      add(to);
+    } else if (bare.startsWith("new file mode ")) {
+      isNew = true;
+      if (bare.endsWith("120000")) symlink = true;
+    } else if (bare.startsWith("new mode ")) {
+      if (bare.endsWith("120000")) symlink = true;
+    } else if (bare.startsWith("deleted file mode ")) {
+      deleted = true;
+    } else if (bare === "GIT binary patch" || /^Binary files .* differ$/.test(bare)) {
+      binary = true;
+    }
+  }
+  if (from === undefined) from = isNew ? null : gitFrom;
+  if (to === undefined) to = deleted ? null : gitTo;
+  if (isNew) from = null;
+  if (deleted) to = null;
+  return {
+    text: d.lines.join(""),
+    from,
+    to,
+    paths: [...paths],
+    ...(symlink && to !== null ? { symlinkTarget: symlinkTarget ?? "" } : {}),
+    binary,
+    deleted: deleted || to === null,
+  };
+}

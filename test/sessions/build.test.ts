@@ -1,0 +1,137 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { loadDataset, type Dataset } from "../../src/dataset/load.js";
+import { buildSessions } from "../../src/sessions/build.js";
+import { checkSessions } from "../../src/sessions/check.js";
+import { sessionsFileSchema, type SessionsFile } from "../../src/sessions/schema.js";
+import { profileSteps } from "../../src/sessions/stats.js";
+import { cli } from "../helpers/cli.js";
+import { layoutTen, tempDir, writeSyntheticDataset } from "../helpers/synthetic-dataset.js";
+
+let dir: string;
+let dataset: Dataset;
+const env = { SWITCH_SWE_CACHE: join(tempDir(), "cache") };
+
+beforeAll(() => {
+  dir = writeSyntheticDataset(tempDir(), layoutTen.files, layoutTen.tasks);
+  dataset = loadDataset(dir);
+});
+
+const clone = (f: SessionsFile): SessionsFile => JSON.parse(JSON.stringify(f)) as SessionsFile;
+
+describe("buildSessions", () => {
+  it("is deterministic for a seed and differs across seeds", () => {
+    const a = JSON.stringify(buildSessions(dataset, { seed: 7 }));
+    expect(JSON.stringify(buildSessions(dataset, { seed: 7 }))).toBe(a);
+    expect(JSON.stringify(buildSessions(dataset, { seed: 8 }))).not.toBe(a);
+  });
+
+  it("builds sessions that the independent validator accepts, with the method's properties", () => {
+    for (const seed of [0, 1, 2, 3, 4]) {
+      const file = buildSessions(dataset, { seed });
+      expect(sessionsFileSchema.safeParse(file).success).toBe(true);
+      expect(checkSessions(file, dataset)).toEqual([]);
+      for (const pair of file.pairs) {
+        const focusSteps = (steps: typeof pair.schedules.base) => steps.filter((s) => s.task === pair.focus);
+        expect(focusSteps(pair.schedules.switch)).toEqual(pair.schedules.base);
+        expect(pair.schedules.switch.at(-1)).toMatchObject({ kind: "finalization", task: pair.focus });
+        const stages = dataset.tasks.find((t) => t.id === pair.focus)!.requests.length;
+        const profile = profileSteps(pair.schedules.switch, pair.focus);
+        if (stages >= 3) expect(profile.focus_returns).toBeGreaterThanOrEqual(2);
+        // Every interruption with two or more scheduled requests is suspended and resumed.
+        for (const id of pair.interruptions) {
+          const idx = pair.schedules.switch.flatMap((s, i) => (s.task === id ? [i] : []));
+          if (idx.length >= 2) expect(idx.at(-1)! - idx[0]!).toBeGreaterThan(idx.length - 1);
+        }
+      }
+    }
+  });
+
+  it("assigns the focus to different workspaces across sessions", () => {
+    const file = buildSessions(dataset, { seed: 3 });
+    const focusWs = new Set(file.pairs.map((p) => Object.entries(p.workspaces).find(([, t]) => t === p.focus)![0]));
+    expect(focusWs.size).toBeGreaterThan(1);
+  });
+
+  it("forms near and far sessions and explains exclusions", () => {
+    const file = buildSessions(dataset, { seed: 0 });
+    expect(file.pairs.some((p) => p.locality === "near")).toBe(true);
+    expect(file.pairs.some((p) => p.locality === "far")).toBe(true);
+    expect(file.pairs.length + file.excluded.length).toBe(dataset.tasks.length);
+    // t01 and t10 share pkg/a/one.py: neither interrupts the other.
+    for (const p of file.pairs) {
+      if (p.focus === "t01") expect(p.interruptions).not.toContain("t10");
+      if (p.focus === "t10") expect(p.interruptions).not.toContain("t01");
+    }
+  });
+
+  it("honours --near/--far counts and says which constraint failed when they cannot be met", () => {
+    const file = buildSessions(dataset, { seed: 0, near: 2, far: 3 });
+    expect(file.pairs.filter((p) => p.locality === "near")).toHaveLength(2);
+    expect(file.pairs.filter((p) => p.locality === "far")).toHaveLength(3);
+    expect(() => buildSessions(dataset, { seed: 0, near: 9 })).toThrow(/asked for 9 near sessions, but only \d+ could be formed/);
+  });
+
+  it("the validator names the session and the property for each kind of tampering", () => {
+    const good = buildSessions(dataset, { seed: 5 });
+    const pair = good.pairs.find((p) => p.schedules.base.length >= 3)!;
+    const cases: Array<[string, (f: SessionsFile) => void]> = [
+      ["payload", (f) => { const s = f.pairs.find((p) => p.id === pair.id)!.schedules.switch.find((x) => x.kind === "stage")!; if (s.kind === "stage") s.text += " (edited)"; }],
+      ["finalization-last", (f) => { const sw = f.pairs.find((p) => p.id === pair.id)!.schedules.switch; sw.unshift(sw.pop()!); }],
+      ["task-order", (f) => { const b = f.pairs.find((p) => p.id === pair.id)!.schedules.base; [b[0], b[1]] = [b[1]!, b[0]!]; }],
+      ["workspace-path", (f) => { const s = f.pairs.find((p) => p.id === pair.id)!.schedules.switch[0]!; s.workspace = s.workspace === "w00" ? "w01" : "w00"; }],
+      ["locality", (f) => { const p = f.pairs.find((x) => x.id === pair.id)!; p.locality = p.locality === "near" ? "far" : "near"; }],
+      ["interruptions", (f) => { f.pairs.find((p) => p.id === pair.id)!.interruptions[1] = "no-such-task"; }],
+    ];
+    for (const [property, mutate] of cases) {
+      const f = clone(good);
+      mutate(f);
+      const v = checkSessions(f, dataset);
+      expect(v.map((x) => x.property), property).toContain(property);
+      expect(v.every((x) => x.session.startsWith(pair.id) || x.session === pair.id)).toBe(true);
+    }
+  });
+});
+
+describe("sessions CLI", () => {
+  it("build writes byte-identical files for the same seed; validate and stats read them", () => {
+    const out = tempDir();
+    const a = cli(["sessions", "build", dir, "--seed", "11", "--out", join(out, "a.json")], { env });
+    const b = cli(["sessions", "build", dir, "--seed", "11", "--out", join(out, "b.json")], { env });
+    expect(a.code, a.stderr).toBe(0);
+    expect(b.code).toBe(0);
+    expect(readFileSync(join(out, "a.json"))).toEqual(readFileSync(join(out, "b.json")));
+    const v = cli(["sessions", "validate", join(out, "a.json"), "--dataset", dir], { env });
+    expect(v.code, v.stdout + v.stderr).toBe(0);
+    const s = cli(["sessions", "stats", join(out, "a.json"), "--json"], { env });
+    const stats = JSON.parse(s.stdout) as { summary: { switch: { overall: { median_requests: number } } } };
+    expect(stats.summary.switch.overall.median_requests).toBeGreaterThan(0);
+  });
+
+  it("validate exits 1 and names the session and property of each violation", () => {
+    const out = tempDir();
+    cli(["sessions", "build", dir, "--seed", "2", "--out", join(out, "s.json")], { env });
+    const f = JSON.parse(readFileSync(join(out, "s.json"), "utf8")) as SessionsFile;
+    const sw = f.pairs[0]!.schedules.switch;
+    sw.unshift(sw.pop()!);
+    writeFileSync(join(out, "s.json"), JSON.stringify(f));
+    const v = cli(["sessions", "validate", join(out, "s.json"), "--dataset", dir], { env });
+    expect(v.code).toBe(1);
+    expect(v.stdout).toContain(`${f.pairs[0]!.id}.switch: finalization-last:`);
+  });
+
+  it("bad input: one line per problem with the field path, exit 2, no stack trace", () => {
+    const out = tempDir();
+    writeFileSync(join(out, "bad.json"), JSON.stringify({ format: "switch-swe.sessions/1", dataset: { name: "x" }, seed: -1, pairs: [] }));
+    const v = cli(["sessions", "stats", join(out, "bad.json")], { env });
+    expect(v.code).toBe(2);
+    expect(v.stderr).toContain(`${join(out, "bad.json")}: dataset.version:`);
+    expect(v.stderr).toContain(`${join(out, "bad.json")}: seed:`);
+    expect(v.stderr).toContain(`${join(out, "bad.json")}: excluded:`);
+    expect(v.stderr).not.toMatch(/\n\s+at /);
+    const u = cli(["sessions", "build", dir, "--seed", "x", "--out", join(out, "o.json")], { env });
+    expect(u.code).toBe(2);
+    expect(u.stderr).toContain("--seed must be a non-negative integer");
+  });
+});

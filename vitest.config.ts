@@ -1,0 +1,11 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
+    // Tests start real git, python and agent processes; two cores do not gain from more workers.
+    maxWorkers: 2,
+  },
+});
