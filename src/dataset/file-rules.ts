@@ -38,11 +38,18 @@ export const defaultSourceExclude = [
 
 const opts = { dot: true };
 
+const sourceMatchers = new WeakMap<object, (path: string) => boolean>();
+
 /** A predicate for "this path is source" under the repository's rules (or the defaults). */
 export function sourceMatcher(repo: Pick<RepoSpec, "source">): (path: string) => boolean {
+  // Compiling globs dominates when thousands of tasks share a repository: compile once per spec.
+  const cached = sourceMatchers.get(repo);
+  if (cached) return cached;
   const include = picomatch(repo.source?.include ?? defaultSourceInclude, opts);
   const exclude = picomatch(repo.source?.exclude ?? defaultSourceExclude, opts);
-  return (path) => include(path) && !exclude(path);
+  const matcher = (path: string) => include(path) && !exclude(path);
+  sourceMatchers.set(repo, matcher);
+  return matcher;
 }
 
 /** A predicate for "the verifier treats this path as a test file". */

@@ -231,6 +231,7 @@ export function buildConfigReport(input: RunInput, opts: BootstrapOptions = {}):
           })),
         },
         failed_stages: fs,
+        workspaces: { ...pair.workspaces },
         schedule: steps.map((step, i) => ({
           task: step.task,
           role: step.task === pair.focus ? "focus" : "interruption",

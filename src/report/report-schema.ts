@@ -177,6 +177,8 @@ export const sessionEntrySchema = z
       .strict()
       .nullable(),
     failed_stages: z.array(z.number().int()).nullable(),
+    /** Workspace name -> task id (from the sessions file), identical in both conditions. */
+    workspaces: z.record(z.string(), z.string()),
     schedule: z.array(
       z
         .object({

@@ -36,10 +36,15 @@ export function checkSessions(file: SessionsFile, dataset: Dataset): SessionViol
   return out;
 }
 
+const filesCache = new WeakMap<LoadedTask, Set<string>>();
+
 function filesOf(task: LoadedTask, dataset: Dataset): Set<string> {
+  const cached = filesCache.get(task);
+  if (cached) return cached;
   const isSource = sourceMatcher(dataset.manifest.repos[task.repo] ?? {});
   const s = new Set<string>();
   for (const p of task.stagePatches) for (const f of touchedPaths(p)) if (isSource(f)) s.add(f);
+  filesCache.set(task, s);
   return s;
 }
 

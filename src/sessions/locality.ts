@@ -31,7 +31,11 @@ export interface Candidates {
   overlapping: number;
 }
 
-/** Eligible interruption candidates of every task, grouped by locality, ids sorted. */
+/**
+ * Eligible interruption candidates of every task, grouped by locality, ids sorted. Uses inverted
+ * indexes (file -> tasks, directory -> tasks), so the cost grows with how much tasks overlap rather
+ * than with the square of the repository's task count.
+ */
 export function candidatesByTask(footprints: readonly Footprint[]): Map<string, Candidates> {
   const byRepo = new Map<string, Footprint[]>();
   for (const f of footprints) {
@@ -42,13 +46,21 @@ export function candidatesByTask(footprints: readonly Footprint[]): Map<string, 
   const out = new Map<string, Candidates>();
   for (const group of byRepo.values()) {
     const sorted = [...group].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+    const byFile = new Map<string, string[]>();
+    const byDir = new Map<string, string[]>();
     for (const f of sorted) {
-      const c: Candidates = { near: [], far: [], overlapping: 0 };
+      for (const file of f.files) byFile.set(file, [...(byFile.get(file) ?? []), f.id]);
+      for (const dir of f.parents) byDir.set(dir, [...(byDir.get(dir) ?? []), f.id]);
+    }
+    for (const f of sorted) {
+      const overlapping = new Set<string>();
+      for (const file of f.files) for (const id of byFile.get(file)!) if (id !== f.id) overlapping.add(id);
+      const nearSet = new Set<string>();
+      for (const dir of f.parents) for (const id of byDir.get(dir)!) if (id !== f.id && !overlapping.has(id)) nearSet.add(id);
+      const c: Candidates = { near: [], far: [], overlapping: overlapping.size };
       for (const g of sorted) {
-        if (g.id === f.id) continue;
-        const loc = pairLocality(f, g);
-        if (loc === null) c.overlapping++;
-        else c[loc].push(g.id);
+        if (g.id === f.id || overlapping.has(g.id)) continue;
+        (nearSet.has(g.id) ? c.near : c.far).push(g.id);
       }
       out.set(f.id, c);
     }

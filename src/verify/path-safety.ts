@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
 import type { PatchBlock } from "./split-patch.js";
 
@@ -106,9 +106,7 @@ export function checkSymlinkEscapes(checkout: string, blocks: readonly PatchBloc
         const resolved = realpathLenient(full);
         if (inside(root, resolved)) continue;
         // Replacing or deleting the link itself is fine; writing a file through it is not.
-        if (last && (b.symlinkTarget !== undefined || b.deleted || b.from === p)) {
-          if (b.symlinkTarget !== undefined || b.deleted) continue;
-        }
+        if (last && (b.symlinkTarget !== undefined || b.deleted)) continue;
         return `${p}: ${prefix} is a symbolic link to ${readlinkSync(full)}, which leads outside the repository`;
       }
     }
@@ -123,16 +121,9 @@ export function checkAppliedPaths(checkout: string, blocks: readonly PatchBlock[
     if (b.to === null) continue;
     const full = join(root, b.to);
     if (!inside(root, realpathLenient(dirname(full)))) return `${b.to}: written outside the repository`;
-    if (existsSync(full) || lstatSync(dirname(full), { throwIfNoEntry: false })) {
-      let st;
-      try {
-        st = lstatSync(full);
-      } catch {
-        continue;
-      }
-      if (st.isSymbolicLink() && !inside(root, realpathLenient(full))) {
-        return `${b.to}: symbolic link to ${readlinkSync(full)} leads outside the repository`;
-      }
+    const st = lstatSync(full, { throwIfNoEntry: false });
+    if (st?.isSymbolicLink() && !inside(root, realpathLenient(full))) {
+      return `${b.to}: symbolic link to ${readlinkSync(full)} leads outside the repository`;
     }
   }
   return null;

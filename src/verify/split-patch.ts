@@ -147,6 +147,8 @@ export function unquoteGitPath(raw: string): string {
 function stripOne(name: string): string | null {
   const n = unquoteGitPath(name.trim());
   if (n === "/dev/null") return null;
+  // An absolute name is kept whole, so that path checks refuse it instead of reading it relative.
+  if (n.startsWith("/")) return n;
   const slash = n.indexOf("/");
   return slash >= 0 ? n.slice(slash + 1) : n;
 }

@@ -33,6 +33,8 @@ export const verdictSchema = z
     attempts: z.number().int().positive(),
     log: z.string(),
     verified_at: z.string(),
+    /** Observations that do not change the outcome but a reader should know (exit code vs report, restored files). */
+    notes: z.array(z.string()).optional(),
   })
   .strict();
 

@@ -2,10 +2,16 @@ import type { Command } from "commander";
 import { registerTasks } from "./tasks.js";
 import { registerSessions } from "./sessions.js";
 import { registerDemo } from "./demo.js";
+import { registerHandoff } from "./handoff.js";
+import { registerReport } from "./report.js";
+import { registerRun } from "./run.js";
 
 /** Every command group; each module adds its own subcommands and options. */
 export function registerCommands(program: Command): void {
   registerTasks(program);
   registerSessions(program);
   registerDemo(program);
+  registerHandoff(program);
+  registerReport(program);
+  registerRun(program);
 }

@@ -11,14 +11,15 @@ export function registerTasks(program: Command): Command {
     .argument("<dataset>", "dataset directory")
     .action(async (dir: string) => {
       const { dataset, problems } = await validateDataset(dir);
-      if (!dataset) throw new InputError(problems);
+      // A dataset that exists but is broken is a check that found problems (1); no dataset at all is bad input (2).
+      if (!dataset && problems.some((p) => p.message === "dataset directory not found")) throw new InputError(problems);
       for (const p of problems) process.stdout.write(`${formatProblem(p)}\n`);
-      const n = dataset.tasks.length;
+      const n = dataset?.tasks.length ?? 0;
       if (problems.length > 0) {
         process.stdout.write(`${problems.length} problem(s) in ${n} task(s)\n`);
         process.exitCode = ExitCode.checkFailed;
       } else {
-        process.stdout.write(`${dataset.manifest.name}@${dataset.manifest.version}: ${n} tasks in ${Object.keys(dataset.manifest.repos).length} repositories, all valid\n`);
+        process.stdout.write(`${dataset!.manifest.name}@${dataset!.manifest.version}: ${n} tasks in ${Object.keys(dataset!.manifest.repos).length} repositories, all valid\n`);
       }
     });
   return tasks;

@@ -1,0 +1,108 @@
+import { Command, Option } from "commander";
+import { inputError } from "../../core/errors.js";
+import { agentNames } from "../../agents/registry.js";
+import { parseAgentOptionPairs } from "../../agents/options.js";
+import { reporterFor } from "../../run/progress.js";
+import { defaultRequestTimeoutS, runSessions } from "../../run/runner.js";
+import type { ConditionChoice } from "../../run/session-selection.js";
+import { ExitCode } from "../exit-codes.js";
+
+interface RunFlags {
+  dataset?: string;
+  sessions?: string;
+  agent?: string;
+  agentOpt?: string[];
+  condition?: ConditionChoice;
+  session?: string[];
+  concurrency: string;
+  requestTimeout?: string;
+  out: string;
+  resume?: boolean;
+  seed?: string;
+  keepWorkspaces?: boolean;
+  label?: string;
+  verify: boolean;
+  quiet?: boolean;
+  json?: boolean;
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+function positiveInt(flag: string, text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) throw inputError(flag, "", `"${text}" is not a positive integer`);
+  return n;
+}
+
+function nonNegativeInt(flag: string, text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0) throw inputError(flag, "", `"${text}" is not a non-negative integer`);
+  return n;
+}
+
+function positiveNumber(flag: string, text: string): number {
+  const n = Number(text);
+  if (!Number.isFinite(n) || n <= 0) throw inputError(flag, "", `"${text}" is not a positive number`);
+  return n;
+}
+
+export function registerRun(program: Command): void {
+  program
+    .command("run")
+    .description("drive an agent through the sessions of a sessions file and record everything in RUN_DIR")
+    .option("--dataset <dir>", "dataset directory (on --resume: taken from run.json)")
+    .option("--sessions <file>", "sessions file from `sessions build` (on --resume: taken from run.json)")
+    .option("--agent <name>", `agent: ${agentNames().join(", ")} (on --resume: taken from run.json)`)
+    .option("--agent-opt <key=value>", "agent option, repeatable (oracle: forget=P; command: command=CMD)", collect)
+    .addOption(new Option("--condition <condition>", "which sessions of each pair (default both)").choices(["base", "switch", "both"]))
+    .option("--session <id>", "run only this session (<focus>.base or <focus>.switch), repeatable", collect)
+    .option("--concurrency <n>", "sessions run in parallel", "1")
+    .option("--request-timeout <seconds>", `wall-clock budget per request (default ${defaultRequestTimeoutS})`)
+    .requiredOption("--out <run_dir>", "run directory (must not exist or be empty, unless --resume)")
+    .option("--resume", "continue the run in --out: finished sessions are kept, cut-off sessions restart")
+    .option("--seed <n>", "run seed (the oracle's forget draws; default 0)")
+    .option("--keep-workspaces", "keep the workspace checkouts under RUN_DIR/work after each session")
+    .option("--label <text>", "configuration label for reports (default: agent and options)")
+    .option("--no-verify", "do not verify the artifacts at the end")
+    .option("--quiet", "no progress output")
+    .option("--json", "progress as JSON lines on stdout")
+    .action(async (o: RunFlags) => {
+      const reporter = reporterFor({ quiet: o.quiet === true, json: o.json === true }, process.stdout, process.stderr);
+      const stop = new AbortController();
+      let signals = 0;
+      const onSignal = (sig: NodeJS.Signals) => {
+        signals++;
+        if (signals > 1) process.exit(130);
+        process.stderr.write(`\n${sig}: stopping the agents; the run can be continued with --resume (again to quit at once)\n`);
+        stop.abort();
+      };
+      process.on("SIGINT", onSignal);
+      process.on("SIGTERM", onSignal);
+      try {
+        const outcome = await runSessions({
+          out: o.out,
+          resume: o.resume === true,
+          ...(o.dataset !== undefined ? { dataset: o.dataset } : {}),
+          ...(o.sessions !== undefined ? { sessions: o.sessions } : {}),
+          ...(o.agent !== undefined ? { agent: o.agent } : {}),
+          ...(o.agentOpt !== undefined ? { agentOptions: parseAgentOptionPairs(o.agentOpt) } : {}),
+          ...(o.condition !== undefined ? { condition: o.condition } : {}),
+          ...(o.session !== undefined ? { sessionIds: o.session } : {}),
+          ...(o.seed !== undefined ? { seed: nonNegativeInt("--seed", o.seed) } : {}),
+          ...(o.label !== undefined ? { label: o.label } : {}),
+          ...(o.requestTimeout !== undefined ? { requestTimeoutS: positiveNumber("--request-timeout", o.requestTimeout) } : {}),
+          concurrency: positiveInt("--concurrency", o.concurrency),
+          keepWorkspaces: o.keepWorkspaces === true,
+          verify: o.verify,
+          progress: (e) => reporter.emit(e),
+          signal: stop.signal,
+        });
+        if (outcome.interrupted) process.exitCode = 130;
+        else if (outcome.failed.length > 0) process.exitCode = ExitCode.checkFailed;
+      } finally {
+        reporter.close();
+        process.off("SIGINT", onSignal);
+        process.off("SIGTERM", onSignal);
+      }
+    });
+}

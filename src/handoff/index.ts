@@ -1,0 +1,15 @@
+/** The handoff continuity benchmark: what the CLI (and other stages) may use. */
+export { CONDITIONS, DEFAULT_RUBRIC, FIELDS, type Condition, type Field, type Rubric } from "./fields.js";
+export { handoffDatasetSchema, type HandoffCase, type HandoffDataset } from "./dataset-schema.js";
+export { datasetLabel, loadHandoffDataset, parseHandoffDataset, type LoadedHandoffDataset } from "./load-dataset.js";
+export { submissionSchema, RETRY_ON, type RetryOn, type Submission, type SubmissionRecord } from "./submission-schema.js";
+export { scoreSubmission, scoreField, setF1, type ScoreProblem, type ScoreResult } from "./score.js";
+export { scoreJson, scoreText } from "./score-report.js";
+export { recordProblems } from "./record.js";
+export { PROMPT_VERSION, renderPrompt } from "./prompt.js";
+export { buildPromptSet, writePromptSet } from "./write-prompts.js";
+export { makeTemplate } from "./template.js";
+export { parseModelResponse } from "./parse-response.js";
+export { openAICompatibleClient, RequestFailed, type AskModel, type ModelReply } from "./model-client.js";
+export { rawLogPath, runHandoff, type RunSettings, type RunSummary } from "./run.js";
+export { runScorerChecks } from "./validate-scorer.js";

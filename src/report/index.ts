@@ -1,0 +1,70 @@
+import { inputError } from "../core/errors.js";
+import { buildConfigReport } from "./aggregate.js";
+import { compareConfigs } from "./compare.js";
+import { readRun, type ReadRunOptions } from "./read-run.js";
+import { REPORT_FORMAT, type Report } from "./report-schema.js";
+import { renderCsv } from "./render-csv.js";
+import { renderHtml } from "./render-html.js";
+import { renderMarkdown } from "./render-markdown.js";
+import { renderTable } from "./render-table.js";
+import { DEFAULT_RESAMPLES, DEFAULT_SEED } from "./stats.js";
+
+export { REPORT_FORMAT, reportSchema, type Report, type ConfigReport } from "./report-schema.js";
+
+export const reportFormats = ["table", "markdown", "json", "csv", "html"] as const;
+export type ReportFormat = (typeof reportFormats)[number];
+
+export interface BuildReportOptions extends Omit<ReadRunOptions, "sessionsPath" | "datasetPath"> {
+  /** Bootstrap seed (default 0). */
+  seed?: number;
+  /** Bootstrap resamples (default 10,000). */
+  resamples?: number;
+  /** Exactly two run dirs: add the A-vs-B comparison (difference of gaps, paired bootstrap CI). */
+  compare?: boolean;
+  /** Override run.json's sessions file (applies to every run dir). */
+  sessionsPath?: string;
+  /** Override run.json's dataset path (applies to every run dir). */
+  datasetPath?: string;
+}
+
+/** Reads verified run directories (one configuration each) and computes the whole report. */
+export async function buildReport(runDirs: readonly string[], opts: BuildReportOptions = {}): Promise<Report> {
+  if (runDirs.length === 0) throw inputError("report", "", "give at least one run directory");
+  if (opts.compare && runDirs.length !== 2) throw inputError("compare", "", `needs exactly two run directories, got ${runDirs.length}`);
+  const seed = opts.seed ?? DEFAULT_SEED;
+  const resamples = opts.resamples ?? DEFAULT_RESAMPLES;
+  if (!Number.isInteger(seed) || seed < 0) throw inputError("report", "seed", "must be a non-negative integer");
+  if (!Number.isInteger(resamples) || resamples < 1) throw inputError("report", "resamples", "must be a positive integer");
+  const configs = [];
+  for (const dir of runDirs) {
+    const input = await readRun(dir, opts);
+    configs.push(buildConfigReport(input, { seed, resamples }));
+  }
+  return {
+    format: REPORT_FORMAT,
+    bootstrap: { seed, resamples, method: "percentile", level: 0.95 },
+    configs,
+    comparison: opts.compare ? compareConfigs(configs[0]!, configs[1]!, { seed, resamples }) : null,
+  };
+}
+
+export interface RenderOptions {
+  /** Where the output goes (html: links to run files are relative to this file's directory). */
+  outFile?: string;
+}
+
+/** The report in one of the formats; json is the complete `switch-swe.report/1` document. */
+export function renderReport(report: Report, format: ReportFormat, opts: RenderOptions = {}): string {
+  switch (format) {
+    case "table":
+      return renderTable(report);
+    case "markdown":
+      return renderMarkdown(report);
+    case "json":
+      return `${JSON.stringify(report, null, 2)}\n`;
+    case "csv":
+      return renderCsv(report);
+    case "html":
+      return renderHtml(report, { outFile: opts.outFile });
+  }
+}

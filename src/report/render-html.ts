@@ -1,0 +1,86 @@
+import { dirname, relative, resolve, sep } from "node:path";
+import { gapChart, resolutionChart, tokenRatioChart } from "./html/charts.js";
+import { esc, scriptJson } from "./html/escape.js";
+import { script } from "./html/script.js";
+import { css } from "./html/style.js";
+import type { Report } from "./report-schema.js";
+import { reportSections, type Section } from "./sections.js";
+
+export interface HtmlOptions {
+  /** Where the page will be written; links to run files are made relative to its directory. Default: ./report.html */
+  outFile?: string;
+}
+
+/** The run directory as a relative URL from the page's directory ("" when they are the same). */
+export function relativeLink(fromDir: string, runDir: string): string {
+  const rel = relative(fromDir, runDir);
+  return rel.split(sep).filter((p) => p !== "").map(encodeURIComponent).join("/");
+}
+
+function sectionHtml(s: Section): string {
+  const head = s.columns.map((c) => `<th${c.align === "right" ? ' class="num"' : ""}>${esc(c.header)}</th>`).join("");
+  const body = s.rows
+    .map((r) => `<tr>${s.columns.map((c, i) => `<td${c.align === "right" ? ' class="num"' : ""}>${esc(r[i] ?? "")}</td>`).join("")}</tr>`)
+    .join("\n");
+  const table = s.rows.length > 0 ? `<div class="table-wrap"><table id="table-${esc(s.id)}"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>` : "";
+  return `<h3 id="${esc(s.id)}">${esc(s.title)}</h3>\n${table}\n${s.notes.map((n) => `<p class="note">${esc(n)}</p>`).join("\n")}`;
+}
+
+const statusOptions = ["not run", "not finalized", "no verdict", "infra fault", "did not apply", "tests failed"];
+
+/** One self-contained page: inline CSS, inline script, inline data, inline SVG; nothing is fetched. */
+export function renderHtml(report: Report, opts: HtmlOptions = {}): string {
+  const outDir = dirname(resolve(opts.outFile ?? "report.html"));
+  const links = report.configs.map((c) => relativeLink(outDir, c.run_dir));
+  const labels = report.configs.map((c) => esc(c.label)).join(" · ");
+  const multi = report.configs.length > 1;
+  const csp = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>switch-swe report — ${labels}</title>
+<link rel="icon" href="data:,">
+<style>${css}</style>
+</head>
+<body>
+<header>
+<h1>switch-swe report</h1>
+<p class="meta">${report.configs.map((c) => `<strong>${esc(c.label)}</strong> — ${esc(c.run_dir)} (${c.sessions_file.pairs} focus tasks, dataset ${esc(c.dataset.name ?? "?")} ${esc(c.dataset.version ?? "")})`).join("<br>")}</p>
+<p class="meta">Bootstrap: ${report.bootstrap.resamples} resamples, seed ${report.bootstrap.seed}, percentile 95% interval.</p>
+<nav><a href="#charts">Charts</a><a href="#tables">Tables</a><a href="#sessions">Sessions</a></nav>
+</header>
+<main>
+<h2 id="charts">Charts</h2>
+<div class="charts">
+<figure><figcaption>Resolution by condition</figcaption>${resolutionChart(report)}</figure>
+<figure><figcaption>Resumption gap with 95% CI</figcaption>${gapChart(report)}</figure>
+<figure><figcaption>Token ratios</figcaption>${tokenRatioChart(report)}</figure>
+</div>
+<h2 id="tables">Tables</h2>
+${reportSections(report).map(sectionHtml).join("\n")}
+<h2 id="sessions">Sessions</h2>
+<p class="note">Select a session to see its schedule, verdict and files. Links are relative to this page.</p>
+<div class="sessions-layout">
+<div>
+<div class="filters">
+<input id="session-filter" type="search" placeholder="filter sessions" aria-label="filter sessions">
+<select id="session-status" aria-label="status">
+<option value="">all</option><option value="resolved">resolved</option><option value="unresolved">unresolved</option>
+${statusOptions.map((r) => `<option value="reason:${esc(r)}">${esc(r)}</option>`).join("")}
+</select>
+<span id="session-count" class="meta"></span>
+</div>
+<div class="session-list"><table><thead><tr>${multi ? "<th>Configuration</th>" : ""}<th>Session</th><th>Locality</th><th>Status</th><th class="num">Tokens</th></tr></thead><tbody id="session-rows"></tbody></table></div>
+</div>
+<div id="session-detail" class="detail"><p class="empty">No session selected.</p></div>
+</div>
+</main>
+<script type="application/json" id="report-data">${scriptJson({ report, links })}</script>
+<script>${script}</script>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,41 @@
+import type { Report } from "./report-schema.js";
+import { reportSections, type Section } from "./sections.js";
+
+/** Display width of a cell (one column per code point; good enough for the report's ASCII and symbols). */
+function width(s: string): number {
+  return [...s].length;
+}
+
+function pad(s: string, w: number, align: "left" | "right"): string {
+  const fill = " ".repeat(Math.max(0, w - width(s)));
+  return align === "right" ? fill + s : s + fill;
+}
+
+/** Control characters (ANSI escapes from task or agent text) never reach the terminal. */
+function clean(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return s.replace(/[\u0000-\u001f\u007f-\u009f]/g, " ");
+}
+
+export function renderSectionTable(section: Section): string {
+  const lines = [section.title, "=".repeat(width(section.title))];
+  if (section.rows.length > 0) {
+    const rows = section.rows.map((r) => r.map(clean));
+    const widths = section.columns.map((c, i) => Math.max(width(c.header), ...rows.map((r) => width(r[i] ?? ""))));
+    const line = (cells: string[]) =>
+      section.columns
+        .map((c, i) => pad(cells[i] ?? "", widths[i]!, c.align))
+        .join("  ")
+        .trimEnd();
+    lines.push(line(section.columns.map((c) => c.header)));
+    lines.push(widths.map((w) => "-".repeat(w)).join("  "));
+    for (const r of rows) lines.push(line(r));
+  }
+  for (const n of section.notes) lines.push(clean(n));
+  return lines.join("\n");
+}
+
+/** Aligned plain text for a terminal. */
+export function renderTable(report: Report): string {
+  return `${reportSections(report).map(renderSectionTable).join("\n\n")}\n`;
+}

@@ -1,0 +1,300 @@
+import { groupNames, type ConfigReport, type Report, type UsageMeans } from "./report-schema.js";
+
+/** A report as titled tables of text cells: what the table, markdown and html renderers lay out. */
+export interface Column {
+  header: string;
+  align: "left" | "right";
+}
+
+export interface Section {
+  id: string;
+  title: string;
+  notes: string[];
+  columns: Column[];
+  rows: string[][];
+}
+
+const DASH = "–";
+
+export function fmtPercent(x: number | null): string {
+  return x === null ? DASH : `${x.toFixed(1)}%`;
+}
+
+export function fmtPoints(x: number | null): string {
+  if (x === null) return DASH;
+  const s = x.toFixed(1);
+  return x > 0 && s !== "0.0" ? `+${s}` : s === "-0.0" ? "0.0" : s;
+}
+
+export function fmtInterval(ci: readonly [number, number] | null): string {
+  return ci === null ? DASH : `[${fmtPoints(ci[0])}, ${fmtPoints(ci[1])}]`;
+}
+
+export function fmtP(p: number | null): string {
+  if (p === null) return DASH;
+  if (p < 0.0001) return "<0.0001";
+  return p.toFixed(4);
+}
+
+export function fmtNumber(x: number | null, digits = 1): string {
+  if (x === null) return DASH;
+  return x.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+export function fmtRatio(x: number | null): string {
+  return x === null ? DASH : `${x.toFixed(2)}×`;
+}
+
+export function fmtCost(x: number | null): string {
+  return x === null ? DASH : `$${x.toFixed(4)}`;
+}
+
+const groupTitle = { overall: "Overall", near: "Near", far: "Far" } as const;
+const conditionTitle = { base: "uninterrupted", switch: "switched" } as const;
+
+const L = (header: string): Column => ({ header, align: "left" });
+const R = (header: string): Column => ({ header, align: "right" });
+
+function resolutionSection(report: Report): Section {
+  const rows = report.configs.flatMap((c) =>
+    groupNames.map((g) => {
+      const r = c.groups[g];
+      return [
+        c.label,
+        groupTitle[g],
+        String(r.n),
+        fmtPercent(r.uninterrupted),
+        fmtPercent(r.switched),
+        fmtPoints(r.gap),
+        fmtInterval(r.ci95),
+        fmtP(r.mcnemar_p),
+        `${r.discordant.base_only}/${r.discordant.switch_only}`,
+      ];
+    }),
+  );
+  return {
+    id: "resolution",
+    title: "Resolution",
+    notes: [
+      `Gap = uninterrupted − switched, in percentage points. 95% CI: percentile bootstrap over focus tasks (${report.bootstrap.resamples} resamples, seed ${report.bootstrap.seed}). McNemar: exact two-sided test on the discordant pairs b/c (b = resolved only uninterrupted, c = resolved only switched). Denominator n = focus tasks in the sessions file; sessions not run, not finalized or without verdict count as unresolved.`,
+    ],
+    columns: [L("Configuration"), L("Group"), R("n"), R("Uninterrupted"), R("Switched"), R("Gap (pp)"), R("95% CI"), R("McNemar p"), R("b/c")],
+    rows,
+  };
+}
+
+function comparisonSection(report: Report): Section | null {
+  const cmp = report.comparison;
+  if (!cmp) return null;
+  return {
+    id: "comparison",
+    title: `Comparison: A = ${cmp.a}, B = ${cmp.b}`,
+    notes: ["Over focus tasks common to both runs; difference = gap(A) − gap(B), paired bootstrap 95% CI."],
+    columns: [L("Group"), R("n common"), R("A unint."), R("A switched"), R("A gap"), R("B unint."), R("B switched"), R("B gap"), R("Difference (pp)"), R("95% CI")],
+    rows: groupNames.map((g) => {
+      const r = cmp.groups[g];
+      return [
+        groupTitle[g],
+        String(r.n_common),
+        fmtPercent(r.a.uninterrupted),
+        fmtPercent(r.a.switched),
+        fmtPoints(r.a.gap),
+        fmtPercent(r.b.uninterrupted),
+        fmtPercent(r.b.switched),
+        fmtPoints(r.b.gap),
+        fmtPoints(r.gap_difference),
+        fmtInterval(r.ci95),
+      ];
+    }),
+  };
+}
+
+function attributionSection(report: Report): Section {
+  const notes = [
+    "Unresolved artifacts that applied and were verified: the stages whose F2P tests did not all pass. Earlier-stage failure = a failed stage other than the last; share = of attributed.",
+  ];
+  const rows: string[][] = [];
+  for (const c of report.configs) {
+    if (!c.stage_attribution.available) {
+      notes.push(`${c.label}: unavailable (${c.stage_attribution.note ?? "no dataset"}).`);
+      continue;
+    }
+    for (const g of groupNames) {
+      for (const cond of ["base", "switch"] as const) {
+        const a = c.stage_attribution.groups[g][cond];
+        rows.push([
+          c.label,
+          groupTitle[g],
+          conditionTitle[cond],
+          String(a.unresolved),
+          String(a.attributed),
+          String(a.earlier_stage_failure),
+          fmtPercent(a.earlier_stage_share),
+          String(a.last_stage_only),
+          String(a.p2p_only),
+          Object.entries(a.failed_stages)
+            .map(([st, k]) => `S${st}:${k}`)
+            .join(" ") || DASH,
+        ]);
+      }
+    }
+  }
+  return {
+    id: "stage-attribution",
+    title: "Stage attribution",
+    notes,
+    columns: [L("Configuration"), L("Group"), L("Condition"), R("Unresolved"), R("Attributed"), R("Earlier-stage"), R("Share"), R("Last only"), R("P2P only"), L("Failed stages")],
+    rows,
+  };
+}
+
+function usageRow(c: ConfigReport, scope: string, u: UsageMeans): string[] {
+  return [
+    c.label,
+    scope,
+    String(u.sessions),
+    fmtNumber(u.tokens, 0),
+    fmtNumber(u.model_calls),
+    fmtNumber(u.tool_calls),
+    fmtCost(u.cost_usd),
+    fmtNumber(u.auxiliary_tokens, 0),
+  ];
+}
+
+function workloadSections(report: Report): Section[] {
+  const means: Section = {
+    id: "workload",
+    title: "Workload (mean per session)",
+    notes: [
+      "Tokens = input + cached input + cache writes + output (+ reasoning when not inside output); auxiliary (context-manager) calls included and also shown alone. Sessions that ran count with what they used; sessions never run are left out.",
+      "Resumed focus stages = focus stage requests delivered after work in another workspace (first focus request and finalization excluded). 'Same stages, uninterrupted' = those stage numbers in the paired uninterrupted session.",
+    ],
+    columns: [L("Configuration"), L("Scope"), R("Sessions"), R("Tokens"), R("Model calls"), R("Tool calls"), R("Cost"), R("Aux tokens")],
+    rows: report.configs.flatMap((c) => [
+      usageRow(c, "uninterrupted session", c.workload.uninterrupted),
+      usageRow(c, "switched session", c.workload.switched),
+      usageRow(c, "resumed focus stages", c.workload.resumed_focus),
+      usageRow(c, "same stages, uninterrupted (paired)", c.workload.resumed_focus_paired.uninterrupted_same_stages),
+    ]),
+  };
+  const ratios: Section = {
+    id: "workload-ratios",
+    title: "Workload ratios",
+    notes: [],
+    columns: [L("Configuration"), L("Ratio"), R("Tokens"), R("Model calls"), R("Tool calls"), R("Cost")],
+    rows: report.configs.flatMap((c) => {
+      const a = c.workload.ratios.switched_over_uninterrupted;
+      const b = c.workload.ratios.resumed_focus_over_uninterrupted_same_stages;
+      return [
+        [c.label, "switched / uninterrupted", fmtRatio(a.tokens), fmtRatio(a.model_calls), fmtRatio(a.tool_calls), fmtRatio(a.cost_usd)],
+        [c.label, "resumed stages / same stages uninterrupted", fmtRatio(b.tokens), fmtRatio(b.model_calls), fmtRatio(b.tool_calls), fmtRatio(b.cost_usd)],
+      ];
+    }),
+  };
+  return [means, ratios];
+}
+
+function profileSection(report: Report): Section {
+  return {
+    id: "profile",
+    title: "Schedule profile (median per session)",
+    notes: ["From the sessions file: requests, workspace switches (consecutive requests naming different workspaces), focus returns."],
+    columns: [L("Configuration"), L("Group"), L("Condition"), R("Sessions"), R("Requests"), R("Workspace switches"), R("Focus returns")],
+    rows: report.configs.flatMap((c) =>
+      groupNames.flatMap((g) =>
+        (["base", "switch"] as const).map((cond) => {
+          const p = c.profile[g][cond];
+          return [
+            c.label,
+            groupTitle[g],
+            conditionTitle[cond],
+            String(p.sessions),
+            fmtNumber(p.requests.median),
+            fmtNumber(p.workspace_switches.median),
+            fmtNumber(p.focus_returns.median),
+          ];
+        }),
+      ),
+    ),
+  };
+}
+
+function errorsSection(report: Report): Section {
+  return {
+    id: "errors",
+    title: "Errors",
+    notes: ["Infra faults (run) = sessions with an infrastructure fault in any attempt; restarts = attempts beyond the first. Timeouts = requests that ran out of budget; continuations = timeout continuations used."],
+    columns: [
+      L("Configuration"),
+      L("Condition"),
+      R("Sessions"),
+      R("Not run"),
+      R("Not finalized"),
+      R("No verdict"),
+      R("Infra (run)"),
+      R("Restarts"),
+      R("Infra (verify)"),
+      R("Timeouts"),
+      R("Continuations"),
+      R("Agent errors"),
+      R("Not applied"),
+    ],
+    rows: report.configs.flatMap((c) =>
+      (["base", "switch"] as const).map((cond) => {
+        const e = c.errors[cond];
+        return [
+          c.label,
+          conditionTitle[cond],
+          String(e.sessions),
+          String(e.not_run),
+          String(e.not_finalized),
+          String(e.no_verdict),
+          String(e.infra_fault_run),
+          String(e.restarts),
+          String(e.infra_fault_verify),
+          String(e.timeouts),
+          String(e.continuations),
+          String(e.agent_errors),
+          String(e.not_applied),
+        ];
+      }),
+    ),
+  };
+}
+
+const unscoredReasons = new Set(["not run", "not finalized", "no verdict", "infra fault"]);
+
+function unscoredSection(report: Report): Section {
+  const rows = report.configs.flatMap((c) =>
+    c.sessions
+      .filter((s) => s.reason !== null && unscoredReasons.has(s.reason))
+      .map((s) => [c.label, s.id, s.reason ?? "", s.detail ?? ""]),
+  );
+  return {
+    id: "unscored",
+    title: "Sessions counted unresolved without a score",
+    notes: rows.length === 0 ? ["None: every session ran, finalized and has a verdict."] : [],
+    columns: [L("Configuration"), L("Session"), L("Reason"), L("Detail")],
+    rows,
+  };
+}
+
+function warningsSection(report: Report): Section | null {
+  const rows = report.configs.flatMap((c) => c.warnings.map((w) => [c.label, w]));
+  if (rows.length === 0) return null;
+  return { id: "warnings", title: "Warnings", notes: [], columns: [L("Configuration"), L("Warning")], rows };
+}
+
+/** The report as the ordered tables every text format shows. Pure. */
+export function reportSections(report: Report): Section[] {
+  return [
+    resolutionSection(report),
+    comparisonSection(report),
+    attributionSection(report),
+    ...workloadSections(report),
+    profileSection(report),
+    errorsSection(report),
+    unscoredSection(report),
+    warningsSection(report),
+  ].filter((s): s is Section => s !== null);
+}

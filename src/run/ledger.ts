@@ -1,0 +1,121 @@
+import Database from "better-sqlite3";
+
+/**
+ * running: started, not ended (or cut off by kill -9 until a resume marks it interrupted);
+ * finished: all requests delivered and the artifacts saved; infra_fault: aborted by a fault outside the
+ * agent (retried); failed: aborted by an unexpected harness error (not retried in this invocation);
+ * interrupted: the run was stopped (Ctrl-C) or killed while this attempt ran.
+ */
+export const attemptStatuses = ["running", "finished", "failed", "infra_fault", "interrupted"] as const;
+export type AttemptStatus = (typeof attemptStatuses)[number];
+
+export interface AttemptRow {
+  session: string;
+  attempt: number;
+  status: AttemptStatus;
+  started_at: string;
+  ended_at: string | null;
+  detail: string | null;
+  invocation: number;
+}
+
+const schema = `
+CREATE TABLE IF NOT EXISTS invocations (
+  id INTEGER PRIMARY KEY,
+  pid INTEGER NOT NULL,
+  started_at TEXT NOT NULL,
+  ended_at TEXT,
+  resumed INTEGER NOT NULL,
+  result TEXT
+);
+CREATE TABLE IF NOT EXISTS attempts (
+  session TEXT NOT NULL,
+  attempt INTEGER NOT NULL,
+  status TEXT NOT NULL CHECK (status IN (${attemptStatuses.map((s) => `'${s}'`).join(", ")})),
+  started_at TEXT NOT NULL,
+  ended_at TEXT,
+  detail TEXT,
+  invocation INTEGER NOT NULL,
+  PRIMARY KEY (session, attempt)
+);
+`;
+
+const now = () => new Date().toISOString();
+
+/** The run's ledger: which attempt of which session started and how it ended (SQLite, WAL, fsync'd). */
+export class Ledger {
+  private readonly db: Database.Database;
+  private invocation = 0;
+
+  private constructor(file: string, readonly: boolean) {
+    this.db = new Database(file, { readonly, fileMustExist: readonly });
+    this.db.pragma("busy_timeout = 10000");
+    if (!readonly) {
+      this.db.pragma("journal_mode = WAL");
+      this.db.pragma("synchronous = FULL");
+      this.db.exec(schema);
+    }
+  }
+
+  static open(file: string): Ledger {
+    return new Ledger(file, false);
+  }
+
+  static openReadonly(file: string): Ledger {
+    return new Ledger(file, true);
+  }
+
+  /** Records this process as an invocation of the run; attempts it starts refer to it. */
+  startInvocation(resumed: boolean): number {
+    const r = this.db.prepare("INSERT INTO invocations (pid, started_at, resumed) VALUES (?, ?, ?)").run(process.pid, now(), resumed ? 1 : 0);
+    this.invocation = Number(r.lastInsertRowid);
+    return this.invocation;
+  }
+
+  endInvocation(result: string): void {
+    this.db.prepare("UPDATE invocations SET ended_at = ?, result = ? WHERE id = ?").run(now(), result, this.invocation);
+  }
+
+  /** Starts the next attempt of a session and returns its number (1-based). */
+  begin(session: string): number {
+    return this.db.transaction(() => {
+      const row = this.db.prepare("SELECT COALESCE(MAX(attempt), 0) AS n FROM attempts WHERE session = ?").get(session) as { n: number };
+      const attempt = row.n + 1;
+      this.db
+        .prepare("INSERT INTO attempts (session, attempt, status, started_at, invocation) VALUES (?, ?, 'running', ?, ?)")
+        .run(session, attempt, now(), this.invocation);
+      return attempt;
+    })();
+  }
+
+  end(session: string, attempt: number, status: Exclude<AttemptStatus, "running">, detail?: string): void {
+    this.db
+      .prepare("UPDATE attempts SET status = ?, ended_at = ?, detail = ? WHERE session = ? AND attempt = ?")
+      .run(status, now(), detail ?? null, session, attempt);
+  }
+
+  /** Marks attempts still `running` (their process was killed) as interrupted and returns them. */
+  markInterrupted(detail: string): AttemptRow[] {
+    return this.db.transaction(() => {
+      const rows = this.db.prepare("SELECT * FROM attempts WHERE status = 'running' ORDER BY session, attempt").all() as AttemptRow[];
+      const upd = this.db.prepare("UPDATE attempts SET status = 'interrupted', ended_at = ?, detail = ? WHERE session = ? AND attempt = ?");
+      for (const r of rows) upd.run(now(), detail, r.session, r.attempt);
+      return rows;
+    })();
+  }
+
+  attempts(session?: string): AttemptRow[] {
+    const sql = "SELECT * FROM attempts" + (session === undefined ? "" : " WHERE session = ?") + " ORDER BY session, attempt";
+    const stmt = this.db.prepare(sql);
+    return (session === undefined ? stmt.all() : stmt.all(session)) as AttemptRow[];
+  }
+
+  finishedSessions(): Set<string> {
+    const rows = this.db.prepare("SELECT DISTINCT session FROM attempts WHERE status = 'finished'").all() as { session: string }[];
+    return new Set(rows.map((r) => r.session));
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

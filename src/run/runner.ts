@@ -1,0 +1,269 @@
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { InputError, inputError } from "../core/errors.js";
+import { readJsonWith, writeJsonAtomic } from "../core/json-file.js";
+import { loadDataset, type Dataset } from "../dataset/load.js";
+import { sessionsFileSchema } from "../sessions/schema.js";
+import { agentFactory } from "../agents/registry.js";
+import { killStaleGroup } from "../agents/command.js";
+import type { Agent } from "../agents/types.js";
+import { AttemptAborted, runSessionAttempt, type AttemptSummary } from "./controller.js";
+import { runFiles } from "./layout.js";
+import { Ledger } from "./ledger.js";
+import { nowIso, type ProgressSink } from "./progress-events.js";
+import { runPool } from "./pool.js";
+import { acquireRunLock } from "./run-lock.js";
+import { assertSameRun, defaultLabel, runConfigSchema, type RunConfig } from "./run-config.js";
+import { selectSessions, type ConditionChoice, type SelectedSession } from "./session-selection.js";
+import type { SessionSummary } from "./session-summary.js";
+import { sessionsMismatch } from "./sessions-match.js";
+import { verifyAfterRun } from "./verify-hook.js";
+import { removeWorkDir } from "./workspaces.js";
+
+export const defaultRequestTimeoutS = 900;
+export const maxContinuations = 3;
+export const maxInfraRetries = 2;
+
+/** Options of `switch-swe run`; undefined = not given (on --resume, taken from run.json). */
+export interface RunOptions {
+  out: string;
+  resume: boolean;
+  dataset?: string;
+  sessions?: string;
+  agent?: string;
+  agentOptions?: Record<string, string>;
+  condition?: ConditionChoice;
+  sessionIds?: string[];
+  seed?: number;
+  label?: string;
+  requestTimeoutS?: number;
+  concurrency: number;
+  keepWorkspaces: boolean;
+  verify: boolean;
+  progress: ProgressSink;
+  /** Stops the run (the CLI wires Ctrl-C and SIGTERM to it). */
+  signal?: AbortSignal;
+}
+
+export interface RunOutcome {
+  runDir: string;
+  finished: string[];
+  failed: string[];
+  skipped: string[];
+  interrupted: boolean;
+}
+
+interface Prepared {
+  runDir: string;
+  config: RunConfig;
+  dataset: Dataset;
+  agent: Agent;
+  selected: SelectedSession[];
+  existing: boolean;
+}
+
+function version(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: string };
+    return pkg.version ?? "unknown";
+  } catch {
+    return "unknown";
+  }
+}
+
+function isEmptyDir(dir: string): boolean {
+  return readdirSync(dir).length === 0;
+}
+
+/** Checks every input before anything is written; returns what the run needs. */
+function prepare(opts: RunOptions): Prepared {
+  const runDir = resolve(opts.out);
+  const configFile = runFiles.config(runDir);
+  let previous: RunConfig | null = null;
+  if (existsSync(runDir) && !statSync(runDir).isDirectory()) throw inputError(runDir, "", "exists and is not a directory");
+  if (opts.resume) {
+    if (!existsSync(configFile)) throw inputError(runDir, "", "no run.json here: nothing to resume (start the run without --resume)");
+    previous = readJsonWith(configFile, runConfigSchema);
+  } else if (existsSync(runDir) && !isEmptyDir(runDir)) {
+    throw inputError(runDir, "", "already exists and is not empty (add --resume to continue the run in it, or choose another --out)");
+  }
+
+  const datasetPath = opts.dataset ?? previous?.dataset.path;
+  const sessionsPath = opts.sessions ?? previous?.sessions.path;
+  const agentName = opts.agent ?? previous?.agent.name;
+  if (datasetPath === undefined) throw inputError("--dataset", "", "required");
+  if (sessionsPath === undefined) throw inputError("--sessions", "", "required");
+  if (agentName === undefined) throw inputError("--agent", "", "required");
+  const agentOptions = opts.agentOptions ?? previous?.agent.options ?? {};
+
+  const factory = agentFactory(agentName);
+  const agent = factory.create(factory.parse(agentOptions));
+  const dataset = loadDataset(datasetPath);
+  const sessionsText = (() => {
+    try {
+      return readFileSync(resolve(sessionsPath));
+    } catch {
+      throw inputError(resolve(sessionsPath), "", "file not found");
+    }
+  })();
+  const sessions = readJsonWith(resolve(sessionsPath), sessionsFileSchema);
+  const problems = sessionsMismatch(sessions, resolve(sessionsPath), dataset);
+  if (problems.length > 0) throw new InputError(problems.slice(0, 20));
+  const condition = opts.condition ?? previous?.condition ?? "both";
+  const filter = opts.sessionIds && opts.sessionIds.length > 0 ? [...opts.sessionIds] : opts.sessionIds ? null : (previous?.session_filter ?? null);
+  const selected = selectSessions(sessions, condition, filter);
+  if (selected.length === 0) throw inputError(resolve(sessionsPath), "pairs", "no session to run");
+  const requestTimeoutS = opts.requestTimeoutS ?? previous?.request_timeout_s ?? defaultRequestTimeoutS;
+  if (!(requestTimeoutS > 0)) throw inputError("--request-timeout", "", "must be a positive number of seconds");
+
+  const config: RunConfig = {
+    format: "switch-swe.run/1",
+    created_at: previous?.created_at ?? nowIso(),
+    switch_swe_version: previous?.switch_swe_version ?? version(),
+    dataset: { path: dataset.root, name: dataset.manifest.name, version: dataset.manifest.version },
+    sessions: { path: resolve(sessionsPath), sha256: createHash("sha256").update(sessionsText).digest("hex"), seed: sessions.seed },
+    agent: { name: agentName, options: agentOptions },
+    label: opts.label ?? previous?.label ?? defaultLabel(agentName, agentOptions),
+    seed: opts.seed ?? previous?.seed ?? 0,
+    condition,
+    session_filter: filter,
+    sessions_selected: selected.map((s) => s.session),
+    request_timeout_s: requestTimeoutS,
+    max_continuations: previous?.max_continuations ?? maxContinuations,
+    max_infra_retries: previous?.max_infra_retries ?? maxInfraRetries,
+  };
+  if (previous) assertSameRun(configFile, previous, config);
+  return { runDir, config, dataset, agent, selected, existing: previous !== null };
+}
+
+/**
+ * `switch-swe run`: validates the inputs, writes run.json, then runs every selected session that the
+ * ledger does not record as finished, restarting sessions that were cut off, with at most
+ * `concurrency` sessions at a time. Sessions hit by infrastructure faults are retried (twice).
+ */
+export async function runSessions(opts: RunOptions): Promise<RunOutcome> {
+  const prep = prepare(opts);
+  const { runDir, config } = prep;
+  mkdirSync(runDir, { recursive: true });
+  if (!prep.existing) writeJsonAtomic(runFiles.config(runDir), config);
+  const release = acquireRunLock(runDir);
+  const ledger = Ledger.open(runFiles.ledger(runDir));
+  const started = Date.now();
+  const signal = opts.signal ?? new AbortController().signal;
+  const outcome: RunOutcome = { runDir, finished: [], failed: [], skipped: [], interrupted: false };
+  try {
+    ledger.startInvocation(prep.existing);
+    for (const cut of ledger.markInterrupted("cut off: the run process ended while this attempt ran")) {
+      const workDir = runFiles.workDir(runDir, cut.session, cut.attempt);
+      const group = killStaleGroup(join(workDir, "agent", "pid"));
+      if (group !== null) opts.progress({ type: "warning", time: nowIso(), session: cut.session, message: `ended the agent process group ${group} left running by the cut-off attempt ${cut.attempt}` });
+      await removeWorkDir(workDir);
+    }
+    const finished = ledger.finishedSessions();
+    const todo = prep.selected.filter((s) => !finished.has(s.session));
+    outcome.skipped = prep.selected.filter((s) => finished.has(s.session)).map((s) => s.session);
+    opts.progress({
+      type: "run_start",
+      time: nowIso(),
+      run_dir: runDir,
+      sessions: prep.selected.length,
+      skipped: outcome.skipped.length,
+      requests: todo.reduce((n, s) => n + s.pair.schedules[s.condition].length, 0),
+      concurrency: opts.concurrency,
+    });
+
+    await runPool(todo, opts.concurrency, async (s) => {
+      if (signal.aborted) return;
+      const status = await runWithRetries(s, prep, ledger, opts, signal);
+      if (status === "finished") outcome.finished.push(s.session);
+      else if (status === "failed") outcome.failed.push(s.session);
+    });
+    outcome.interrupted = signal.aborted;
+
+    // The single call site of verification (see verify-hook.ts).
+    if (opts.verify && !outcome.interrupted) await verifyAfterRun(runDir, config.sessions_selected, opts.concurrency, opts.progress);
+  } finally {
+    opts.progress({
+      type: "run_end",
+      time: nowIso(),
+      finished: outcome.finished.length,
+      failed: outcome.failed.length,
+      skipped: outcome.skipped.length,
+      interrupted: signal.aborted,
+      elapsed_ms: Date.now() - started,
+    });
+    ledger.endInvocation(signal.aborted ? "interrupted" : outcome.failed.length > 0 ? "some sessions failed" : "ok");
+    ledger.close();
+    release();
+  }
+  return outcome;
+}
+
+async function runWithRetries(
+  s: SelectedSession,
+  prep: Prepared,
+  ledger: Ledger,
+  opts: RunOptions,
+  signal: AbortSignal,
+): Promise<"finished" | "failed" | "interrupted"> {
+  const { runDir, config } = prep;
+  let last: AttemptAborted | null = null;
+  for (let tries = 0; tries <= config.max_infra_retries; tries++) {
+    if (signal.aborted) return "interrupted";
+    const attempt = ledger.begin(s.session);
+    try {
+      const summary = await runSessionAttempt({
+        runDir,
+        dataset: prep.dataset,
+        pair: s.pair,
+        condition: s.condition,
+        session: s.session,
+        attempt,
+        agent: prep.agent,
+        runSeed: config.seed,
+        requestTimeoutMs: config.request_timeout_s * 1000,
+        maxContinuations: config.max_continuations,
+        keepWorkspaces: opts.keepWorkspaces,
+        signal,
+        progress: opts.progress,
+      });
+      // session.json first, then the ledger: a crash in between restarts the session, never loses it.
+      writeSummary(runDir, summary, ledger, { attempt, status: "finished", detail: null });
+      ledger.end(s.session, attempt, "finished");
+      opts.progress({ type: "session_end", time: nowIso(), session: s.session, attempt, status: "finished" });
+      return "finished";
+    } catch (e) {
+      if (!(e instanceof AttemptAborted)) {
+        // A harness error outside the attempt's own handling: this session fails, the others go on.
+        const detail = e instanceof Error ? (e.stack ?? e.message) : String(e);
+        ledger.end(s.session, attempt, "failed", detail);
+        opts.progress({ type: "session_end", time: nowIso(), session: s.session, attempt, status: "failed", detail });
+        return "failed";
+      }
+      last = e;
+      ledger.end(s.session, attempt, e.kind, e.message);
+      const retry = e.kind === "infra_fault" && tries < config.max_infra_retries && !signal.aborted;
+      opts.progress({ type: "session_end", time: nowIso(), session: s.session, attempt, status: e.kind, retry, detail: e.message });
+      if (e.kind === "interrupted") return "interrupted";
+      if (!retry) break;
+    }
+  }
+  if (last) writeSummary(runDir, last.partial, ledger, null);
+  return "failed";
+}
+
+function writeSummary(
+  runDir: string,
+  summary: AttemptSummary,
+  ledger: Ledger,
+  current: { attempt: number; status: string; detail: string | null } | null,
+): void {
+  const attempts = ledger.attempts(summary.session).map((r) => ({ attempt: r.attempt, status: r.status as string, detail: r.detail }));
+  if (current) {
+    const i = attempts.findIndex((a) => a.attempt === current.attempt);
+    if (i >= 0) attempts[i] = current;
+  }
+  const full: SessionSummary = { ...summary, attempts };
+  writeJsonAtomic(runFiles.summary(runDir, summary.session), full);
+}

@@ -1,0 +1,58 @@
+import { z } from "zod";
+import { conditionSchema, workspaceNameSchema } from "../sessions/schema.js";
+import { usageSchema } from "./usage.js";
+
+const patchInfoSchema = z
+  .object({
+    /** Path relative to the session directory. */
+    path: z.string(),
+    bytes: z.number().int().nonnegative(),
+    sha256: z.string(),
+    files: z.array(z.string()),
+  })
+  .strict();
+
+/** RUN_DIR/sessions/<session>/session.json: the outcome of the session's last attempt. */
+export const sessionSummarySchema = z
+  .object({
+    format: z.literal("switch-swe.session/1"),
+    session: z.string(),
+    pair: z.string(),
+    focus: z.string(),
+    condition: conditionSchema,
+    /** finished: every request was delivered and the artifacts saved; failed: infrastructure faults
+     * exhausted the retries (or the harness failed), so the session says nothing about the agent. */
+    status: z.enum(["finished", "failed"]),
+    reason: z.string().optional(),
+    /** The finalization request ended with the agent yielding. */
+    finalized: z.boolean(),
+    attempt: z.number().int().positive(),
+    /** Every attempt of this session so far, as the ledger records them. */
+    attempts: z.array(z.object({ attempt: z.number().int(), status: z.string(), detail: z.string().nullable() }).strict()),
+    conversation: z.string().nullable(),
+    started_at: z.string(),
+    ended_at: z.string(),
+    duration_ms: z.number().nonnegative(),
+    requests: z
+      .object({
+        scheduled: z.number().int().nonnegative(),
+        delivered: z.number().int().nonnegative(),
+        yielded: z.number().int().nonnegative(),
+        timeout: z.number().int().nonnegative(),
+        agent_error: z.number().int().nonnegative(),
+      })
+      .strict(),
+    /** Requests that ended in a timeout (continuations included). */
+    timeouts: z.number().int().nonnegative(),
+    continuations_used: z.number().int().nonnegative(),
+    usage: usageSchema,
+    /** The focus workspace's patch (artifact.patch); null when the session failed. */
+    artifact: patchInfoSchema.nullable(),
+    /** The other four workspaces' patches (workspaces/wNN.patch), for analysis only. */
+    workspaces: z.partialRecord(workspaceNameSchema, patchInfoSchema),
+    focus_workspace: workspaceNameSchema,
+  })
+  .strict();
+
+export type SessionSummary = z.infer<typeof sessionSummarySchema>;
+export type PatchInfo = z.infer<typeof patchInfoSchema>;

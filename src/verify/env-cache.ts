@@ -1,0 +1,263 @@
+import { createHash } from "node:crypto";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { writeFileAtomic, writeJsonAtomic } from "../core/json-file.js";
+import { runProcess } from "../core/process.js";
+import { cacheRoot, checkoutAt, type MaterializedRepo } from "../dataset/repo-cache.js";
+import { setupEnv } from "./scrubbed-env.js";
+
+/**
+ * The environment cache. Set-up commands run once per (repository, base commit, commands) in
+ * `<cache>/envs/<key>/checkout` with SWITCH_SWE_ENV=<cache>/envs/<key>; a `ready` file written last
+ * marks a usable environment. Tests then run in their own fresh checkout with `<env>/venv/bin`
+ * and `<env>/bin` (when they exist) in front of PATH. See docs/verification.md.
+ */
+
+export function envsRoot(): string {
+  return join(cacheRoot(), "envs");
+}
+
+export function envKey(repoIdentity: string, commit: string, setup: readonly string[]): string {
+  return createHash("sha256").update(JSON.stringify({ repo: repoIdentity, commit, setup })).digest("hex").slice(0, 32);
+}
+
+export interface PreparedEnv {
+  /** The environment directory, or null when the repository has no set-up commands. */
+  dir: string | null;
+  /** True when set-up did not run for this verification (the environment was ready). */
+  cached: boolean;
+  pathPrefix: string[];
+  vars: Record<string, string>;
+  /** Fingerprint of the environment's files, to notice a test run that changed it. */
+  fingerprint: string | null;
+}
+
+/** A set-up failure; `transient` is false when retrying cannot help (the set-up is wrong). */
+export class EnvSetupError extends Error {
+  constructor(
+    message: string,
+    readonly transient: boolean,
+  ) {
+    super(message);
+    this.name = "EnvSetupError";
+  }
+}
+
+export interface PrepareEnvOptions {
+  repo: MaterializedRepo;
+  /** Identifies the repository independently of where the dataset lives (`git:URL`, or `local`: the commit is content-addressed). */
+  repoIdentity: string;
+  commit: string;
+  setup: readonly string[];
+  timeoutMs: number;
+  log: (text: string) => void;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const metaFiles = new Set(["ready", "env.json", "setup.log"]);
+
+/** sha256 over (path, size, mtime) of every file of the environment but the checkout and its own records. */
+export function envFingerprint(dir: string): string {
+  const h = createHash("sha256");
+  const walk = (rel: string) => {
+    const abs = join(dir, rel);
+    let entries;
+    try {
+      entries = readdirSync(abs, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const e of entries) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (!rel && (e.name === "checkout" || metaFiles.has(e.name))) continue;
+      if (e.isDirectory()) {
+        h.update(`d ${r}\n`);
+        walk(r);
+      } else {
+        let st;
+        try {
+          st = statSync(join(dir, r), { throwIfNoEntry: false });
+        } catch {
+          st = undefined;
+        }
+        h.update(`f ${r} ${st?.size ?? -1} ${st?.mtimeMs ?? -1}\n`);
+      }
+    }
+  };
+  walk("");
+  return h.digest("hex");
+}
+
+interface ReadyRecord {
+  fingerprint: string;
+}
+
+function readReady(dir: string): ReadyRecord | null {
+  try {
+    return JSON.parse(readFileSync(join(dir, "ready"), "utf8")) as ReadyRecord;
+  } catch {
+    return null;
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** A lock is stale when its holder (on this host) is gone, or when it is older than the set-up deadline. */
+function lockIsStale(lockFile: string, maxAgeMs: number): boolean {
+  try {
+    const [pid, host] = readFileSync(lockFile, "utf8").split("\n");
+    const age = Date.now() - statSync(lockFile).mtimeMs;
+    if (age > maxAgeMs) return true;
+    if (host === hostname() && pid && !pidAlive(Number(pid))) return true;
+    return false;
+  } catch {
+    return false;
+  }
+}
+
+function usable(dir: string): PreparedEnv {
+  const pathPrefix = [join(dir, "venv", "bin"), join(dir, "bin")].filter((p) => existsSync(p));
+  const vars: Record<string, string> = { SWITCH_SWE_ENV: dir };
+  if (existsSync(join(dir, "venv", "bin"))) vars.VIRTUAL_ENV = join(dir, "venv");
+  return { dir, cached: true, pathPrefix, vars, fingerprint: readReady(dir)?.fingerprint ?? null };
+}
+
+/** Files of a venv that show the repository itself was installed from the set-up checkout. */
+function installsOfCheckout(dir: string): string[] {
+  const checkout = join(dir, "checkout");
+  const found: string[] = [];
+  const lib = join(dir, "venv", "lib");
+  if (!existsSync(lib)) return found;
+  for (const py of readdirSync(lib)) {
+    const site = join(lib, py, "site-packages");
+    if (!existsSync(site)) continue;
+    for (const name of readdirSync(site)) {
+      const full = join(site, name);
+      try {
+        if (name.endsWith(".pth") || name.startsWith("__editable__")) {
+          if (statSync(full).isFile() && readFileSync(full, "utf8").includes(checkout)) found.push(name);
+        } else if (name.endsWith(".dist-info") || name.endsWith(".egg-link")) {
+          const direct = name.endsWith(".egg-link") ? full : join(full, "direct_url.json");
+          if (existsSync(direct) && readFileSync(direct, "utf8").includes(checkout)) found.push(name);
+        }
+      } catch {
+        // unreadable entries are not evidence
+      }
+    }
+  }
+  return found;
+}
+
+/** Marks an environment as unusable, so the next verification rebuilds it. */
+export function invalidateEnvironment(dir: string): void {
+  rmSync(join(dir, "ready"), { force: true });
+}
+
+/**
+ * Returns a ready environment for (repository, commit, set-up), running the set-up when no ready
+ * one exists. Concurrent callers (threads of one verify, or other processes) wait on a lock file
+ * instead of racing. An environment whose files changed since set-up (a test run wrote into the
+ * venv) is rebuilt. Throws EnvSetupError when set-up fails.
+ */
+export async function prepareEnvironment(opts: PrepareEnvOptions): Promise<PreparedEnv> {
+  if (opts.setup.length === 0) return { dir: null, cached: false, pathPrefix: [], vars: {}, fingerprint: null };
+  const root = envsRoot();
+  mkdirSync(root, { recursive: true });
+  const key = envKey(opts.repoIdentity, opts.commit, opts.setup);
+  const dir = join(root, key);
+  const lockFile = join(root, `${key}.lock`);
+  const waitUntil = Date.now() + opts.timeoutMs + 60_000;
+  let waited = false;
+  for (;;) {
+    const ready = readReady(dir);
+    if (ready && ready.fingerprint === envFingerprint(dir)) return usable(dir);
+    let fd: number;
+    try {
+      fd = openSync(lockFile, "wx");
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+      if (lockIsStale(lockFile, opts.timeoutMs + 60_000)) {
+        rmSync(lockFile, { force: true });
+        continue;
+      }
+      if (Date.now() > waitUntil) throw new EnvSetupError(`timed out waiting for another set-up of ${dir} (lock ${lockFile})`, true);
+      if (!waited) opts.log(`waiting for another verification that is setting up ${dir}\n`);
+      waited = true;
+      await sleep(200);
+      continue;
+    }
+    try {
+      writeSync(fd, `${process.pid}\n${hostname()}\n${new Date().toISOString()}\n`);
+      closeSync(fd);
+      const again = readReady(dir);
+      if (again && again.fingerprint === envFingerprint(dir)) return usable(dir);
+      if (again) opts.log(`environment ${dir} changed since its set-up: rebuilding it\n`);
+      await runSetup(opts, dir);
+      const env = usable(dir);
+      return { ...env, cached: false };
+    } finally {
+      rmSync(lockFile, { force: true });
+    }
+  }
+}
+
+async function runSetup(opts: PrepareEnvOptions, dir: string): Promise<void> {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const started = Date.now();
+  const logLines: string[] = [];
+  const log = (t: string) => {
+    logLines.push(t);
+    opts.log(t);
+  };
+  try {
+    await checkoutAt(opts.repo, opts.commit, join(dir, "checkout"));
+    const home = join(dir, ".setup-home");
+    const tmp = join(dir, ".setup-tmp");
+    mkdirSync(home, { recursive: true });
+    mkdirSync(tmp, { recursive: true });
+    const env = setupEnv({ home, tmp, vars: { SWITCH_SWE_ENV: dir } });
+    for (const cmd of opts.setup) {
+      const left = opts.timeoutMs - (Date.now() - started);
+      log(`$ ${cmd}\n`);
+      const r = await runProcess("/bin/sh", ["-c", cmd], { cwd: join(dir, "checkout"), env, timeoutMs: Math.max(left, 1) });
+      log(r.stdout + r.stderr);
+      if (r.spawnError) throw new EnvSetupError(`set-up could not start: ${r.spawnError}`, true);
+      if (r.timedOut) throw new EnvSetupError(`set-up timed out after ${Math.round(opts.timeoutMs / 1000)} s: ${cmd}`, true);
+      if (r.code !== 0) throw new EnvSetupError(`set-up failed (exit ${r.code ?? r.signal}): ${cmd}`, true);
+    }
+    rmSync(home, { recursive: true, force: true });
+    rmSync(tmp, { recursive: true, force: true });
+    const installs = installsOfCheckout(dir);
+    if (installs.length > 0) {
+      throw new EnvSetupError(
+        `set-up installed the repository itself from the set-up checkout (${installs.join(", ")}): tests would import the base revision instead of the artifact; install dependencies only (see docs/verification.md)`,
+        false,
+      );
+    }
+    writeJsonAtomic(join(dir, "env.json"), {
+      repo: opts.repoIdentity,
+      commit: opts.commit,
+      setup: opts.setup,
+      created_at: new Date().toISOString(),
+      setup_ms: Date.now() - started,
+    });
+    writeFileAtomic(join(dir, "setup.log"), logLines.join(""));
+    // Last: the marker that makes the environment usable.
+    writeJsonAtomic(join(dir, "ready"), { fingerprint: envFingerprint(dir) });
+  } catch (e) {
+    rmSync(dir, { recursive: true, force: true });
+    if (e instanceof EnvSetupError) throw e;
+    throw new EnvSetupError(`set-up failed: ${(e as Error).message}`, true);
+  }
+}

@@ -1,0 +1,39 @@
+import type { CaseOutcome } from "./junit-xml.js";
+
+export interface SummaryLine {
+  nodeId: string;
+  outcome: CaseOutcome;
+}
+
+const summaryHeader = /^=+ short test summary info =+\s*$/;
+const summaryLine = /^(PASSED|FAILED|ERROR|XFAIL|XPASS|SKIPPED)\s+(\S.*?)(?:\s+-\s+.*)?\s*$/;
+
+/**
+ * The fallback reader: the `-rA` short test summary that pytest prints at the end of its output.
+ * Only lines after the last summary header count (printed output before it cannot add results).
+ * `SKIPPED [n] file:line: reason` lines carry no node id and are ignored; XFAIL counts as skipped.
+ * Returns null when the output has no summary at all.
+ */
+export function parsePytestSummary(output: string): SummaryLine[] | null {
+  const lines = output.split(/\r?\n/);
+  let start = -1;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    if (summaryHeader.test(lines[i]!)) {
+      start = i + 1;
+      break;
+    }
+  }
+  if (start < 0) return null;
+  const out: SummaryLine[] = [];
+  for (const line of lines.slice(start)) {
+    if (/^=+ .* =+\s*$/.test(line)) break;
+    const m = summaryLine.exec(line);
+    if (!m) continue;
+    const [, word, id] = m;
+    if (word === "SKIPPED" && id!.startsWith("[")) continue;
+    const outcome: CaseOutcome =
+      word === "PASSED" || word === "XPASS" ? "passed" : word === "FAILED" ? "failed" : word === "ERROR" ? "error" : "skipped";
+    out.push({ nodeId: id!, outcome });
+  }
+  return out;
+}

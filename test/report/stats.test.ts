@@ -1,0 +1,86 @@
+import { describe, expect, it } from "vitest";
+import {
+  binomialCdfHalf,
+  bootstrapGapCI,
+  discordant,
+  gapOf,
+  mcnemarExact,
+  pairedGapDifferenceCI,
+  percentileSorted,
+  summarize,
+  type Pair,
+} from "../../src/report/stats.js";
+
+const pairs = (spec: Array<[number, number, number]>): Pair[] =>
+  spec.flatMap(([b, s, k]) => Array.from({ length: k }, () => [b === 1, s === 1] as const));
+
+describe("McNemar exact test", () => {
+  it("matches hand-computed values", () => {
+    expect(mcnemarExact(5, 0)).toBeCloseTo(0.0625, 12); // 2 · (1/2)^5
+    expect(mcnemarExact(0, 5)).toBeCloseTo(0.0625, 12);
+    expect(mcnemarExact(3, 0)).toBeCloseTo(0.25, 12);
+    expect(mcnemarExact(2, 0)).toBeCloseTo(0.5, 12);
+    expect(mcnemarExact(1, 4)).toBeCloseTo(0.375, 12); // 2 · (1 + 5)/32
+    expect(mcnemarExact(8, 2)).toBeCloseTo((2 * (1 + 10 + 45)) / 1024, 12);
+    expect(mcnemarExact(3, 3)).toBe(1);
+    expect(mcnemarExact(0, 0)).toBe(1);
+  });
+  it("stays finite and exact-ish for large counts", () => {
+    const p = mcnemarExact(600, 400);
+    expect(Number.isFinite(p)).toBe(true);
+    expect(p).toBeGreaterThan(0);
+    expect(p).toBeLessThan(1e-8);
+    expect(binomialCdfHalf(1000, 2000)).toBeGreaterThan(0.5);
+    expect(binomialCdfHalf(1000, 2000)).toBeLessThan(0.52);
+    expect(binomialCdfHalf(-1, 5)).toBe(0);
+    expect(binomialCdfHalf(5, 5)).toBe(1);
+  });
+});
+
+describe("gap and discordant pairs", () => {
+  it("counts b and c and the gap in percentage points", () => {
+    const p = pairs([[1, 0, 5], [1, 1, 3], [0, 0, 2]]);
+    expect(gapOf(p)).toEqual({ uninterrupted: 80, switched: 30, gap: 50 });
+    expect(discordant(p)).toEqual({ base_only: 5, switch_only: 0 });
+    expect(gapOf([])).toEqual({ uninterrupted: null, switched: null, gap: null });
+  });
+});
+
+describe("percentile bootstrap", () => {
+  it("uses R type-7 percentiles", () => {
+    expect(percentileSorted([1, 2, 3, 4], 0.5)).toBe(2.5);
+    expect(percentileSorted([1, 2, 3, 4], 0)).toBe(1);
+    expect(percentileSorted([1, 2, 3, 4], 1)).toBe(4);
+    expect(percentileSorted([0, 10], 0.025)).toBeCloseTo(0.25, 12);
+  });
+  it("is reproducible with the same seed and changes with another seed", () => {
+    const p = pairs([[1, 0, 5], [1, 1, 3], [0, 0, 1], [0, 1, 1]]);
+    const a = bootstrapGapCI(p, { seed: 0, resamples: 200 });
+    expect(bootstrapGapCI(p, { seed: 0, resamples: 200 })).toEqual(a);
+    expect(bootstrapGapCI(p, { seed: 1, resamples: 200 })).not.toEqual(a);
+  });
+  it("brackets the gap, and collapses when every task agrees", () => {
+    const p = pairs([[1, 0, 5], [1, 1, 3], [0, 0, 2]]);
+    const [lo, hi] = bootstrapGapCI(p)!;
+    expect(lo).toBeLessThanOrEqual(50);
+    expect(hi).toBeGreaterThanOrEqual(50);
+    expect(lo).toBeGreaterThanOrEqual(0); // no task has switched-only success
+    expect(hi).toBeLessThanOrEqual(100);
+    expect(bootstrapGapCI(pairs([[1, 0, 4]]))).toEqual([100, 100]);
+    expect(bootstrapGapCI([])).toBeNull();
+  });
+  it("pairs the difference of gaps task by task", () => {
+    const same = pairs([[1, 0, 3], [1, 1, 2]]).map((a) => ({ a, b: a }));
+    expect(pairedGapDifferenceCI(same)).toEqual([0, 0]);
+    const ci = pairedGapDifferenceCI(pairs([[1, 0, 4], [1, 1, 4]]).map((a, i) => ({ a, b: [true, i % 2 === 0 ? true : a[1]] as Pair })));
+    expect(ci![0]).toBeLessThanOrEqual(ci![1]);
+  });
+});
+
+describe("summaries", () => {
+  it("median of odd and even counts", () => {
+    expect(summarize([3, 1, 2]).median).toBe(2);
+    expect(summarize([4, 1, 2, 3])).toEqual({ median: 2.5, mean: 2.5, min: 1, max: 4 });
+    expect(summarize([]).median).toBeNull();
+  });
+});
