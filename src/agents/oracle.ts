@@ -89,8 +89,9 @@ class OracleConversation implements Conversation {
     let r = await gitTry(["apply", "--whitespace=nowarn", "-"], { cwd, input: patch });
     if (r.code !== 0) r = await gitTry(["apply", "--3way", "--whitespace=nowarn", "-"], { cwd, input: patch });
     onEvent({ kind: "tool_call", name: "apply_patch", args: { stage: step.stage }, paths, status: r.code === 0 ? "ok" : "failed", ...(r.code === 0 ? {} : { output: r.stderr.slice(-2000) }) });
-    if (r.code !== 0) return { outcome: "agent_error", detail: `oracle: stage ${step.stage} patch did not apply: ${r.stderr.trim().split("\n")[0] ?? ""}` };
     this.applied.set(req.workspace, step.stage);
+    // After a forgotten return the later stages may no longer apply: the oracle reports it and yields.
+    if (r.code !== 0) onEvent({ kind: "text", text: `The change for this request did not apply: ${r.stderr.trim().split("\n")[0] ?? ""}` });
     return { outcome: "yielded" };
   }
 

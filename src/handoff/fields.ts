@@ -39,9 +39,9 @@ export const DEFAULT_RUBRIC: Rubric = {
 export const FIELD_QUESTIONS: Record<Field, string> = {
   objective: "the goal of the interrupted work",
   current_state: "every statement that is true of the work right now",
-  decisions: "every decision that still stands (not the ones later reversed)",
+  decisions: "every decision that still stands, not the ones later reversed",
   evidence: "every observation that supports the current state",
-  constraints: "every constraint that applies now (not the ones lifted or superseded)",
+  constraints: "every constraint that applies now, not the ones lifted or superseded",
   next_action: "the next step of this work",
   owner: "who takes the next step",
   open_questions: "every question that is still unresolved",
