@@ -15,7 +15,7 @@ function shortHash(text: string): string {
 }
 
 /** Build outputs and caches that a plain source tree may contain but that are never part of it. */
-const localTreeExcludes = ["__pycache__/", "*.pyc", ".pytest_cache/", "*.egg-info/", ".venv/", "node_modules/", ".DS_Store"];
+const localTreeExcludes = ["__pycache__/", "*.pyc", ".pytest_cache/", ".benchmarks/", "*.egg-info/", ".venv/", "node_modules/", ".DS_Store"];
 
 export interface MaterializedRepo {
   /** Bare git repository in the cache that holds the base revisions. */

@@ -1,20 +1,10 @@
 import { z } from "zod";
 import { DEFAULT_RUBRIC, FIELDS, isSingleValue, type Field } from "./fields.js";
+import { strict } from "./strict-object.js";
 
 /** Ids name cases and candidates in prompts, answers and file names: keep them plain. */
 export const idPattern = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const idMessage = "ids are letters, digits, . _ - (starting with a letter or digit)";
-
-/** A strict object (unknown keys are errors) whose problems are reported in the project's words. */
-export function strict<T extends z.ZodRawShape>(shape: T, what: string) {
-  return z.strictObject(shape, {
-    error: (iss) => {
-      if (iss.code === "unrecognized_keys")
-        return `unknown field${iss.keys.length > 1 ? "s" : ""} ${iss.keys.map((k) => `"${k}"`).join(", ")}`;
-      return iss.input === undefined ? `missing ${what}` : `${what} must be an object`;
-    },
-  });
-}
 
 /** A string that must be present; `missing` names what is absent, `wrong` says what it should be. */
 function text(missing: string, wrong: string) {
@@ -23,8 +13,8 @@ function text(missing: string, wrong: string) {
 
 const candidateSchema = strict(
   {
-  id: text("missing id", "an id is a string").regex(idPattern, idMessage),
-  text: text("missing text", "a candidate's text is a string").trim().min(1, "a candidate needs text"),
+    id: text("missing id", "an id is a string").regex(idPattern, idMessage),
+    text: text("missing text", "a candidate's text is a string").trim().min(1, "a candidate needs text"),
   },
   "candidate",
 );
@@ -66,27 +56,33 @@ const conditionText = text("missing condition", "a condition is the context text
 
 export const conditionsSchema = strict({ transcript: conditionText, memory: conditionText, handoff: conditionText }, "conditions");
 
-export const candidatesSchema = strict({
-  objective: candidateListSchema,
-  current_state: candidateListSchema,
-  decisions: candidateListSchema,
-  evidence: candidateListSchema,
-  constraints: candidateListSchema,
-  next_action: candidateListSchema,
-  owner: candidateListSchema,
-  open_questions: candidateListSchema,
-}, "candidates");
+export const candidatesSchema = strict(
+  {
+    objective: candidateListSchema,
+    current_state: candidateListSchema,
+    decisions: candidateListSchema,
+    evidence: candidateListSchema,
+    constraints: candidateListSchema,
+    next_action: candidateListSchema,
+    owner: candidateListSchema,
+    open_questions: candidateListSchema,
+  },
+  "candidates",
+);
 
-export const answerKeySchema = strict({
-  objective: singleAnswer("objective"),
-  current_state: multiAnswer("current_state"),
-  decisions: multiAnswer("decisions"),
-  evidence: multiAnswer("evidence"),
-  constraints: multiAnswer("constraints"),
-  next_action: singleAnswer("next_action"),
-  owner: singleAnswer("owner"),
-  open_questions: multiAnswer("open_questions"),
-}, "answer");
+export const answerKeySchema = strict(
+  {
+    objective: singleAnswer("objective"),
+    current_state: multiAnswer("current_state"),
+    decisions: multiAnswer("decisions"),
+    evidence: multiAnswer("evidence"),
+    constraints: multiAnswer("constraints"),
+    next_action: singleAnswer("next_action"),
+    owner: singleAnswer("owner"),
+    open_questions: multiAnswer("open_questions"),
+  },
+  "answer",
+);
 
 type Issue = { path: PropertyKey[]; message: string };
 
@@ -124,15 +120,18 @@ export function answerKeyIssues(caseValue: unknown): Issue[] {
   return issues;
 }
 
-export const caseSchema = strict({
-  id: text("missing id", "a case id is a string").regex(idPattern, idMessage),
-  title: text("missing title", "a title is a string").trim().min(1, "a case needs a title"),
-  /** For dataset authors and reviewers (why each distractor is wrong); never shown to the model. */
-  notes: z.string().optional(),
-  conditions: conditionsSchema,
-  candidates: candidatesSchema,
-  answer: answerKeySchema,
-}, "case").superRefine(
+export const caseSchema = strict(
+  {
+    id: text("missing id", "a case id is a string").regex(idPattern, idMessage),
+    title: text("missing title", "a title is a string").trim().min(1, "a case needs a title"),
+    /** For dataset authors and reviewers (why each distractor is wrong); never shown to the model. */
+    notes: z.string().optional(),
+    conditions: conditionsSchema,
+    candidates: candidatesSchema,
+    answer: answerKeySchema,
+  },
+  "case",
+).superRefine(
   (value, ctx) => {
     for (const issue of answerKeyIssues(value)) ctx.addIssue({ code: "custom", ...issue });
   },
@@ -143,43 +142,50 @@ const points = z
   .number({ error: (iss) => (iss.input === undefined ? "missing points (0 is allowed)" : "points are a number") })
   .nonnegative("points cannot be negative");
 
-export const rubricSchema = strict({
-  objective: points,
-  current_state: points,
-  decisions: points,
-  evidence: points,
-  constraints: points,
-  next_action: points,
-  owner: points,
-  open_questions: points,
-}, "rubric").superRefine((rubric, ctx) => {
+export const rubricSchema = strict(
+  {
+    objective: points,
+    current_state: points,
+    decisions: points,
+    evidence: points,
+    constraints: points,
+    next_action: points,
+    owner: points,
+    open_questions: points,
+  },
+  "rubric",
+).superRefine((rubric, ctx) => {
   const total = FIELDS.reduce((sum, f) => sum + rubric[f], 0);
   // Points are usually integers; the tolerance only forgives binary fractions like 12.5 + 7.5.
   if (Math.abs(total - 100) > 1e-9) ctx.addIssue({ code: "custom", message: `points add up to ${total}, not 100` });
 });
 
-export const handoffDatasetSchema = strict({
-  version: text("missing version", "a version is a string").min(1, "empty version"),
-  name: z.string().optional(),
-  description: z.string().optional(),
-  rubric: rubricSchema.default(DEFAULT_RUBRIC),
-  cases: z
-    .array(caseSchema, { error: (iss) => (iss.input === undefined ? "missing cases" : "cases are a list") })
-    .min(1, "a dataset needs at least one case")
-    .superRefine(
-      (cases, ctx) => {
-        if (!Array.isArray(cases)) return;
-        const first = new Map<string, number>();
-        (cases as unknown[]).forEach((c, i) => {
-          if (!isRecord(c) || typeof c.id !== "string") return;
-          const seen = first.get(c.id);
-          if (seen === undefined) first.set(c.id, i);
-          else ctx.addIssue({ code: "custom", path: [i, "id"], message: `duplicate case id "${c.id}" (also cases[${seen}])` });
-        });
-      },
-      { when: () => true },
-    ),
-}, "dataset");
+export const handoffDatasetSchema = strict(
+  {
+    version: text("missing version", "a version is a string").min(1, "empty version"),
+    name: z.string().optional(),
+    description: z.string().optional(),
+    rubric: rubricSchema.default(() => ({ ...DEFAULT_RUBRIC })),
+    cases: z
+      .array(caseSchema, { error: (iss) => (iss.input === undefined ? "missing cases" : "cases are a list") })
+      .min(1, "a dataset needs at least one case")
+      // Duplicate ids are found even when some case is malformed (`when`), hence the checks on unknown input.
+      .superRefine(
+        (cases, ctx) => {
+          if (!Array.isArray(cases)) return;
+          const first = new Map<string, number>();
+          (cases as unknown[]).forEach((c, i) => {
+            if (!isRecord(c) || typeof c.id !== "string") return;
+            const seen = first.get(c.id);
+            if (seen === undefined) first.set(c.id, i);
+            else ctx.addIssue({ code: "custom", path: [i, "id"], message: `duplicate case id "${c.id}" (also cases[${seen}])` });
+          });
+        },
+        { when: () => true },
+      ),
+  },
+  "dataset",
+);
 
 export type HandoffDataset = z.infer<typeof handoffDatasetSchema>;
 export type HandoffCase = z.infer<typeof caseSchema>;

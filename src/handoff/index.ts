@@ -10,6 +10,7 @@ export { PROMPT_VERSION, renderPrompt } from "./prompt.js";
 export { buildPromptSet, writePromptSet } from "./write-prompts.js";
 export { makeTemplate } from "./template.js";
 export { parseModelResponse } from "./parse-response.js";
-export { openAICompatibleClient, RequestFailed, type AskModel, type ModelReply } from "./model-client.js";
+export { RequestFailed, type AskModel, type ModelReply } from "./model-reply.js";
+// The AI SDK client is not re-exported: import ./model-client.js where a model is called, so other commands start fast.
 export { rawLogPath, runHandoff, type RunSettings, type RunSummary } from "./run.js";
 export { runScorerChecks } from "./validate-scorer.js";

@@ -12,8 +12,11 @@ const FIELD_SET: ReadonlySet<string> = new Set(FIELDS);
 
 function describe(value: unknown): string {
   if (value === null) return "null";
-  if (Array.isArray(value)) return "a list";
-  return `a ${typeof value}`;
+  if (Array.isArray(value)) {
+    const odd = value.find((x) => typeof x !== "string");
+    return odd === undefined ? "a list" : `a list holding ${describe(odd)}`;
+  }
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
 /**
@@ -45,7 +48,7 @@ export function parseModelResponse(text: string): ParsedResponse {
     if (typeof v === "string" || v === null || (Array.isArray(v) && v.every((x) => typeof x === "string"))) {
       answers[field] = v as string | string[] | null;
     } else {
-      problems.push(`${field}: ${describe(v)} is neither an id nor a list of ids (dropped)`);
+      problems.push(`${field}: ${describe(v)} is not an id or a list of ids (dropped)`);
     }
   }
   return { kind: "answer", answers, problems };

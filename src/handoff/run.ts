@@ -4,7 +4,7 @@ import { InputError, type Problem } from "../core/errors.js";
 import { readJsonWith, writeJsonAtomic } from "../core/json-file.js";
 import { CONDITIONS, type Condition } from "./fields.js";
 import type { LoadedHandoffDataset } from "./load-dataset.js";
-import { RequestFailed, type AskModel, type ModelReply } from "./model-client.js";
+import { RequestFailed, type AskModel, type ModelReply } from "./model-reply.js";
 import { parseModelResponse } from "./parse-response.js";
 import { PROMPT_VERSION, renderPrompt, sha256 } from "./prompt.js";
 import { TOOL, datasetRef } from "./record.js";

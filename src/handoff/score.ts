@@ -94,7 +94,8 @@ export function scoreCaseCondition(
   }
   for (const note of response?.problems ?? []) problems.push({ path: `responses.${c.id}.${condition}`, message: note });
   const given = submission.answers[c.id]?.[condition];
-  if (given === undefined) {
+  // One line for a condition left wholly unanswered (as in a template), not eight.
+  if (given === undefined || FIELDS.every((f) => given[f] === undefined || given[f] === null)) {
     problems.push({ path: base, message: "no answer" });
     return { score: 0, fields };
   }

@@ -7,13 +7,12 @@ function cands(prefix: string, n: number): { id: string; text: string }[] {
   return Array.from({ length: n }, (_, i) => ({ id: `${prefix}${i + 1}`, text: `statement ${prefix}${i + 1}` }));
 }
 
-const conditions = { transcript: "user: fix it\nassistant: on it", memory: "fixing it", handoff: "Objective: fix it" };
-
 function fixtureCase(id: string, answer: Record<string, string | string[]>) {
   return {
     id,
     title: `fixture ${id}`,
-    conditions,
+    // Distinct per case, so every case x condition has its own prompt.
+    conditions: { transcript: `user: fix ${id}\nassistant: on it`, memory: `fixing ${id}`, handoff: `Objective: fix ${id}` },
     candidates: {
       objective: cands("o", 2),
       current_state: cands("s", 4),

@@ -1,12 +1,14 @@
 import { z } from "zod";
-import { strict } from "./dataset-schema.js";
-import { CONDITIONS } from "./fields.js";
+import { strict } from "./strict-object.js";
 
 /** What a declared retry rule may retry on; nothing is retried unless declared before the run. */
 export const RETRY_ON = ["invalid-json", "http-error"] as const;
 export type RetryOn = (typeof RETRY_ON)[number];
 
-const count = z.number().int().nonnegative();
+/** Record fields report absence as "missing", like every other file of the project. */
+const str = () => z.string({ error: (iss) => (iss.input === undefined ? "missing" : "must be a string (may be empty)") });
+const num = () => z.number({ error: (iss) => (iss.input === undefined ? "missing" : "must be a number") });
+const count = num().int().nonnegative();
 
 export const retryPolicySchema = strict(
   {
@@ -25,24 +27,24 @@ export const usageSchema = strict(
 /** The reproducibility record: everything needed to rerun (or distrust) a submission. */
 export const recordSchema = strict(
   {
-    provider: z.string(),
+    provider: str(),
     /** The model id as requested. */
-    model: z.string(),
+    model: str(),
     /** The model id(s) the API reported in its responses (or what a person filled in). */
-    model_version: z.string(),
+    model_version: str(),
     /** When the run started (ISO 8601). */
-    date: z.string(),
+    date: str(),
     /** null: the provider's default. */
-    temperature: z.number().nullable(),
-    system_prompt: z.string(),
+    temperature: num().nullable(),
+    system_prompt: str(),
     /** Host or API: the base URL requests went to (or e.g. a chat UI's name). */
-    host: z.string(),
+    host: str(),
     retry_policy: retryPolicySchema,
     max_output_tokens: count.nullable(),
-    seed: z.number().int().nullable(),
-    dataset: strict({ file: z.string(), version: z.string(), sha256: z.string() }, "dataset"),
-    prompt_version: z.number().int().positive(),
-    tool: z.string(),
+    seed: num().int().nullable(),
+    dataset: strict({ file: str(), version: str(), sha256: str() }, "dataset"),
+    prompt_version: num().int().positive(),
+    tool: str(),
     /** Token totals over every request of the run, retries included. */
     usage: usageSchema.optional(),
     notes: z.string().optional(),
@@ -69,7 +71,10 @@ export const conditionAnswersSchema = strict(
   "answers",
 );
 
-const conditionKey = z.enum(CONDITIONS, { error: `a condition is one of ${CONDITIONS.join(", ")}` });
+/** Per condition, all optional: a submission may cover only some conditions (the rest score 0). */
+function byCondition<T extends z.ZodType>(schema: T) {
+  return strict({ transcript: schema.optional(), memory: schema.optional(), handoff: schema.optional() }, "conditions");
+}
 
 /** How `run` fared on one case and condition; an invalid response is kept so a resumed run does not retry it. */
 export const responseOutcomeSchema = strict(
@@ -90,9 +95,9 @@ export const responseOutcomeSchema = strict(
 export const submissionSchema = strict(
   {
     record: recordSchema,
-    answers: z.record(z.string(), z.partialRecord(conditionKey, conditionAnswersSchema)),
+    answers: z.record(z.string(), byCondition(conditionAnswersSchema)),
     /** Written by `run`; absent in hand-filled submissions. */
-    responses: z.record(z.string(), z.partialRecord(conditionKey, responseOutcomeSchema)).optional(),
+    responses: z.record(z.string(), byCondition(responseOutcomeSchema)).optional(),
   },
   "submission",
 );

@@ -29,7 +29,7 @@ function problemsAt(result: ScoreResult, path: string): string[] {
 }
 
 function rejects(mutate: (d: typeof FIXTURE_DATASET) => void, expected: string): { ok: boolean; detail: string } {
-  const copy = structuredClone(FIXTURE_DATASET);
+  const copy = JSON.parse(JSON.stringify(FIXTURE_DATASET)) as typeof FIXTURE_DATASET;
   mutate(copy);
   try {
     parseHandoffDataset("fixture", JSON.stringify(copy));

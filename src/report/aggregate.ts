@@ -35,7 +35,7 @@ export function sessionOutcome(s: SessionInput | undefined): SessionOutcome {
   const t = s?.trajectory ?? null;
   const summary = s?.summary ?? null;
   const summaryAttempts = Array.isArray(summary?.attempts) ? summary.attempts.length : (summary?.attempts ?? 0);
-  const attempts = Math.max(t?.attempts ?? 0, summaryAttempts);
+  const attempts = Math.max(t?.attempts ?? 0, t?.last_attempt ?? 0, summaryAttempts);
   const finalized = t?.ended?.finalized ?? summary?.finalized ?? null;
   const out = (reason: UnresolvedReason | null, detail: string | null): SessionOutcome => ({
     status: reason === null ? "resolved" : "unresolved",
@@ -46,9 +46,15 @@ export function sessionOutcome(s: SessionInput | undefined): SessionOutcome {
   });
   if (!s || (!t && !summary)) return out("not run", null);
   if (finalized !== true) {
-    if (t && t.infra_faults_last > 0) return out("infra fault", `run: ${t.ended?.reason ?? "infrastructure fault during the session"}`);
-    const why = t?.ended?.reason ?? (t && !t.ended ? "the trajectory has no session_end (cut off or still running)" : null);
-    return out("not finalized", why);
+    const status = t?.ended?.status ?? summary?.status ?? null;
+    const reason = t?.ended?.reason ?? summary?.reason ?? null;
+    // A failed session (infrastructure faults beyond the retries, or a harness failure) says nothing about
+    // the agent; an interrupted one is a run that was stopped before the session ended.
+    if ((t?.infra_faults_last ?? 0) > 0 || (status === "failed" && !reason?.startsWith("interrupted"))) {
+      return out("infra fault", `run: ${reason ?? "infrastructure fault during the session"}`);
+    }
+    const why = reason ?? (t && !t.ended ? "the trajectory has no session_end (cut off or still running)" : null);
+    return out("not finalized", why ?? (status === "finished" ? "the finalization request did not end with the agent yielding" : null));
   }
   const v = s.verdict;
   if (!v) return out("no verdict", s.verdictProblem);
@@ -58,6 +64,17 @@ export function sessionOutcome(s: SessionInput | undefined): SessionOutcome {
   return out(
     "tests failed",
     `F2P ${v.fail_to_pass.passed}/${v.fail_to_pass.total}, P2P ${v.pass_to_pass.passed}/${v.pass_to_pass.total}`,
+  );
+}
+
+/** Any attempt of the session hit an infrastructure fault (trajectory outcomes, its end, or session.json's attempts). */
+export function hadRunInfraFault(s: SessionInput | undefined): boolean {
+  const t = s?.trajectory;
+  if (t && (t.infra_faults > 0 || t.ended?.reason?.startsWith("infra_fault"))) return true;
+  const attempts = s?.summary?.attempts;
+  return (
+    Array.isArray(attempts) &&
+    attempts.some((a) => typeof a === "object" && a !== null && (a as { status?: unknown }).status === "infra_fault")
   );
 }
 
@@ -73,7 +90,7 @@ function emptyAttribution(): Attribution {
   return {
     unresolved: 0,
     attributed: 0,
-    excluded: { without_verdict: 0, infra_fault: 0, not_applied: 0, unmapped: 0 },
+    excluded: { not_scored: 0, infra_fault: 0, not_applied: 0, unmapped: 0 },
     earlier_stage_failure: 0,
     earlier_stage_share: null,
     last_stage_only: 0,
@@ -180,7 +197,7 @@ export function buildConfigReport(input: RunInput, opts: BootstrapOptions = {}):
         warnings.push(`${runFiles.verdict(input.runDir, id)}: names session "${v.session}" and task "${v.task}"`);
       }
       let fs: number[] | null = null;
-      if (v && outcome.status === "unresolved" && v.applied && !v.infra_fault) {
+      if (v && outcome.reason === "tests failed") {
         fs = failedStages(v.tests, task);
         if (fs === null && input.tasks !== null) unmappedTasks.add(pair.focus);
       }
@@ -253,7 +270,7 @@ export function buildConfigReport(input: RunInput, opts: BootstrapOptions = {}):
       if (outcome.reason === "not run") e.not_run++;
       if (outcome.reason === "not finalized") e.not_finalized++;
       if (outcome.reason === "no verdict") e.no_verdict++;
-      if (t && t.infra_faults > 0) e.infra_fault_run++;
+      if (hadRunInfraFault(data)) e.infra_fault_run++;
       e.restarts += Math.max(0, outcome.attempts - 1);
       if (v?.infra_fault) e.infra_fault_verify++;
       e.timeouts += entry.timeouts;
@@ -294,9 +311,9 @@ export function buildConfigReport(input: RunInput, opts: BootstrapOptions = {}):
       for (const s of list) {
         if (s.status === "resolved") continue;
         a.unresolved++;
-        if (!s.verdict) a.excluded.without_verdict++;
-        else if (s.verdict.infra_fault) a.excluded.infra_fault++;
-        else if (!s.verdict.applied) a.excluded.not_applied++;
+        if (s.reason === "infra fault") a.excluded.infra_fault++;
+        else if (s.reason === "did not apply") a.excluded.not_applied++;
+        else if (s.reason !== "tests failed") a.excluded.not_scored++;
         else if (s.failed_stages === null) a.excluded.unmapped++;
         else {
           a.attributed++;
@@ -348,7 +365,7 @@ export function buildConfigReport(input: RunInput, opts: BootstrapOptions = {}):
       version: input.config.dataset?.version ?? input.sessions.dataset.version,
       path: input.datasetPath,
     },
-    sessions_file: { path: input.sessionsPath, sha256: input.config.sessions_file.sha256 ?? null, pairs: input.sessions.pairs.length },
+    sessions_file: { path: input.sessionsPath, sha256: input.config.sessions_file?.sha256 ?? null, pairs: input.sessions.pairs.length },
     groups,
     stage_attribution: {
       available: attributionAvailable,

@@ -18,7 +18,8 @@ export const runConfigSchema = z.looseObject({
   dataset: z
     .looseObject({ path: z.string().optional(), name: z.string().optional(), version: z.string().optional() })
     .optional(),
-  sessions_file: z.looseObject({ path: z.string(), sha256: z.string().optional() }),
+  /** Required unless the caller names the sessions file (--sessions). */
+  sessions_file: z.looseObject({ path: z.string(), sha256: z.string().optional() }).optional(),
   seed: z.number().optional(),
 });
 export type RunConfig = z.infer<typeof runConfigSchema>;
@@ -26,6 +27,7 @@ export type RunConfig = z.infer<typeof runConfigSchema>;
 /** session.json is optional for the report; a field of the wrong type is treated as absent. */
 export const sessionSummarySchema = z.looseObject({
   status: z.string().optional().catch(undefined),
+  reason: z.string().optional().catch(undefined),
   finalized: z.boolean().optional().catch(undefined),
   attempts: z.union([z.number(), z.array(z.unknown())]).optional().catch(undefined),
   timeouts: z.number().optional().catch(undefined),
@@ -169,11 +171,15 @@ export async function readRun(runDirArg: string, opts: ReadRunOptions = {}): Pro
     warnings.push(`${configFile}: format "${config.format}" is not a switch-swe run`);
   }
 
-  const sessionsPath = opts.sessionsPath ? resolve(opts.sessionsPath) : resolveRecorded(config.sessions_file.path, runDir);
+  let sessionsPath: string;
+  if (opts.sessionsPath) sessionsPath = resolve(opts.sessionsPath);
+  else if (config.sessions_file) sessionsPath = resolveRecorded(config.sessions_file.path, runDir);
+  else throw inputError(configFile, "sessions_file", "missing (or name the sessions file with --sessions)");
   const sessions = readJsonWith(sessionsPath, sessionsFileSchema);
-  if (config.sessions_file.sha256) {
+  const recordedSha = config.sessions_file?.sha256;
+  if (recordedSha) {
     const sha = createHash("sha256").update(readFileSync(sessionsPath)).digest("hex");
-    if (sha !== config.sessions_file.sha256) {
+    if (sha !== recordedSha) {
       warnings.push(`${sessionsPath}: sha256 differs from the one recorded in run.json (the sessions file changed after the run)`);
     }
   }

@@ -17,6 +17,20 @@ function clean(s: string): string {
   return s.replace(/[\u0000-\u001f\u007f-\u009f]/g, " ");
 }
 
+/** Greedy word wrap for notes, so a terminal shows them as paragraphs. */
+export function wrap(text: string, max: number): string[] {
+  const out: string[] = [];
+  let line = "";
+  for (const word of text.split(/\s+/).filter((w) => w !== "")) {
+    if (line && width(line) + 1 + width(word) > max) {
+      out.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) out.push(line);
+  return out;
+}
+
 export function renderSectionTable(section: Section): string {
   const lines = [section.title, "=".repeat(width(section.title))];
   if (section.rows.length > 0) {
@@ -31,7 +45,7 @@ export function renderSectionTable(section: Section): string {
     lines.push(widths.map((w) => "-".repeat(w)).join("  "));
     for (const r of rows) lines.push(line(r));
   }
-  for (const n of section.notes) lines.push(clean(n));
+  for (const n of section.notes) lines.push(...wrap(clean(n), 100));
   return lines.join("\n");
 }
 

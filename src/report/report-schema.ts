@@ -33,7 +33,8 @@ export const attributionSchema = z
     attributed: z.number().int(),
     excluded: z
       .object({
-        without_verdict: z.number().int(),
+        /** Not run, not finalized, or no verdict. */
+        not_scored: z.number().int(),
         infra_fault: z.number().int(),
         not_applied: z.number().int(),
         unmapped: z.number().int(),

@@ -111,7 +111,7 @@ function comparisonSection(report: Report): Section | null {
 
 function attributionSection(report: Report): Section {
   const notes = [
-    "Unresolved artifacts that applied and were verified: the stages whose F2P tests did not all pass. Earlier-stage failure = a failed stage other than the last; share = of attributed.",
+    "Sessions unresolved because tests failed (finalized, verified, applied): the stages whose F2P tests did not all pass. Earlier-stage failure = a failed stage other than the last; share = of attributed.",
   ];
   const rows: string[][] = [];
   for (const c of report.configs) {

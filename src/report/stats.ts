@@ -47,6 +47,16 @@ export function discordant(pairs: readonly Pair[]): { base_only: number; switch_
 export function binomialCdfHalf(k: number, n: number): number {
   if (k < 0) return 0;
   if (k >= n) return 1;
+  if (n <= 1000) {
+    // Exact in doubles for small n (2^-n is representable): term_i = C(n, i) / 2^n.
+    let term = Math.pow(0.5, n);
+    let sum = 0;
+    for (let i = 0; i <= k; i++) {
+      sum += term;
+      term = (term * (n - i)) / (i + 1);
+    }
+    return Math.min(1, sum);
+  }
   const logHalfN = -n * Math.LN2;
   let logC = 0; // log C(n, 0)
   let sum = 0;

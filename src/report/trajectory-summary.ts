@@ -35,7 +35,10 @@ export function addUsage(into: Usage, u: Usage): Usage {
  * attempts and run infrastructure faults count every attempt.
  */
 export interface TrajectorySummary {
+  /** session_start lines in this file (the run keeps only the last attempt here; older ones move to attempts/N/). */
   attempts: number;
+  /** The attempt number of the last session_start (0 when none). */
+  last_attempt: number;
   /** From the last attempt's session_end; null when the attempt has none (cut off). */
   ended: { status: "finished" | "failed"; finalized: boolean; reason: string | null } | null;
   requests_delivered: number;
@@ -59,9 +62,36 @@ interface RequestInfo {
   focusStage: number | null;
 }
 
+const isCount = (x: unknown): x is number => typeof x === "number" && x >= 0 && Number.isFinite(x);
+const optCount = (x: unknown) => x === undefined || isCount(x);
+const optBool = (x: unknown) => x === undefined || typeof x === "boolean";
+const optString = (x: unknown) => x === undefined || typeof x === "string";
+
+/**
+ * The hot path: model and tool calls are nearly every line of a trajectory. A call whose fields have the
+ * types of trajectory-schema.ts is taken as is (unknown extra fields tolerated); anything else goes
+ * through the full schema, which reports what is wrong.
+ */
+function fastAgentEvent(raw: unknown): TrajectoryLine | null {
+  if (typeof raw !== "object" || raw === null) return null;
+  const line = raw as Record<string, unknown>;
+  if (line.type !== "agent_event" || typeof line.time !== "string" || !Number.isInteger(line.index) || (line.index as number) < 0) return null;
+  const e = line.event as Record<string, unknown> | null | undefined;
+  if (typeof e !== "object" || e === null) return null;
+  if (e.kind === "model_call") {
+    if (!isCount(e.input_tokens) || !isCount(e.output_tokens)) return null;
+    if (!optCount(e.cached_input_tokens) || !optCount(e.cache_write_tokens) || !optCount(e.reasoning_tokens) || !optCount(e.cost_usd)) return null;
+    if (!optBool(e.reasoning_in_output) || !optBool(e.auxiliary) || !optString(e.model)) return null;
+    return raw as TrajectoryLine;
+  }
+  if (e.kind === "tool_call") return typeof e.name === "string" ? (raw as TrajectoryLine) : null;
+  return null;
+}
+
 /** Folds trajectory lines, one at a time, into a TrajectorySummary. Pure: no I/O. */
 export class TrajectoryAccumulator {
   private attempts = 0;
+  private lastAttempt = 0;
   private infraFaults = 0;
   private invalid = 0;
   private firstInvalid: string | null = null;
@@ -94,6 +124,11 @@ export class TrajectoryAccumulator {
       this.markInvalid(`line ${lineNo}: not valid JSON`);
       return;
     }
+    const fast = fastAgentEvent(raw);
+    if (fast) {
+      this.add(fast);
+      return;
+    }
     const parsed = trajectoryLineSchema.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -113,6 +148,7 @@ export class TrajectoryAccumulator {
     switch (line.type) {
       case "session_start":
         this.attempts++;
+        this.lastAttempt = line.attempt;
         this.attempt = this.freshAttempt();
         return;
       case "request_start": {
@@ -180,6 +216,7 @@ export class TrajectoryAccumulator {
     const a = this.attempt;
     return {
       attempts: this.attempts,
+      last_attempt: this.lastAttempt,
       ended: a.ended,
       requests_delivered: a.delivered.size,
       timeouts: a.timeouts,

@@ -21,6 +21,8 @@ export interface AttemptParams {
   condition: Condition;
   session: string;
   attempt: number;
+  /** Where this attempt's workspaces are made (see attemptWorkDir). */
+  workDir: string;
   agent: Agent;
   runSeed: number;
   requestTimeoutMs: number;
@@ -61,7 +63,7 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
   const started = Date.now();
   const schedule = p.pair.schedules[p.condition];
   const sessionDir = runFiles.sessionDir(p.runDir, p.session);
-  const workDir = runFiles.workDir(p.runDir, p.session, p.attempt);
+  const workDir = p.workDir;
   const focusWorkspace = workspaceNames.find((w) => p.pair.workspaces[w] === p.pair.focus);
   if (!focusWorkspace) throw new Error(`${p.session}: no workspace holds the focus task`);
   archivePreviousAttempt(sessionDir);
@@ -89,7 +91,7 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
     duration_ms: Date.now() - started,
     requests: { ...requests },
     timeouts,
-    continuations_used: continuationsUsed,
+    continuations: continuationsUsed,
     usage: { ...usage },
     artifact,
     workspaces,
@@ -222,17 +224,20 @@ async function collectAll(p: AttemptParams, ws: SessionWorkspaces, sessionDir: s
   const others: Partial<Record<WorkspaceName, PatchInfo>> = {};
   let artifact: PatchInfo | null = null;
   try {
-    for (const w of workspaceNames) {
-      const out = w === focus ? runFiles.artifact(p.runDir, p.session) : runFiles.workspacePatch(p.runDir, p.session, w);
-      const c = await collectPatch(ws.paths[w], ws.baseCommits[w], out);
-      const info: PatchInfo = { path: relative(sessionDir, out), bytes: c.bytes, sha256: c.sha256, files: c.files };
-      if (w === focus) artifact = info;
-      else others[w] = info;
-    }
+    await Promise.all(
+      workspaceNames.map(async (w) => {
+        const out = w === focus ? runFiles.artifact(p.runDir, p.session) : runFiles.workspacePatch(p.runDir, p.session, w);
+        const c = await collectPatch(ws.paths[w], ws.baseCommits[w], out);
+        const info: PatchInfo = { path: relative(sessionDir, out), bytes: c.bytes, sha256: c.sha256, files: c.files };
+        if (w === focus) artifact = info;
+        else others[w] = info;
+      }),
+    );
   } catch (e) {
     throw new InfraFault(`collecting the workspace patches failed: ${errorText(e)}`);
   }
-  return { artifact, others };
+  const sorted = Object.fromEntries(workspaceNames.flatMap((w) => (others[w] ? [[w, others[w]] as const] : [])));
+  return { artifact: artifact as PatchInfo | null, others: sorted };
 }
 
 /**

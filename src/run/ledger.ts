@@ -17,6 +17,8 @@ export interface AttemptRow {
   ended_at: string | null;
   detail: string | null;
   invocation: number;
+  /** Directory of the attempt's workspaces (removed when the attempt ends, unless kept). */
+  work_dir: string;
 }
 
 const schema = `
@@ -36,6 +38,7 @@ CREATE TABLE IF NOT EXISTS attempts (
   ended_at TEXT,
   detail TEXT,
   invocation INTEGER NOT NULL,
+  work_dir TEXT NOT NULL,
   PRIMARY KEY (session, attempt)
 );
 `;
@@ -77,13 +80,13 @@ export class Ledger {
   }
 
   /** Starts the next attempt of a session and returns its number (1-based). */
-  begin(session: string): number {
+  begin(session: string, workDirOf: (attempt: number) => string): number {
     return this.db.transaction(() => {
       const row = this.db.prepare("SELECT COALESCE(MAX(attempt), 0) AS n FROM attempts WHERE session = ?").get(session) as { n: number };
       const attempt = row.n + 1;
       this.db
-        .prepare("INSERT INTO attempts (session, attempt, status, started_at, invocation) VALUES (?, ?, 'running', ?, ?)")
-        .run(session, attempt, now(), this.invocation);
+        .prepare("INSERT INTO attempts (session, attempt, status, started_at, invocation, work_dir) VALUES (?, ?, 'running', ?, ?, ?)")
+        .run(session, attempt, now(), this.invocation, workDirOf(attempt));
       return attempt;
     })();
   }

@@ -8,7 +8,7 @@ export const runConfigSchema = z
     created_at: z.string(),
     switch_swe_version: z.string(),
     dataset: z.object({ path: z.string(), name: z.string(), version: z.string() }).strict(),
-    sessions: z.object({ path: z.string(), sha256: z.string(), seed: z.number() }).strict(),
+    sessions_file: z.object({ path: z.string(), sha256: z.string(), seed: z.number() }).strict(),
     agent: z.object({ name: z.string(), options: z.record(z.string(), z.string()) }).strict(),
     /** The configuration's name in reports. */
     label: z.string(),
@@ -43,7 +43,7 @@ const stable = (v: unknown) => JSON.stringify(v, (_, x: unknown) => (x && typeof
 export function assertSameRun(file: string, existing: RunConfig, wanted: RunConfig): void {
   const fields: Array<[string, string, unknown, unknown]> = [
     ["dataset", "--dataset", `${existing.dataset.name}@${existing.dataset.version}`, `${wanted.dataset.name}@${wanted.dataset.version}`],
-    ["sessions.sha256", "--sessions", existing.sessions.sha256, wanted.sessions.sha256],
+    ["sessions_file.sha256", "--sessions", existing.sessions_file.sha256, wanted.sessions_file.sha256],
     ["agent.name", "--agent", existing.agent.name, wanted.agent.name],
     ["agent.options", "--agent-opt", existing.agent.options, wanted.agent.options],
     ["seed", "--seed", existing.seed, wanted.seed],

@@ -18,6 +18,7 @@ import { assertSameRun, defaultLabel, runConfigSchema, type RunConfig } from "./
 import { selectSessions, type ConditionChoice, type SelectedSession } from "./session-selection.js";
 import type { SessionSummary } from "./session-summary.js";
 import { sessionsMismatch } from "./sessions-match.js";
+import { attemptWorkDir } from "./session-dir.js";
 import { verifyAfterRun } from "./verify-hook.js";
 import { removeWorkDir } from "./workspaces.js";
 
@@ -90,7 +91,7 @@ function prepare(opts: RunOptions): Prepared {
   }
 
   const datasetPath = opts.dataset ?? previous?.dataset.path;
-  const sessionsPath = opts.sessions ?? previous?.sessions.path;
+  const sessionsPath = opts.sessions ?? previous?.sessions_file.path;
   const agentName = opts.agent ?? previous?.agent.name;
   if (datasetPath === undefined) throw inputError("--dataset", "", "required");
   if (sessionsPath === undefined) throw inputError("--sessions", "", "required");
@@ -122,7 +123,7 @@ function prepare(opts: RunOptions): Prepared {
     created_at: previous?.created_at ?? nowIso(),
     switch_swe_version: previous?.switch_swe_version ?? version(),
     dataset: { path: dataset.root, name: dataset.manifest.name, version: dataset.manifest.version },
-    sessions: { path: resolve(sessionsPath), sha256: createHash("sha256").update(sessionsText).digest("hex"), seed: sessions.seed },
+    sessions_file: { path: resolve(sessionsPath), sha256: createHash("sha256").update(sessionsText).digest("hex"), seed: sessions.seed },
     agent: { name: agentName, options: agentOptions },
     label: opts.label ?? previous?.label ?? defaultLabel(agentName, agentOptions),
     seed: opts.seed ?? previous?.seed ?? 0,
@@ -155,7 +156,7 @@ export async function runSessions(opts: RunOptions): Promise<RunOutcome> {
   try {
     ledger.startInvocation(prep.existing);
     for (const cut of ledger.markInterrupted("cut off: the run process ended while this attempt ran")) {
-      const workDir = runFiles.workDir(runDir, cut.session, cut.attempt);
+      const workDir = cut.work_dir;
       const group = killStaleGroup(join(workDir, "agent", "pid"));
       if (group !== null) opts.progress({ type: "warning", time: nowIso(), session: cut.session, message: `ended the agent process group ${group} left running by the cut-off attempt ${cut.attempt}` });
       await removeWorkDir(workDir);
@@ -211,7 +212,8 @@ async function runWithRetries(
   let last: AttemptAborted | null = null;
   for (let tries = 0; tries <= config.max_infra_retries; tries++) {
     if (signal.aborted) return "interrupted";
-    const attempt = ledger.begin(s.session);
+    const workDirOf = (n: number) => attemptWorkDir(runDir, config.created_at, s.session, n);
+    const attempt = ledger.begin(s.session, workDirOf);
     try {
       const summary = await runSessionAttempt({
         runDir,
@@ -220,6 +222,7 @@ async function runWithRetries(
         condition: s.condition,
         session: s.session,
         attempt,
+        workDir: workDirOf(attempt),
         agent: prep.agent,
         runSeed: config.seed,
         requestTimeoutMs: config.request_timeout_s * 1000,

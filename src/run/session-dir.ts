@@ -1,5 +1,16 @@
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
+
+/**
+ * Where an attempt's five workspaces live: RUN_DIR/work/<opaque id>/wNN. The id is a hash of the run's
+ * creation time, the session id and the attempt, so the paths an agent sees name no task, no condition
+ * and no role (the ledger records the path of every attempt).
+ */
+export function attemptWorkDir(runDir: string, runCreatedAt: string, session: string, attempt: number): string {
+  const id = createHash("sha256").update(`${runCreatedAt}\0${session}\0${attempt}`).digest("hex").slice(0, 12);
+  return join(runDir, "work", id);
+}
 
 /** RUN_DIR/sessions/<session>/attempts/<N>: agent logs of attempt N, and its trajectory once superseded. */
 export function attemptLogDir(sessionDir: string, attempt: number): string {

@@ -44,7 +44,8 @@ export const sessionSummarySchema = z
       .strict(),
     /** Requests that ended in a timeout (continuations included). */
     timeouts: z.number().int().nonnegative(),
-    continuations_used: z.number().int().nonnegative(),
+    /** Timeout continuations sent (at most max_continuations of run.json). */
+    continuations: z.number().int().nonnegative(),
     usage: usageSchema,
     /** The focus workspace's patch (artifact.patch); null when the session failed. */
     artifact: patchInfoSchema.nullable(),

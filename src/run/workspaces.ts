@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gitOut, gitTry, git } from "../core/git.js";
 import { runProcess } from "../core/process.js";
@@ -37,7 +37,7 @@ export async function createWorkspaces(dataset: Dataset, pair: SessionPair, work
         const commit = await resolveBase(repo, task.base);
         if (commit === null) throw new Error(`base ${task.base} of task ${task.id} not found in repository ${task.repo}`);
         await checkoutAt(repo, commit, dest);
-        await isolateCheckout(dest);
+        await isolateCheckout(dest, commit);
         return [w, dest, commit] as const;
       } catch (e) {
         throw new InfraFault(`checkout of ${w} (${task.id}) failed: ${e instanceof Error ? e.message : String(e)}`);
@@ -55,13 +55,36 @@ export async function createWorkspaces(dataset: Dataset, pair: SessionPair, work
 
 /**
  * Leaves the checkout on a plain `main` branch at the base and removes every other ref and the
- * remote, so an agent cannot find later revisions of the repository (future fixes) with `git log --all`.
+ * remote, so an agent cannot find later revisions of the repository (future fixes) with `git log --all`
+ * or `git fetch`. Two git processes: the ref list, and one ref transaction; HEAD and the remote's config
+ * section are plain files.
  */
-async function isolateCheckout(dest: string): Promise<void> {
-  await git(["-C", dest, "checkout", "-q", "-B", workspaceBranch]);
+async function isolateCheckout(dest: string, commit: string): Promise<void> {
+  const gitDir = join(dest, ".git");
   const refs = (await gitOut(["-C", dest, "for-each-ref", "--format=%(refname)"])).split("\n").filter((r) => r && r !== `refs/heads/${workspaceBranch}`);
-  if (refs.length > 0) await git(["-C", dest, "update-ref", "--no-deref", "--stdin"], { input: refs.map((r) => `delete ${r}\n`).join("") });
-  await gitTry(["-C", dest, "config", "--remove-section", "remote.origin"]);
+  const stdin = [`update refs/heads/${workspaceBranch} ${commit}`, ...refs.map((r) => `delete ${r}`)].map((l) => `${l}\n`).join("");
+  await git(["-C", dest, "update-ref", "--no-deref", "--stdin"], { input: stdin });
+  if (existsSync(join(gitDir, "HEAD")) && statSync(gitDir).isDirectory()) {
+    writeFileSync(join(gitDir, "HEAD"), `ref: refs/heads/${workspaceBranch}\n`);
+    const config = join(gitDir, "config");
+    writeFileSync(config, withoutSections(readFileSync(config, "utf8"), /^\[(remote|branch) "/));
+  } else {
+    await git(["-C", dest, "symbolic-ref", "HEAD", `refs/heads/${workspaceBranch}`]);
+    await gitTry(["-C", dest, "config", "--remove-section", "remote.origin"]);
+  }
+}
+
+/** A git config text without the sections whose header matches. */
+export function withoutSections(config: string, header: RegExp): string {
+  let skip = false;
+  return config
+    .split("\n")
+    .filter((line) => {
+      const t = line.trim();
+      if (t.startsWith("[")) skip = header.test(t);
+      return !skip;
+    })
+    .join("\n");
 }
 
 /** Removes a work directory, also when an agent left read-only files in it. */

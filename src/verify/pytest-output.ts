@@ -6,7 +6,19 @@ export interface SummaryLine {
 }
 
 const summaryHeader = /^=+ short test summary info =+\s*$/;
-const summaryLine = /^(PASSED|FAILED|ERROR|XFAIL|XPASS|SKIPPED)\s+(\S.*?)(?:\s+-\s+.*)?\s*$/;
+const summaryWord = /^(PASSED|FAILED|ERROR|XFAIL|XPASS|SKIPPED)\s+(\S.*?)\s*$/;
+
+/** The node id at the start of `rest`; a parametrized id may hold spaces and " - " inside its brackets. */
+function leadingNodeId(rest: string): string {
+  const bracket = rest.indexOf("[");
+  const space = rest.indexOf(" ");
+  if (bracket >= 0 && (space < 0 || bracket < space)) {
+    for (let i = bracket; i < rest.length; i++) {
+      if (rest[i] === "]" && (i === rest.length - 1 || rest.startsWith(" - ", i + 1))) return rest.slice(0, i + 1);
+    }
+  }
+  return space < 0 ? rest : rest.slice(0, space);
+}
 
 /**
  * The fallback reader: the `-rA` short test summary that pytest prints at the end of its output.
@@ -27,13 +39,14 @@ export function parsePytestSummary(output: string): SummaryLine[] | null {
   const out: SummaryLine[] = [];
   for (const line of lines.slice(start)) {
     if (/^=+ .* =+\s*$/.test(line)) break;
-    const m = summaryLine.exec(line);
+    const m = summaryWord.exec(line);
     if (!m) continue;
-    const [, word, id] = m;
-    if (word === "SKIPPED" && id!.startsWith("[")) continue;
+    const word = m[1];
+    const id = leadingNodeId(m[2]!);
+    if (word === "SKIPPED" && id.startsWith("[")) continue;
     const outcome: CaseOutcome =
       word === "PASSED" || word === "XPASS" ? "passed" : word === "FAILED" ? "failed" : word === "ERROR" ? "error" : "skipped";
-    out.push({ nodeId: id!, outcome });
+    out.push({ nodeId: id, outcome });
   }
   return out;
 }

@@ -228,7 +228,8 @@ function toBlock(d: Draft): PatchBlock {
     } else if (bare.startsWith("new file mode ")) {
       isNew = true;
       if (bare.endsWith("120000")) symlink = true;
-    } else if (bare.startsWith("new mode ")) {
+    } else if (bare.startsWith("new mode ") || /^index [0-9a-f]+\.\.[0-9a-f]+ 120000$/.test(bare)) {
+      // A link made, or a link whose target changes: either way the block writes a link.
       if (bare.endsWith("120000")) symlink = true;
     } else if (bare.startsWith("deleted file mode ")) {
       deleted = true;

@@ -17,7 +17,9 @@ export type SessionState =
   | "not finalized"
   | "no verdict"
   | "infra fault (verify)"
-  | "infra fault (run)";
+  | "infra fault (run)"
+  /** Every request delivered, the finalization request timed out: finished, not finalized. */
+  | "finalization timeout";
 
 export interface SessionSpec {
   state: SessionState;
@@ -219,20 +221,29 @@ function writeSession(
       type: "request_end",
       time: t,
       index,
-      outcome: last && ss.state === "infra fault (run)" ? "infra_fault" : "yielded",
+      outcome: last && ss.state === "infra fault (run)" ? "infra_fault" : last && ss.state === "finalization timeout" ? "timeout" : "yielded",
       duration_ms: 5,
     });
   }
-  const finalized = cutAt === steps.length;
+  if (ss.state === "not finalized") {
+    // killed mid-session: no session_end, no session.json
+    writeFileSync(join(dir, "trajectory.jsonl"), jsonl(lines));
+    return;
+  }
+  const finalized = ss.state !== "infra fault (run)" && ss.state !== "finalization timeout";
+  const aborted = ss.state === "infra fault (run)";
   lines.push({
     type: "session_end",
     time: t,
-    status: finalized ? "finished" : "failed",
+    status: aborted ? "failed" : "finished",
     finalized,
-    ...(finalized ? {} : { reason: ss.state === "infra fault (run)" ? "checkout failed" : "agent stopped early" }),
+    ...(aborted ? { reason: "infra_fault: request 3: agent binary vanished" } : {}),
   });
   writeFileSync(join(dir, "trajectory.jsonl"), jsonl(lines));
-  writeFileSync(join(dir, "session.json"), JSON.stringify({ status: finalized ? "finished" : "failed", finalized, attempts: 1 }));
+  const attempts = aborted
+    ? [1, 2, 3].map((attempt) => ({ attempt, status: "infra_fault", detail: "agent binary vanished" }))
+    : [{ attempt: 1, status: "finished", detail: null }];
+  writeFileSync(join(dir, "session.json"), JSON.stringify({ format: "switch-swe.session/1", status: aborted ? "failed" : "finished", finalized, attempts }));
   if (!finalized) return;
   writeFileSync(join(dir, "artifact.patch"), "diff --git a/x b/x\n");
   if (ss.state === "no verdict") return;

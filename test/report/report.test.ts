@@ -54,7 +54,7 @@ describe("resolution and statistics (reference fixture, hand-computed)", () => {
     const s = new Map(report.configs[0]!.sessions.map((e) => [e.id, e]));
     expect(report.configs[0]!.sessions).toHaveLength(20);
     expect(s.get("t08.base")).toMatchObject({ status: "unresolved", reason: "not run", usage: null, files: { trajectory: null, artifact: null } });
-    expect(s.get("t08.switch")).toMatchObject({ status: "unresolved", reason: "not finalized", detail: "agent stopped early", finalized: false });
+    expect(s.get("t08.switch")).toMatchObject({ status: "unresolved", reason: "not finalized", detail: "the trajectory has no session_end (cut off or still running)", finalized: null });
     expect(s.get("t09.base")).toMatchObject({ status: "unresolved", reason: "no verdict", verdict: null });
     expect(s.get("t09.switch")).toMatchObject({ status: "unresolved", reason: "infra fault", detail: "verify: environment setup failed" });
     expect(s.get("t04.switch")).toMatchObject({ reason: "did not apply", detail: "patch does not apply" });
@@ -71,7 +71,7 @@ describe("resolution and statistics (reference fixture, hand-computed)", () => {
     expect(sa.groups.overall.switch).toEqual({
       unresolved: 7,
       attributed: 4,
-      excluded: { without_verdict: 1, infra_fault: 1, not_applied: 1, unmapped: 0 },
+      excluded: { not_scored: 1, infra_fault: 1, not_applied: 1, unmapped: 0 },
       earlier_stage_failure: 3,
       earlier_stage_share: 75,
       last_stage_only: 1,
@@ -146,6 +146,7 @@ describe("tolerant reading", () => {
       pairs: [
         { locality: "near", base: "resolved", switch: "infra fault (run)" },
         { locality: "far", base: "resolved", switch: "resolved" },
+        { locality: "far", base: "finalization timeout", switch: "resolved" },
       ],
     });
     writeFileSync(join(f.runDir, "sessions", "t01.switch", "verdict.json"), "{ half");
@@ -156,7 +157,10 @@ describe("tolerant reading", () => {
     const c = r.configs[0]!;
     expect(c.label).toBe("my <label>");
     const byId = new Map(c.sessions.map((s) => [s.id, s]));
-    expect(byId.get("t00.switch")).toMatchObject({ reason: "infra fault", detail: "run: checkout failed" });
+    expect(byId.get("t00.switch")).toMatchObject({ reason: "infra fault", detail: "run: infra_fault: request 3: agent binary vanished", attempts: 3 });
+    expect(byId.get("t02.base")).toMatchObject({ reason: "not finalized", finalized: false, timeouts: 1 });
+    expect(c.errors.switch.restarts).toBe(2);
+    expect(c.errors.base.timeouts).toBe(1);
     expect(byId.get("t01.switch")).toMatchObject({ reason: "no verdict" });
     expect(byId.get("t00.base")).toMatchObject({ status: "resolved" });
     expect(c.errors.switch.infra_fault_run).toBe(1);
@@ -175,6 +179,17 @@ describe("tolerant reading", () => {
     expect(r.configs[0]!.groups.overall.gap).toBe(100);
   });
 
+  it("needs a sessions file: from run.json or named by the caller", async () => {
+    const f = writeRunFixture(join(root, "nosessions"), { pairs: [{ locality: "far", base: "resolved", switch: "resolved" }] });
+    const runJson = join(f.runDir, "run.json");
+    const cfg = JSON.parse(readFileSync(runJson, "utf8")) as Record<string, unknown>;
+    delete cfg.sessions_file;
+    writeFileSync(runJson, JSON.stringify(cfg));
+    await expect(buildReport([f.runDir])).rejects.toThrow(/sessions_file: missing/);
+    const r = await buildReport([f.runDir], { sessionsPath: f.sessionsPath });
+    expect(r.configs[0]!.groups.far).toMatchObject({ n: 1, gap: 0, mcnemar_p: 1 });
+  });
+
   it("rejects a directory that is not a run", async () => {
     await expect(buildReport([join(root, "nowhere")])).rejects.toThrow(/run directory not found/);
     await expect(buildReport([fx.datasetDir])).rejects.toThrow(/run\.json: file not found/);
@@ -185,7 +200,7 @@ describe("compare", () => {
   it("puts two configurations side by side with the difference of gaps on common tasks", async () => {
     const b = writeRunFixture(join(root, "b"), {
       label: "B",
-      pairs: referenceSpec().pairs.map((p, i) => (i < 3 ? { ...p, switch: "resolved" } : p)).slice(0, 9),
+      pairs: referenceSpec().pairs.map((p, i) => (i < 3 ? { ...p, switch: "resolved" as const } : p)).slice(0, 9),
     });
     const r = await buildReport([fx.runDir, b.runDir], { compare: true });
     expect(reportSchema.safeParse(r).success).toBe(true);

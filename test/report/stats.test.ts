@@ -18,7 +18,8 @@ describe("McNemar exact test", () => {
   it("matches hand-computed values", () => {
     expect(mcnemarExact(5, 0)).toBeCloseTo(0.0625, 12); // 2 · (1/2)^5
     expect(mcnemarExact(0, 5)).toBeCloseTo(0.0625, 12);
-    expect(mcnemarExact(3, 0)).toBeCloseTo(0.25, 12);
+    expect(mcnemarExact(3, 0)).toBe(0.25);
+    expect(mcnemarExact(5, 0)).toBe(0.0625);
     expect(mcnemarExact(2, 0)).toBeCloseTo(0.5, 12);
     expect(mcnemarExact(1, 4)).toBeCloseTo(0.375, 12); // 2 · (1 + 5)/32
     expect(mcnemarExact(8, 2)).toBeCloseTo((2 * (1 + 10 + 45)) / 1024, 12);
@@ -32,6 +33,8 @@ describe("McNemar exact test", () => {
     expect(p).toBeLessThan(1e-8);
     expect(binomialCdfHalf(1000, 2000)).toBeGreaterThan(0.5);
     expect(binomialCdfHalf(1000, 2000)).toBeLessThan(0.52);
+    expect(binomialCdfHalf(500, 1001)).toBeCloseTo(0.5, 10); // log-space path, symmetric
+    expect(binomialCdfHalf(499, 999)).toBeCloseTo(0.5, 12); // direct path, symmetric
     expect(binomialCdfHalf(-1, 5)).toBe(0);
     expect(binomialCdfHalf(5, 5)).toBe(1);
   });
@@ -82,5 +85,26 @@ describe("summaries", () => {
     expect(summarize([3, 1, 2]).median).toBe(2);
     expect(summarize([4, 1, 2, 3])).toEqual({ median: 2.5, mean: 2.5, min: 1, max: 4 });
     expect(summarize([]).median).toBeNull();
+  });
+});
+
+describe("schedule profile", () => {
+  it("counts like the sessions profile of `sessions build`", async () => {
+    const { scheduleProfile } = await import("../../src/report/schedule-profile.js");
+    const { profileSteps } = await import("../../src/sessions/stats.js");
+    const { referenceSpec, writeRunFixture } = await import("./fixtures.js");
+    const { mkdtempSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const fx = writeRunFixture(mkdtempSync(join(tmpdir(), "profile-")), referenceSpec());
+    for (const p of fx.sessions.pairs) {
+      for (const c of ["base", "switch"] as const) {
+        const mine = scheduleProfile(p.schedules[c], p.focus);
+        expect({ requests: mine.requests, workspace_switches: mine.workspace_switches, focus_returns: mine.focus_returns }).toEqual(
+          profileSteps(p.schedules[c], p.focus),
+        );
+        expect(mine.returns.filter(Boolean).length).toBe(mine.focus_returns);
+      }
+    }
   });
 });

@@ -107,11 +107,16 @@ describe("trajectory summary", () => {
     const file = join(dir, "trajectory.jsonl");
     writeFileSync(
       file,
-      [JSON.stringify(start()), "{not json", JSON.stringify({ type: "mystery" }), "", JSON.stringify(req(0, {})), JSON.stringify(model(0, { input_tokens: 4, output_tokens: 1 }))].join("\n"),
+      [JSON.stringify(start()), "{not json", JSON.stringify({ type: "mystery" }), "", JSON.stringify(req(0, {})), JSON.stringify(model(0, { input_tokens: 4, output_tokens: 1 })),
+        // wrong type: rejected (by the full schema, which names the field)
+        JSON.stringify(model(0, { input_tokens: "4", output_tokens: 1 })),
+        // an extra field on a call: tolerated
+        JSON.stringify(model(0, { input_tokens: 2, output_tokens: 0, provider_extra: true }))].join("\n"),
     );
     const s = await readTrajectorySummary(file);
-    expect(s.invalid_lines).toBe(2);
+    expect(s.invalid_lines).toBe(3);
+    expect(s.usage.model_calls).toBe(2);
     expect(s.first_invalid).toMatch(/^line 2: not valid JSON/);
-    expect(s.usage.tokens).toBe(5);
+    expect(s.usage.tokens).toBe(7);
   });
 });

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadDataset, type Dataset } from "../../src/dataset/load.js";
 import { buildSessions } from "../../src/sessions/build.js";
@@ -40,4 +40,14 @@ export function writeScript(dir: string, name: string, body: string): string {
   const file = join(dir, name);
   writeFileSync(file, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
   return file;
+}
+
+/** True while a process exists and is not a zombie (a container's init may not reap orphans). */
+export function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return !/^\d+ \(.*\) [ZX]/.test(stat);
+  } catch {
+    return false;
+  }
 }

@@ -226,4 +226,30 @@ describe("verifyArtifact", () => {
     expect(v.tests["tests/test_ops.py::test_add"]).toBe("error");
     expect(v.resolved).toBe(false);
   });
+
+  it("a crash the artifact causes (pytest dies while collecting) is a model failure, not an infra fault", async () => {
+    const text = artifact((d) => writeFiles(d, { "calc/ops.py": `import os\nos._exit(3)\n${fixedOps}` }));
+    const { v, log } = await verify(text);
+    expect(log).toContain("control run");
+    expect(v.infra_fault).toBe(false);
+    expect(v.resolved).toBe(false);
+    expect(v.notes?.join(" ")).toContain("the artifact caused it");
+    expect(v.attempts).toBe(1);
+  });
+});
+
+describe("verifyArtifact without a JUnit report", () => {
+  it("falls back to the -rA summary and says so", async () => {
+    const root2 = writeCalcDataset(tempDir(), { tasks: [{ id: "plain", command: "python3 -m pytest -rA -p no:cacheprovider {tests}" }] });
+    const ds = loadDataset(root2);
+    const work = tempDir();
+    const v = await verifyArtifact({ dataset: ds, task: taskById(ds).get("plain")!, artifactText: ds.tasks[0]!.stagePatches[0]!, workRoot: join(work, "w"), logFile: join(work, "log") });
+    expect(v.result_source).toBe("output");
+    expect(v.resolved).toBe(true);
+    const empty = await verifyArtifact({ dataset: ds, task: taskById(ds).get("plain")!, artifactText: "", workRoot: join(work, "w2"), logFile: join(work, "log2") });
+    expect(empty.result_source).toBe("output");
+    expect(empty.tests["tests/test_ops.py::TestAdd::test_neg"]).toBe("failed");
+    expect(empty.tests["tests/test_ops.py::test_mul"]).toBe("passed");
+    rmSync(root2, { recursive: true, force: true });
+  });
 });

@@ -9,7 +9,6 @@ import {
   datasetLabel,
   loadHandoffDataset,
   makeTemplate,
-  openAICompatibleClient,
   rawLogPath,
   recordProblems,
   runHandoff,
@@ -186,6 +185,7 @@ export function registerHandoff(program: Command): void {
         maxOutputTokens: o.maxOutputTokens ?? null,
         seed: o.seed ?? null,
       };
+      const { openAICompatibleClient } = await import("../../handoff/model-client.js");
       const ask = openAICompatibleClient({ ...settings, baseURL, apiKey, system: o.systemPrompt, timeoutMs: o.timeoutS * 1000 });
       const summary = await runHandoff({ loaded, out, settings, ask, log: (line) => process.stdout.write(`${line}\n`) });
       const u = summary.usage;

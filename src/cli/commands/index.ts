@@ -5,6 +5,7 @@ import { registerDemo } from "./demo.js";
 import { registerHandoff } from "./handoff.js";
 import { registerReport } from "./report.js";
 import { registerRun } from "./run.js";
+import { registerVerify } from "./verify.js";
 
 /** Every command group; each module adds its own subcommands and options. */
 export function registerCommands(program: Command): void {
@@ -14,4 +15,5 @@ export function registerCommands(program: Command): void {
   registerHandoff(program);
   registerReport(program);
   registerRun(program);
+  registerVerify(program);
 }

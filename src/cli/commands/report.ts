@@ -57,6 +57,11 @@ async function emit(runDirs: string[], o: ReportCliOptions, compare: boolean): P
     writeFileAtomic(resolve(o.out), text);
     process.stderr.write(`report: wrote ${format} to ${o.out}\n`);
   } else {
+    // `report ... | head` closes the pipe early: end quietly instead of with an EPIPE stack trace.
+    process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+      if (e.code === "EPIPE") process.exit(0);
+      throw e;
+    });
     process.stdout.write(text);
   }
 }

@@ -24,8 +24,8 @@ export function resolutionChart(report: Report): string {
   const left = 40;
   const top = 14;
   const h = 180;
-  const width = left + groupNames.length * clusterW + 10;
-  const height = top + h + 46 + Math.ceil(k / 2) * 16;
+  const width = Math.max(left + groupNames.length * clusterW + 10, 300);
+  const height = top + h + 30 + k * 16;
   const y = (pct: number) => top + h - (h * pct) / 100;
   const parts: string[] = [];
   for (const t of [0, 25, 50, 75, 100]) {
@@ -49,13 +49,12 @@ export function resolutionChart(report: Report): string {
     parts.push(`<text x="${x0 + (k * (2 * barW + 8)) / 2 - 4}" y="${top + h + 16}" text-anchor="middle">${groupTitle[g]}</text>`);
   });
   parts.push(`<line class="axis" x1="${left}" x2="${width - 10}" y1="${y(0)}" y2="${y(0)}"/>`);
-  let ly = top + h + 34;
   report.configs.forEach((c, ci) => {
-    const lx = left + (ci % 2) * 240;
-    if (ci > 0 && ci % 2 === 0) ly += 16;
+    const lx = left;
+    const ly = top + h + 36 + ci * 16;
     parts.push(
       `<rect x="${lx}" y="${ly - 9}" width="10" height="10" fill="${configColor(ci)}"/><rect x="${lx + 12}" y="${ly - 9}" width="10" height="10" fill="${configColor(ci)}" fill-opacity="0.45"/>`,
-      `<text x="${lx + 26}" y="${ly}">${esc(shorten(c.label))} (uninterrupted | switched)</text>`,
+      `<text x="${lx + 26}" y="${ly}">${esc(shorten(c.label, 34))}: uninterrupted | switched</text>`,
     );
   });
   return svg("chart-resolution", width, height, "Resolution by condition, per configuration and group", parts);

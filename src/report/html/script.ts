@@ -107,7 +107,7 @@ export const script = String.raw`
     var n = s.schedule.length;
     var left = 170, laneH = 24, top = 16;
     var bw = Math.max(12, Math.min(30, Math.floor(720 / Math.max(1, n))));
-    var width = left + n * bw + 10, height = top + WS.length * laneH + 22;
+    var width = Math.max(left + n * bw + 10, 600), height = top + WS.length * laneH + 22;
     var svg = svgEl("svg", { id: "session-timeline", width: width, height: height, viewBox: "0 0 " + width + " " + height, role: "img", "aria-label": "Schedule timeline of " + s.id });
     WS.forEach(function (w, li) {
       var y = top + li * laneH;
@@ -135,11 +135,11 @@ export const script = String.raw`
           step.kind === "finalization" ? "F" : String(step.stage)));
       }
       if (step.focus_return) {
-        g.appendChild(svgEl("path", { "class": "tl-return", d: "M" + (x + bw / 2 - 4) + " " + (y - 1) + " l4 4 l4 -4 z", fill: "#1d232b" }));
+        g.appendChild(svgEl("path", { "class": "tl-return", d: "M" + (x + 1) + " " + y + " l7 0 l-7 7 z", fill: "#1d232b" }));
       }
       svg.appendChild(g);
     });
-    svg.appendChild(svgEl("text", { x: left, y: height - 4, "class": "muted" }, "block = one request (number = stage, F = finalization); outlined = focus task; ▾ = focus return"));
+    svg.appendChild(svgEl("text", { x: left, y: height - 4, "class": "muted" }, "block = one request (number = stage, F = finalization); outlined = focus task; dark corner = focus return"));
     return svg;
   }
 

@@ -27,7 +27,7 @@ th { background: var(--alt); font-weight: 600; white-space: nowrap; }
 td.num, th.num { text-align: right; white-space: nowrap; }
 tr:nth-child(even) td { background: #fafbfc; }
 p.note { color: var(--muted); margin: 2px 0 6px; max-width: 900px; }
-.sessions-layout { display: grid; grid-template-columns: minmax(320px, 430px) 1fr; gap: 16px; align-items: start; }
+.sessions-layout { display: grid; grid-template-columns: minmax(380px, 540px) 1fr; gap: 16px; align-items: start; }
 .session-list { max-height: 640px; overflow: auto; border: 1px solid var(--line); border-radius: 6px; }
 .session-list table { margin: 0; width: 100%; }
 .session-list tr { cursor: pointer; }

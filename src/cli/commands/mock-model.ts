@@ -1,0 +1,34 @@
+import type { Command } from "commander";
+import { InvalidArgumentError } from "commander";
+import { loadScript } from "../../mock-model/script.js";
+import { startMockModel } from "../../mock-model/server.js";
+
+function parsePort(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError(`--port must be 0..65535, got "${value}"`);
+  return Number(value);
+}
+
+export function registerMockModel(program: Command): void {
+  program
+    .command("mock-model")
+    .description("serve a scripted OpenAI-compatible model on 127.0.0.1 (deterministic replays of agent setups)")
+    .requiredOption("--script <file>", "JSON script: a list of turns, or {turns, fallback, models} (docs/rcm.md)")
+    .option("--port <n>", "port; 0 picks a free one", parsePort, 0)
+    .option("--record <file>", "append every request received to this JSONL file")
+    .action(async (o: { script: string; port: number; record?: string }) => {
+      const script = loadScript(o.script);
+      const server = await startMockModel({ script, port: o.port, ...(o.record ? { recordFile: o.record } : {}) });
+      process.stdout.write(`listening on ${server.baseUrl} (port ${server.port})\n`);
+      await new Promise<void>((resolve) => {
+        const stop = () => {
+          process.off("SIGINT", stop);
+          process.off("SIGTERM", stop);
+          void server.close().then(resolve);
+        };
+        process.on("SIGINT", stop);
+        process.on("SIGTERM", stop);
+      });
+      const unused = server.unusedTurns();
+      if (unused.length > 0) process.stderr.write(`mock-model: ${unused.length} script turn(s) never used: ${unused.join(", ")}\n`);
+    });
+}

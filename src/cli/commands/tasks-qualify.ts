@@ -1,0 +1,55 @@
+import { InvalidArgumentError, type Command } from "commander";
+import { toJsonText } from "../../core/json-file.js";
+import { qualifyDataset } from "../../qualify/qualify-dataset.js";
+import type { QualifyReport } from "../../qualify/qualify-task.js";
+import { ExitCode } from "../exit-codes.js";
+
+function positiveInt(name: string) {
+  return (value: string): number => {
+    if (!/^[1-9]\d*$/.test(value)) throw new InvalidArgumentError(`${name} must be a positive integer, got "${value}"`);
+    return Number(value);
+  };
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+export function qualifyText(r: QualifyReport): string {
+  const head =
+    `${r.task.padEnd(34)} ${r.qualified ? "qualified" : "NOT QUALIFIED"}  ` +
+    `F2P ${r.observed.fail_to_pass.length} observed / ${r.declared.fail_to_pass.length} declared, ` +
+    `P2P ${r.observed.pass_to_pass} observed / ${r.declared.pass_to_pass.length} declared, ` +
+    `${r.observed.unstable.length} unstable  (${r.runs.length} suite runs, ${(r.duration_ms / 1000).toFixed(1)} s)`;
+  return [head, ...r.problems.map((p) => `  problem: ${p}`), ...r.differences.map((d) => `  difference: ${d}`)].join("\n");
+}
+
+/** `tasks qualify DATASET [--task ID...] [--runs N] [--write] [--json]`, added to the `tasks` group. */
+export function addQualifyCommand(tasks: Command): void {
+  tasks
+    .command("qualify")
+    .description(
+      "run each task's whole test suite without and with its reference (N times each), classify every test as F2P, P2P or unstable, and compare with the declared lists",
+    )
+    .argument("<dataset>", "dataset directory")
+    .option("--task <id>", "qualify only this task (repeatable)", collect)
+    .option("--runs <n>", "suite runs per state", positiveInt("--runs"), 3)
+    .option("--concurrency <n>", "tasks at once", positiveInt("--concurrency"), 2)
+    .option("--write", "rewrite each task.json's fail_to_pass / pass_to_pass with what was observed")
+    .option("--json", "print the reports as JSON")
+    .action(async (dir: string, o: { task?: string[]; runs: number; concurrency: number; write?: boolean; json?: boolean }) => {
+      const { reports } = await qualifyDataset(dir, {
+        runs: o.runs,
+        concurrency: o.concurrency,
+        ...(o.task ? { tasks: o.task } : {}),
+        ...(o.write ? { write: true } : {}),
+        onReport: (r) => {
+          if (!o.json) process.stdout.write(`${qualifyText(r)}\n`);
+        },
+      });
+      const ok = reports.filter((r) => r.qualified).length;
+      if (o.json) process.stdout.write(toJsonText(reports));
+      else process.stdout.write(`${ok} of ${reports.length} task(s) qualify${o.write ? " (declared lists rewritten)" : ""}\n`);
+      if (ok < reports.length) process.exitCode = ExitCode.checkFailed;
+    });
+}

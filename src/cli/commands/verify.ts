@@ -1,0 +1,106 @@
+import { InvalidArgumentError, type Command } from "commander";
+import { toJsonText } from "../../core/json-file.js";
+import { cacheInfo, clearCache } from "../../verify/cache-admin.js";
+import { verifyRun } from "../../verify/run-verify.js";
+import type { Verdict } from "../../verify/verdict-schema.js";
+import { ExitCode } from "../exit-codes.js";
+
+function positiveInt(name: string) {
+  return (value: string): number => {
+    if (!/^[1-9]\d*$/.test(value)) throw new InvalidArgumentError(`${name} must be a positive integer, got "${value}"`);
+    return Number(value);
+  };
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+/** One line per verdict: outcome, counts, how the artifact applied, and why when it failed. */
+export function verdictLine(v: Verdict, reused = false): string {
+  const outcome = v.infra_fault ? "INFRA" : v.resolved ? "resolved" : "unresolved";
+  const parts = [
+    v.session.padEnd(28),
+    outcome.padEnd(10),
+    `F2P ${v.fail_to_pass.passed}/${v.fail_to_pass.total}`,
+    `P2P ${v.pass_to_pass.passed}/${v.pass_to_pass.total}`,
+  ];
+  const why: string[] = [];
+  if (!v.applied) why.push(`not applied: ${(v.apply_error ?? "").split("\n")[0]}`);
+  else why.push(`${v.apply_method}`);
+  if (v.dropped_files.length > 0) why.push(`dropped ${v.dropped_files.length} test file(s)`);
+  if (v.timed_out) why.push("timed out");
+  if (v.infra_fault) why.push(`${v.infra_reason} (after ${v.attempts} attempt(s))`);
+  why.push(reused ? "kept" : `${(v.duration_ms / 1000).toFixed(1)} s${v.setup_cached ? ", env cached" : ""}`);
+  return `${parts.join("  ")}  ${why.join("; ")}`;
+}
+
+/** `verify RUN_DIR` and the environment cache commands `cache info` / `cache clear`. */
+export function registerVerify(program: Command): void {
+  program
+    .command("verify")
+    .description("verify every session's artifact of a run against its task's held-out tests; writes sessions/<id>/verdict.json")
+    .argument("<run-dir>", "run directory")
+    .option("--concurrency <n>", "verifications at once", positiveInt("--concurrency"), 2)
+    .option("--session <id>", "verify only this session (repeatable)", collect)
+    .option("--force", "verify again even when a verdict for the same artifact exists")
+    .option("--json", "print the verdicts as JSON instead of one line each")
+    .action(async (runDir: string, o: { concurrency: number; session?: string[]; force?: boolean; json?: boolean }) => {
+      const result = await verifyRun(runDir, {
+        concurrency: o.concurrency,
+        ...(o.session ? { sessions: o.session } : {}),
+        ...(o.force ? { force: true } : {}),
+        onProgress: (e) => {
+          if (!o.json) process.stdout.write(`${verdictLine(e.verdict, e.reused)}\n`);
+        },
+      });
+      const all = Object.values(result.verdicts);
+      const infra = all.filter((v) => v.infra_fault).length;
+      if (o.json) {
+        process.stdout.write(toJsonText(result));
+      } else {
+        const resolved = all.filter((v) => v.resolved).length;
+        process.stdout.write(
+          `${all.length} session(s): ${resolved} resolved, ${all.length - resolved - infra} unresolved, ${infra} infrastructure fault(s); ` +
+            `${result.verified.length} verified, ${result.reused.length} kept\n`,
+        );
+      }
+      // A verdict that says nothing about the model is a check that did not succeed.
+      if (infra > 0) process.exitCode = ExitCode.checkFailed;
+    });
+
+  const cache = program.command("cache").description("the cache of repositories and test environments (SWITCH_SWE_CACHE, default ~/.cache/switch-swe)");
+  cache
+    .command("info")
+    .description("list cached repositories and environments")
+    .option("--json", "print as JSON")
+    .action((o: { json?: boolean }) => {
+      const info = cacheInfo();
+      if (o.json) {
+        process.stdout.write(toJsonText(info));
+        return;
+      }
+      const mb = (b: number) => `${(b / 1e6).toFixed(1)} MB`;
+      process.stdout.write(`cache: ${info.root}\nrepositories: ${info.repos.count} (${mb(info.repos.bytes)})\nenvironments: ${info.envs.length}\n`);
+      for (const e of info.envs) {
+        const state = e.ready ? "ready" : e.locked ? "setting up" : "incomplete";
+        process.stdout.write(
+          `  ${e.key}  ${state.padEnd(10)}  ${mb(e.bytes).padStart(9)}  ${e.repo ?? "?"} @ ${(e.commit ?? "?").slice(0, 12)}` +
+            `${e.setup_ms !== undefined ? `  set-up ${(e.setup_ms / 1000).toFixed(1)} s` : ""}\n`,
+        );
+      }
+    });
+  cache
+    .command("clear")
+    .description("remove cached environments and/or repositories (default: both)")
+    .option("--envs", "remove the test environments")
+    .option("--repos", "remove the cached repositories")
+    .option("--all", "remove both (the default)")
+    .action((o: { envs?: boolean; repos?: boolean; all?: boolean }) => {
+      const all = o.all || (!o.envs && !o.repos);
+      const r = clearCache({ envs: all || !!o.envs, repos: all || !!o.repos });
+      for (const p of r.removed) process.stdout.write(`removed ${p}\n`);
+      for (const p of r.skipped) process.stdout.write(`kept ${p} (a set-up holds its lock)\n`);
+      if (r.removed.length === 0 && r.skipped.length === 0) process.stdout.write("nothing to remove\n");
+    });
+}

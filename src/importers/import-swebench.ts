@@ -1,0 +1,165 @@
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import { z } from "zod";
+import { InputError, type Problem } from "../core/errors.js";
+import { readJson, readJsonWith, toJsonText, writeJsonAtomic } from "../core/json-file.js";
+import { datasetManifestSchema, type DatasetManifest, type TaskSpec } from "../dataset/schema.js";
+import { defaultTestCommand } from "../verify/test-run.js";
+import { followUpSchema, followUpsFileSchema, parseInstance, readInstanceRecords, type FollowUp, type SwebenchInstance } from "./swebench-instance.js";
+
+export interface ImportOptions {
+  instancesFile: string;
+  outDir: string;
+  /** `{instance_id: [{text, patch, tests?, test_patch?}, ...]}`: later stages per instance. */
+  requestsFile?: string;
+  /** `{"owner/name": "test command" | {test_command?, setup?}}`. */
+  testCommandMapFile?: string;
+}
+
+export interface ImportResult {
+  datasetDir: string;
+  imported: string[];
+  /** One line per refused instance (or bad follow-up entry). */
+  refused: Problem[];
+}
+
+const envEntry = z.union([
+  z.string().min(1),
+  z.object({ test_command: z.string().min(1).optional(), setup: z.array(z.string().min(1)).optional() }).strict(),
+]);
+const commandMapSchema = z.record(z.string(), envEntry);
+
+/** SWE-bench repository `owner/name` → dataset repository name `owner__name`. */
+export function repoNameOf(repo: string): string {
+  return repo.replace("/", "__");
+}
+
+/** Concatenated diffs: each ends with a newline, so the next file header starts a line. */
+function concatPatches(parts: readonly string[]): string {
+  return parts.map((p) => (p.endsWith("\n") ? p : `${p}\n`)).join("");
+}
+
+/** The task a SWE-bench instance becomes (and its files), with optional follow-up stages. */
+export function taskFromInstance(inst: SwebenchInstance, followUps: readonly FollowUp[]): { spec: TaskSpec; stages: string[]; testsPatch: string } {
+  const staged = followUps.length > 0;
+  const requests: TaskSpec["requests"] = [
+    {
+      text: inst.problem_statement,
+      provenance: `SWE-bench ${inst.instance_id} problem_statement`,
+      ...(staged ? { tests: [...inst.FAIL_TO_PASS] } : {}),
+    },
+    ...followUps.map((f, k) => ({
+      text: f.text,
+      provenance: f.provenance ?? `follow-up ${k + 1} of ${inst.instance_id}`,
+      ...(f.tests && f.tests.length > 0 ? { tests: [...f.tests] } : {}),
+    })),
+  ];
+  const f2p = [...new Set([...inst.FAIL_TO_PASS, ...followUps.flatMap((f) => f.tests ?? [])])];
+  const spec: TaskSpec = {
+    id: inst.instance_id,
+    repo: repoNameOf(inst.repo),
+    base: inst.base_commit,
+    requests,
+    verifier: { fail_to_pass: f2p, pass_to_pass: inst.PASS_TO_PASS.filter((t) => !f2p.includes(t)), timeout_s: 1800 },
+  };
+  return {
+    spec,
+    stages: [inst.patch, ...followUps.map((f) => f.patch)],
+    testsPatch: concatPatches([inst.test_patch, ...followUps.flatMap((f) => (f.test_patch ? [f.test_patch] : []))]),
+  };
+}
+
+/** Writes a task directory whole or not at all (built beside it, then renamed). */
+function writeTaskDir(dir: string, t: ReturnType<typeof taskFromInstance>): void {
+  const tmp = `${dir}.tmp-${process.pid}`;
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  writeFileSync(join(tmp, "task.json"), toJsonText(t.spec));
+  t.stages.forEach((text, k) => writeFileSync(join(tmp, `stage-${k + 1}.patch`), text));
+  writeFileSync(join(tmp, "tests.patch"), t.testsPatch);
+  renameSync(tmp, dir);
+}
+
+/**
+ * Turns SWE-bench-format instances into tasks of a dataset directory (created or extended): the
+ * problem statement is stage 1 and the instance's `patch` its reference; follow-ups, when given,
+ * add later stages, each with its own reference diff. Every malformed instance is refused with one
+ * line; the others are imported.
+ */
+export function importSwebench(opts: ImportOptions): ImportResult {
+  const outDir = resolve(opts.outDir);
+  const { records, problems: recordProblems } = readInstanceRecords(opts.instancesFile);
+  const refused: Problem[] = [...recordProblems];
+  if (records.length === 0 && refused.length === 0) throw new InputError({ file: opts.instancesFile, path: "", message: "no instances" });
+
+  const map = opts.testCommandMapFile ? readJsonWith(opts.testCommandMapFile, commandMapSchema) : {};
+  let followUps: Record<string, unknown[]> = {};
+  const badFollowUps = new Set<string>();
+  if (opts.requestsFile) {
+    const raw = readJson(opts.requestsFile);
+    const parsed = followUpsFileSchema.safeParse(raw);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        const [id, k, ...rest] = issue.path;
+        if (typeof id === "string") badFollowUps.add(id);
+        const where = typeof id === "string" ? `${id}${typeof k === "number" ? `[${k}]` : ""}${rest.length ? `.${rest.join(".")}` : ""}` : "";
+        refused.push({ file: opts.requestsFile, path: where, message: issue.message });
+      }
+      if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new InputError(refused);
+    }
+    followUps = raw as Record<string, unknown[]>;
+  }
+
+  const manifestFile = join(outDir, "dataset.json");
+  let manifest: DatasetManifest = existsSync(manifestFile)
+    ? readJsonWith(manifestFile, datasetManifestSchema)
+    : { name: basename(outDir), version: "1", repos: {} };
+  const imported: string[] = [];
+  const seen = new Set<string>();
+  for (const { index, value } of records) {
+    const { instance, problems } = parseInstance(opts.instancesFile, index, value);
+    if (!instance) {
+      refused.push(...problems);
+      continue;
+    }
+    const id = instance.instance_id;
+    const at = (field: string, message: string) => refused.push({ file: opts.instancesFile, path: `[${index}].${field}`, message });
+    if (seen.has(id)) {
+      at("instance_id", `${id} appears twice; the first one was imported`);
+      continue;
+    }
+    seen.add(id);
+    if (badFollowUps.has(id)) {
+      at("instance_id", `${id} has malformed follow-ups in ${opts.requestsFile} (see above); not imported`);
+      continue;
+    }
+    const taskDir = join(outDir, "tasks", id);
+    if (existsSync(taskDir)) {
+      at("instance_id", `task ${id} already exists in ${outDir}; remove it to import it again`);
+      continue;
+    }
+    const fu = (followUps[id] ?? []).map((f) => followUpSchema.parse(f));
+    const repoName = repoNameOf(instance.repo);
+    if (!manifest.repos[repoName]) {
+      const entry = map[instance.repo];
+      const environment =
+        entry === undefined
+          ? { test_command: defaultTestCommand }
+          : typeof entry === "string"
+            ? { test_command: entry }
+            : { ...entry, test_command: entry.test_command ?? defaultTestCommand };
+      manifest = { ...manifest, repos: { ...manifest.repos, [repoName]: { git: `https://github.com/${instance.repo}.git`, environment } } };
+    }
+    mkdirSync(join(outDir, "tasks"), { recursive: true });
+    writeTaskDir(taskDir, taskFromInstance(instance, fu));
+    imported.push(id);
+  }
+  if (opts.requestsFile) {
+    for (const id of Object.keys(followUps)) {
+      if (!seen.has(id)) refused.push({ file: opts.requestsFile, path: id, message: "no instance with this id in the instances file" });
+    }
+  }
+  if (imported.length === 0) throw new InputError(refused.length > 0 ? refused : [{ file: opts.instancesFile, path: "", message: "no instance imported" }]);
+  writeJsonAtomic(manifestFile, manifest);
+  return { datasetDir: outDir, imported, refused };
+}

@@ -1,0 +1,65 @@
+import { join } from "node:path";
+import { inputError } from "../core/errors.js";
+import { readJson, writeJsonAtomic } from "../core/json-file.js";
+import { loadDataset, type Dataset, type LoadedTask } from "../dataset/load.js";
+import { qualifyTask, type QualifyReport } from "./qualify-task.js";
+
+export interface QualifyDatasetOptions {
+  tasks?: readonly string[];
+  runs?: number;
+  concurrency?: number;
+  /** Rewrite each task.json's declared lists with the proposed ones. */
+  write?: boolean;
+  onReport?: (r: QualifyReport) => void;
+}
+
+/**
+ * Rewrites the declared lists of a task.json (every other field kept as it is) and drops, from the
+ * stages' `tests`, ids that are no longer F2P. Returns the ids so dropped.
+ */
+export function writeDeclaredLists(task: LoadedTask, lists: { fail_to_pass: string[]; pass_to_pass: string[] }): string[] {
+  const file = join(task.dir, "task.json");
+  const raw = readJson(file) as { verifier: Record<string, unknown>; requests: Array<{ tests?: string[] }> };
+  raw.verifier.fail_to_pass = lists.fail_to_pass;
+  raw.verifier.pass_to_pass = lists.pass_to_pass;
+  const f2p = new Set(lists.fail_to_pass);
+  const removed: string[] = [];
+  for (const r of raw.requests) {
+    if (!r.tests) continue;
+    removed.push(...r.tests.filter((t) => !f2p.has(t)));
+    r.tests = r.tests.filter((t) => f2p.has(t));
+    if (r.tests.length === 0) delete r.tests;
+  }
+  writeJsonAtomic(file, raw);
+  return removed;
+}
+
+/** Qualifies the chosen tasks of a dataset (all by default); with `write`, updates their declared lists. */
+export async function qualifyDataset(dir: string, opts: QualifyDatasetOptions = {}): Promise<{ dataset: Dataset; reports: QualifyReport[] }> {
+  const dataset = loadDataset(dir);
+  const byId = new Map(dataset.tasks.map((t) => [t.id, t]));
+  const chosen = opts.tasks && opts.tasks.length > 0 ? [...new Set(opts.tasks)] : dataset.tasks.map((t) => t.id);
+  for (const id of chosen) if (!byId.has(id)) throw inputError(join(dataset.root, "tasks"), id, "no such task");
+  const reports: QualifyReport[] = new Array(chosen.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < chosen.length) {
+      const i = next++;
+      const task = byId.get(chosen[i]!)!;
+      const r = await qualifyTask(dataset, task, { ...(opts.runs !== undefined ? { runs: opts.runs } : {}) });
+      if (opts.write && r.proposed) {
+        const removed = writeDeclaredLists(task, r.proposed);
+        if (removed.length > 0) r.differences.push(`removed from the stages' tests (no longer F2P): ${removed.join(", ")}`);
+        // The task now declares what was observed: only problems of the runs themselves remain.
+        r.problems = r.problems.filter((p) => !p.startsWith("declared "));
+        r.declared = { fail_to_pass: [...r.proposed.fail_to_pass], pass_to_pass: [...r.proposed.pass_to_pass] };
+        r.qualified = r.problems.length === 0;
+      }
+      reports[i] = r;
+      opts.onReport?.(r);
+    }
+  };
+  const n = Math.max(1, Math.min(opts.concurrency ?? 2, chosen.length || 1));
+  await Promise.all(Array.from({ length: n }, worker));
+  return { dataset, reports };
+}

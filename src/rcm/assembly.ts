@@ -1,0 +1,95 @@
+import { actionText, type Group, type RcmMode } from "./history.js";
+import type { Assignment } from "./router.js";
+import { renderTaskState, type TaskState } from "./state-record.js";
+
+/** What happens to one earlier group in what the model receives. */
+export type Treatment = "verbatim" | "elided" | "dropped";
+
+export interface AssemblyPlan {
+  mode: RcmMode;
+  /** The task of the current request (null: shared or unknown). */
+  active: string | null;
+  confidence: number;
+  /** False when the full history is kept (mode off, a shared request, or confidence below the threshold). */
+  filtered: boolean;
+  /** One entry per group, in history order; the current group is always verbatim. */
+  treatments: Treatment[];
+  /** The active task's state record, placed just before the current request (mode rcm). */
+  record: string | null;
+}
+
+export interface AssemblyInput {
+  mode: RcmMode;
+  threshold: number;
+  /** The task's most recent groups before the current one that always stay verbatim. */
+  keepRecent: number;
+  groups: readonly Group[];
+  assignments: Readonly<Record<string, Assignment>>;
+  states: Readonly<Record<string, TaskState>>;
+}
+
+/**
+ * Chooses what the model sees for the current (last) group: the groups of its task, shared and
+ * uncertain groups, and in mode rcm the task's state record. Other tasks' confident groups are left
+ * out. In mode rcm an older group of the task loses its assistant and tool exchanges only when the
+ * record covers that group; user requests are never removed from the active task.
+ */
+export function planAssembly(input: AssemblyInput): AssemblyPlan {
+  const { groups, assignments, mode, threshold } = input;
+  const all = groups.map((): Treatment => "verbatim");
+  const current = groups[groups.length - 1];
+  const a = current ? assignments[current.id] : undefined;
+  const full = (active: string | null, confidence: number): AssemblyPlan => ({ mode, active, confidence, filtered: false, treatments: all, record: null });
+  if (mode === "off" || !current || !a) return full(a?.task ?? null, a?.confidence ?? 0);
+  if (a.task === null || a.confidence < threshold) return full(a.task, a.confidence);
+  const active = a.task;
+  const state = input.states[active];
+  const covered = new Set(state?.covered ?? []);
+  const treatments = [...all];
+  let recent = 0;
+  for (let i = groups.length - 2; i >= 0; i--) {
+    const g = groups[i]!;
+    const ga = assignments[g.id];
+    if (!ga || ga.task === null || ga.confidence < threshold) continue;
+    if (ga.task !== active) {
+      treatments[i] = "dropped";
+      continue;
+    }
+    recent++;
+    if (mode === "rcm" && recent > input.keepRecent && covered.has(g.id) && g.actions.length > 0) treatments[i] = "elided";
+  }
+  const record = mode === "rcm" && state && state.requests > 0 ? renderTaskState(state) : null;
+  return { mode, active, confidence: a.confidence, filtered: true, treatments, record };
+}
+
+/** The text that stands for an elided group's exchanges. */
+export const elidedNote = "[Earlier work on this request is summarized in the task state record.]";
+
+export interface RenderedMessage {
+  role: "user" | "assistant" | "tool";
+  text: string;
+}
+
+/** The assembled history as plain messages (for offline evaluation and token counts). */
+export function renderAssembly(groups: readonly Group[], plan: AssemblyPlan | null): RenderedMessage[] {
+  const out: RenderedMessage[] = [];
+  groups.forEach((g, i) => {
+    const t = plan?.treatments[i] ?? "verbatim";
+    if (t === "dropped") return;
+    const isCurrent = i === groups.length - 1;
+    const record = isCurrent && plan?.record ? `${plan.record}\n\n` : "";
+    out.push({ role: "user", text: record + g.userText });
+    if (t === "elided") {
+      out.push({ role: "assistant", text: elidedNote });
+      return;
+    }
+    for (const a of g.actions) out.push({ role: a.kind === "tool" ? "tool" : "assistant", text: actionText(a) });
+  });
+  return out;
+}
+
+/** The invariant: every request of the task is present verbatim in what the model receives. */
+export function missingRequests(rendered: readonly RenderedMessage[], requests: readonly string[]): string[] {
+  const userTexts = rendered.filter((m) => m.role === "user").map((m) => m.text);
+  return requests.filter((r) => !userTexts.some((t) => t.includes(r)));
+}

@@ -1,0 +1,124 @@
+import { actionText, type Group } from "./history.js";
+import type { TaskInfo } from "./router.js";
+import { clip, requestBody } from "./state-updater.js";
+
+/** An OpenAI-compatible endpoint for RCM's own, optional model calls. */
+export interface AuxModelConfig {
+  /** e.g. `http://127.0.0.1:8080/v1` (the `/chat/completions` path is appended). */
+  baseURL: string;
+  model: string;
+  apiKey?: string;
+  timeoutMs?: number;
+  /** Also ask the model for state items after each completed group (items are recorded as claims). */
+  stateUpdates?: boolean;
+}
+
+/** Usage of one auxiliary call, in the project's token rule (input excludes cached input). */
+export interface AuxUsage {
+  purpose: "route" | "state";
+  model: string;
+  input_tokens: number;
+  output_tokens: number;
+  cached_input_tokens: number;
+  reasoning_tokens: number;
+}
+
+export interface AuxRouteDecision {
+  /** A task id, "new" or "shared". */
+  task: string;
+  confidence: number;
+}
+
+interface ChatResult {
+  json: unknown;
+  usage: AuxUsage | null;
+}
+
+async function chatJson(cfg: AuxModelConfig, purpose: AuxUsage["purpose"], system: string, user: string): Promise<ChatResult> {
+  const res = await fetch(`${cfg.baseURL.replace(/\/+$/, "")}/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(cfg.apiKey ? { authorization: `Bearer ${cfg.apiKey}` } : {}) },
+    body: JSON.stringify({
+      model: cfg.model,
+      messages: [
+        { role: "system", content: system },
+        { role: "user", content: user },
+      ],
+      response_format: { type: "json_object" },
+      temperature: 0,
+      stream: false,
+    }),
+    signal: AbortSignal.timeout(cfg.timeoutMs ?? 30_000),
+  });
+  if (!res.ok) throw new Error(`auxiliary model: HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`);
+  const body = (await res.json()) as {
+    choices?: { message?: { content?: unknown } }[];
+    usage?: { prompt_tokens?: number; completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number }; completion_tokens_details?: { reasoning_tokens?: number } };
+  };
+  const u = body.usage;
+  const cached = u?.prompt_tokens_details?.cached_tokens ?? 0;
+  const usage: AuxUsage | null = u
+    ? {
+        purpose,
+        model: cfg.model,
+        input_tokens: Math.max(0, (u.prompt_tokens ?? 0) - cached),
+        output_tokens: u.completion_tokens ?? 0,
+        cached_input_tokens: cached,
+        reasoning_tokens: u.completion_tokens_details?.reasoning_tokens ?? 0,
+      }
+    : null;
+  const content = body.choices?.[0]?.message?.content;
+  let json: unknown = null;
+  if (typeof content === "string") {
+    const m = /\{[\s\S]*\}/.exec(content);
+    try {
+      json = m ? JSON.parse(m[0]) : null;
+    } catch {
+      json = null;
+    }
+  }
+  return { json, usage };
+}
+
+const routeSystem =
+  'You route a new user request of a coding-agent conversation to the task it continues. Tasks are listed with an id, a workspace and their requests. Answer only JSON: {"task": "<task id>" | "new" | "shared", "confidence": <0..1>}. "shared" means an instruction for every task.';
+
+/** Asks the auxiliary model which task a request continues. Null when the answer is unusable. */
+export async function auxRoute(
+  cfg: AuxModelConfig,
+  tasks: readonly TaskInfo[],
+  groupsById: ReadonlyMap<string, Group>,
+  request: string,
+): Promise<{ decision: AuxRouteDecision | null; usage: AuxUsage | null }> {
+  const listing = tasks
+    .map((t) => {
+      const reqs = t.groups.slice(-3).map((id) => groupsById.get(id)).filter((g): g is Group => g !== undefined);
+      return `Task ${t.id}${t.workspace ? ` (workspace ${t.workspace})` : ""}:\n${reqs.map((g) => `  - ${clip(requestBody(g.userText), 400)}`).join("\n") || `  - ${t.label}`}`;
+    })
+    .join("\n");
+  const r = await chatJson(cfg, "route", routeSystem, `${listing}\n\nNew request:\n${clip(request, 3000)}`);
+  const j = r.json as { task?: unknown; confidence?: unknown } | null;
+  const ids = new Set(tasks.map((t) => t.id));
+  if (!j || typeof j.task !== "string" || typeof j.confidence !== "number") return { decision: null, usage: r.usage };
+  if (!ids.has(j.task) && j.task !== "new" && j.task !== "shared") return { decision: null, usage: r.usage };
+  return { decision: { task: j.task, confidence: Math.max(0, Math.min(1, j.confidence)) }, usage: r.usage };
+}
+
+const stateSystem =
+  'You keep a task memory for a coding agent. From one finished exchange, list what was completed, what is still pending and what is uncertain, each a short sentence. Answer only JSON: {"completed": [], "pending": [], "uncertainties": []}.';
+
+export interface AuxStateItems {
+  completed: string[];
+  pending: string[];
+  uncertainties: string[];
+}
+
+/** Asks the auxiliary model for state items of one finished group (the caller records them as claims). */
+export async function auxStateItems(cfg: AuxModelConfig, group: Group): Promise<{ items: AuxStateItems | null; usage: AuxUsage | null }> {
+  const exchange = [`User: ${clip(requestBody(group.userText), 3000)}`, ...group.actions.map((a) => `${a.kind === "tool" ? "Tool" : "Assistant"}: ${clip(actionText(a), 600)}`)].join("\n");
+  const r = await chatJson(cfg, "state", stateSystem, exchange);
+  const j = r.json as Record<string, unknown> | null;
+  const list = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string").slice(0, 5) : []);
+  if (!j) return { items: null, usage: r.usage };
+  return { items: { completed: list(j.completed), pending: list(j.pending), uncertainties: list(j.uncertainties) }, usage: r.usage };
+}

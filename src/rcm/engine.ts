@@ -1,0 +1,175 @@
+import { planAssembly, type AssemblyPlan } from "./assembly.js";
+import { auxRoute, auxStateItems, type AuxUsage } from "./aux-model.js";
+import { compactionContext } from "./compaction.js";
+import type { Group } from "./history.js";
+import type { RcmOptions } from "./options.js";
+import { commitAssignment, emptyRouterState, requestFeatures, RouterIndex, routeRequest, type Assignment, type RouterState } from "./router.js";
+import { emptyTaskState, type TaskState } from "./state-record.js";
+import { clip, foldGroup } from "./state-updater.js";
+
+/** What RCM keeps per conversation; plain JSON (persisted by the host, see store.ts). */
+export interface RcmMemory {
+  router: RouterState;
+  states: Record<string, TaskState>;
+}
+
+/**
+ * RCM for one conversation. Hosts call `prepare` before every model step with the history as groups
+ * (the last group is the current request): new requests are routed once and the assignment is kept
+ * for the turn, completed groups are folded into state records in bounded batches, and the plan says
+ * what the model should see.
+ */
+export class RcmEngine {
+  readonly memory: RcmMemory;
+  private readonly index = new RouterIndex();
+  private auxUsage: AuxUsage[] = [];
+  /** Set whenever memory changed since the last `takeDirty`. */
+  private dirty = false;
+
+  constructor(
+    readonly options: RcmOptions,
+    memory?: RcmMemory,
+  ) {
+    this.memory = memory ?? { router: emptyRouterState(), states: {} };
+  }
+
+  /** Sync routing and assembly, without any auxiliary model (offline evaluation, benchmarks). */
+  prepare(groups: readonly Group[]): AssemblyPlan {
+    this.syncIndex(groups);
+    for (const g of groups) if (!this.memory.router.assignments[g.id]) this.routeOne(g, groups);
+    this.foldCompleted(groups);
+    return this.plan(groups);
+  }
+
+  /** Like prepare, and asks the auxiliary model (when configured) about undecided requests and for state items. */
+  async prepareAsync(groups: readonly Group[]): Promise<AssemblyPlan> {
+    this.syncIndex(groups);
+    const aux = this.options.auxModel;
+    for (const g of groups) {
+      if (this.memory.router.assignments[g.id]) continue;
+      await this.routeOneAsync(g, groups);
+    }
+    const folded = this.foldCompleted(groups);
+    if (aux?.stateUpdates && this.options.mode === "rcm") {
+      for (const g of folded) {
+        const task = this.memory.router.assignments[g.id]?.task;
+        const s = task ? this.memory.states[task] : undefined;
+        if (!s) continue;
+        const r = await auxStateItems(aux, g).catch(() => ({ items: null, usage: null }));
+        if (r.usage) this.auxUsage.push(r.usage);
+        if (!r.items) continue;
+        const add = (list: typeof s.completed, text: string) => list.push({ text: clip(text), kind: "claim", source: `${g.userMessageId}#model`, request: s.requests });
+        for (const t of r.items.completed) add(s.completed, t);
+        for (const t of r.items.uncertainties) add(s.uncertainties, t);
+        this.dirty = true;
+      }
+    }
+    return this.plan(groups);
+  }
+
+  /** Routes a request as soon as it arrives (before its first model step); the result is cached for the turn. */
+  async routeNew(group: Group, history: readonly Group[]): Promise<Assignment> {
+    const known = this.memory.router.assignments[group.id];
+    if (known) return known;
+    this.syncIndex(history);
+    return this.routeOneAsync(group, [...history, group]);
+  }
+
+  compaction(): string[] {
+    return compactionContext(this.options.mode === "rcm" ? "rcm" : "router", this.memory.router, this.memory.states);
+  }
+
+  /** Usage of auxiliary model calls since the last call (the host records it). */
+  drainAuxUsage(): AuxUsage[] {
+    const out = this.auxUsage;
+    this.auxUsage = [];
+    return out;
+  }
+
+  takeDirty(): boolean {
+    const d = this.dirty;
+    this.dirty = false;
+    return d;
+  }
+
+  private plan(groups: readonly Group[]): AssemblyPlan {
+    return planAssembly({
+      mode: this.options.mode,
+      threshold: this.options.threshold,
+      keepRecent: this.options.keepRecent,
+      groups,
+      assignments: this.memory.router.assignments,
+      states: this.memory.states,
+    });
+  }
+
+  private syncIndex(groups: readonly Group[]): void {
+    for (const g of groups) {
+      const a = this.memory.router.assignments[g.id];
+      if (a?.task) this.index.add(g, a.task, this.workspaceOf(a.task));
+    }
+  }
+
+  private workspaceOf(task: string): string | null {
+    return this.memory.router.tasks.find((t) => t.id === task)?.workspace ?? null;
+  }
+
+  private lastTask(groups: readonly Group[], before: string): string | null {
+    const at = groups.findIndex((g) => g.id === before);
+    for (let i = (at < 0 ? groups.length : at) - 1; i >= 0; i--) {
+      const t = this.memory.router.assignments[groups[i]!.id]?.task;
+      if (t) return t;
+    }
+    return null;
+  }
+
+  private decide(g: Group, groups: readonly Group[]) {
+    const f = requestFeatures(g.userText);
+    return { f, decision: routeRequest(this.memory.router, this.index, f, this.lastTask(groups, g.id)) };
+  }
+
+  private commit(g: Group, f: ReturnType<typeof requestFeatures>, decision: Parameters<typeof commitAssignment>[2]): Assignment {
+    const a = commitAssignment(this.memory.router, g, decision, f.refs.workspace);
+    if (a.task) this.index.add(g, a.task, this.workspaceOf(a.task), f);
+    this.dirty = true;
+    return a;
+  }
+
+  private routeOne(g: Group, groups: readonly Group[]): Assignment {
+    const { f, decision } = this.decide(g, groups);
+    return this.commit(g, f, decision);
+  }
+
+  private async routeOneAsync(g: Group, groups: readonly Group[]): Promise<Assignment> {
+    const { f, decision } = this.decide(g, groups);
+    const aux = this.options.auxModel;
+    if (aux && decision.confidence < this.options.threshold && this.memory.router.tasks.length > 0) {
+      const byId = new Map(groups.map((x) => [x.id, x]));
+      const r = await auxRoute(aux, this.memory.router.tasks, byId, g.userText).catch(() => ({ decision: null, usage: null }));
+      if (r.usage) this.auxUsage.push(r.usage);
+      const d = r.decision;
+      if (d && d.confidence >= this.options.threshold) {
+        const newTask = d.task === "new";
+        return this.commit(g, f, { task: newTask || d.task === "shared" ? null : d.task, confidence: d.confidence, method: "aux", newTask });
+      }
+    }
+    return this.commit(g, f, decision);
+  }
+
+  /** Folds completed, confidently routed groups into their task's record; at most batchSize per call. */
+  private foldCompleted(groups: readonly Group[]): Group[] {
+    if (this.options.mode !== "rcm") return [];
+    const folded: Group[] = [];
+    for (const g of groups.slice(0, -1)) {
+      if (folded.length >= this.options.batchSize) break;
+      const a = this.memory.router.assignments[g.id];
+      if (!a?.task || a.confidence < this.options.threshold) continue;
+      const s = (this.memory.states[a.task] ??= emptyTaskState(a.task, this.workspaceOf(a.task)));
+      if (s.covered.includes(g.id)) continue;
+      foldGroup(s, g);
+      folded.push(g);
+      this.dirty = true;
+    }
+    return folded;
+  }
+}

@@ -1,0 +1,101 @@
+import { isAbsolute, relative, sep } from "node:path";
+
+/**
+ * Explicit references of a text: the workspace it names, the files and the code symbols. These are
+ * the strongest routing evidence: a request that names the workspace or a file of an earlier task
+ * continues that task.
+ */
+export interface Refs {
+  /** Absolute path on a `Workspace:` line (the harness message format), if any. */
+  workspace: string | null;
+  /** Normalized relative file paths (module paths `a.b.c` count as `a/b/c`). */
+  paths: Set<string>;
+  /** Code identifiers: backticked names, snake_case, CamelCase, calls `name(`. */
+  symbols: Set<string>;
+}
+
+const workspaceLine = /^Workspace:[ \t]*(\S.*?)[ \t]*$/m;
+const repositoryLine = /^Repository:[ \t]*(\S.*?)[ \t]*$/m;
+/** a/b/c.ext, ./x.py, /abs/path.ts, plain name.ext with a known source extension. */
+const pathToken = /(?:[\w.@+-]*\/)+[\w.@+-]+|\b[\w-]+\.(?:py|pyi|ts|tsx|js|jsx|mjs|cjs|json|toml|yaml|yml|md|rs|go|java|kt|c|h|cc|cpp|hpp|rb|php|cs|swift|sh|sql|html|css|txt|cfg|ini)\b/g;
+const backticked = /`([^`\n]{1,120})`/g;
+const identifier = /\b(?:[A-Za-z_][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]|[a-z]+(?:[A-Z][a-z0-9]+){1,}|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+)\b/g;
+const callName = /\b([A-Za-z_][A-Za-z0-9_]{2,})\(/g;
+const dottedName = /\b[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*){1,}\b/g;
+/** Common words that look like identifiers in prose. */
+const notSymbols = new Set(["e.g", "i.e", "etc", "vs"]);
+
+export function workspaceOf(text: string): string | null {
+  const m = workspaceLine.exec(text);
+  return m ? stripSlash(m[1]!) : null;
+}
+
+export function repositoryOf(text: string): string | null {
+  const m = repositoryLine.exec(text);
+  return m ? m[1]! : null;
+}
+
+function stripSlash(p: string): string {
+  return p.length > 1 && p.endsWith("/") ? p.slice(0, -1) : p;
+}
+
+/** A path as RCM compares it: relative to the workspace when under it, without `./`. */
+export function normalizePath(p: string, workspace: string | null): string {
+  let out = p.trim().replace(/^["'`(]+|["'`),.:;]+$/g, "");
+  if (workspace && isAbsolute(out)) {
+    const rel = relative(workspace, out);
+    if (rel !== "" && !rel.startsWith("..") && !isAbsolute(rel)) out = rel.split(sep).join("/");
+  }
+  return out.replace(/^\.\//, "");
+}
+
+/** Which workspace (from a known list) holds an absolute path, or null. */
+export function workspaceHolding(path: string, workspaces: Iterable<string>): string | null {
+  if (!isAbsolute(path)) return null;
+  let best: string | null = null;
+  for (const ws of workspaces) {
+    if ((path === ws || path.startsWith(`${ws}/`)) && (best === null || ws.length > best.length)) best = ws;
+  }
+  return best;
+}
+
+export function extractRefs(text: string, workspaceHint: string | null = null): Refs {
+  const workspace = workspaceOf(text) ?? workspaceHint;
+  const body = text.replace(workspaceLine, "").replace(repositoryLine, "");
+  const paths = new Set<string>();
+  const symbols = new Set<string>();
+  for (const m of body.matchAll(pathToken)) {
+    const p = normalizePath(m[0], workspace);
+    if (p.length >= 3 && !/^https?:/.test(p) && !p.startsWith("//")) paths.add(p);
+  }
+  for (const m of body.matchAll(backticked)) {
+    const inner = m[1]!.trim();
+    if (/^[A-Za-z_][\w.]*$/.test(inner)) addSymbol(symbols, paths, inner);
+  }
+  for (const m of body.matchAll(identifier)) symbols.add(m[0]);
+  for (const m of body.matchAll(callName)) symbols.add(m[1]!);
+  for (const m of body.matchAll(dottedName)) addSymbol(symbols, paths, m[0]);
+  return { workspace, paths, symbols };
+}
+
+/** `pkg.mod.name` names both a module path and a symbol; plain names are symbols. */
+function addSymbol(symbols: Set<string>, paths: Set<string>, name: string): void {
+  if (notSymbols.has(name)) return;
+  const parts = name.split(".");
+  if (parts.length >= 2) {
+    paths.add(parts.join("/"));
+    if (parts.length >= 3) paths.add(parts.slice(0, -1).join("/"));
+    symbols.add(parts[parts.length - 1]!);
+    return;
+  }
+  if (name.length >= 3) symbols.add(name);
+}
+
+/** Keys a path is matched by: the path itself, its module form without extension, its file name. */
+export function pathKeys(p: string): string[] {
+  const noExt = p.replace(/\.[A-Za-z0-9]+$/, "");
+  const base = p.split("/").pop() ?? p;
+  const keys = new Set([p, noExt]);
+  if (base.includes(".") && base.length >= 5) keys.add(`name:${base}`);
+  return [...keys];
+}

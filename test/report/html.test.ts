@@ -1,0 +1,129 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { chromium, type Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildReport, renderReport } from "../../src/report/index.js";
+import { referenceSpec, writeRunFixture } from "./fixtures.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const haveChromium = existsSync(CHROMIUM);
+const mustRun = haveChromium || Boolean(process.env.CI);
+if (!mustRun) {
+  console.warn(`html report browser test SKIPPED: ${CHROMIUM} not found (install it with: apt-get install -y chromium; in CI this test never skips)`);
+}
+
+/** Screenshots go where a person (or CI) can look at them after the run. */
+const OUTPUT_DIR = resolve("test-output", "report");
+
+describe.skipIf(!mustRun)("html report in headless chromium", () => {
+  let root: string;
+  let browser: Browser;
+  let htmlFile: string;
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), "report-html-"));
+    const a = writeRunFixture(join(root, "a"), referenceSpec());
+    const b = writeRunFixture(join(root, "b"), {
+      ...referenceSpec(),
+      label: "oracle + <b>RCM</b>",
+      pairs: referenceSpec().pairs.map((p, i) => (i < 3 ? { ...p, switch: "resolved" as const } : p)),
+    });
+    const report = await buildReport([a.runDir, b.runDir], { compare: true, resamples: 2000 });
+    htmlFile = join(root, "pages", "nested", "report.html");
+    mkdirSync(join(root, "pages", "nested"), { recursive: true });
+    writeFileSync(htmlFile, renderReport(report, "html", { outFile: htmlFile }));
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it("opens offline, draws the charts, and shows a session's timeline and verdict", async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const requests: string[] = [];
+    const errors: string[] = [];
+    page.on("request", (r) => requests.push(r.url()));
+    page.on("pageerror", (e) => errors.push(e.message));
+    page.on("console", (m) => {
+      if (m.type() === "error") errors.push(m.text());
+    });
+    const url = pathToFileURL(htmlFile).href;
+    await page.goto(url, { waitUntil: "load" });
+
+    // Charts: 2 configurations × 3 groups × 2 conditions bars; a dot and whiskers per (configuration, group); 2 ratio bars per configuration.
+    expect(await page.locator("#chart-resolution rect.res-bar").count()).toBe(12);
+    expect(await page.locator("#chart-gap circle.gap-dot").count()).toBe(6);
+    expect(await page.locator("#chart-gap g.gap-ci").count()).toBe(6);
+    expect(await page.locator("#chart-tokens rect.ratio-bar").count()).toBe(4);
+    const h = await page.locator('#chart-resolution rect.res-bar[data-config="0"][data-group="overall"][data-condition="uninterrupted"]').getAttribute("height");
+    expect(Number(h)).toBeCloseTo(180 * 0.8, 6);
+
+    // Tables and escaping: the label with markup is text, not elements.
+    expect(await page.locator("#table-resolution tbody tr").count()).toBe(6);
+    expect(await page.locator("#table-resolution").innerText()).toContain("oracle + <b>RCM</b>");
+    expect(await page.locator("header b").count()).toBe(0);
+    expect(await page.locator("#table-comparison tbody tr").count()).toBe(3);
+
+    // Sessions: 2 configurations × 20 sessions; filter; select one.
+    expect(await page.locator("#session-rows tr").count()).toBe(40);
+    await page.fill("#session-filter", "t01.switch");
+    expect(await page.locator("#session-rows tr").count()).toBe(2);
+    await page.locator('#session-rows tr[data-key="0/t01.switch"]').click();
+    const blocks = page.locator("#session-timeline rect.tl-block");
+    expect(await blocks.count()).toBe(8); // F1 I1 F2 I2 F3 I3 I4 finalization
+    expect(await page.locator("#session-timeline path.tl-return").count()).toBe(2);
+    const fills = await blocks.evaluateAll((els) => els.map((e) => e.getAttribute("fill")));
+    expect(new Set(fills).size).toBe(5); // five workspaces, five colours
+    expect(await page.locator("#session-tests tbody tr").count()).toBe(4);
+    expect(await page.locator("#session-tests").innerText()).toContain("test_stage_3[<a>]");
+    expect(await page.locator("#session-detail").innerText()).toContain("failed stages: 1, 3");
+    const requestsText = await page.locator("#session-requests").textContent(); // inside a closed <details>
+    expect(requestsText).toContain('make <Widget> & "quotes" work');
+
+    // Links to the run files, relative to the page (pages/nested/report.html -> ../../a/run/...).
+    const hrefs = await page.locator("#session-detail a.file-link").evaluateAll((els) => els.map((e) => e.getAttribute("href")));
+    expect(hrefs).toEqual(["../../a/run/sessions/t01.switch/trajectory.jsonl", "../../a/run/sessions/t01.switch/artifact.patch"]);
+    for (const href of hrefs) expect(existsSync(resolve(join(root, "pages", "nested"), href!))).toBe(true);
+
+    // A session that never ran has no links and no verdict.
+    await page.fill("#session-filter", "");
+    await page.selectOption("#session-status", "reason:not run");
+    expect(await page.locator("#session-rows tr").count()).toBe(2);
+    await page.locator("#session-rows tr").first().click();
+    expect(await page.locator("#session-detail a.file-link").count()).toBe(0);
+    expect(await page.locator("#session-detail").innerText()).toContain("No verdict (not run)");
+
+    await page.locator('#session-rows tr').first().scrollIntoViewIfNeeded();
+    mkdirSync(OUTPUT_DIR, { recursive: true });
+    const shot = join(OUTPUT_DIR, "report.png");
+    rmSync(shot, { force: true });
+    await page.fill("#session-filter", "");
+    await page.selectOption("#session-status", "");
+    await page.locator('#session-rows tr[data-key="1/t03.switch"]').click();
+    await page.screenshot({ path: shot, fullPage: true });
+    expect(existsSync(shot)).toBe(true);
+    const png = readFileSync(shot);
+    expect(png.subarray(1, 4).toString("latin1")).toBe("PNG");
+    expect(statSync(shot).size).toBeGreaterThan(30_000);
+
+    expect(errors).toEqual([]);
+    expect(requests).toEqual([url]);
+    await page.close();
+  });
+});

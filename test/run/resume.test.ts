@@ -1,0 +1,145 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { packageRoot } from "../../src/core/package-paths.js";
+import { runFiles } from "../../src/run/layout.js";
+import { Ledger } from "../../src/run/ledger.js";
+import { readTrajectory } from "../../src/run/trajectory.js";
+import { sessionId } from "../../src/sessions/schema.js";
+import { cli } from "../helpers/cli.js";
+import { makeRunFixture, running, type RunFixture } from "./fixture.js";
+
+let fx: RunFixture;
+let order: string[];
+
+beforeAll(() => {
+  fx = makeRunFixture(2);
+  order = fx.sessions.pairs.flatMap((p) => [sessionId(p.id, "base"), sessionId(p.id, "switch")]);
+});
+
+/** An agent that notes each request in the workspace; at request 2 of the second session it hangs once. */
+function hangingAgent(mark: string): string {
+  return [
+    `echo "request $SWITCH_SWE_REQUEST_INDEX" >> notes.txt`,
+    `if [ "$SWITCH_SWE_SESSION" = "${order[1]}" ] && [ "$SWITCH_SWE_REQUEST_INDEX" = 2 ] && [ ! -e "${mark}" ]; then touch "${mark}"; sleep 120; else sleep 0.05; fi`,
+  ].join("\n");
+}
+
+function startRun(out: string, command: string): ChildProcess {
+  const args = ["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--agent", "command", "--agent-opt", `command=${command}`, "--out", out, "--no-verify", "--quiet"];
+  return spawn(process.execPath, [join(packageRoot, "dist", "cli", "main.js"), ...args], { env: { ...process.env, SWITCH_SWE_CACHE: fx.cache }, stdio: "ignore" });
+}
+
+async function waitFor(cond: () => boolean, ms = 60_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > until) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const exited = (child: ChildProcess) => new Promise<number | null>((res) => (child.exitCode !== null || child.signalCode !== null ? res(child.exitCode) : child.on("exit", (code) => res(code))));
+
+function attempts(out: string) {
+  const ledger = Ledger.openReadonly(runFiles.ledger(out));
+  try {
+    return ledger.attempts();
+  } finally {
+    ledger.close();
+  }
+}
+
+function snapshot(out: string, session: string) {
+  const dir = runFiles.sessionDir(out, session);
+  const files = ["session.json", "artifact.patch", "trajectory.jsonl", ...readdirSync(join(dir, "workspaces")).map((f) => `workspaces/${f}`)];
+  return Object.fromEntries(files.map((f) => [f, { mtime: statSync(join(dir, f)).mtimeMs, text: readFileSync(join(dir, f), "utf8") }]));
+}
+
+function expectComplete(out: string) {
+  for (const s of order) {
+    const summary = JSON.parse(readFileSync(runFiles.summary(out, s), "utf8")) as { status: string; finalized: boolean };
+    expect(summary).toMatchObject({ status: "finished", finalized: true });
+    expect(readFileSync(runFiles.artifact(out, s), "utf8")).toContain("+++ b/notes.txt");
+    expect(readdirSync(join(runFiles.sessionDir(out, s), "workspaces")).sort()).toHaveLength(4);
+    expect(readTrajectory(runFiles.trajectory(out, s)).at(-1)).toMatchObject({ type: "session_end", status: "finished" });
+  }
+  expect(existsSync(join(out, "run.lock"))).toBe(false);
+}
+
+describe("a run killed mid-session", () => {
+  it("kill -9, then --resume: finished sessions are kept as they are, the cut session restarts as attempt 2", async () => {
+    const out = join(fx.root, "killed");
+    const mark = join(fx.root, "hang-mark");
+    const child = startRun(out, hangingAgent(mark));
+    await waitFor(() => existsSync(mark));
+    // The second session hangs at its third request; the first one finished.
+    const cut = attempts(out);
+    expect(cut.map((r) => [r.session, r.attempt, r.status])).toEqual([
+      [order[0], 1, "finished"],
+      [order[1], 1, "running"],
+    ]);
+    const cutTrajectory = readTrajectory(runFiles.trajectory(out, order[1]!));
+    expect(cutTrajectory.filter((l) => l.type === "request_end")).toHaveLength(2);
+    const hungAgent = Number(readFileSync(join(cut[1]!.work_dir, "agent", "pid"), "utf8"));
+    expect(running(hungAgent)).toBe(true);
+
+    child.kill("SIGKILL");
+    await exited(child);
+    const before = snapshot(out, order[0]!);
+    expect(existsSync(runFiles.summary(out, order[1]!))).toBe(false);
+
+    const r = cli(["run", "--out", out, "--resume", "--no-verify"], { env: { SWITCH_SWE_CACHE: fx.cache } });
+    expect(r.stderr).toContain(`ended the agent process group ${hungAgent} left running by the cut-off attempt 1`);
+    expect(r.code).toBe(0);
+    expect(running(hungAgent)).toBe(false);
+
+    expect(attempts(out).map((x) => [x.session, x.attempt, x.status, x.invocation])).toEqual([
+      [order[0], 1, "finished", 1],
+      [order[1], 1, "interrupted", 1],
+      [order[1], 2, "finished", 2],
+      [order[2], 1, "finished", 2],
+      [order[3], 1, "finished", 2],
+    ]);
+    // The finished session was not run again: same files, same modification times.
+    expect(snapshot(out, order[0]!)).toEqual(before);
+    // The cut session restarted from clean workspaces: its notes list each request once, from attempt 2.
+    expect(existsSync(cut[1]!.work_dir)).toBe(false);
+    expect(readTrajectory(runFiles.trajectory(out, order[1]!))[0]).toMatchObject({ type: "session_start", attempt: 2 });
+    const old = readTrajectory(join(runFiles.sessionDir(out, order[1]!), "attempts", "1", "trajectory.jsonl"));
+    expect(old[0]).toMatchObject({ type: "session_start", attempt: 1 });
+    expect(old.some((l) => l.type === "session_end")).toBe(false);
+    const summary = JSON.parse(readFileSync(runFiles.summary(out, order[1]!), "utf8")) as { attempt: number; attempts: Array<{ attempt: number; status: string }> };
+    expect(summary.attempt).toBe(2);
+    expect(summary.attempts.map((a) => [a.attempt, a.status])).toEqual([
+      [1, "interrupted"],
+      [2, "finished"],
+    ]);
+    const pair = fx.sessions.pairs[0]!;
+    const focusWs = Object.entries(pair.workspaces).find(([, t]) => t === pair.focus)![0];
+    const focusRequests = pair.schedules.switch.flatMap((s, i) => (s.workspace === focusWs ? [`+request ${i}`] : []));
+    const added = readFileSync(runFiles.artifact(out, order[1]!), "utf8").split("\n").filter((l) => l.startsWith("+request"));
+    expect(added).toEqual(focusRequests);
+    expectComplete(out);
+  });
+
+  it("Ctrl-C stops the agents, records the attempt as interrupted, exits 130; --resume completes the run", async () => {
+    const out = join(fx.root, "stopped");
+    const mark = join(fx.root, "hang-mark-2");
+    const child = startRun(out, hangingAgent(mark));
+    await waitFor(() => existsSync(mark));
+    const hung = attempts(out).find((r) => r.status === "running")!;
+    const agentPid = Number(readFileSync(join(hung.work_dir, "agent", "pid"), "utf8"));
+    child.kill("SIGINT");
+    expect(await exited(child)).toBe(130);
+    expect(running(agentPid)).toBe(false);
+    expect(attempts(out).map((r) => [r.session, r.status])).toEqual([
+      [order[0], "finished"],
+      [order[1], "interrupted"],
+    ]);
+    expect(existsSync(join(out, "run.lock"))).toBe(false);
+    const r = cli(["run", "--out", out, "--resume", "--no-verify", "--quiet"], { env: { SWITCH_SWE_CACHE: fx.cache } });
+    expect(r.code).toBe(0);
+    expectComplete(out);
+  });
+});

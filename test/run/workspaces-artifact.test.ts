@@ -1,0 +1,117 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { InfraFault } from "../../src/agents/types.js";
+import { checkoutAt, materializeRepo } from "../../src/dataset/repo-cache.js";
+import { artifactExcludes, collectPatch, diffPaths } from "../../src/run/artifact.js";
+import { createWorkspaces, withoutSections, type SessionWorkspaces } from "../../src/run/workspaces.js";
+import { workspaceNames } from "../../src/sessions/schema.js";
+import { tempDir } from "../helpers/synthetic-dataset.js";
+import { makeRunFixture, type RunFixture } from "./fixture.js";
+
+const env = { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_AUTHOR_NAME: "a", GIT_AUTHOR_EMAIL: "a@a", GIT_COMMITTER_NAME: "a", GIT_COMMITTER_EMAIL: "a@a" };
+const sh = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, env, encoding: "utf8" }).trim();
+
+let fx: RunFixture;
+let ws: SessionWorkspaces;
+
+beforeAll(async () => {
+  fx = makeRunFixture(1);
+  ws = await createWorkspaces(fx.dataset, fx.sessions.pairs[0]!, join(fx.root, "work", "abc"));
+});
+
+describe("workspaces", () => {
+  it("checks out five workspaces at their bases, on a lone main branch with no remote", async () => {
+    for (const w of workspaceNames) {
+      const dir = ws.paths[w];
+      expect(sh(dir, "rev-parse", "HEAD")).toBe(ws.baseCommits[w]);
+      expect(sh(dir, "symbolic-ref", "HEAD")).toBe("refs/heads/main");
+      expect(sh(dir, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
+      expect(sh(dir, "remote")).toBe("");
+      expect(sh(dir, "status", "--porcelain")).toBe("");
+      expect(sh(dir, "log", "--all", "--format=%H")).toBe(ws.baseCommits[w]);
+    }
+    // Objects are shared with the cache, not copied.
+    expect(existsSync(join(ws.paths.w00, ".git", "objects", "info", "alternates"))).toBe(true);
+  });
+
+  it("an existing workspace directory or an unknown base is an infrastructure fault", async () => {
+    const pair = fx.sessions.pairs[0]!;
+    const dir = join(fx.root, "work", "exists");
+    mkdirSync(dir, { recursive: true });
+    await expect(createWorkspaces(fx.dataset, pair, dir)).rejects.toBeInstanceOf(InfraFault);
+    const broken = { ...fx.dataset, tasks: fx.dataset.tasks.map((t) => (t.id === pair.focus ? { ...t, base: "no-such-revision" } : t)) };
+    await expect(createWorkspaces(broken, pair, join(fx.root, "work", "broken"))).rejects.toThrow(/base no-such-revision of task .* not found/);
+  });
+
+  it("drops remote and branch sections from a git config", () => {
+    const text = '[core]\n\tbare = false\n[remote "origin"]\n\turl = /x\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n[branch "master"]\n\tremote = origin\n[user]\n\tname = x\n';
+    expect(withoutSections(text, /^\[(remote|branch) "/)).toBe("[core]\n\tbare = false\n[user]\n\tname = x\n");
+  });
+});
+
+describe("artifact collection", () => {
+  it("collects committed, uncommitted, new, deleted and binary changes, skips excluded paths, and leaves the agent's index alone", async () => {
+    const dir = ws.paths.w01;
+    const tracked = sh(dir, "ls-files").split("\n");
+    const [first, second, third] = tracked.filter((f) => f.endsWith(".py"));
+    // A commit by the agent.
+    writeFileSync(join(dir, first!), "committed = True\n");
+    sh(dir, "commit", "-qam", "agent commit");
+    // Uncommitted, staged in the agent's own index.
+    writeFileSync(join(dir, second!), "staged = True\n");
+    sh(dir, "add", second!);
+    // A deletion, a new text file, a new binary file, a file under a nested build/ directory (kept).
+    rmSync(join(dir, third!));
+    mkdirSync(join(dir, "pkg", "build"), { recursive: true });
+    writeFileSync(join(dir, "pkg", "build", "kept.py"), "kept = 1\n");
+    writeFileSync(join(dir, "new file é.py"), "new = 1\n");
+    const binary = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+    writeFileSync(join(dir, "blob.bin"), binary);
+    // Excluded: caches, builds, venvs, agent state and logs.
+    const excluded = ["pkg/__pycache__/m.cpython-311.pyc", "stray.pyc", ".pytest_cache/v/x", ".venv/lib/site.py", "venv/bin/python", "node_modules/x/i.js", "build/lib/out.py", "dist/pkg.whl", "pkg.egg-info/PKG-INFO", ".opencode/state.json", ".claude/settings.json", ".codex/log", "run.log", "pkg/debug.log"];
+    for (const f of excluded) {
+      mkdirSync(join(dir, f, ".."), { recursive: true });
+      writeFileSync(join(dir, f), "junk\n");
+    }
+    const indexBefore = readFileSync(join(dir, ".git", "index"));
+    const headBefore = sh(dir, "rev-parse", "HEAD");
+
+    const out = join(fx.root, "patches", "w01.patch");
+    const c = await collectPatch(dir, ws.baseCommits.w01, out);
+    expect(c.files).toEqual(["blob.bin", first!, "new file é.py", "pkg/build/kept.py", second!, third!].sort());
+    for (const f of excluded) expect(c.files).not.toContain(f);
+    expect(readFileSync(join(dir, ".git", "index"))).toEqual(indexBefore);
+    expect(sh(dir, "rev-parse", "HEAD")).toBe(headBefore);
+    expect(c.bytes).toBe(readFileSync(out).length);
+
+    // The patch reproduces the workspace on a fresh checkout of the base.
+    const repo = await materializeRepo(fx.dataset, "demo");
+    const fresh = join(tempDir(), "fresh");
+    await checkoutAt(repo, ws.baseCommits.w01, fresh);
+    sh(fresh, "apply", out);
+    expect(readFileSync(join(fresh, first!), "utf8")).toBe("committed = True\n");
+    expect(readFileSync(join(fresh, second!), "utf8")).toBe("staged = True\n");
+    expect(existsSync(join(fresh, third!))).toBe(false);
+    expect(readFileSync(join(fresh, "new file é.py"), "utf8")).toBe("new = 1\n");
+    expect(readFileSync(join(fresh, "blob.bin"))).toEqual(binary);
+    expect(existsSync(join(fresh, "run.log"))).toBe(false);
+  });
+
+  it("an untouched workspace gives an empty patch", async () => {
+    const c = await collectPatch(ws.paths.w02, ws.baseCommits.w02, join(fx.root, "patches", "w02.patch"));
+    expect(c).toMatchObject({ bytes: 0, files: [] });
+    expect(readFileSync(join(fx.root, "patches", "w02.patch"), "utf8")).toBe("");
+  });
+
+  it("names every excluded pattern once", () => {
+    expect(new Set(artifactExcludes).size).toBe(artifactExcludes.length);
+    expect(artifactExcludes).toContain("**/__pycache__/**");
+  });
+
+  it("reads paths from diff headers, quoted or not", () => {
+    const patch = 'diff --git a/x y.py b/x y.py\nindex 1..2\ndiff --git "a/caf\\303\\251.py" "b/caf\\303\\251.py"\nnew file\n';
+    expect(diffPaths(patch)).toEqual(["café.py", "x y.py"]);
+  });
+});

@@ -1,0 +1,115 @@
+import { existsSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadDataset, taskById, type Dataset } from "../../src/dataset/load.js";
+import { verifyArtifact } from "../../src/verify/verify-artifact.js";
+import { cacheInfo, clearCache } from "../../src/verify/cache-admin.js";
+import { calcRepo, diffAgainst, fixedOps, tempDir, writeCalcDataset, writeFiles } from "./fixture.js";
+
+const cache = tempDir("switch-swe-cache-");
+const scratch = tempDir();
+const counter = join(scratch, "setup-count.txt");
+
+beforeAll(() => {
+  process.env.SWITCH_SWE_CACHE = cache;
+});
+afterAll(() => {
+  rmSync(cache, { recursive: true, force: true });
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/** A test that passes only inside the cached venv. */
+const envTest = [
+  "import os, sys",
+  "",
+  "",
+  "def test_in_venv():",
+  "    assert os.environ['VIRTUAL_ENV'] == sys.prefix",
+  "    assert sys.prefix.endswith('/venv')",
+  "    assert os.environ['SWITCH_SWE_ENV'] == os.path.dirname(sys.prefix)",
+  "",
+].join("\n");
+
+function datasetWithSetup(setup: string[]): Dataset {
+  const testsPatch = diffAgainst(calcRepo(), (d) => writeFiles(d, { "tests/test_env.py": envTest }));
+  const root = writeCalcDataset(tempDir(), {
+    setup,
+    tasks: [{ id: "env", f2p: ["tests/test_env.py::test_in_venv"], p2p: ["tests/test_ops.py::test_mul"], testsPatch }],
+  });
+  return loadDataset(root);
+}
+
+let n = 0;
+async function verify(dataset: Dataset, text = "") {
+  const w = join(scratch, `w${n++}`);
+  return verifyArtifact({ dataset, task: taskById(dataset).get("env")!, artifactText: text, workRoot: w, logFile: `${w}.log` });
+}
+
+const venvSetup = [`python3 -m venv --without-pip --system-site-packages "$SWITCH_SWE_ENV/venv"`, `echo ran >> ${counter}`];
+
+describe("the environment cache", () => {
+  it("runs set-up once, also under concurrent verifications, and tests run inside its venv", async () => {
+    const dataset = datasetWithSetup(venvSetup);
+    const [a, b] = await Promise.all([verify(dataset), verify(dataset)]);
+    expect(readFileSync(counter, "utf8")).toBe("ran\n");
+    expect([a.setup_cached, b.setup_cached].sort()).toEqual([false, true]);
+    for (const v of [a, b]) {
+      expect(v.tests["tests/test_env.py::test_in_venv"]).toBe("passed");
+      expect(v.resolved).toBe(true);
+    }
+    const c = await verify(dataset);
+    expect(c.setup_cached).toBe(true);
+    expect(c.resolved).toBe(true);
+    expect(readFileSync(counter, "utf8")).toBe("ran\n");
+
+    const info = cacheInfo();
+    expect(info.envs).toHaveLength(1);
+    expect(info.envs[0]!.ready).toBe(true);
+    expect(info.envs[0]!.setup).toEqual(venvSetup);
+  });
+
+  it("rebuilds an environment that a test run changed", async () => {
+    const dataset = datasetWithSetup(venvSetup);
+    const tamper = diffAgainst(calcRepo(), (d) =>
+      writeFiles(d, { "calc/ops.py": `import os\nopen(os.path.join(os.environ["VIRTUAL_ENV"], "planted.pth"), "w").write("")\n${fixedOps}` }),
+    );
+    const before = readFileSync(counter, "utf8");
+    const v = await verify(dataset, tamper);
+    expect(v.setup_cached).toBe(true);
+    expect(v.notes?.join(" ")).toContain("changed files of the cached environment");
+    const next = await verify(dataset);
+    expect(next.setup_cached).toBe(false);
+    expect(readFileSync(counter, "utf8")).toBe(`${before}ran\n`);
+  });
+
+  it("a failing set-up is an infrastructure fault, re-verified twice", async () => {
+    const dataset = datasetWithSetup(["echo trying; exit 3"]);
+    const v = await verify(dataset);
+    expect(v.infra_fault).toBe(true);
+    expect(v.infra_reason).toContain("set-up failed (exit 3)");
+    expect(v.attempts).toBe(3);
+    expect(v.resolved).toBe(false);
+    expect(v.setup_cached).toBe(false);
+  });
+
+  it("refuses a set-up that installs the repository itself from its checkout", async () => {
+    const dataset = datasetWithSetup([
+      `python3 -m venv --without-pip --system-site-packages "$SWITCH_SWE_ENV/venv"`,
+      `"$SWITCH_SWE_ENV/venv/bin/python" -c "import os, site; open(os.path.join(site.getsitepackages()[0], '__editable__calc.pth'), 'w').write(os.getcwd())"`,
+    ]);
+    const v = await verify(dataset);
+    expect(v.infra_fault).toBe(true);
+    expect(v.infra_reason).toContain("installed the repository itself");
+    expect(v.attempts).toBe(1);
+  });
+
+  it("cache clear removes environments and repositories", async () => {
+    expect(readdirSync(join(cache, "envs")).length).toBeGreaterThan(0);
+    const r = clearCache({ envs: true, repos: false });
+    expect(r.removed.length).toBeGreaterThan(0);
+    expect(readdirSync(join(cache, "envs"))).toEqual([]);
+    expect(existsSync(join(cache, "repos"))).toBe(true);
+    clearCache({ envs: false, repos: true });
+    expect(existsSync(join(cache, "repos"))).toBe(false);
+  });
+});
