@@ -2,10 +2,11 @@ import { inputError } from "../core/errors.js";
 import { commandAgent } from "./command.js";
 import { nopAgent } from "./nop.js";
 import { oracleAgent } from "./oracle.js";
+import { opencodeAgent } from "./opencode.js";
 import type { Agent, AgentFactory } from "./types.js";
 
 /** Every agent by name. To add one, write its factory in its own file and list it here. */
-const factories: ReadonlyArray<AgentFactory<unknown>> = [oracleAgent, nopAgent, commandAgent];
+const factories: ReadonlyArray<AgentFactory<unknown>> = [oracleAgent, nopAgent, commandAgent, opencodeAgent];
 
 export function agentNames(): string[] {
   return factories.map((f) => f.name).sort();

@@ -17,7 +17,9 @@ export interface Refs {
 const workspaceLine = /^Workspace:[ \t]*(\S.*?)[ \t]*$/m;
 const repositoryLine = /^Repository:[ \t]*(\S.*?)[ \t]*$/m;
 /** a/b/c.ext, ./x.py, /abs/path.ts, plain name.ext with a known source extension. */
-const pathToken = /(?:[\w.@+-]*\/)+[\w.@+-]+|\b[\w-]+\.(?:py|pyi|ts|tsx|js|jsx|mjs|cjs|json|toml|yaml|yml|md|rs|go|java|kt|c|h|cc|cpp|hpp|rb|php|cs|swift|sh|sql|html|css|txt|cfg|ini)\b/g;
+const sourceExtensions = "py|pyi|ts|tsx|js|jsx|mjs|cjs|json|toml|yaml|yml|md|rs|go|java|kt|c|h|cc|cpp|hpp|rb|php|cs|swift|sh|sql|html|css|txt|cfg|ini|csv|lock";
+const pathToken = new RegExp(`(?:[\\w.@+-]*/)+[\\w.@+-]+|\\b[\\w-]+\\.(?:${sourceExtensions})\\b`, "g");
+const fileExtension = new RegExp(`^(?:${sourceExtensions})$`);
 const backticked = /`([^`\n]{1,120})`/g;
 const identifier = /\b(?:[A-Za-z_][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]|[a-z]+(?:[A-Z][a-z0-9]+){1,}|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+)\b/g;
 const callName = /\b([A-Za-z_][A-Za-z0-9_]{2,})\(/g;
@@ -82,6 +84,8 @@ export function extractRefs(text: string, workspaceHint: string | null = null): 
 function addSymbol(symbols: Set<string>, paths: Set<string>, name: string): void {
   if (notSymbols.has(name)) return;
   const parts = name.split(".");
+  // `name.py` is a file name, already taken as a path.
+  if (parts.length >= 2 && fileExtension.test(parts[parts.length - 1]!)) return;
   if (parts.length >= 2) {
     paths.add(parts.join("/"));
     if (parts.length >= 3) paths.add(parts.slice(0, -1).join("/"));

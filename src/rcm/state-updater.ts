@@ -99,7 +99,9 @@ export function foldGroup(s: TaskState, group: Group): void {
       if (testsPassClaim.test(sentence) || completionClaim.test(sentence)) {
         const item: StateItem = { text: clip(sentence), kind: "claim", source, request, ...(mentioned.length ? { paths: mentioned } : {}), ...(testsPassClaim.test(sentence) ? { tests: true } : {}) };
         claimed ??= item;
-        if (item.tests || mentioned.length > 0) pushBounded(s.completed, item, stateLimits.completed);
+        // A claim about files a tool of this group already changed adds nothing to the observation.
+        const subsumed = mentioned.length > 0 && mentioned.every((p) => changed.some((c) => c === p || c.endsWith(`/${p}`)));
+        if ((item.tests || mentioned.length > 0) && !subsumed) pushBounded(s.completed, item, stateLimits.completed);
       } else if (doubt.test(sentence)) {
         pushBounded(s.uncertainties, { text: clip(sentence), kind: "claim", source, request, ...(mentioned.length ? { paths: mentioned } : {}) }, stateLimits.uncertainties);
       }

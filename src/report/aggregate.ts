@@ -317,7 +317,7 @@ export function buildConfigReport(input: RunInput, opts: BootstrapOptions = {}):
         else if (s.failed_stages === null) a.excluded.unmapped++;
         else {
           a.attributed++;
-          const last = input.tasks?.get(s.focus)?.stages ?? 0;
+          const last = input.tasks?.get(s.focus)?.lastTestedStage ?? 0;
           for (const st of s.failed_stages) a.failed_stages[String(st)] = (a.failed_stages[String(st)] ?? 0) + 1;
           if (s.failed_stages.some((st) => st < last)) a.earlier_stage_failure++;
           else if (s.failed_stages.length > 0) a.last_stage_only++;

@@ -38,6 +38,8 @@ export type SessionSummaryFile = z.infer<typeof sessionSummarySchema>;
 /** Which stage introduced each F2P test, and which tests are F2P or P2P, for one task. */
 export interface TaskTests {
   stages: number;
+  /** The highest stage that introduces an F2P test (0 when none): "the last stage" of stage attribution. */
+  lastTestedStage: number;
   f2pStage: Map<string, number>;
   f2p: Set<string>;
   p2p: Set<string>;
@@ -111,6 +113,7 @@ function taskTestsFrom(dir: string): { tasks: Map<string, TaskTests> | null; not
     });
     tasks.set(t.id, {
       stages: t.requests.length,
+      lastTestedStage: Math.max(0, ...f2pStage.values()),
       f2pStage,
       f2p: new Set(t.verifier.fail_to_pass),
       p2p: new Set(t.verifier.pass_to_pass),

@@ -1,21 +1,54 @@
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { InputError, formatProblem } from "../../core/errors.js";
-import { sampleDatasetDir } from "../../core/package-paths.js";
 import { toJsonText, writeFileAtomic } from "../../core/json-file.js";
+import { sampleDatasetDir } from "../../core/package-paths.js";
 import { validateDataset } from "../../dataset/validate.js";
+import { buildReport, renderReport } from "../../report/index.js";
+import { runFiles } from "../../run/layout.js";
+import { describe as describeEvent, reporterFor } from "../../run/progress.js";
+import type { ProgressEvent } from "../../run/progress-events.js";
+import { runSessions } from "../../run/runner.js";
 import { buildSessions } from "../../sessions/build.js";
 import { checkSessions } from "../../sessions/check.js";
 import { formatProfileTable, profileTable } from "../../sessions/stats.js";
-import { join, resolve } from "node:path";
 import { ExitCode } from "../exit-codes.js";
+import { parseCount } from "../options.js";
+
+interface DemoOptions {
+  out: string;
+  seed: number;
+  concurrency: number;
+  forget: string;
+}
+
+/** Only the milestones: a demo of 72 sessions should not print a line per request. */
+function milestones(): (e: ProgressEvent) => void {
+  if (process.stderr.isTTY) {
+    const r = reporterFor({ quiet: false, json: false }, process.stderr, process.stderr);
+    return (e) => r.emit(e);
+  }
+  return (e) => {
+    if (e.type === "run_start" || e.type === "session_end" || e.type === "run_end" || e.type === "warning") {
+      const line = describeEvent(e);
+      if (line) process.stderr.write(`${line}\n`);
+    }
+  };
+}
 
 export function registerDemo(program: Command): void {
   program
     .command("demo")
-    .description("validate the embedded sample dataset, build its sessions and print their profile")
-    .option("--out <dir>", "where the demo writes its files", "switch-swe-demo")
-    .option("--seed <n>", "seed", "0")
-    .action(async (o: { out: string; seed: string }) => {
+    .description(
+      "the whole pipeline on the embedded sample dataset: validate it, build and validate its sessions, run them " +
+        "with the oracle agent and with a forgetting oracle (a known resumption gap), verify every artifact and print the report",
+    )
+    .option("--out <dir>", "where the demo writes its files (re-running resumes)", "switch-swe-demo")
+    .option("--seed <n>", "seed of the sessions and of the forgetting oracle", parseCount("--seed"), 0)
+    .option("--concurrency <n>", "sessions run in parallel", parseCount("--concurrency"), 2)
+    .option("--forget <p>", "probability that the forgetting oracle drops earlier stages on a return", "0.5")
+    .action(async (o: DemoOptions) => {
       const out = resolve(o.out);
       const { dataset, problems } = await validateDataset(sampleDatasetDir);
       if (!dataset || problems.length > 0) {
@@ -24,11 +57,46 @@ export function registerDemo(program: Command): void {
         return;
       }
       process.stdout.write(`dataset ${dataset.manifest.name}@${dataset.manifest.version}: ${dataset.tasks.length} tasks, valid\n`);
-      const file = buildSessions(dataset, { seed: Number(o.seed) });
+      const file = buildSessions(dataset, { seed: o.seed });
       const violations = checkSessions(file, dataset);
       if (violations.length > 0) throw new InputError(violations.map((v) => ({ file: v.session, path: v.property, message: v.message })));
       const sessionsPath = join(out, "sessions.json");
       writeFileAtomic(sessionsPath, toJsonText(file));
-      process.stdout.write(`sessions: ${sessionsPath} (${file.pairs.length} pairs, validated)\n\n${formatProfileTable(profileTable(file))}\n`);
+      process.stdout.write(`sessions: ${sessionsPath} (${file.pairs.length} pairs, validated)\n\n${formatProfileTable(profileTable(file))}\n\n`);
+
+      const configs = [
+        { name: "oracle", options: {} as Record<string, string>, label: "oracle" },
+        { name: "oracle", options: { forget: o.forget }, label: `oracle forget=${o.forget}` },
+      ];
+      const runDirs: string[] = [];
+      for (const c of configs) {
+        const runDir = join(out, "runs", c.label.replace(/[^A-Za-z0-9.]+/g, "-"));
+        const resume = existsSync(runFiles.config(runDir));
+        const outcome = await runSessions({
+          out: runDir,
+          resume,
+          dataset: sampleDatasetDir,
+          sessions: sessionsPath,
+          agent: c.name,
+          agentOptions: c.options,
+          seed: o.seed,
+          label: c.label,
+          concurrency: o.concurrency,
+          keepWorkspaces: false,
+          verify: true,
+          progress: milestones(),
+        });
+        if (outcome.interrupted) {
+          process.exitCode = ExitCode.checkFailed;
+          return;
+        }
+        runDirs.push(runDir);
+      }
+      const report = await buildReport(runDirs, { compare: true });
+      const htmlPath = join(out, "report.html");
+      writeFileAtomic(htmlPath, renderReport(report, "html", { outFile: htmlPath }));
+      writeFileAtomic(join(out, "report.json"), renderReport(report, "json"));
+      process.stdout.write(`\n${renderReport(report, "table")}\n`);
+      process.stdout.write(`\nreport: ${htmlPath} (also report.json); runs: ${runDirs.join(", ")}\n`);
     });
 }

@@ -70,7 +70,7 @@ interface RunFlags {
   out?: string;
   apiKeyEnv: string;
   temperature: number | null;
-  systemPrompt: string;
+  systemPrompt?: string;
   maxOutputTokens?: number;
   seed?: number;
   retries: number;
@@ -159,7 +159,7 @@ export function registerHandoff(program: Command): void {
     .option("--out <file>", "submission file (default: handoff-PROVIDER-MODEL.json); raw responses go next to it in .raw.jsonl")
     .option("--api-key-env <name>", "environment variable holding the API key (may be unset for local servers)", "OPENAI_API_KEY")
     .option("--temperature <t>", 'sampling temperature, or "default" to send none', temperature, 0)
-    .option("--system-prompt <text>", "system prompt (default: none; the prompt file is the whole request)", "")
+    .option("--system-prompt <text>", "system prompt (default: none; the prompt file is the whole request)")
     .option("--max-output-tokens <n>", "cap on output tokens (default: the provider's)", count("--max-output-tokens"))
     .option("--seed <n>", "sampling seed, for providers that honour one", count("--seed"))
     .option("--retries <n>", "retries per case and condition, only on what --retry-on names", count("--retries"), 0)
@@ -180,13 +180,13 @@ export function registerHandoff(program: Command): void {
         model: o.model.model,
         host: baseURL,
         temperature: o.temperature,
-        systemPrompt: o.systemPrompt,
+        systemPrompt: o.systemPrompt ?? "",
         retryPolicy: { retries: o.retries, retry_on: o.retryOn ?? [], delay_ms: o.retries > 0 ? o.retryDelayMs : 0 },
         maxOutputTokens: o.maxOutputTokens ?? null,
         seed: o.seed ?? null,
       };
       const { openAICompatibleClient } = await import("../../handoff/model-client.js");
-      const ask = openAICompatibleClient({ ...settings, baseURL, apiKey, system: o.systemPrompt, timeoutMs: o.timeoutS * 1000 });
+      const ask = openAICompatibleClient({ ...settings, baseURL, apiKey, system: settings.systemPrompt, timeoutMs: o.timeoutS * 1000 });
       const summary = await runHandoff({ loaded, out, settings, ask, log: (line) => process.stdout.write(`${line}\n`) });
       const u = summary.usage;
       process.stdout.write(

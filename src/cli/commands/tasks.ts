@@ -2,6 +2,8 @@ import type { Command } from "commander";
 import { formatProblem, InputError } from "../../core/errors.js";
 import { validateDataset } from "../../dataset/validate.js";
 import { ExitCode } from "../exit-codes.js";
+import { addImportCommand } from "./tasks-import.js";
+import { addQualifyCommand } from "./tasks-qualify.js";
 
 export function registerTasks(program: Command): Command {
   const tasks = program.command("tasks").description("check, qualify and import task datasets");
@@ -22,5 +24,7 @@ export function registerTasks(program: Command): Command {
         process.stdout.write(`${dataset!.manifest.name}@${dataset!.manifest.version}: ${n} tasks in ${Object.keys(dataset!.manifest.repos).length} repositories, all valid\n`);
       }
     });
+  addQualifyCommand(tasks);
+  addImportCommand(tasks);
   return tasks;
 }

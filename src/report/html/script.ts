@@ -105,16 +105,18 @@ export const script = String.raw`
 
   function timeline(c, s) {
     var n = s.schedule.length;
-    var left = 170, laneH = 24, top = 16;
-    var bw = Math.max(12, Math.min(30, Math.floor(720 / Math.max(1, n))));
-    var width = Math.max(left + n * bw + 10, 600), height = top + WS.length * laneH + 22;
+    var left = 230, laneH = 24, top = 16;
+    var room = Math.max(360, (detail.clientWidth || 900) - left - 50);
+    var bw = Math.max(12, Math.min(30, Math.floor(room / Math.max(1, n))));
+    var width = left + n * bw + 10, height = top + WS.length * laneH + 4;
     var svg = svgEl("svg", { id: "session-timeline", width: width, height: height, viewBox: "0 0 " + width + " " + height, role: "img", "aria-label": "Schedule timeline of " + s.id });
     WS.forEach(function (w, li) {
       var y = top + li * laneH;
       var task = s.workspaces[w] || "";
       var role = task === s.focus ? " (focus)" : "";
       svg.appendChild(svgEl("rect", { x: left, y: y, width: n * bw, height: laneH - 2, fill: li % 2 ? "#fafbfc" : "#f3f5f7" }));
-      svg.appendChild(svgEl("text", { x: 4, y: y + 15 }, w + " " + (task.length > 18 ? task.slice(0, 17) + "…" : task) + role));
+      var shown = task.length > 26 ? task.slice(0, 25) + "…" : task;
+      svg.appendChild(svgEl("text", { x: 4, y: y + 15 }, [svgEl("title", null, w + " = " + task + role), w + " " + shown + role]));
     });
     for (var i = 0; i < n; i += Math.max(1, Math.ceil(n / 12))) {
       svg.appendChild(svgEl("text", { x: left + i * bw + bw / 2, y: 11, "text-anchor": "middle", "class": "muted" }, String(i + 1)));
@@ -139,8 +141,7 @@ export const script = String.raw`
       }
       svg.appendChild(g);
     });
-    svg.appendChild(svgEl("text", { x: left, y: height - 4, "class": "muted" }, "block = one request (number = stage, F = finalization); outlined = focus task; dark corner = focus return"));
-    return svg;
+    return el("div", null, [svg, el("p", { "class": "note" }, "One block per request, in delivery order (number = stage, F = finalization); outlined = focus task; dark corner = focus return.")]);
   }
 
   function kv(label, value) { return el("div", null, [el("strong", null, label + ": "), value]); }

@@ -27,7 +27,7 @@ th { background: var(--alt); font-weight: 600; white-space: nowrap; }
 td.num, th.num { text-align: right; white-space: nowrap; }
 tr:nth-child(even) td { background: #fafbfc; }
 p.note { color: var(--muted); margin: 2px 0 6px; max-width: 900px; }
-.sessions-layout { display: grid; grid-template-columns: minmax(380px, 540px) 1fr; gap: 16px; align-items: start; }
+.sessions-layout { display: grid; grid-template-columns: minmax(400px, 560px) minmax(0, 1fr); gap: 16px; align-items: start; }
 .session-list { max-height: 640px; overflow: auto; border: 1px solid var(--line); border-radius: 6px; }
 .session-list table { margin: 0; width: 100%; }
 .session-list tr { cursor: pointer; }
@@ -38,7 +38,10 @@ p.note { color: var(--muted); margin: 2px 0 6px; max-width: 900px; }
 .status-resolved { color: var(--pass); font-weight: 600; }
 .status-unresolved { color: var(--fail); font-weight: 600; }
 .t-passed { color: var(--pass); } .t-failed, .t-error { color: var(--fail); } .t-missing, .t-skipped, .t-timeout { color: var(--warn); }
-.detail { border: 1px solid var(--line); border-radius: 6px; padding: 10px 14px; min-height: 200px; }
+.detail { border: 1px solid var(--line); border-radius: 6px; padding: 10px 14px; min-height: 200px; overflow-x: auto; }
+.detail td { word-break: break-word; }
+.session-list td { white-space: nowrap; }
+.session-list table { font-size: 13px; }
 .detail .empty { color: var(--muted); }
 .legend { display: flex; gap: 12px; flex-wrap: wrap; margin: 4px 0 8px; }
 .legend span.sw { display: inline-block; width: 12px; height: 12px; border-radius: 2px; vertical-align: -2px; margin-right: 4px; }

@@ -1,0 +1,284 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync, appendFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { z } from "zod";
+import { inputError } from "../core/errors.js";
+import { packageRoot } from "../core/package-paths.js";
+import { runProcess } from "../core/process.js";
+import { stateFiles } from "../rcm/store.js";
+import type { AgentEvent } from "../run/trajectory-schema.js";
+import { killGroupFromPidFile } from "./command.js";
+import { resolveOnPath } from "./command-path.js";
+import { validateAgentOptions } from "./options.js";
+import type { Agent, AgentContext, AgentFactory, AgentRequest, AgentResult, Conversation, EventSink } from "./types.js";
+
+const opencodeOptionsSchema = z
+  .object({
+    /** PROVIDER/MODEL as OpenCode names it (`-m`). */
+    model: z
+      .string({ error: "required: --agent-opt model=PROVIDER/MODEL" })
+      .regex(/^[^/\s]+\/\S+$/, "must be PROVIDER/MODEL"),
+    /** RCM plugin mode: off (native OpenCode), router, rcm. */
+    rcm: z.enum(["off", "router", "rcm"]).default("off"),
+    /** RCM routing threshold. */
+    threshold: z.coerce.number().min(0).max(1).default(0.8),
+    /** An OpenAI-compatible endpoint for PROVIDER (e.g. `switch-swe mock-model`): defines a custom provider. */
+    base_url: z.string().url().optional(),
+    /** Name of the environment variable holding the API key of the custom provider. */
+    api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
+    /** Context limit of the custom model; 0 (the default) turns OpenCode's auto-compaction off. */
+    context: z.coerce.number().int().nonnegative().default(0),
+    /** Output limit of the custom model. */
+    output: z.coerce.number().int().positive().default(8192),
+    /** OpenAI-compatible endpoint and model for RCM's auxiliary routing calls (`URL|MODEL`). */
+    aux_model: z.string().regex(/^https?:\/\/\S+\|\S+$/, "must be URL|MODEL").optional(),
+    /** The opencode binary (default: the one installed with switch-swe, else PATH). */
+    binary: z.string().min(1).optional(),
+  })
+  .strict();
+
+export type OpencodeOptions = z.infer<typeof opencodeOptionsSchema> & { binaryPath: string };
+
+/** Where the RCM plugin entry is (built by `npm run build`). */
+export const rcmPluginEntry = join(packageRoot, "dist", "opencode-plugin", "index.js");
+
+/** Longest tool output kept in a trajectory event. */
+const maxToolOutput = 2000;
+
+function findBinary(explicit: string | undefined): string | null {
+  if (explicit) return resolveOnPath(explicit);
+  const bundled = join(packageRoot, "node_modules", ".bin", "opencode");
+  return existsSync(bundled) ? bundled : resolveOnPath("opencode");
+}
+
+/**
+ * Real OpenCode (opencode-ai 1.18.33) as an agent: one OpenCode session per switch-swe session, one
+ * `opencode run --format json` per request with the message on stdin, `--session` for follow-ups.
+ * Every request runs with `--dir` = the session root (the parent of the five workspaces): OpenCode
+ * only resumes a session from its own directory (from another one it hangs), and the message names
+ * the absolute workspace path anyway. Config comes from OPENCODE_CONFIG_CONTENT only, with HOME and
+ * XDG directories private to the session, so no user configuration leaks in.
+ */
+export const opencodeAgent: AgentFactory<OpencodeOptions> = {
+  name: "opencode",
+  description: "real OpenCode (opencode run --format json); model=PROVIDER/MODEL, rcm=off|router|rcm, base_url=URL",
+  parse: (options) => {
+    const parsed = validateAgentOptions("opencode", opencodeOptionsSchema, options);
+    const binaryPath = findBinary(parsed.binary);
+    if (binaryPath === null) throw inputError("--agent-opt", "binary", `opencode not found${parsed.binary ? `: ${parsed.binary}` : " (npm install opencode-ai@1.18.33)"}`);
+    if (parsed.rcm !== "off" && !existsSync(rcmPluginEntry)) throw inputError("--agent-opt", "rcm", `the RCM plugin is not built (${rcmPluginEntry}); run npm run build`);
+    if (parsed.api_key_env && process.env[parsed.api_key_env] === undefined) throw inputError("--agent-opt", "api_key_env", `${parsed.api_key_env} is not set`);
+    return { ...parsed, binaryPath };
+  },
+  create: (options): Agent => ({
+    name: "opencode",
+    startConversation: async (ctx) => new OpencodeConversation(ctx, options),
+  }),
+};
+
+/** The OpenCode configuration of a session (given as OPENCODE_CONFIG_CONTENT). */
+export function opencodeConfig(o: OpencodeOptions, rcmStateDir: string): Record<string, unknown> {
+  const [provider, ...rest] = o.model.split("/");
+  const model = rest.join("/");
+  const config: Record<string, unknown> = {
+    $schema: "https://opencode.ai/config.json",
+    autoupdate: false,
+    share: "disabled",
+    permission: { edit: "allow", bash: "allow", webfetch: "allow", external_directory: "allow", doom_loop: "allow" },
+  };
+  if (o.base_url) {
+    config.provider = {
+      [provider!]: {
+        npm: "@ai-sdk/openai-compatible",
+        name: provider,
+        options: { baseURL: o.base_url, apiKey: o.api_key_env ? `{env:${o.api_key_env}}` : "switch-swe" },
+        models: { [model]: { name: model, limit: { context: o.context, output: o.output } } },
+      },
+    };
+  }
+  if (o.rcm !== "off") {
+    const pluginOptions: Record<string, unknown> = { mode: o.rcm, threshold: o.threshold, stateDir: rcmStateDir };
+    if (o.aux_model) {
+      const [baseURL, auxModel] = o.aux_model.split("|") as [string, string];
+      pluginOptions.auxModel = { baseURL, model: auxModel, ...(o.api_key_env ? { apiKey: process.env[o.api_key_env] } : {}) };
+    }
+    config.plugin = [[pathToFileURL(rcmPluginEntry).href, pluginOptions]];
+  }
+  return config;
+}
+
+/** Converts one line of `opencode run --format json` into agent events (never throws). */
+export function opencodeEvents(line: string, model: string): { sessionID?: string; events: AgentEvent[]; error?: string } {
+  let e: Record<string, unknown>;
+  try {
+    const parsed: unknown = JSON.parse(line);
+    if (!parsed || typeof parsed !== "object") return { events: [] };
+    e = parsed as Record<string, unknown>;
+  } catch {
+    return line.trim() ? { events: [{ kind: "text", text: line.trim().slice(0, 4000) }] } : { events: [] };
+  }
+  const sessionID = typeof e.sessionID === "string" ? e.sessionID : undefined;
+  const part = (e.part ?? {}) as Record<string, unknown>;
+  const out = (events: AgentEvent[], error?: string) => ({ ...(sessionID ? { sessionID } : {}), events, ...(error ? { error } : {}) });
+  switch (e.type) {
+    case "step_finish": {
+      const t = (part.tokens ?? {}) as { input?: number; output?: number; reasoning?: number; cache?: { read?: number; write?: number } };
+      const n = (x: unknown) => (typeof x === "number" && Number.isFinite(x) && x > 0 ? x : 0);
+      return out([
+        {
+          kind: "model_call",
+          model,
+          // OpenCode's tokens.input excludes cached input and tokens.output excludes reasoning.
+          input_tokens: n(t.input),
+          output_tokens: n(t.output),
+          cached_input_tokens: n(t.cache?.read),
+          cache_write_tokens: n(t.cache?.write),
+          reasoning_tokens: n(t.reasoning),
+          cost_usd: n(part.cost),
+        },
+      ]);
+    }
+    case "tool_use": {
+      const state = (part.state ?? {}) as { status?: string; input?: Record<string, unknown>; output?: unknown; error?: unknown };
+      const input = state.input ?? {};
+      const paths = ["filePath", "path"].flatMap((k) => (typeof input[k] === "string" ? [input[k]] : []));
+      const output = typeof state.output === "string" ? state.output : typeof state.error === "string" ? state.error : undefined;
+      return out([
+        {
+          kind: "tool_call",
+          name: typeof part.tool === "string" ? part.tool : "tool",
+          args: input,
+          ...(paths.length ? { paths } : {}),
+          ...(state.status ? { status: state.status } : {}),
+          ...(output !== undefined ? { output: output.length > maxToolOutput ? `${output.slice(0, maxToolOutput)}…` : output } : {}),
+        },
+      ]);
+    }
+    case "text":
+      return typeof part.text === "string" && part.text.trim() ? out([{ kind: "text", text: part.text }]) : out([]);
+    case "error": {
+      const err = (e.error ?? {}) as { name?: unknown; data?: { message?: unknown } };
+      const message = typeof err.data?.message === "string" ? err.data.message : String(err.name ?? "error");
+      return out([{ kind: "error", message }], message);
+    }
+    default:
+      return out([]);
+  }
+}
+
+class OpencodeConversation implements Conversation {
+  private sessionID: string | null = null;
+  private readonly root: string;
+  private readonly home: string;
+  private readonly rcmDir: string;
+  private readonly pidFile: string;
+  private readonly env: NodeJS.ProcessEnv;
+  /** Bytes of the RCM usage file already turned into events. */
+  private usageOffset = 0;
+
+  constructor(
+    private readonly ctx: AgentContext,
+    private readonly o: OpencodeOptions,
+  ) {
+    const roots = new Set(Object.values(ctx.workspaces).map((p) => dirname(p)));
+    if (roots.size !== 1) throw new Error(`opencode: the workspaces do not share one parent directory: ${[...roots].join(", ")}`);
+    this.root = [...roots][0]!;
+    this.home = join(ctx.stateDir, "opencode-home");
+    this.rcmDir = join(ctx.stateDir, "rcm");
+    this.pidFile = join(ctx.stateDir, "pid");
+    for (const d of [this.home, this.rcmDir, ctx.logDir]) mkdirSync(d, { recursive: true });
+    const config = opencodeConfig(o, this.rcmDir);
+    writeFileSync(join(ctx.logDir, "opencode-config.json"), `${JSON.stringify(config, null, 2)}\n`);
+    const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("OPENCODE_")));
+    this.env = {
+      ...base,
+      HOME: this.home,
+      XDG_CONFIG_HOME: join(this.home, ".config"),
+      XDG_DATA_HOME: join(this.home, ".local", "share"),
+      XDG_STATE_HOME: join(this.home, ".local", "state"),
+      XDG_CACHE_HOME: join(this.home, ".cache"),
+      OPENCODE_CONFIG_CONTENT: JSON.stringify(config),
+      OPENCODE_DISABLE_MODELS_FETCH: "1",
+      OPENCODE_DISABLE_AUTOUPDATE: "1",
+      OPENCODE_DISABLE_PROJECT_CONFIG: "1",
+      OPENCODE_DISABLE_SHARE: "1",
+      OPENCODE_DISABLE_EXTERNAL_SKILLS: "1",
+      SWITCH_SWE_PIDFILE: this.pidFile,
+    };
+  }
+
+  async send(req: AgentRequest, onEvent: EventSink): Promise<AgentResult> {
+    const args = ["run", "--format", "json", "--dir", this.root, "-m", this.o.model, "--auto"];
+    // An explicit title: OpenCode then makes no extra title-generation model call.
+    if (this.sessionID) args.push("--session", this.sessionID);
+    else args.push("--title", `switch-swe ${this.ctx.session}`);
+    // The shell records its pid (= the process group) and becomes opencode, so Ctrl-C and a restarted
+    // harness can end the group (see killStaleGroup).
+    const script = 'echo $$ > "$SWITCH_SWE_PIDFILE"; exec "$0" "$@"';
+    const onAbort = () => killGroupFromPidFile(this.pidFile);
+    req.signal.addEventListener("abort", onAbort);
+    let error: string | undefined;
+    let steps = 0;
+    try {
+      const r = await runProcess("sh", ["-c", script, this.o.binaryPath, ...args], {
+        cwd: this.root,
+        env: this.env,
+        input: req.message,
+        timeoutMs: req.timeoutMs,
+        maxBuffer: 4 * 1024 * 1024,
+        onStdoutLine: (line) => {
+          const parsed = opencodeEvents(line, this.o.model);
+          if (parsed.sessionID && !this.sessionID) this.sessionID = parsed.sessionID;
+          if (parsed.error) error = parsed.error;
+          for (const ev of parsed.events) {
+            if (ev.kind === "model_call") steps++;
+            onEvent(ev);
+          }
+        },
+      });
+      this.emitAuxUsage(onEvent);
+      if (r.stderr) appendFileSync(join(this.ctx.logDir, "stderr.log"), `--- request ${req.index}${req.continuation ? " (continuation)" : ""}\n${r.stderr}`);
+      if (r.spawnError) return { outcome: "infra_fault", detail: `cannot start opencode: ${r.spawnError}` };
+      if (r.timedOut) return { outcome: "timeout", detail: `no yield within ${Math.round(req.timeoutMs / 1000)} s; process group killed` };
+      if (req.signal.aborted) return { outcome: "agent_error", detail: "stopped: the run was interrupted" };
+      const tail = r.stderr.trim().slice(-1000);
+      if (r.code !== 0 || error !== undefined) return { outcome: "agent_error", detail: error ?? `opencode exit ${r.code ?? r.signal}${tail ? `: ${tail}` : ""}` };
+      if (!this.sessionID) return { outcome: "agent_error", detail: `opencode printed no session id${tail ? `: ${tail}` : ""}` };
+      if (steps === 0 && req.turn === 0) return { outcome: "agent_error", detail: `opencode made no model call${tail ? `: ${tail}` : ""}` };
+      return { outcome: "yielded" };
+    } finally {
+      req.signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** RCM's own model calls (the plugin appends them to a usage file) become auxiliary model_call events. */
+  private emitAuxUsage(onEvent: EventSink): void {
+    if (!this.sessionID) return;
+    const file = stateFiles.usage(this.rcmDir, this.sessionID);
+    if (!existsSync(file)) return;
+    const buf = readFileSync(file);
+    const text = buf.subarray(this.usageOffset).toString("utf8");
+    const end = text.lastIndexOf("\n");
+    if (end < 0) return;
+    this.usageOffset += Buffer.byteLength(text.slice(0, end + 1));
+    for (const line of text.slice(0, end).split("\n")) {
+      try {
+        const u = JSON.parse(line) as { model?: string; input_tokens?: number; output_tokens?: number; cached_input_tokens?: number; reasoning_tokens?: number };
+        onEvent({
+          kind: "model_call",
+          model: u.model ?? "rcm-aux",
+          input_tokens: u.input_tokens ?? 0,
+          output_tokens: u.output_tokens ?? 0,
+          cached_input_tokens: u.cached_input_tokens ?? 0,
+          reasoning_tokens: u.reasoning_tokens ?? 0,
+          reasoning_in_output: true,
+          auxiliary: true,
+        });
+      } catch {
+        // a torn line is skipped
+      }
+    }
+  }
+
+  async close(): Promise<void> {}
+}
