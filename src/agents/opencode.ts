@@ -102,7 +102,8 @@ export function opencodeConfig(o: OpencodeOptions, rcmStateDir: string): Record<
       const [baseURL, auxModel] = o.aux_model.split("|") as [string, string];
       pluginOptions.auxModel = { baseURL, model: auxModel, ...(o.api_key_env ? { apiKey: process.env[o.api_key_env] } : {}) };
     }
-    config.plugin = [[pathToFileURL(rcmPluginEntry).href, pluginOptions]];
+    // The package directory, as OpenCode loads an installed npm plugin: its `exports["./server"]`.
+    config.plugin = [[pathToFileURL(packageRoot).href, pluginOptions]];
   }
   return config;
 }

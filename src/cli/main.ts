@@ -1,14 +1,26 @@
 #!/usr/bin/env node
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { Command, CommanderError } from "commander";
+import { packageRoot } from "../core/package-paths.js";
 import { InputError } from "../core/errors.js";
 import { registerCommands } from "./commands/index.js";
 import { ExitCode } from "./exit-codes.js";
 
+// `switch-swe report | head` closes the pipe early: that is the reader's choice, not an error.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    throw e;
+  });
+}
+
+const { version } = JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")) as { version: string };
 const program = new Command();
 program
   .name("switch-swe")
   .description("Measure and improve how coding agents resume unfinished work.")
-  .version("0.1.0")
+  .version(version)
   .showHelpAfterError()
   .exitOverride();
 registerCommands(program);

@@ -58,7 +58,8 @@ export function planAssembly(input: AssemblyInput): AssemblyPlan {
     recent++;
     if (mode === "rcm" && recent > input.keepRecent && covered.has(g.id) && g.actions.length > 0) treatments[i] = "elided";
   }
-  const record = mode === "rcm" && state && state.requests > 0 ? renderTaskState(state) : null;
+  const visible = new Set(groups.filter((g, i) => treatments[i] !== "dropped").map((g) => g.userMessageId));
+  const record = mode === "rcm" && state && state.requests > 0 ? renderTaskState(state, visible) : null;
   return { mode, active, confidence: a.confidence, filtered: true, treatments, record };
 }
 

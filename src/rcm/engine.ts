@@ -23,6 +23,8 @@ export class RcmEngine {
   readonly memory: RcmMemory;
   private readonly index = new RouterIndex();
   private auxUsage: AuxUsage[] = [];
+  /** Groups known to be folded (a cache of every record's `covered`). */
+  private readonly folded = new Set<string>();
   /** Set whenever memory changed since the last `takeDirty`. */
   private dirty = false;
 
@@ -160,15 +162,18 @@ export class RcmEngine {
   private foldCompleted(groups: readonly Group[]): Group[] {
     if (this.options.mode !== "rcm") return [];
     const folded: Group[] = [];
-    for (const g of groups.slice(0, -1)) {
-      if (folded.length >= this.options.batchSize) break;
+    for (let i = 0; i < groups.length - 1 && folded.length < this.options.batchSize; i++) {
+      const g = groups[i]!;
+      if (this.folded.has(g.id)) continue;
       const a = this.memory.router.assignments[g.id];
       if (!a?.task || a.confidence < this.options.threshold) continue;
       const s = (this.memory.states[a.task] ??= emptyTaskState(a.task, this.workspaceOf(a.task)));
-      if (s.covered.includes(g.id)) continue;
-      foldGroup(s, g);
-      folded.push(g);
-      this.dirty = true;
+      if (!s.covered.includes(g.id)) {
+        foldGroup(s, g);
+        folded.push(g);
+        this.dirty = true;
+      }
+      this.folded.add(g.id);
     }
     return folded;
   }

@@ -17,7 +17,9 @@ export type TermVector = Map<string, number>;
 export function terms(text: string): string[] {
   const out: string[] = [];
   for (const raw of text.match(/[A-Za-z][A-Za-z0-9_]*/g) ?? []) {
-    for (const piece of raw.replace(/([a-z0-9])([A-Z])/g, "$1 $2").split(/[\s_]+/)) {
+    if (raw.length < 3) continue;
+    const pieces = /[A-Z_]/.test(raw.slice(1)) ? raw.replace(/([a-z0-9])([A-Z])/g, "$1 $2").split(/[\s_]+/) : [raw];
+    for (const piece of pieces) {
       const w = piece.toLowerCase();
       if (w.length >= 3 && !stopwords.has(w)) out.push(w);
     }

@@ -111,9 +111,9 @@ export function ttyReporter(out: WritableLike, now: () => number = Date.now): Pr
     const elapsed = now() - started;
     const eta = estimateRemainingMs(elapsed, requestsDone, requestsTotal);
     const lines = [
-      `\x1b[1m${done}/${total} sessions done\x1b[0m${failed ? `, \x1b[31m${failed} failed\x1b[0m` : ""}${skipped ? `, ${skipped} finished earlier` : ""} · elapsed ${formatDuration(elapsed)} · left ${eta === null ? "--:--:--" : formatDuration(eta)}`,
+      `${done}/${total} sessions done${failed ? `, ${failed} failed` : ""}${skipped ? `, ${skipped} finished earlier` : ""} · elapsed ${formatDuration(elapsed)} · left ${eta === null ? "--:--:--" : formatDuration(eta)}`,
       ...[...running.values()].map((r) => `  ${r.session} #${r.attempt}  ${r.request}  ${formatDuration(now() - r.since)}`),
-    ].map((l) => (l.length > width() + 16 ? `${l.slice(0, width() + 16)}…` : l));
+    ].map((l) => (l.length > width() ? `${l.slice(0, width() - 1)}…` : l));
     out.write(`${lines.join("\n")}\n`);
     drawn = lines.length;
   };

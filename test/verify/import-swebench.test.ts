@@ -6,6 +6,7 @@ import { addImportCommand } from "../../src/cli/commands/tasks-import.js";
 import { InputError } from "../../src/core/errors.js";
 import { loadDataset } from "../../src/dataset/load.js";
 import { importSwebench } from "../../src/importers/import-swebench.js";
+import { cli } from "../helpers/cli.js";
 import { tempDir } from "./fixture.js";
 
 const dir = tempDir();
@@ -134,5 +135,18 @@ describe("importSwebench", () => {
     expect(b.thrown).toBeInstanceOf(InputError);
     expect((b.thrown as InputError).message).toContain(`${bad}: [0].base_commit: required`);
     expect(readFileSync(join(out, "dataset.json"), "utf8")).toContain("acme__widgets");
+  });
+
+  it("the built CLI exits 1 when some instances are refused and 2 when none is importable", () => {
+    const mixed = join(dir, "cli-mixed.jsonl");
+    writeFileSync(mixed, [JSON.stringify(instance("acme__widgets-30")), JSON.stringify({ instance_id: "z", repo: "a/b" })].join("\n"));
+    const out = join(dir, "cli-built");
+    const a = cli(["tasks", "import-swebench", mixed, "--out", out]);
+    expect(a.code).toBe(1);
+    expect(a.stderr).toContain(`${mixed}: [1].base_commit: required`);
+    expect(a.stdout).toContain("imported 1 task(s)");
+    const none = cli(["tasks", "import-swebench", mixed, "--out", out]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain("[0].instance_id: task acme__widgets-30 already exists");
   });
 });

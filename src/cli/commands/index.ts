@@ -6,6 +6,8 @@ import { registerHandoff } from "./handoff.js";
 import { registerReport } from "./report.js";
 import { registerRun } from "./run.js";
 import { registerVerify } from "./verify.js";
+import { registerRcm } from "./rcm.js";
+import { registerMockModel } from "./mock-model.js";
 
 /** Every command group; each module adds its own subcommands and options. */
 export function registerCommands(program: Command): void {
@@ -16,4 +18,6 @@ export function registerCommands(program: Command): void {
   registerReport(program);
   registerRun(program);
   registerVerify(program);
+  registerRcm(program);
+  registerMockModel(program);
 }

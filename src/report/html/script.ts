@@ -105,8 +105,8 @@ export const script = String.raw`
 
   function timeline(c, s) {
     var n = s.schedule.length;
-    var left = 230, laneH = 24, top = 16;
-    var room = Math.max(360, (detail.clientWidth || 900) - left - 50);
+    var left = 200, laneH = 24, top = 16;
+    var room = Math.max(240, (detail.clientWidth || 900) - left - 50);
     var bw = Math.max(12, Math.min(30, Math.floor(room / Math.max(1, n))));
     var width = left + n * bw + 10, height = top + WS.length * laneH + 4;
     var svg = svgEl("svg", { id: "session-timeline", width: width, height: height, viewBox: "0 0 " + width + " " + height, role: "img", "aria-label": "Schedule timeline of " + s.id });
@@ -115,7 +115,8 @@ export const script = String.raw`
       var task = s.workspaces[w] || "";
       var role = task === s.focus ? " (focus)" : "";
       svg.appendChild(svgEl("rect", { x: left, y: y, width: n * bw, height: laneH - 2, fill: li % 2 ? "#fafbfc" : "#f3f5f7" }));
-      var shown = task.length > 26 ? task.slice(0, 25) + "…" : task;
+      var max = role ? 16 : 24;
+      var shown = task.length > max ? task.slice(0, max - 1) + "…" : task;
       svg.appendChild(svgEl("text", { x: 4, y: y + 15 }, [svgEl("title", null, w + " = " + task + role), w + " " + shown + role]));
     });
     for (var i = 0; i < n; i += Math.max(1, Math.ceil(n / 12))) {

@@ -1,0 +1,64 @@
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Dataset, LoadedTask } from "../../../src/dataset/load.js";
+import { touchedPaths } from "../../../src/dataset/patch-files.js";
+import type { ScriptInput } from "../../../src/mock-model/script.js";
+import { finalizationText } from "../../../src/run/message-templates.js";
+import type { Condition, SessionPair } from "../../../src/sessions/schema.js";
+
+/** A substring that identifies a request: its end (the start may be quoted in a state record's goal). */
+export function requestKey(text: string): string {
+  return text.slice(-80);
+}
+
+/** Contents of the files each stage touches, after applying stages 1..k to the repository. */
+function stageFiles(dataset: Dataset, task: LoadedTask): Map<string, string>[] {
+  const repo = dataset.manifest.repos[task.repo] as { path: string };
+  const work = mkdtempSync(join(tmpdir(), "switch-swe-script-"));
+  try {
+    cpSync(join(dataset.root, repo.path), work, { recursive: true });
+    return task.stagePatches.map((patch) => {
+      execFileSync("git", ["apply", "--whitespace=nowarn", "-"], { cwd: work, input: patch });
+      return new Map(touchedPaths(patch).map((p) => [p, readFileSync(join(work, p), "utf8")]));
+    });
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A mock-model script that plays a competent agent for the given conditions of a pair: each stage
+ * request is answered by `write` calls that leave the touched files as the reference stages do, then
+ * a short text; finalization is answered with text. Turns are matched to requests by the end of the
+ * request text, so base and switch sessions (run one after the other) each find theirs.
+ */
+export function scriptForPair(dataset: Dataset, pair: SessionPair, conditions: readonly Condition[]): ScriptInput {
+  const files = new Map<string, Map<string, string>[]>();
+  const filesOf = (id: string) => {
+    let f = files.get(id);
+    if (!f) {
+      const task = dataset.tasks.find((t) => t.id === id)!;
+      files.set(id, (f = stageFiles(dataset, task)));
+    }
+    return f;
+  };
+  const turns: ScriptInput = [];
+  for (const condition of conditions) {
+    for (const step of pair.schedules[condition]) {
+      if (step.kind === "finalization") {
+        turns.push({ match: finalizationText, text: "The task is complete and ready for evaluation." });
+        continue;
+      }
+      const stage = filesOf(step.task)[step.stage - 1]!;
+      const key = requestKey(step.text);
+      turns.push({
+        match: key,
+        tool_calls: [...stage].map(([path, content]) => ({ name: "write", arguments: { filePath: `{{workspace}}/${path}`, content } })),
+      });
+      turns.push({ match: key, text: `I updated ${[...stage.keys()].join(", ")}.` });
+    }
+  }
+  return turns;
+}
