@@ -30,10 +30,12 @@ async function sampleRun() {
   const sessionsPath = join(root, "sessions.json");
   const file = buildSessions(dataset, { seed: 0 });
   writeFileSync(sessionsPath, JSON.stringify(file));
+  const requestsOf = new Map(file.pairs.flatMap((p) => [[`${p.id}.base`, p.schedules.base.length], [`${p.id}.switch`, p.schedules.switch.length]]));
   // Warm the repository cache once, as any run after the first would find it.
   for (const name of Object.keys(dataset.manifest.repos)) await materializeRepo(dataset, name);
 
   const perRequest = [];
+  const perSessionRequest = [];
   const setup = [];
   const collect = [];
   let last = 0;
@@ -52,6 +54,7 @@ async function sampleRun() {
     progress: (e) => {
       const now = performance.now();
       if (e.type === "session_start") sessionStart = now;
+      if (e.type === "session_end") perSessionRequest.push((now - sessionStart) / requestsOf.get(e.session));
       if (e.type === "workspaces_ready") {
         setup.push(now - sessionStart);
         last = now;
@@ -66,6 +69,7 @@ async function sampleRun() {
   const total = performance.now() - t0;
   console.log(`sample dataset: ${dataset.tasks.length} tasks, ${file.pairs.length} pairs, ${perRequest.length} requests, ${setup.length} sessions, ${(total / 1000).toFixed(1)} s in all`);
   console.log(`  overhead per request (nop agent, request to request): ${summary(perRequest)}`);
+  console.log(`  whole session time per request (set-up and collection included): ${summary(perSessionRequest)}`);
   console.log(`  workspace set-up per session (5 checkouts):          ${summary(setup)}`);
   console.log(`  artifact collection per session (5 patches):         ${summary(collect)}`);
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync, appendFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
@@ -100,7 +100,7 @@ export function opencodeConfig(o: OpencodeOptions, rcmStateDir: string): Record<
     const pluginOptions: Record<string, unknown> = { mode: o.rcm, threshold: o.threshold, stateDir: rcmStateDir };
     if (o.aux_model) {
       const [baseURL, auxModel] = o.aux_model.split("|") as [string, string];
-      pluginOptions.auxModel = { baseURL, model: auxModel, ...(o.api_key_env ? { apiKey: process.env[o.api_key_env] } : {}) };
+      pluginOptions.auxModel = { baseURL, model: auxModel, ...(o.api_key_env ? { apiKeyEnv: o.api_key_env } : {}) };
     }
     // The package directory, as OpenCode loads an installed npm plugin: its `exports["./server"]`.
     config.plugin = [[pathToFileURL(packageRoot).href, pluginOptions]];
@@ -281,5 +281,10 @@ class OpencodeConversation implements Conversation {
     }
   }
 
-  async close(): Promise<void> {}
+  /** Keeps RCM's state file with the session's logs (the state directory goes with the workspaces). */
+  async close(): Promise<void> {
+    if (!this.sessionID || this.o.rcm === "off") return;
+    const state = stateFiles.state(this.rcmDir, this.sessionID);
+    if (existsSync(state)) copyFileSync(state, join(this.ctx.logDir, "rcm-state.json"));
+  }
 }

@@ -8,6 +8,8 @@ export interface AuxModelConfig {
   baseURL: string;
   model: string;
   apiKey?: string;
+  /** Name of an environment variable holding the API key. */
+  apiKeyEnv?: string;
   timeoutMs?: number;
   /** Also ask the model for state items after each completed group (items are recorded as claims). */
   stateUpdates?: boolean;
@@ -35,9 +37,10 @@ interface ChatResult {
 }
 
 async function chatJson(cfg: AuxModelConfig, purpose: AuxUsage["purpose"], system: string, user: string): Promise<ChatResult> {
+  const key = cfg.apiKey ?? (cfg.apiKeyEnv ? process.env[cfg.apiKeyEnv] : undefined);
   const res = await fetch(`${cfg.baseURL.replace(/\/+$/, "")}/chat/completions`, {
     method: "POST",
-    headers: { "content-type": "application/json", ...(cfg.apiKey ? { authorization: `Bearer ${cfg.apiKey}` } : {}) },
+    headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) },
     body: JSON.stringify({
       model: cfg.model,
       messages: [

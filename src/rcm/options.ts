@@ -8,6 +8,8 @@ export const auxModelSchema = z
     baseURL: z.string().url(),
     model: z.string().min(1),
     apiKey: z.string().optional(),
+    /** Name of an environment variable holding the API key (keeps the key out of config files). */
+    apiKeyEnv: z.string().optional(),
     timeoutMs: z.number().int().positive().optional(),
     stateUpdates: z.boolean().optional(),
   })

@@ -88,7 +88,6 @@ function addSymbol(symbols: Set<string>, paths: Set<string>, name: string): void
   if (parts.length >= 2 && fileExtension.test(parts[parts.length - 1]!)) return;
   if (parts.length >= 2) {
     paths.add(parts.join("/"));
-    if (parts.length >= 3) paths.add(parts.slice(0, -1).join("/"));
     symbols.add(parts[parts.length - 1]!);
     return;
   }

@@ -125,6 +125,10 @@ export function requestFeatures(text: string, workspaceHint: string | null = nul
 const sharedInstruction =
   /\b(from now on|for (all|every|each) (of (the|my) )?(tasks?|projects?|repos(itories)?|workspaces?)|in (all|every) (of (the|my) )?(tasks?|projects?|repos(itories)?|workspaces?)|across (all )?(the )?(tasks|projects|repos(itories)?|workspaces)|globally)\b/i;
 
+/** Requests that only make sense with the conversation before them. */
+const anaphoric =
+  /^(ok|okay|yes|no|sure|thanks|great|good|go on|go ahead|continue|also|and|then|now|next|again|same)\b|^(please )?(fix|do|undo|revert|try|change|finish) (it|that|this|them)\b|\b(this|the same) (task|workspace|change|feature|fix)\b/i;
+
 export interface RouteOptions {
   threshold: number;
 }
@@ -150,29 +154,48 @@ export function routeRequest(state: RouterState, index: RouterIndex, f: RequestF
     if (same.length === 1) return { task: same[0]!.id, confidence: 0.97, method: "workspace", newTask: false };
     cands = same;
   }
+  const requestWeight = 3 * f.keys.length + 2 * f.refs.symbols.size;
   const scored = cands.map((t) => {
     const p = index.profile(t.id);
     let ref = 0;
-    for (const k of f.keys) if (p.keys.has(k)) ref += 3 * index.refIdf("k", k);
-    for (const s of f.refs.symbols) if (p.symbols.has(s)) ref += 2 * index.refIdf("s", s);
-    return { task: t.id, ref, sim: cosine(f.terms, p.terms, index.termIdf) };
+    let covered = 0;
+    for (const k of f.keys) {
+      if (!p.keys.has(k)) continue;
+      ref += 3 * index.refIdf("k", k);
+      covered += 3;
+    }
+    for (const s of f.refs.symbols) {
+      if (!p.symbols.has(s)) continue;
+      ref += 2 * index.refIdf("s", s);
+      covered += 2;
+    }
+    return { task: t.id, ref, coverage: requestWeight === 0 ? 0 : covered / requestWeight, sim: cosine(f.terms, p.terms, index.termIdf) };
   });
   const byRef = [...scored].sort((a, b) => b.ref - a.ref);
   const [r1, r2] = [byRef[0]!, byRef[1]];
-  if (r1.ref > 0 && (r2 === undefined || r1.ref >= 2 * r2.ref)) {
+  // References decide when one task holds clearly more of them than any other, and they are a fair
+  // share of what the request names (a request that mostly names new things is not a continuation).
+  if (r1.ref > 0 && (r2 === undefined || r1.ref >= 2 * r2.ref) && r1.coverage >= 0.25) {
     const margin = r2 === undefined ? 1 : (r1.ref - r2.ref) / r1.ref;
-    return { task: r1.task, confidence: round(0.85 + 0.1 * margin), method: "refs", newTask: false };
+    return { task: r1.task, confidence: round(Math.min(0.95, 0.8 + 0.1 * margin + 0.1 * r1.coverage)), method: "refs", newTask: false };
   }
   const bySim = [...scored].sort((a, b) => b.sim - a.sim);
   const [s1, s2] = [bySim[0]!, bySim[1]];
+  // Mostly files and symbols that no task has named or touched, and no strong likeness: new work.
+  // A new task is never certain without a new workspace: its first request then keeps the full
+  // history (it has no history of its own to gain), and filtering starts once it is continued.
+  if (r1.coverage < 0.25 && f.keys.length > 0 && s1.sim < 0.5) return { task: null, confidence: r1.ref === 0 ? 0.75 : 0.7, method: "new", newTask: true };
   const gap = s1.sim - (s2?.sim ?? 0);
   if (s1.sim >= 0.25 && gap >= 0.1) {
     return { task: s1.task, confidence: round(Math.min(0.92, 0.72 + gap)), method: "similarity", newTask: false };
   }
   if (r1.ref === 0 && s1.sim < 0.1) {
-    // Nothing in common with any task: a short request is most likely a follow-up, a long one new work.
-    if (f.words < 25 && lastTask !== null) return { task: lastTask, confidence: 0.6, method: "follow-up", newTask: false };
-    return { task: null, confidence: 0.7, method: "new", newTask: true };
+    // Nothing in common with any task. A request that leans on the conversation ("ok, now also fix
+    // that") continues the latest task; one that names files or symbols no task has touched starts a
+    // new task; anything else is new work the router is not sure about.
+    const leaning = anaphoric.test(f.body.trim()) || f.words < 8;
+    if (leaning && lastTask !== null) return { task: lastTask, confidence: 0.6, method: "follow-up", newTask: false };
+    return { task: null, confidence: f.keys.length + f.refs.symbols.size > 0 ? 0.75 : 0.7, method: "new", newTask: true };
   }
   const best = [...scored].sort((a, b) => b.ref + b.sim - (a.ref + a.sim))[0]!;
   return { task: best.task, confidence: 0.5, method: "ambiguous", newTask: false };

@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
 import { join, relative } from "node:path";
+import { gitTry } from "../core/git.js";
 import type { Dataset } from "../dataset/load.js";
 import { InfraFault, type Agent, type AgentContext, type AgentResult, type Conversation } from "../agents/types.js";
 import { workspaceNames, type Condition, type SessionPair, type WorkspaceName } from "../sessions/schema.js";
@@ -206,7 +208,10 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
     conversation = null;
 
     const patches = await collectAll(p, ws, sessionDir, focusWorkspace);
-    const done = summary("finished", undefined, patches.artifact, patches.others);
+    for (const [w, why] of Object.entries(patches.damaged)) {
+      p.progress({ type: "warning", time: nowIso(), session: p.session, message: `no patch for ${w}: ${why}` });
+    }
+    const done = { ...summary("finished", undefined, patches.artifact, patches.others), ...(Object.keys(patches.damaged).length > 0 ? { damaged_workspaces: patches.damaged } : {}) };
     trajectory.write({ type: "session_end", time: nowIso(), status: "finished", finalized });
     return done;
   } catch (e) {
@@ -220,24 +225,32 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
   }
 }
 
+/**
+ * Collects the five patches. A workspace the agent damaged (deleted, or its repository broken so that
+ * the base revision cannot be read) yields no patch: that is the agent's doing and is scored as such.
+ * Any other failure is an infrastructure fault.
+ */
 async function collectAll(p: AttemptParams, ws: SessionWorkspaces, sessionDir: string, focus: WorkspaceName) {
   const others: Partial<Record<WorkspaceName, PatchInfo>> = {};
+  const damaged: Partial<Record<WorkspaceName, string>> = {};
   let artifact: PatchInfo | null = null;
-  try {
-    await Promise.all(
-      workspaceNames.map(async (w) => {
-        const out = w === focus ? runFiles.artifact(p.runDir, p.session) : runFiles.workspacePatch(p.runDir, p.session, w);
+  await Promise.all(
+    workspaceNames.map(async (w) => {
+      const out = w === focus ? runFiles.artifact(p.runDir, p.session) : runFiles.workspacePatch(p.runDir, p.session, w);
+      try {
         const c = await collectPatch(ws.paths[w], ws.baseCommits[w], out);
         const info: PatchInfo = { path: relative(sessionDir, out), bytes: c.bytes, sha256: c.sha256, files: c.files };
         if (w === focus) artifact = info;
         else others[w] = info;
-      }),
-    );
-  } catch (e) {
-    throw new InfraFault(`collecting the workspace patches failed: ${errorText(e)}`);
-  }
+      } catch (e) {
+        const probe = existsSync(ws.paths[w]) ? await gitTry(["--git-dir", join(ws.paths[w], ".git"), "cat-file", "-e", `${ws.baseCommits[w]}^{tree}`]) : null;
+        if (probe !== null && probe.code === 0) throw new InfraFault(`collecting the patch of ${w} failed: ${errorText(e)}`);
+        damaged[w] = probe === null ? "the workspace was deleted" : "the workspace's git repository no longer holds the base revision";
+      }
+    }),
+  );
   const sorted = Object.fromEntries(workspaceNames.flatMap((w) => (others[w] ? [[w, others[w]] as const] : [])));
-  return { artifact: artifact as PatchInfo | null, others: sorted };
+  return { artifact: artifact as PatchInfo | null, others: sorted, damaged };
 }
 
 /**

@@ -52,6 +52,8 @@ export const sessionSummarySchema = z
     /** The other four workspaces' patches (workspaces/wNN.patch), for analysis only. */
     workspaces: z.partialRecord(workspaceNameSchema, patchInfoSchema),
     focus_workspace: workspaceNameSchema,
+    /** Workspaces the agent damaged so that no patch could be taken (deleted, or the base revision unreadable). */
+    damaged_workspaces: z.partialRecord(workspaceNameSchema, z.string()).optional(),
   })
   .strict();
 

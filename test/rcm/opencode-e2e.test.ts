@@ -15,8 +15,8 @@ import { scriptForPair } from "./helpers/scripted-pair.js";
 const opencodeBin = join(packageRoot, "node_modules", ".bin", "opencode");
 const cliMain = join(packageRoot, "dist", "cli", "main.js");
 
-async function cli(args: string[], timeoutMs: number) {
-  const r = await runProcess(process.execPath, [cliMain, ...args], { timeoutMs });
+async function cli(args: string[], timeoutMs: number, env: NodeJS.ProcessEnv = {}) {
+  const r = await runProcess(process.execPath, [cliMain, ...args], { timeoutMs, env: { ...process.env, ...env } });
   return { code: r.code, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -56,6 +56,7 @@ describe.skipIf(!existsSync(opencodeBin) || !existsSync(sampleDatasetDir))("swit
         "--request-timeout", "300", "--out", runDir, "--quiet",
       ],
       40 * 60_000,
+      { SWITCH_SWE_CACHE: join(root, "cache") },
     );
   }, 45 * 60_000);
 

@@ -120,4 +120,13 @@ describe("the controller", () => {
     expect(Object.keys(summary.workspaces)).toHaveLength(4);
     expect(summary.finalized).toBe(true);
   });
+
+  it("a workspace the agent destroyed gives no artifact (scored as the agent's failure), not an infrastructure retry", async () => {
+    const last = fx.sessions.pairs[0]!.schedules.base.length - 1;
+    const { summary, out, session, events } = await run(`echo x > f.py; if [ "$SWITCH_SWE_REQUEST_INDEX" = ${last} ]; then rm -rf .git; fi`);
+    expect(summary).toMatchObject({ status: "finished", attempt: 1, artifact: null });
+    expect(Object.values(summary.damaged_workspaces ?? {})).toEqual(["the workspace's git repository no longer holds the base revision"]);
+    expect(existsSync(runFiles.artifact(out, session))).toBe(false);
+    expect(events.some((e) => e.type === "warning" && /^no patch for w0\d: /.test(e.message))).toBe(true);
+  });
 });

@@ -152,4 +152,14 @@ describe("run with the oracle agent", () => {
       expect(forgot).toEqual(expected.map((l) => l.index));
     }
   });
+
+  it("verifies the finished sessions at the end unless --no-verify", async () => {
+    const out = join(fx.root, "run-verified");
+    const session = sessionId(fx.sessions.pairs[0]!.id, "base");
+    const events: ProgressEvent[] = [];
+    await runSessions({ out, resume: false, dataset: fx.datasetDir, sessions: fx.sessionsPath, agent: "oracle", sessionIds: [session], concurrency: 1, keepWorkspaces: false, verify: true, progress: (e) => events.push(e) });
+    const verdict = JSON.parse(readFileSync(runFiles.verdict(out, session), "utf8")) as { session: string; resolved: boolean; applied: boolean };
+    expect(verdict).toMatchObject({ session, applied: true, resolved: true });
+    expect(events.filter((e) => e.type === "verify")).toMatchObject([{ session, resolved: true, done: 1, total: 1 }]);
+  });
 });

@@ -27,8 +27,9 @@ export function registerRcm(program: Command): void {
     .option("--mode <mode>", "router or rcm", oneOf("--mode", ["router", "rcm"] as const), "rcm")
     .option("--threshold <x>", "routing confidence threshold", parseThreshold)
     .option("--format <format>", "text or json", oneOf("--format", ["text", "json"] as const), "text")
-    .action((runDir: string, o: { mode: "router" | "rcm"; threshold?: number; format: "text" | "json" }) => {
-      const report = evaluateRun(runDir, { mode: o.mode, ...(o.threshold !== undefined ? { threshold: o.threshold } : {}) });
+    .option("--hide-workspace", "ablation: remove the Workspace: line from requests before routing")
+    .action((runDir: string, o: { mode: "router" | "rcm"; threshold?: number; format: "text" | "json"; hideWorkspace?: boolean }) => {
+      const report = evaluateRun(runDir, { mode: o.mode, ...(o.threshold !== undefined ? { threshold: o.threshold } : {}), ...(o.hideWorkspace ? { hideWorkspace: true } : {}) });
       process.stdout.write(o.format === "json" ? toJsonText(report) : formatEvalReport(report));
     });
   rcm

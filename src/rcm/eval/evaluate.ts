@@ -12,6 +12,8 @@ import { replaySession, type ReplaySession } from "./replay.js";
 export interface EvalOptions {
   mode: "router" | "rcm";
   threshold?: number;
+  /** Ablation: remove the `Workspace:` line from every request, so routing relies on files, symbols and text. */
+  hideWorkspace?: boolean;
 }
 
 export interface SessionEval {
@@ -28,6 +30,8 @@ export interface SessionEval {
 export interface EvalReport {
   mode: "router" | "rcm";
   threshold: number;
+  /** False in the ablation that hides the `Workspace:` lines from the router. */
+  workspace_lines: boolean;
   tokenizer: string;
   sessions: number;
   requests: number;
@@ -77,7 +81,7 @@ export function evaluateSessions(sessions: readonly ReplaySession[], opts: EvalO
   const options = parseRcmOptions({ mode: opts.mode, ...(opts.threshold !== undefined ? { threshold: opts.threshold } : {}) });
   const per: SessionEval[] = [];
   const times: number[] = [];
-  for (const s of sessions) per.push(evaluateSession(s, options, times));
+  for (const s of sessions) per.push(evaluateSession(opts.hideWorkspace ? withoutWorkspace(s) : s, options, times));
   const sum = (k: keyof Omit<SessionEval, "session">) => per.reduce((n, p) => n + p[k], 0);
   const requests = sum("requests");
   const full = sum("full_tokens");
@@ -87,6 +91,7 @@ export function evaluateSessions(sessions: readonly ReplaySession[], opts: EvalO
   return {
     mode: opts.mode,
     threshold: options.threshold,
+    workspace_lines: !opts.hideWorkspace,
     tokenizer: evalTokenizer,
     sessions: per.length,
     requests,
@@ -141,4 +146,8 @@ function consistent(predicted: readonly (string | null)[], truth: readonly strin
     if ((predicted[j] === predicted[i]) !== (truth[j] === truth[i])) return false;
   }
   return true;
+}
+
+function withoutWorkspace(s: ReplaySession): ReplaySession {
+  return { ...s, steps: s.steps.map((st) => ({ ...st, group: { ...st.group, userText: st.group.userText.replace(/^Workspace:.*\n/m, "") } })) };
 }

@@ -3,7 +3,7 @@ import type { EvalReport } from "./evaluate.js";
 export function formatEvalReport(r: EvalReport): string {
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
   const lines = [
-    `RCM offline evaluation (mode ${r.mode}, threshold ${r.threshold}, tokens: ${r.tokenizer})`,
+    `RCM offline evaluation (mode ${r.mode}, threshold ${r.threshold}, tokens: ${r.tokenizer}${r.workspace_lines ? "" : ", Workspace: lines hidden"})`,
     `  switched sessions       ${r.sessions}`,
     `  requests                ${r.requests} (${r.abstained} below the threshold: full history kept)`,
     `  routing accuracy        ${pct(r.routing_accuracy)}`,

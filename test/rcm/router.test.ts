@@ -1,0 +1,97 @@
+import { describe, expect, it } from "vitest";
+import { RcmEngine } from "../../src/rcm/engine.js";
+import { parseRcmOptions } from "../../src/rcm/options.js";
+import { extractRefs } from "../../src/rcm/refs.js";
+import { harnessGroup, plainGroup, say, write } from "./helpers/history.js";
+import type { Group } from "../../src/rcm/history.js";
+
+const engine = (mode: "router" | "rcm" = "rcm") => new RcmEngine(parseRcmOptions({ mode }));
+
+/** Feeds groups one by one (each is the current request once) and returns the assignments. */
+function replay(e: RcmEngine, groups: Group[]) {
+  const seen: Group[] = [];
+  return groups.map((g) => {
+    const actions = g.actions;
+    const current = { ...g, actions: [] as Group["actions"] };
+    seen.push(current);
+    e.prepare(seen);
+    current.actions.push(...actions);
+    return e.memory.router.assignments[g.id]!;
+  });
+}
+
+describe("explicit references", () => {
+  it("finds the workspace, files, module paths and code symbols, not file extensions", () => {
+    const r = extractRefs("Repository: demo\nWorkspace: /runs/w02/\n\nIn `textflow.util.stats` add `count_syllables()` to lex/syllables.py and fix alpha.py; see /runs/w02/src/x.ts and readingTime.");
+    expect(r.workspace).toBe("/runs/w02");
+    expect([...r.paths]).toEqual(expect.arrayContaining(["lex/syllables.py", "alpha.py", "src/x.ts", "textflow/util/stats"]));
+    expect([...r.symbols]).toEqual(expect.arrayContaining(["count_syllables", "stats", "readingTime"]));
+    expect(r.symbols.has("py")).toBe(false);
+  });
+});
+
+describe("task history router", () => {
+  it("routes by the workspace a request names: known workspaces continue their task, a new one starts a task", () => {
+    const a = replay(engine(), [
+      harnessGroup("/r/w00", "Add parsing of amounts.", [write("/r/w00/amount.py")]),
+      harnessGroup("/r/w01", "Add a report of balances.", [write("/r/w01/report.py")]),
+      harnessGroup("/r/w00", "Also round amounts to cents."),
+      harnessGroup("/r/w02", "Unrelated third thing."),
+      harnessGroup("/r/w01", "Finish the task in this workspace."),
+    ]);
+    expect(a.map((x) => x.task)).toEqual(["t1", "t2", "t1", "t3", "t2"]);
+    expect(a.map((x) => x.method)).toEqual(["first", "workspace", "workspace", "workspace", "workspace"]);
+    expect(a.every((x) => x.confidence >= 0.8)).toBe(true);
+  });
+
+  it("without workspaces, uses files and symbols of earlier requests and tool calls, then similarity", () => {
+    const a = replay(engine(), [
+      plainGroup("Implement `parse_amount` in ledger/amount.py so that it accepts negative values in parentheses.", [write("ledger/amount.py")]),
+      plainGroup("Write the monthly income report renderer in reports/income.py with totals per category and a grand total row.", [write("reports/income.py")]),
+      plainGroup("In ledger/amount.py, parse_amount must also accept a leading plus sign."),
+      plainGroup("The income report renderer should print the grand total row in bold and the category totals sorted by amount."),
+    ]);
+    expect(a.map((x) => x.task)).toEqual(["t1", "t2", "t1", "t2"]);
+    expect(a.map((x) => x.method)).toEqual(["first", "new", "refs", "similarity"]);
+    // A new task without a new workspace is never certain: its first request keeps the full history.
+    expect(a.map((x) => x.confidence >= 0.8)).toEqual([true, false, true, true]);
+  });
+
+  it("keeps the full history for an undecided request and marks shared instructions", () => {
+    const e = engine();
+    const a = replay(e, [
+      plainGroup("Implement `parse_amount` in ledger/amount.py for negative values in parentheses.", [write("ledger/amount.py")]),
+      plainGroup("Add the income report renderer in reports/income.py with totals per category.", [write("reports/income.py")]),
+      plainGroup("ok, go on"),
+      plainGroup("From now on, run the tests before you say you are done, in every task."),
+    ]);
+    expect(a[2]).toMatchObject({ task: "t2", method: "follow-up" });
+    expect(a[2]!.confidence).toBeLessThan(0.8);
+    expect(a[3]).toMatchObject({ task: null, method: "shared" });
+    // Below the threshold and shared: nothing is filtered for those requests.
+    expect(e.prepare([]).filtered).toBe(false);
+  });
+
+  it("routes a request once per turn: later steps of the same turn reuse the assignment", () => {
+    const e = engine();
+    const g1 = harnessGroup("/r/w00", "First task.");
+    const g2 = harnessGroup("/r/w01", "Second task.");
+    e.prepare([g1]);
+    e.prepare([g1, g2]);
+    const before = structuredClone(e.memory.router);
+    g2.actions.push(write("/r/w01/x.py"));
+    e.prepare([g1, g2]);
+    e.prepare([g1, g2]);
+    expect(e.memory.router.assignments).toEqual(before.assignments);
+    expect(e.memory.router.tasks.map((t) => t.groups)).toEqual([[g1.id], [g2.id]]);
+  });
+
+  it("uses tool-call paths of earlier groups as references", () => {
+    const a = replay(engine(), [
+      plainGroup("Make the first change we discussed.", [write("src/alpha/core.py"), say("Done.")]),
+      plainGroup("Make the second change, somewhere else entirely: a new module src/beta/export.py for exports.", [write("src/beta/export.py")]),
+      plainGroup("There is a bug in src/alpha/core.py: the loop is off by one."),
+    ]);
+    expect(a.map((x) => x.task)).toEqual(["t1", "t2", "t1"]);
+  });
+});
