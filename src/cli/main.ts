@@ -1,8 +1,6 @@
 #!/usr/bin/env node
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { Command, CommanderError } from "commander";
-import { packageRoot } from "../core/package-paths.js";
+import { packageVersion } from "../core/package-paths.js";
 import { InputError } from "../core/errors.js";
 import { registerCommands } from "./commands/index.js";
 import { ExitCode } from "./exit-codes.js";
@@ -15,12 +13,11 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-const { version } = JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")) as { version: string };
 const program = new Command();
 program
   .name("switch-swe")
   .description("Measure and improve how coding agents resume unfinished work.")
-  .version(version)
+  .version(packageVersion)
   .showHelpAfterError()
   .exitOverride();
 registerCommands(program);

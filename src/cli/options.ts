@@ -7,3 +7,16 @@ export function parseCount(name: string) {
     return Number(value);
   };
 }
+
+/** A commander parser for positive integers that names the option in its error. */
+export function parsePositive(name: string) {
+  return (value: string): number => {
+    if (!/^[1-9]\d*$/.test(value)) throw new InvalidArgumentError(`${name} must be a positive integer, got "${value}"`);
+    return Number(value);
+  };
+}
+
+/** Collects a repeatable option into a list. */
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}

@@ -3,15 +3,19 @@ import { dirname, basename, join } from "node:path";
 import type { z } from "zod";
 import { InputError, inputError, zodProblems } from "./errors.js";
 
-/** Reads and parses a JSON file; a missing file or bad JSON is an InputError naming the file. */
-export function readJson(file: string): unknown {
-  let text: string;
+/** Reads a text file; a missing or unreadable file is an InputError naming the file. */
+export function readTextFile(file: string): string {
   try {
-    text = readFileSync(file, "utf8");
+    return readFileSync(file, "utf8");
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     throw inputError(file, "", code === "ENOENT" ? "file not found" : `cannot read (${code ?? String(e)})`);
   }
+}
+
+/** Reads and parses a JSON file; a missing file or bad JSON is an InputError naming the file. */
+export function readJson(file: string): unknown {
+  const text = readTextFile(file);
   try {
     return JSON.parse(text) as unknown;
   } catch (e) {

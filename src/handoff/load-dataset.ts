@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { InputError, inputError, zodProblems } from "../core/errors.js";
+import { readTextFile } from "../core/json-file.js";
 import { handoffDatasetSchema, type HandoffDataset } from "./dataset-schema.js";
 
 export interface LoadedHandoffDataset {
@@ -25,13 +25,7 @@ export function parseHandoffDataset(file: string, text: string): LoadedHandoffDa
 }
 
 export function loadHandoffDataset(file: string): LoadedHandoffDataset {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw inputError(file, "", code === "ENOENT" ? "file not found" : `cannot read (${code ?? String(e)})`);
-  }
+  const text = readTextFile(file);
   return parseHandoffDataset(file, text);
 }
 

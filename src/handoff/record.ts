@@ -1,21 +1,13 @@
-import { readFileSync } from "node:fs";
+import { packageVersion } from "../core/package-paths.js";
 import { basename } from "node:path";
 import type { LoadedHandoffDataset } from "./load-dataset.js";
 import { PROMPT_VERSION } from "./prompt.js";
 import type { ScoreProblem } from "./score.js";
 import type { SubmissionRecord } from "./submission-schema.js";
 
-function toolVersion(): string {
-  // src/handoff and dist/handoff are both two levels below package.json.
-  try {
-    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: string };
-    return pkg.version ?? "unknown";
-  } catch {
-    return "unknown";
-  }
-}
 
-export const TOOL = `switch-swe ${toolVersion()}`;
+
+export const TOOL = `switch-swe ${packageVersion}`;
 
 export function datasetRef(loaded: LoadedHandoffDataset): SubmissionRecord["dataset"] {
   return { file: basename(loaded.file), version: loaded.dataset.version, sha256: loaded.sha256 };

@@ -1,7 +1,6 @@
-import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { inputError, zodProblems, type Problem } from "../core/errors.js";
-import { readJson } from "../core/json-file.js";
+import { readJson, readTextFile } from "../core/json-file.js";
 import { patchFiles } from "../dataset/patch-files.js";
 import { taskIdPattern } from "../dataset/schema.js";
 
@@ -77,13 +76,7 @@ export type FollowUp = z.infer<typeof followUpSchema>;
 
 /** The raw records of a JSON array or a JSONL file; a line that is not JSON is a problem, not the end. */
 export function readInstanceRecords(file: string): { records: Array<{ index: number; value: unknown }>; problems: Problem[] } {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw inputError(file, "", code === "ENOENT" ? "file not found" : `cannot read (${code ?? String(e)})`);
-  }
+  const text = readTextFile(file);
   const trimmed = text.trimStart();
   if (trimmed.startsWith("[")) {
     const all = readJson(file);

@@ -14,9 +14,9 @@ function replay(e: RcmEngine, groups: Group[]) {
     const actions = g.actions;
     const current = { ...g, actions: [] as Group["actions"] };
     seen.push(current);
-    e.prepare(seen);
+    const plan = e.prepare(seen);
     current.actions.push(...actions);
-    return e.memory.router.assignments[g.id]!;
+    return { ...e.memory.router.assignments[g.id]!, filtered: plan.filtered };
   });
 }
 
@@ -65,11 +65,11 @@ describe("task history router", () => {
       plainGroup("ok, go on"),
       plainGroup("From now on, run the tests before you say you are done, in every task."),
     ]);
-    expect(a[2]).toMatchObject({ task: "t2", method: "follow-up" });
+    expect(a[2]).toMatchObject({ task: "t2", method: "follow-up", filtered: false });
     expect(a[2]!.confidence).toBeLessThan(0.8);
-    expect(a[3]).toMatchObject({ task: null, method: "shared" });
-    // Below the threshold and shared: nothing is filtered for those requests.
-    expect(e.prepare([]).filtered).toBe(false);
+    // A shared instruction is visible to every task, and nothing is filtered while it is answered.
+    expect(a[3]).toMatchObject({ task: null, method: "shared", filtered: false });
+    expect(e.memory.router.tasks).toHaveLength(2);
   });
 
   it("routes a request once per turn: later steps of the same turn reuse the assignment", () => {

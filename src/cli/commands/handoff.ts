@@ -21,13 +21,8 @@ import {
   type RetryOn,
 } from "../../handoff/index.js";
 import { ExitCode } from "../exit-codes.js";
+import { parseCount as count } from "../options.js";
 
-function count(name: string) {
-  return (value: string): number => {
-    if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`${name} must be a non-negative integer, got "${value}"`);
-    return Number(value);
-  };
-}
 
 function temperature(value: string): number | null {
   if (value === "default") return null;

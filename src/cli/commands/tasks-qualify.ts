@@ -1,19 +1,10 @@
-import { InvalidArgumentError, type Command } from "commander";
+import type { Command } from "commander";
 import { toJsonText } from "../../core/json-file.js";
 import { qualifyDataset } from "../../qualify/qualify-dataset.js";
 import type { QualifyReport } from "../../qualify/qualify-task.js";
 import { ExitCode } from "../exit-codes.js";
+import { collect, parsePositive as positiveInt } from "../options.js";
 
-function positiveInt(name: string) {
-  return (value: string): number => {
-    if (!/^[1-9]\d*$/.test(value)) throw new InvalidArgumentError(`${name} must be a positive integer, got "${value}"`);
-    return Number(value);
-  };
-}
-
-function collect(value: string, previous: string[] = []): string[] {
-  return [...previous, value];
-}
 
 export function qualifyText(r: QualifyReport): string {
   const head =

@@ -1,20 +1,11 @@
-import { InvalidArgumentError, type Command } from "commander";
+import type { Command } from "commander";
 import { toJsonText } from "../../core/json-file.js";
 import { cacheInfo, clearCache } from "../../verify/cache-admin.js";
 import { verifyRun } from "../../verify/run-verify.js";
 import type { Verdict } from "../../verify/verdict-schema.js";
 import { ExitCode } from "../exit-codes.js";
+import { collect, parsePositive as positiveInt } from "../options.js";
 
-function positiveInt(name: string) {
-  return (value: string): number => {
-    if (!/^[1-9]\d*$/.test(value)) throw new InvalidArgumentError(`${name} must be a positive integer, got "${value}"`);
-    return Number(value);
-  };
-}
-
-function collect(value: string, previous: string[] = []): string[] {
-  return [...previous, value];
-}
 
 /** One line per verdict: outcome, counts, how the artifact applied, and why when it failed. */
 export function verdictLine(v: Verdict, reused = false): string {
