@@ -102,5 +102,6 @@ export async function resolveBase(repo: MaterializedRepo, base: string): Promise
 export async function checkoutAt(repo: MaterializedRepo, commit: string, dest: string): Promise<void> {
   if (existsSync(dest)) throw new Error(`${dest} already exists`);
   await git(["clone", "-q", "--shared", "--no-checkout", repo.gitDir, dest]);
-  await git(["-C", dest, "checkout", "-q", "--detach", commit]);
+  // Parallel checkout: writing 20,000 files is I/O-bound, and workers overlap the waits.
+  await git(["-C", dest, "-c", "checkout.workers=8", "checkout", "-q", "--detach", commit]);
 }

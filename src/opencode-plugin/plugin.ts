@@ -69,7 +69,9 @@ export function createRcmServer(defaults: RcmOptionsInput = {}): Plugin {
           const id = output.message.id;
           if (text === "" || !id) return;
           const s = slot(hookInput.sessionID);
-          // Route now, once per turn; every model step of this turn reuses the assignment.
+          // Route now, once per turn; every model step of this turn reuses the assignment. Right after
+          // a restart the router has not seen the history yet: the first transform routes instead.
+          if (s.history.length === 0 && s.engine.memory.router.tasks.length > 0) return;
           await s.engine.routeNew({ id, userMessageId: id, userText: text, actions: [] }, s.history);
           persist(hookInput.sessionID, s);
         } catch (e) {

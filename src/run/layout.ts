@@ -11,7 +11,9 @@ import { join } from "node:path";
  *   RUN_DIR/sessions/<session>/workspaces/wNN.patch    the other four workspaces, for analysis only
  *   RUN_DIR/sessions/<session>/verdict.json  written by `verify`
  *   RUN_DIR/sessions/<session>/verify.log    test output of the verification
- *   RUN_DIR/work/<session>/attempt-<N>/wNN   live checkouts while a session runs (removed when it ends)
+ *   RUN_DIR/work/<sha12>/wNN                 live checkouts while a session runs (removed when it ends); the
+ *                                            directory name is a hash so the path shown to the agent names no
+ *                                            task, role or condition (see session-dir.ts; the ledger records it)
  *
  * A session id is `<focus task id>.<condition>`.
  */
@@ -26,5 +28,4 @@ export const runFiles = {
     join(runDir, "sessions", session, "workspaces", `${workspace}.patch`),
   verdict: (runDir: string, session: string) => join(runDir, "sessions", session, "verdict.json"),
   verifyLog: (runDir: string, session: string) => join(runDir, "sessions", session, "verify.log"),
-  workDir: (runDir: string, session: string, attempt: number) => join(runDir, "work", session, `attempt-${attempt}`),
 };

@@ -9,6 +9,7 @@ import { agentFactory } from "../agents/registry.js";
 import { killStaleGroup } from "../agents/command.js";
 import type { Agent } from "../agents/types.js";
 import { AttemptAborted, runSessionAttempt, type AttemptSummary } from "./controller.js";
+import { packageVersion } from "../core/package-paths.js";
 import { runFiles } from "./layout.js";
 import { Ledger } from "./ledger.js";
 import { nowIso, type ProgressSink } from "./progress-events.js";
@@ -64,14 +65,6 @@ interface Prepared {
   existing: boolean;
 }
 
-function version(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: string };
-    return pkg.version ?? "unknown";
-  } catch {
-    return "unknown";
-  }
-}
 
 function isEmptyDir(dir: string): boolean {
   return readdirSync(dir).length === 0;
@@ -121,7 +114,7 @@ function prepare(opts: RunOptions): Prepared {
   const config: RunConfig = {
     format: "switch-swe.run/1",
     created_at: previous?.created_at ?? nowIso(),
-    switch_swe_version: previous?.switch_swe_version ?? version(),
+    switch_swe_version: previous?.switch_swe_version ?? packageVersion,
     dataset: { path: dataset.root, name: dataset.manifest.name, version: dataset.manifest.version },
     sessions_file: { path: resolve(sessionsPath), sha256: createHash("sha256").update(sessionsText).digest("hex"), seed: sessions.seed },
     agent: { name: agentName, options: agentOptions },

@@ -195,3 +195,36 @@ describe("the RCM OpenCode plugin", () => {
     }
   });
 });
+
+describe("the RCM OpenCode plugin after a restart", () => {
+  it("leaves routing of a new request to the first transform, which sees the history again", async () => {
+    const dir = tempDir();
+    const c = new Conversation();
+    const texts = [
+      "Implement `parse_amount` in ledger/amount.py for negative values.",
+      "Add the income report renderer in reports/income.py with totals per category.",
+      "In reports/income.py the renderer should also print a grand total.",
+      "parse_amount in ledger/amount.py must also accept a leading plus sign.",
+    ];
+    const { h } = await hooks({ mode: "router" }, dir);
+    c.user(texts[0]!);
+    c.assistant([{ tool: "write", input: { filePath: "ledger/amount.py" }, output: "ok" }]);
+    c.user(texts[1]!);
+    c.assistant([{ tool: "write", input: { filePath: "reports/income.py" }, output: "ok" }]);
+    c.user(texts[2]!);
+    for (const upTo of [1, 3, 5]) await h["experimental.chat.messages.transform"]!({}, { messages: c.snapshot().slice(0, upTo) });
+    c.assistant([{ text: "Done." }]);
+    // A new process (opencode run per request): chat.message comes before any transform.
+    const { h: fresh } = await hooks({ mode: "router" }, dir);
+    const id = c.user(texts[3]!);
+    const m = c.messages.at(-1)!;
+    await fresh["chat.message"]!({ sessionID: c.sessionID, messageID: id }, { message: m.info as never, parts: m.parts });
+    const output = { messages: c.snapshot() };
+    await fresh["experimental.chat.messages.transform"]!({}, output);
+    const saved = loadStateFile(join(dir, "state"), c.sessionID)!;
+    expect(saved.router.assignments[id]).toMatchObject({ task: "t1", method: "refs" });
+    // The other task's confident continuation is left out; its uncertain first request stays visible.
+    expect(textsOf(output.messages)).not.toContain(texts[2]);
+    expect(textsOf(output.messages)).toContain(texts[1]);
+  });
+});

@@ -6,6 +6,7 @@ import { reporterFor } from "../../run/progress.js";
 import { defaultRequestTimeoutS, runSessions } from "../../run/runner.js";
 import type { ConditionChoice } from "../../run/session-selection.js";
 import { ExitCode } from "../exit-codes.js";
+import { collect } from "../options.js";
 
 interface RunFlags {
   dataset?: string;
@@ -26,7 +27,6 @@ interface RunFlags {
   json?: boolean;
 }
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 function positiveInt(flag: string, text: string): number {
   const n = Number(text);
