@@ -16,9 +16,9 @@ import {
   type UsageMeans,
   type Workload,
 } from "./report-schema.js";
-import { scheduleProfile } from "./schedule-profile.js";
 import { bootstrapGapCI, discordant, gapOf, mcnemarExact, ratio, summarize, type BootstrapOptions, type Pair } from "./stats.js";
 import { addUsage, emptyUsage, type Usage } from "./trajectory-summary.js";
+import { profileSteps } from "../sessions/stats.js";
 
 const conditions: readonly Condition[] = ["base", "switch"];
 
@@ -186,7 +186,7 @@ export function buildConfigReport(input: RunInput, opts: BootstrapOptions = {}):
       const data = input.sessionData.get(id);
       const outcome = sessionOutcome(data);
       const steps = pair.schedules[condition];
-      const prof = scheduleProfile(steps, pair.focus);
+      const prof = profileSteps(steps, pair.focus);
       for (const step of steps) {
         if (step.kind === "stage") (requestTexts[step.task] ??= {})[String(step.stage)] = step.text;
       }

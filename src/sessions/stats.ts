@@ -24,26 +24,35 @@ export function median(values: readonly number[]): number {
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
-export function profileSteps(steps: readonly ScheduleStep[], focus: string) {
+export interface StepsProfile {
+  requests: number;
+  /** Consecutive requests that name different workspaces. */
+  workspace_switches: number;
+  /** Substantive focus requests right after a request in another workspace (finalization excluded). */
+  focus_returns: number;
+  /** Per step: is it a focus return (the report's timeline marks them). */
+  returns: boolean[];
+}
+
+export function profileSteps(steps: readonly ScheduleStep[], focus: string): StepsProfile {
   let switches = 0;
-  let returns = 0;
-  for (let i = 1; i < steps.length; i++) {
-    const prev = steps[i - 1]!;
-    const cur = steps[i]!;
-    if (prev.workspace !== cur.workspace) switches++;
-    if (cur.task === focus && cur.kind === "stage" && prev.workspace !== cur.workspace) returns++;
-  }
-  return { requests: steps.length, workspace_switches: switches, focus_returns: returns };
+  let focusReturns = 0;
+  const returns = steps.map((step, i) => {
+    const moved = i > 0 && steps[i - 1]!.workspace !== step.workspace;
+    if (moved) switches++;
+    const isReturn = moved && step.task === focus && step.kind === "stage";
+    if (isReturn) focusReturns++;
+    return isReturn;
+  });
+  return { requests: steps.length, workspace_switches: switches, focus_returns: focusReturns, returns };
 }
 
 export function sessionProfiles(file: SessionsFile): SessionProfile[] {
   return file.pairs.flatMap((p) =>
-    (["base", "switch"] as const).map((condition) => ({
-      session: sessionId(p.id, condition),
-      condition,
-      locality: p.locality,
-      ...profileSteps(p.schedules[condition], p.focus),
-    })),
+    (["base", "switch"] as const).map((condition) => {
+      const { requests, workspace_switches, focus_returns } = profileSteps(p.schedules[condition], p.focus);
+      return { session: sessionId(p.id, condition), condition, locality: p.locality, requests, workspace_switches, focus_returns };
+    }),
   );
 }
 
