@@ -122,3 +122,13 @@ export async function runChecked(command: string, args: readonly string[], opts:
   }
   return r;
 }
+
+/** Whether a process with this pid exists (EPERM: it exists but belongs to someone else). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}

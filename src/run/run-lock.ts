@@ -2,15 +2,7 @@ import { closeSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { inputError } from "../core/errors.js";
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
+import { processAlive } from "../core/process.js";
 
 /**
  * One process per run directory. A lock left by a process that no longer exists (kill -9) is taken over;
@@ -29,7 +21,7 @@ export function acquireRunLock(runDir: string): () => void {
       if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
       const [pidText, host] = readFileSync(file, "utf8").trim().split(" ");
       const pid = Number(pidText);
-      if (host === hostname() && Number.isInteger(pid) && alive(pid)) {
+      if (host === hostname() && Number.isInteger(pid) && processAlive(pid)) {
         throw inputError(runDir, "", `in use by another switch-swe run (pid ${pid})`);
       }
       rmSync(file, { force: true });

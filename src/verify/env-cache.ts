@@ -3,7 +3,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, 
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { writeFileAtomic, writeJsonAtomic } from "../core/json-file.js";
-import { runProcess } from "../core/process.js";
+import { processAlive, runProcess } from "../core/process.js";
 import { cacheRoot, checkoutAt, type MaterializedRepo } from "../dataset/repo-cache.js";
 import { setupEnv } from "./scrubbed-env.js";
 
@@ -103,22 +103,13 @@ function readReady(dir: string): ReadyRecord | null {
   }
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** A lock is stale when its holder (on this host) is gone, or when it is older than the set-up deadline. */
 function lockIsStale(lockFile: string, maxAgeMs: number): boolean {
   try {
     const [pid, host] = readFileSync(lockFile, "utf8").split("\n");
     const age = Date.now() - statSync(lockFile).mtimeMs;
     if (age > maxAgeMs) return true;
-    if (host === hostname() && pid && !pidAlive(Number(pid))) return true;
+    if (host === hostname() && pid && !processAlive(Number(pid))) return true;
     return false;
   } catch {
     return false;
