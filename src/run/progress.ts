@@ -42,7 +42,7 @@ export function jsonReporter(out: WritableLike): ProgressReporter {
 export function describe(e: ProgressEvent): string | null {
   switch (e.type) {
     case "run_start":
-      return `run ${e.run_dir}: ${e.sessions} sessions to run${e.skipped ? `, ${e.skipped} already finished` : ""}, concurrency ${e.concurrency}`;
+      return `run ${e.run_dir}: ${e.sessions} sessions${e.skipped ? `, ${e.skipped} already finished` : ""}, concurrency ${e.concurrency}`;
     case "session_start":
       return `${e.session}: attempt ${e.attempt} started (${e.requests} requests)`;
     case "workspaces_ready":

@@ -71,7 +71,7 @@ describe("progress", () => {
     const r = lineReporter(out);
     for (const e of events) r.emit(e);
     expect(out.text.split("\n").filter(Boolean)).toEqual([
-      `${t} run /r: 4 sessions to run, 1 already finished, concurrency 2`,
+      `${t} run /r: 4 sessions, 1 already finished, concurrency 2`,
       `${t} a.switch: attempt 1 started (10 requests)`,
       `${t} a.switch: request 3/10 (stage, w03)`,
       `${t} a.switch: request 3 timeout in 900.0 s: no yield within 900 s`,
