@@ -148,6 +148,8 @@ function emptyErrors(): ErrorCounts {
     agent_errors: 0,
     not_applied: 0,
     invalid_trajectory_lines: 0,
+    superseded_tokens: 0,
+    superseded_cost_usd: null,
   };
 }
 
@@ -279,6 +281,10 @@ export function buildConfigReport(input: RunInput, opts: BootstrapOptions = {}):
       e.agent_errors += t?.agent_errors ?? 0;
       if (v && !v.applied && !v.infra_fault) e.not_applied++;
       e.invalid_trajectory_lines += t?.invalid_lines ?? 0;
+      if (data) {
+        e.superseded_tokens += data.superseded.tokens;
+        if (data.superseded.cost_calls > 0) e.superseded_cost_usd = (e.superseded_cost_usd ?? 0) + data.superseded.cost_usd;
+      }
     }
   }
   if (unmappedTasks.size > 0) {

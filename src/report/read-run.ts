@@ -8,7 +8,7 @@ import { loadDatasetCollecting } from "../dataset/load.js";
 import { runFiles } from "../run/layout.js";
 import { sessionId, sessionsFileSchema, type SessionsFile } from "../sessions/schema.js";
 import { verdictSchema, type Verdict } from "../verify/verdict-schema.js";
-import { readTrajectorySummary, type TrajectorySummary } from "./trajectory-summary.js";
+import { addUsage, emptyUsage, readTrajectorySummary, type TrajectorySummary, type Usage } from "./trajectory-summary.js";
 
 /** The fields of run.json the report reads; everything else passes through untouched. */
 export const runConfigSchema = z.looseObject({
@@ -53,6 +53,8 @@ export interface SessionInput {
   /** A verdict.json that exists but cannot be read. */
   verdictProblem: string | null;
   hasArtifact: boolean;
+  /** Usage of earlier attempts that a restart superseded (their trajectories live in attempts/N/). */
+  superseded: Usage;
 }
 
 export interface RunInput {
@@ -145,7 +147,15 @@ async function readSession(runDir: string, id: string): Promise<SessionInput> {
       verdictProblem = e instanceof InputError ? (e.problems[0]?.message ?? e.message) : String(e);
     }
   }
-  return { id, trajectory, summary, verdict, verdictProblem, hasArtifact: existsSync(runFiles.artifact(runDir, id)) };
+  const superseded = emptyUsage();
+  const attemptsDir = join(runFiles.sessionDir(runDir, id), "attempts");
+  if (existsSync(attemptsDir)) {
+    for (const n of readdirSync(attemptsDir)) {
+      const old = join(attemptsDir, n, "trajectory.jsonl");
+      if (existsSync(old)) addUsage(superseded, (await readTrajectorySummary(old)).usage);
+    }
+  }
+  return { id, trajectory, summary, verdict, verdictProblem, hasArtifact: existsSync(runFiles.artifact(runDir, id)), superseded };
 }
 
 async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {

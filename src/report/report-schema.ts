@@ -113,6 +113,9 @@ export const errorCountsSchema = z
     agent_errors: z.number().int(),
     not_applied: z.number().int(),
     invalid_trajectory_lines: z.number().int(),
+    /** Spent in attempts that a restart superseded: paid for, but not in the workload means. */
+    superseded_tokens: z.number(),
+    superseded_cost_usd: z.number().nullable(),
   })
   .strict();
 

@@ -223,7 +223,7 @@ function errorsSection(report: Report): Section {
   return {
     id: "errors",
     title: "Errors",
-    notes: ["Infra faults (run) = sessions with an infrastructure fault in any attempt; restarts = attempts beyond the first. Timeouts = requests that ran out of budget; continuations = timeout continuations used."],
+    notes: ["Infra faults (run) = sessions with an infrastructure fault in any attempt; restarts = attempts beyond the first; superseded tokens and cost = what those earlier attempts used (spent, but not in the workload means). Timeouts = requests that ran out of budget; continuations = timeout continuations used."],
     columns: [
       L("Configuration"),
       L("Condition"),
@@ -238,6 +238,8 @@ function errorsSection(report: Report): Section {
       R("Continuations"),
       R("Agent errors"),
       R("Not applied"),
+      R("Superseded tokens"),
+      R("Superseded cost"),
     ],
     rows: report.configs.flatMap((c) =>
       (["base", "switch"] as const).map((cond) => {
@@ -256,6 +258,8 @@ function errorsSection(report: Report): Section {
           String(e.continuations),
           String(e.agent_errors),
           String(e.not_applied),
+          fmtNumber(e.superseded_tokens, 0),
+          fmtCost(e.superseded_cost_usd),
         ];
       }),
     ),

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -168,6 +168,23 @@ describe("tolerant reading", () => {
     expect(c.warnings.join("\n")).toMatch(/sha256 differs/);
     expect(c.warnings.join("\n")).toMatch(/1 line\(s\) skipped/);
     expect(c.warnings.join("\n")).toMatch(/unreadable, counted as no verdict/);
+  });
+
+  it("counts what superseded attempts spent, apart from the workload of the scored attempt", async () => {
+    const f = writeRunFixture(join(root, "superseded"), { pairs: [{ locality: "near", base: "resolved", switch: "resolved" }] });
+    const before = (await buildReport([f.runDir])).configs[0]!;
+    expect(before.errors.switch.superseded_tokens).toBe(0);
+    // A cut-off first attempt, archived by the run the way a restart does: one model call, with cost.
+    const old = join(f.runDir, "sessions", "t00.switch", "attempts", "1");
+    mkdirSync(old, { recursive: true });
+    const call = { kind: "model_call", input_tokens: 100, cached_input_tokens: 50, cache_write_tokens: 5, output_tokens: 20, reasoning_tokens: 7, cost_usd: 0.25 };
+    writeFileSync(join(old, "trajectory.jsonl"), `${JSON.stringify({ type: "agent_event", time: "2026-01-01T00:00:00Z", index: 0, event: call })}\n`);
+    const after = (await buildReport([f.runDir])).configs[0]!;
+    expect(after.errors.switch.superseded_tokens).toBe(100 + 50 + 5 + 20 + 7);
+    expect(after.errors.switch.superseded_cost_usd).toBeCloseTo(0.25);
+    expect(after.errors.base.superseded_tokens).toBe(0);
+    expect(after.errors.base.superseded_cost_usd).toBeNull();
+    expect(after.workload).toEqual(before.workload);
   });
 
   it("reports stage attribution as unavailable when the dataset is gone", async () => {
