@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { sampleDatasetDir } from "../../src/core/package-paths.js";
@@ -47,7 +46,7 @@ describe("switch-swe rcm eval", () => {
   });
 
   // The targets, on the sample dataset's switched sessions run with the oracle agent.
-  it.skipIf(!existsSync(sampleDatasetDir))(
+  it(
     "meets the targets on the sample switched sessions (oracle)",
     () => {
       const root = tempDir("switch-swe-rcm-sample-");

@@ -1,4 +1,4 @@
-import { existsSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/core/package-paths.js";
@@ -15,7 +15,7 @@ afterAll(() => rmSync(cache, { recursive: true, force: true }));
 // One run per state keeps CI time sane (2 suite runs per task); `tasks qualify datasets/sample`
 // with the default --runs 3 is what a dataset change should be checked with.
 describe("the sample dataset", () => {
-  it.skipIf(!existsSync(join(sample, "tasks")))(
+  it(
     "qualifies cleanly: every task has F2P tests and its declared lists match what the tests do",
     async () => {
       const { reports } = await qualifyDataset(sample, { runs: 1, concurrency: 2 });
