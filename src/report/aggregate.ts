@@ -1,4 +1,4 @@
-import { runFiles } from "../run/layout.js";
+import { runFiles } from "../formats/run-layout.js";
 import { sessionId, type Condition, type SessionPair } from "../sessions/schema.js";
 import type { RunInput, SessionInput, TaskTests } from "./read-run.js";
 import {
@@ -17,7 +17,7 @@ import {
   type Workload,
 } from "./report-schema.js";
 import { bootstrapGapCI, discordant, gapOf, mcnemarExact, ratio, summarize, type BootstrapOptions, type Pair } from "./stats.js";
-import { addUsage, emptyUsage, type Usage } from "./trajectory-summary.js";
+import { addUsage, emptyUsage, type UsageTally as Usage } from "../formats/usage.js";
 import { profileSteps } from "../sessions/stats.js";
 
 const conditions: readonly Condition[] = ["base", "switch"];
@@ -108,7 +108,7 @@ function usageMeans(list: readonly Usage[]): UsageMeans {
     tokens: mean(total.tokens),
     model_calls: mean(total.model_calls),
     tool_calls: mean(total.tool_calls),
-    cost_usd: total.cost_calls > 0 ? mean(total.cost_usd) : null,
+    cost_usd: total.cost_calls > 0 ? mean(total.cost_usd ?? 0) : null,
     cost_coverage: total.model_calls > 0 ? total.cost_calls / total.model_calls : null,
     auxiliary_tokens: mean(total.auxiliary_tokens),
     auxiliary_model_calls: mean(total.auxiliary_model_calls),
@@ -283,7 +283,7 @@ export function buildConfigReport(input: RunInput, opts: BootstrapOptions = {}):
       e.invalid_trajectory_lines += t?.invalid_lines ?? 0;
       if (data) {
         e.superseded_tokens += data.superseded.tokens;
-        if (data.superseded.cost_calls > 0) e.superseded_cost_usd = (e.superseded_cost_usd ?? 0) + data.superseded.cost_usd;
+        if (data.superseded.cost_calls > 0) e.superseded_cost_usd = (e.superseded_cost_usd ?? 0) + (data.superseded.cost_usd ?? 0);
       }
     }
   }

@@ -3,17 +3,18 @@ import { existsSync } from "node:fs";
 import { join, relative } from "node:path";
 import { gitTry } from "../core/git.js";
 import type { Dataset } from "../dataset/load.js";
-import { InfraFault, type Agent, type AgentContext, type AgentResult, type Conversation } from "../agents/types.js";
+import { InfraFault } from "../core/infra-fault.js";
+import type { Agent, AgentContext, AgentResult, Conversation } from "../agents/types.js";
 import { workspaceNames, type Condition, type SessionPair, type WorkspaceName } from "../sessions/schema.js";
 import { collectPatch } from "./artifact.js";
-import { runFiles } from "./layout.js";
+import { runFiles } from "../formats/run-layout.js";
 import { continuationMessage, finalizationMessage, stageMessage } from "./message-templates.js";
 import { nowIso, type ProgressSink } from "./progress-events.js";
 import { archivePreviousAttempt, attemptLogDir } from "./session-dir.js";
-import type { PatchInfo, SessionSummary } from "./session-summary.js";
+import type { PatchInfo, SessionSummary } from "../formats/session-summary.js";
 import { TrajectoryWriter } from "./trajectory.js";
-import type { AgentEvent, RequestOutcome } from "./trajectory-schema.js";
-import { addUsage, emptyUsage, type Usage } from "./usage.js";
+import type { AgentEvent, RequestOutcome } from "../formats/trajectory.js";
+import { addEvent, emptyUsage, usageOf } from "../formats/usage.js";
 import { createWorkspaces, removeWorkDir, type SessionWorkspaces } from "./workspaces.js";
 
 export interface AttemptParams {
@@ -72,7 +73,7 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
   const trajectory = new TrajectoryWriter(runFiles.trajectory(p.runDir, p.session));
   const conversationId = randomUUID();
 
-  const usage: Usage = emptyUsage();
+  const usage = emptyUsage();
   const requests = { scheduled: schedule.length, delivered: 0, yielded: 0, timeout: 0, agent_error: 0 };
   let timeouts = 0;
   let continuationsUsed = 0;
@@ -94,7 +95,7 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
     requests: { ...requests },
     timeouts,
     continuations: continuationsUsed,
-    usage: { ...usage },
+    usage: usageOf(usage),
     artifact,
     workspaces,
     focus_workspace: focusWorkspace,
@@ -166,7 +167,7 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
         let events = 0;
         const onEvent = (event: AgentEvent) => {
           events++;
-          addUsage(usage, event);
+          addEvent(usage, event);
           trajectory.write({ type: "agent_event", time: nowIso(), index, event });
         };
         const request = { index, message, workspace: step.workspace, workspacePath: path, continuation, turn, timeoutMs: p.requestTimeoutMs, signal: p.signal };
