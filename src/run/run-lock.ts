@@ -8,8 +8,10 @@ import { processAlive } from "../core/process.js";
  * One process per run directory. A lock left by a process that no longer exists (kill -9) is taken over;
  * a live one is bad input. Returns the function that releases the lock.
  */
+export const runLockName = "run.lock";
+
 export function acquireRunLock(runDir: string): () => void {
-  const file = join(runDir, "run.lock");
+  const file = join(runDir, runLockName);
   const me = `${process.pid} ${hostname()}\n`;
   for (let tries = 0; tries < 2; tries++) {
     try {

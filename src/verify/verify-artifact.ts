@@ -17,6 +17,8 @@ export interface VerifyArtifactOptions {
   task: LoadedTask;
   /** The frozen artifact; null when the session left none (it did not finalize). */
   artifactText: string | null;
+  /** sha256 of the artifact's bytes when the caller has it (hashed from the file: no second copy in memory). */
+  artifactSha256?: string | null;
   /** A scratch directory for checkouts and reports (created; each attempt's files removed afterwards unless keepWork). */
   workRoot: string;
   /** Session id recorded in the verdict (default: the task id). */
@@ -209,7 +211,7 @@ export async function verifyArtifact(opts: VerifyArtifactOptions): Promise<Verdi
     format: "switch-swe.verdict/1" as const,
     session,
     task: opts.task.id,
-    artifact_sha256: opts.artifactText === null ? null : sha256(opts.artifactText),
+    artifact_sha256: opts.artifactSha256 !== undefined ? opts.artifactSha256 : opts.artifactText === null ? null : sha256(opts.artifactText),
     log: opts.logLabel ?? logFile,
   };
 

@@ -1,0 +1,13 @@
+/**
+ * A usage error as one line: the command, what is wrong (the option and what it expects, as the parser
+ * or the option's own check says it), and where the full usage is. Never the whole usage text.
+ */
+export function usageErrorLine(command: string, parserText: string): string {
+  const what = parserText
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "")
+    .join(" ")
+    .replace(/^error: /, "");
+  return `${command}: ${what} (see ${command} --help)\n`;
+}
