@@ -16,6 +16,15 @@ export function parsePositive(name: string) {
   };
 }
 
+/** A commander parser for positive numbers (seconds, megabytes) that names the option in its error. */
+export function parsePositiveNumber(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (value.trim() === "" || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a positive number, got "${value}"`);
+    return n;
+  };
+}
+
 /** Collects a repeatable option into a list. */
 export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];

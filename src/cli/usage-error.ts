@@ -8,6 +8,8 @@ export function usageErrorLine(command: string, parserText: string): string {
     .map((l) => l.trim())
     .filter((l) => l !== "")
     .join(" ")
-    .replace(/^error: /, "");
+    .replace(/^error: /, "")
+    // "option '--seed <n>' argument 'x' is invalid. --seed must be …": the option's own sentence says it all.
+    .replace(/^option '(-[^' ]+)[^']*' argument '.*' is invalid\. (\1 .*)$/s, "$2");
   return `${command}: ${what} (see ${command} --help)\n`;
 }
