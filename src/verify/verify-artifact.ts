@@ -8,7 +8,7 @@ import { dropTestFiles, restorePytestConfig } from "./artifact-filter.js";
 import { envFingerprint, invalidateEnvironment, type PreparedEnv } from "../testbed/env-cache.js";
 import { checkAppliedPaths, checkPatchPaths, checkSymlinkEscapes } from "./path-safety.js";
 import { describeRun, environmentFor, freshCheckout, requiredTests, runTaskTests } from "../testbed/task-testbed.js";
-import { joinBlocks, splitPatch } from "./split-patch.js";
+import { splitPatch, writeBlocks } from "./split-patch.js";
 import { requiredStatuses, untrustedRunReason } from "../testbed/test-run.js";
 import { verdictSchema, type TestStatus, type Verdict } from "../formats/verdict.js";
 
@@ -95,7 +95,7 @@ async function attempt(opts: VerifyArtifactOptions, dir: string, log: (t: string
       res.applyMethod = "empty";
     } else {
       const patchFile = join(dir, "artifact.kept.patch");
-      writeFileSync(patchFile, joinBlocks(kept));
+      writeBlocks(patchFile, kept);
       const applied = await applyWithFallbacks(checkout, patchFile, log);
       if (!applied.ok) {
         res.applyError = applied.error;
