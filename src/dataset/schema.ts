@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** Globs (picomatch, matched against repository-relative POSIX paths). */
+/** Globs in the project's path dialect (core/path-globs.ts: picomatch, dotfiles matched, repository-relative POSIX paths). */
 const globs = z.array(z.string().min(1));
 
 export const sourceRulesSchema = z

@@ -14,7 +14,7 @@ import { buildSessions } from "../../sessions/build.js";
 import { checkSessions } from "../../sessions/check.js";
 import { formatProfileTable, profileTable } from "../../sessions/stats.js";
 import { ExitCode } from "../exit-codes.js";
-import { parseCount } from "../options.js";
+import { parseCount, parsePositive } from "../options.js";
 
 interface DemoOptions {
   out: string;
@@ -46,7 +46,7 @@ export function registerDemo(program: Command): void {
     )
     .option("--out <dir>", "where the demo writes its files (re-running resumes)", "switch-swe-demo")
     .option("--seed <n>", "seed of the sessions and of the forgetting oracle", parseCount("--seed"), 0)
-    .option("--concurrency <n>", "sessions run in parallel", parseCount("--concurrency"), 2)
+    .option("--concurrency <n>", "sessions run in parallel", parsePositive("--concurrency"), 2)
     .option("--forget <p>", "probability that the forgetting oracle drops earlier stages on a return", "0.5")
     .action(async (o: DemoOptions) => {
       const out = resolve(o.out);
