@@ -4,7 +4,7 @@ import { InputError, inputError } from "../core/errors.js";
 import { readJsonWith, writeJsonAtomic } from "../core/json-file.js";
 import { loadDataset, type Dataset } from "../dataset/load.js";
 import { sessionsFileSchema } from "../sessions/schema.js";
-import { agentFactory } from "../agents/registry.js";
+import { createAgent } from "../agents/registry.js";
 import { killStaleGroup } from "../agents/command.js";
 import type { Agent } from "../agents/types.js";
 import { AttemptAborted, runSessionAttempt, type AttemptSummary } from "./controller.js";
@@ -92,8 +92,7 @@ function prepare(opts: RunOptions): Prepared {
   if (agentName === undefined) throw inputError("--agent", "", "required");
   const agentOptions = opts.agentOptions ?? previous?.agent.options ?? {};
 
-  const factory = agentFactory(agentName);
-  const agent = factory.create(factory.parse(agentOptions));
+  const agent = createAgent(agentName, agentOptions);
   const dataset = loadDataset(datasetPath);
   const sessionsText = (() => {
     try {

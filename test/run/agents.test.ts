@@ -123,7 +123,6 @@ describe("the command agent", () => {
     const child = Number(readFileSync(join(ctx.stateDir, "child"), "utf8"));
     await new Promise((res) => setTimeout(res, 200));
     expect(running(child)).toBe(false);
-    expect(root).toBeTruthy();
   });
 
   it("a non-zero exit is an agent error with the stderr tail; a program the shell cannot find is an infrastructure fault", async () => {
