@@ -39,6 +39,16 @@ export function watchProcessGroups(w: GroupWatcher): () => void {
   return () => groupWatchers.delete(w);
 }
 
+/** Tells the watchers that a group started; returns the function that tells them it ended. */
+function noteGroup(pgid: number | undefined): () => void {
+  if (pgid === undefined || groupWatchers.size === 0) return () => undefined;
+  const watchers = [...groupWatchers];
+  for (const w of watchers) w.started(pgid);
+  return () => {
+    for (const w of watchers) w.ended(pgid);
+  };
+}
+
 /**
  * Runs one program in its own process group with a deadline. On timeout the whole group gets
  * SIGTERM, then SIGKILL after a grace period, so children that a tool spawned do not outlive it.
@@ -60,13 +70,10 @@ export function runProcess(command: string, args: readonly string[], opts: RunOp
       resolve({ code: null, signal: null, stdout: "", stderr: "", timedOut: false, durationMs: 0, spawnError: String(e) });
       return;
     }
-    const pgid = child.pid;
-    const watchers = pgid === undefined ? [] : [...groupWatchers];
-    for (const w of watchers) w.started(pgid!);
+    const groupEnded = noteGroup(child.pid);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    let outLen = 0;
-    let errLen = 0;
+    let [outLen, errLen] = [0, 0];
     let lineRest = "";
     let timedOut = false;
     let spawnError: string | undefined;
@@ -117,7 +124,7 @@ export function runProcess(command: string, args: readonly string[], opts: RunOp
       if (opts.onStdoutLine && lineRest) opts.onStdoutLine(lineRest);
       // Children that detached from the pipes may still run; the group is ours to end.
       killGroup("SIGKILL");
-      for (const w of watchers) w.ended(pgid!);
+      groupEnded();
       if (killTimer) clearTimeout(killTimer);
       resolve({
         code,
