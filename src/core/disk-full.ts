@@ -1,3 +1,5 @@
+import { statfsSync } from "node:fs";
+
 /** errno codes and SQLite codes of a file system that has no room left (space or quota). */
 const diskFullCodes = new Set(["ENOSPC", "EDQUOT", "SQLITE_FULL"]);
 /** The same, as tools (git, sh, SQLite) print it in the messages we wrap. */
@@ -10,6 +12,24 @@ export function isDiskFull(e: unknown): boolean {
   if (typeof code === "string" && diskFullCodes.has(code)) return true;
   const message = e instanceof Error ? e.message : typeof e === "string" ? e : "";
   return diskFullText.test(message);
+}
+
+/**
+ * A fault seen where the disk is (nearly) full: tools do not always say "No space left on device" (git
+ * may only say it cannot write its index), so a fault with less than `minBytes` free on the file system
+ * of `dir` is taken as a full disk too. Returns that error, or null.
+ */
+export function fullDiskBehind(e: unknown, dir: string, minBytes = 1024 * 1024): Error | null {
+  if (isDiskFull(e)) return e as Error;
+  let free: number;
+  try {
+    const st = statfsSync(dir);
+    free = st.bavail * st.bsize;
+  } catch {
+    return null;
+  }
+  if (free >= minBytes) return null;
+  return Object.assign(new Error(`only ${Math.floor(free / 1024)} KB free on the file system of ${dir}: ${firstLine(e)}`), { code: "ENOSPC" });
 }
 
 /** The first line of an error's message, without a stack. */

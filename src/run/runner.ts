@@ -14,7 +14,7 @@ import { Ledger } from "./ledger.js";
 import { nowIso, type ProgressSink } from "./progress-events.js";
 import { mapPool } from "../core/pool.js";
 import { claimRunDir, emptyButLock } from "./run-dir-claim.js";
-import { DiskFullStop, firstLine, isDiskFull } from "../core/disk-full.js";
+import { DiskFullStop, firstLine, fullDiskBehind, isDiskFull } from "../core/disk-full.js";
 import { defaultLabel, recordedPath, runConfigSchema, type RunConfig } from "../formats/run-config.js";
 import { assertSameRun } from "./same-run.js";
 import { selectSessions, type ConditionChoice, type SelectedSession } from "./session-selection.js";
@@ -259,10 +259,11 @@ async function runWithRetries(
       opts.progress({ type: "session_end", time: nowIso(), session: s.session, attempt, status: "finished" });
       return "finished";
     } catch (e) {
-      if (isDiskFull(e)) {
+      const full = signal.aborted ? null : fullDiskBehind(e, runDir);
+      if (full) {
         // Not the agent's doing, and no retry helps until there is space: the run stops (see runSessions).
-        endOnFullDisk(ledger, opts, s.session, attempt, e);
-        throw e;
+        endOnFullDisk(ledger, opts, s.session, attempt, full);
+        throw full;
       }
       if (!(e instanceof AttemptAborted)) {
         // A harness error outside the attempt's own handling: this session fails, the others go on.

@@ -67,4 +67,32 @@ describe.skipIf(tmpfsUnavailable !== null)("a full disk during `run`", () => {
     // be written, marked cut off by the resume): never finished, never still running.
     expect(rows).toContainEqual(expect.stringMatching(new RegExp(`^${pair}\\.switch#1:(infra_fault|interrupted)$`)));
   });
+
+  it("a checkout that fails on a nearly full disk stops the run the same way (git need not say 'No space left')", () => {
+    const pair = fx.sessions.pairs[0]!.id;
+    const out = join(disk, "run-nearly-full");
+    const filler = join(disk, "filler-2");
+    const once = join(fx.root, "nearly-filled-once");
+    // During the base session, leave about 48 KB free: enough for that session's own records, not for
+    // the five checkouts of the next session (the base session's stay: --keep-workspaces).
+    const agent = writeScript(
+      fx.root,
+      "nearly-fill-agent.sh",
+      `if [ "$SWITCH_SWE_SESSION" = "${pair}.base" ] && [ ! -e "${once}" ]; then touch "${once}"; ` +
+        `free=$(df -k --output=avail "${disk}" | tail -1); dd if=/dev/zero of="${filler}" bs=1k count=$((free - 48)) 2>/dev/null; fi\nexit 0`,
+    );
+    const args = ["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--agent", "command", "--agent-opt", `command=${agent}`, "--out", out, "--no-verify", "--quiet", "--keep-workspaces"];
+    const r = cli(args, { env: { SWITCH_SWE_CACHE: fx.cache } });
+    expect(r.code, r.stderr).toBe(4);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toMatch(new RegExp(`the disk is full \\(.*\\); session ${pair}\\.switch stopped as an infrastructure fault`));
+    // Not retried: one attempt of the switched session, and the base session finished.
+    const rows = attempts(out);
+    expect(rows.filter((a) => a.startsWith(`${pair}.switch#`))).toHaveLength(1);
+    expect(rows).toContain(`${pair}.base#1:finished`);
+    rmSync(filler);
+    const resumed = cli(["run", "--out", out, "--resume", "--no-verify", "--quiet", "--keep-workspaces"], { env: { SWITCH_SWE_CACHE: fx.cache } });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(attempts(out)).toContain(`${pair}.switch#2:finished`);
+  });
 });
