@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { conditionSchema, localitySchema, workspaceNameSchema } from "../sessions/schema.js";
+import { conditionSchema, localitySchema, workspaceNameSchema } from "../formats/sessions.js";
 import { testStatusSchema } from "../formats/verdict.js";
 
 /**

@@ -8,7 +8,7 @@ import { defaultMaxArtifactMb, inspectArtifact, oversizedReason, readArtifactTex
 import { openScratch, reapNotices, reapStaleScratch, type Scratch } from "../testbed/verifier-scratch.js";
 import { recordedPath } from "../formats/run-config.js";
 import { runFiles } from "../formats/run-layout.js";
-import { parseSessionId } from "../sessions/schema.js";
+import { parseSessionId } from "../formats/sessions.js";
 import { verdictSchema, type Verdict } from "../formats/verdict.js";
 import { verifyArtifact } from "./verify-artifact.js";
 
