@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, rmdirSync, rmSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { inputError } from "../core/errors.js";
-import { acquireRunLock, runLockName } from "./run-lock.js";
+import { acquireRunLock, isLockFile } from "./run-lock.js";
 
 export interface RunDirClaim {
   runDir: string;
@@ -39,16 +39,16 @@ export function claimRunDir(out: string): RunDirClaim {
     runDir,
     release,
     abandon: (clear) => {
-      if (clear) for (const name of readdirSync(runDir)) if (name !== runLockName) rmSync(join(runDir, name), { recursive: true, force: true });
+      if (clear) for (const name of readdirSync(runDir)) if (!isLockFile(name)) rmSync(join(runDir, name), { recursive: true, force: true });
       release();
       if (created !== undefined) removeEmptyUpTo(runDir, created);
     },
   };
 }
 
-/** True when the directory holds nothing but the run lock. */
+/** True when the directory holds nothing but the run lock (and the lock's transient files). */
 export function emptyButLock(runDir: string): boolean {
-  return readdirSync(runDir).every((n) => n === runLockName);
+  return readdirSync(runDir).every(isLockFile);
 }
 
 /** Removes `dir` and its parents up to `top` while they are empty (never anything with files in it). */
