@@ -61,5 +61,5 @@ describe("kill -9 of `verify`", () => {
     expect(readdirSync(scratchTmp)).toEqual([]);
     const after = cli(["cache", "info"], { env });
     expect(after.stdout).toContain("verifier scratch: 0 (0.0 MB)\n");
-  });
+  }, 600_000);
 });
