@@ -12,7 +12,8 @@ function usageError(args: string[]): string {
   return lines[0]!;
 }
 
-describe("usage errors name the option and what it expects in one line, and say where --help is", () => {
+// Each case starts the CLI: quick on an idle machine, slow on a loaded one, hence the generous timeout.
+describe("usage errors name the option and what it expects in one line, and say where --help is", { timeout: 600_000 }, () => {
   it("a value the option's parser refuses", () => {
     expect(usageError(["sessions", "build", "x", "--out", "y", "--seed", "x"])).toBe(
       'switch-swe sessions build: --seed must be a non-negative integer, got "x" (see switch-swe sessions build --help)',

@@ -12,7 +12,7 @@ beforeAll(() => {
   env = { SWITCH_SWE_CACHE: fx.cache };
 });
 
-describe("a corrupted ledger.sqlite", () => {
+describe("a corrupted ledger.sqlite", { timeout: 600_000 }, () => {
   it("run --resume exits 2 with one line naming the file; report, which does not need the ledger, still works", () => {
     const pair = fx.sessions.pairs[0]!.id;
     const out = join(fx.root, "run");

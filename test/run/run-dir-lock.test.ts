@@ -26,7 +26,7 @@ async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
   return cond();
 }
 
-describe("two `run` commands on one new --out", () => {
+describe("two `run` commands on one new --out", { timeout: 600_000 }, () => {
   it("the first takes the lock before reading anything; the second fails on it and changes nothing", async () => {
     const pair = fx.sessions.pairs[0]!.id;
     const out = join(fx.root, "race");

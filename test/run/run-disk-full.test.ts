@@ -27,7 +27,7 @@ function attempts(out: string) {
   }
 }
 
-describe.skipIf(tmpfsUnavailable !== null)("a full disk during `run`", () => {
+describe.skipIf(tmpfsUnavailable !== null)("a full disk during `run`", { timeout: 600_000 }, () => {
   it("is an infrastructure fault of the session it hits: the run stops, says so in one line, and --resume finishes the rest", () => {
     const pair = fx.sessions.pairs[0]!.id;
     const out = join(disk, "run");

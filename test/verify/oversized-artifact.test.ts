@@ -29,7 +29,7 @@ afterAll(() => {
 const verdictOf = (s: string) => verdictSchema.parse(JSON.parse(readFileSync(join(runDir, "sessions", s, "verdict.json"), "utf8")));
 const env = { SWITCH_SWE_CACHE: cache };
 
-describe("an artifact over --max-artifact-mb", () => {
+describe("an artifact over --max-artifact-mb", { timeout: 600_000 }, () => {
   it("is that session's `not applied` with the reason; the others are verified; a higher limit verifies it", () => {
     const r = cli(["verify", runDir, "--max-artifact-mb", "1"], { env });
     expect(r.stderr).toBe("");

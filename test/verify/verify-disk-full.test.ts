@@ -29,7 +29,7 @@ const files = () =>
     sessions.flatMap((s) => ["verdict.json", "verify.log"].map((f) => [`${s}/${f}`, readFileSync(join(runDir, "sessions", s, f), "utf8")])),
   );
 
-describe.skipIf(tmpfsUnavailable !== null)("a full disk during `verify`", () => {
+describe.skipIf(tmpfsUnavailable !== null)("a full disk during `verify`", { timeout: 600_000 }, () => {
   it("stops with one line and exit 4, keeps every existing verdict and log intact, and a later verify completes", () => {
     const env = { SWITCH_SWE_CACHE: cache };
     const first = cli(["verify", runDir], { env });
