@@ -1,6 +1,6 @@
 import { isWritingTool, type Action, type Group } from "./history.js";
 import { extractRefs, normalizePath } from "./refs.js";
-import { toolPaths } from "./router.js";
+import { toolPaths } from "./router-index.js";
 import type { StateItem, TaskState } from "./state-record.js";
 
 /** Bounds of the record: the newest items of each section are kept. */
