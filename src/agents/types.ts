@@ -1,5 +1,5 @@
 import type { Dataset } from "../dataset/load.js";
-import type { AgentEvent, RequestOutcome } from "../run/trajectory-schema.js";
+import type { AgentEvent, RequestOutcome } from "../formats/trajectory.js";
 import type { Condition, SessionPair, WorkspaceName } from "../sessions/schema.js";
 
 /**
@@ -77,10 +77,3 @@ export interface AgentFactory<O = unknown> {
   create(options: O): Agent;
 }
 
-/** A fault outside the agent (a checkout, a binary that cannot start): the session attempt is restarted. */
-export class InfraFault extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "InfraFault";
-  }
-}

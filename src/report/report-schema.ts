@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { conditionSchema, localitySchema, workspaceNameSchema } from "../sessions/schema.js";
-import { testStatusSchema } from "../verify/verdict-schema.js";
+import { testStatusSchema } from "../formats/verdict.js";
 
 /**
  * The `switch-swe.report/1` document (docs/report-format.md documents every field).

@@ -10,14 +10,15 @@ import { killStaleGroup } from "../agents/command.js";
 import type { Agent } from "../agents/types.js";
 import { AttemptAborted, runSessionAttempt, type AttemptSummary } from "./controller.js";
 import { packageVersion } from "../core/package-paths.js";
-import { runFiles } from "./layout.js";
+import { runFiles } from "../formats/run-layout.js";
 import { Ledger } from "./ledger.js";
 import { nowIso, type ProgressSink } from "./progress-events.js";
 import { runPool } from "./pool.js";
 import { acquireRunLock } from "./run-lock.js";
-import { assertSameRun, defaultLabel, runConfigSchema, type RunConfig } from "./run-config.js";
+import { defaultLabel, recordedPath, runConfigSchema, type RunConfig } from "../formats/run-config.js";
+import { assertSameRun } from "./same-run.js";
 import { selectSessions, type ConditionChoice, type SelectedSession } from "./session-selection.js";
-import type { SessionSummary } from "./session-summary.js";
+import type { SessionSummary } from "../formats/session-summary.js";
 import { sessionsMismatch } from "./sessions-match.js";
 import { attemptWorkDir } from "./session-dir.js";
 import { verifyAfterRun } from "./verify-hook.js";
@@ -83,8 +84,8 @@ function prepare(opts: RunOptions): Prepared {
     throw inputError(runDir, "", "already exists and is not empty (add --resume to continue the run in it, or choose another --out)");
   }
 
-  const datasetPath = opts.dataset ?? previous?.dataset.path;
-  const sessionsPath = opts.sessions ?? previous?.sessions_file.path;
+  const datasetPath = opts.dataset ?? (previous ? recordedPath(runDir, previous.dataset.path) : undefined);
+  const sessionsPath = opts.sessions ?? (previous ? recordedPath(runDir, previous.sessions_file.path) : undefined);
   const agentName = opts.agent ?? previous?.agent.name;
   if (datasetPath === undefined) throw inputError("--dataset", "", "required");
   if (sessionsPath === undefined) throw inputError("--sessions", "", "required");
@@ -118,7 +119,7 @@ function prepare(opts: RunOptions): Prepared {
     dataset: { path: dataset.root, name: dataset.manifest.name, version: dataset.manifest.version },
     sessions_file: { path: resolve(sessionsPath), sha256: createHash("sha256").update(sessionsText).digest("hex"), seed: sessions.seed },
     agent: { name: agentName, options: agentOptions },
-    label: opts.label ?? previous?.label ?? defaultLabel(agentName, agentOptions),
+    label: opts.label ?? previous?.label ?? defaultLabel({ name: agentName, options: agentOptions }),
     seed: opts.seed ?? previous?.seed ?? 0,
     condition,
     session_filter: filter,

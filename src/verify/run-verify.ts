@@ -1,13 +1,14 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { isAbsolute, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { InputError, inputError, type Problem } from "../core/errors.js";
 import { readJson, writeJsonAtomic } from "../core/json-file.js";
 import { loadDataset, taskById, type Dataset } from "../dataset/load.js";
-import { runFiles } from "../run/layout.js";
+import { recordedPath } from "../formats/run-config.js";
+import { runFiles } from "../formats/run-layout.js";
 import { parseSessionId } from "../sessions/schema.js";
-import { verdictSchema, type Verdict } from "./verdict-schema.js";
+import { verdictSchema, type Verdict } from "../formats/verdict.js";
 import { verifyArtifact } from "./verify-artifact.js";
 
 export interface VerifyRunOptions {
@@ -38,13 +39,13 @@ export interface VerifyRunResult {
   verified: string[];
 }
 
-/** The dataset a run was made from: `dataset.path` of run.json (relative paths are relative to the run dir). */
+/** The dataset a run was made from: `dataset.path` of run.json (see recordedPath). */
 export function runDataset(runDir: string): Dataset {
   const file = runFiles.config(runDir);
   const config = readJson(file) as { dataset?: { path?: unknown } } | null;
   const p = config?.dataset?.path;
   if (typeof p !== "string" || p === "") throw inputError(file, "dataset.path", "required: the dataset directory of the run");
-  return loadDataset(isAbsolute(p) ? p : resolve(runDir, p));
+  return loadDataset(recordedPath(runDir, p));
 }
 
 function sha256(text: string): string {

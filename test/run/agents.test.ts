@@ -7,7 +7,7 @@ import { programOf, resolveOnPath } from "../../src/agents/command-path.js";
 import { parseAgentOptionPairs } from "../../src/agents/options.js";
 import { agentFactory, agentNames, createAgent } from "../../src/agents/registry.js";
 import type { AgentContext, AgentRequest } from "../../src/agents/types.js";
-import type { AgentEvent } from "../../src/run/trajectory-schema.js";
+import type { AgentEvent } from "../../src/formats/trajectory.js";
 import { tempDir } from "../helpers/synthetic-dataset.js";
 import { running } from "./fixture.js";
 

@@ -5,7 +5,8 @@ import { continuationMessage, finalizationMessage, stageMessage } from "../../sr
 import { Ledger } from "../../src/run/ledger.js";
 import type { ProgressEvent } from "../../src/run/progress-events.js";
 import { estimateRemainingMs, formatDuration, jsonReporter, lineReporter, reporterFor, ttyReporter } from "../../src/run/progress.js";
-import { assertSameRun, defaultLabel, type RunConfig } from "../../src/run/run-config.js";
+import { defaultLabel, type RunConfig } from "../../src/formats/run-config.js";
+import { assertSameRun } from "../../src/run/same-run.js";
 import { tempDir } from "../helpers/synthetic-dataset.js";
 
 describe("message templates", () => {
@@ -128,7 +129,7 @@ describe("run.json on resume", () => {
     dataset: { path: "/d", name: "sample", version: "1" },
     sessions_file: { path: "/s.json", sha256: "abc", seed: 0 },
     agent: { name: "oracle", options: { forget: "0.5" } },
-    label: defaultLabel("oracle", { forget: "0.5" }),
+    label: defaultLabel({ name: "oracle", options: { forget: "0.5" } }),
     seed: 0,
     condition: "both",
     session_filter: null,

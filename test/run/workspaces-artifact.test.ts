@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { InfraFault } from "../../src/agents/types.js";
+import { InfraFault } from "../../src/core/infra-fault.js";
 import { checkoutAt, materializeRepo } from "../../src/dataset/repo-cache.js";
 import { artifactExcludes, collectPatch, diffPaths } from "../../src/run/artifact.js";
 import { createWorkspaces, withoutSections, type SessionWorkspaces } from "../../src/run/workspaces.js";

@@ -1,10 +1,10 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { parseJunitReport } from "../../src/verify/junit-xml.js";
-import { caseNodeId, collectionErrorScope, mangleNodeId } from "../../src/verify/pytest-ids.js";
-import { parsePytestSummary } from "../../src/verify/pytest-output.js";
-import { buildTestCommand, shellQuote } from "../../src/verify/test-run.js";
+import { parseJunitReport } from "../../src/testbed/junit-xml.js";
+import { caseNodeId, collectionErrorScope, mangleNodeId } from "../../src/testbed/pytest-ids.js";
+import { parsePytestSummary } from "../../src/testbed/pytest-output.js";
+import { buildTestCommand, shellQuote } from "../../src/testbed/test-run.js";
 import { tempDir } from "./fixture.js";
 
 const checkout = tempDir();

@@ -6,7 +6,7 @@ import { toJsonText, writeFileAtomic } from "../../core/json-file.js";
 import { sampleDatasetDir } from "../../core/package-paths.js";
 import { validateDataset } from "../../dataset/validate.js";
 import { buildReport, renderReport } from "../../report/index.js";
-import { runFiles } from "../../run/layout.js";
+import { runFiles } from "../../formats/run-layout.js";
 import { describe as describeEvent, reporterFor } from "../../run/progress.js";
 import type { ProgressEvent } from "../../run/progress-events.js";
 import { runSessions } from "../../run/runner.js";

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from "node:fs";
 import { inputError } from "../../core/errors.js";
-import { runFiles } from "../../run/layout.js";
+import { runFiles } from "../../formats/run-layout.js";
 import { readTrajectory } from "../../run/trajectory.js";
 import { parseRcmOptions, type RcmOptions } from "../options.js";
 import { replaySession, type ReplaySession } from "./replay.js";

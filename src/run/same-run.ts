@@ -1,38 +1,5 @@
-import { z } from "zod";
 import { inputError } from "../core/errors.js";
-
-/** RUN_DIR/run.json: written once, before the first session starts, after every input was checked. */
-export const runConfigSchema = z
-  .object({
-    format: z.literal("switch-swe.run/1"),
-    created_at: z.string(),
-    switch_swe_version: z.string(),
-    dataset: z.object({ path: z.string(), name: z.string(), version: z.string() }).strict(),
-    sessions_file: z.object({ path: z.string(), sha256: z.string(), seed: z.number() }).strict(),
-    agent: z.object({ name: z.string(), options: z.record(z.string(), z.string()) }).strict(),
-    /** The configuration's name in reports. */
-    label: z.string(),
-    seed: z.number().int().nonnegative(),
-    condition: z.enum(["base", "switch", "both"]),
-    /** `--session` ids, or null for every session of the condition. */
-    session_filter: z.array(z.string()).nullable(),
-    /** The sessions of this run, in run order. */
-    sessions_selected: z.array(z.string()),
-    request_timeout_s: z.number().positive(),
-    max_continuations: z.number().int().nonnegative(),
-    max_infra_retries: z.number().int().nonnegative(),
-  })
-  .strict();
-
-export type RunConfig = z.infer<typeof runConfigSchema>;
-
-/** The default report label: the agent and its options, `oracle` or `oracle forget=0.5`. */
-export function defaultLabel(agent: string, options: Record<string, string>): string {
-  const opts = Object.keys(options)
-    .sort()
-    .map((k) => `${k}=${options[k]}`);
-  return [agent, ...opts].join(" ");
-}
+import type { RunConfig } from "../formats/run-config.js";
 
 const stable = (v: unknown) => JSON.stringify(v, (_, x: unknown) => (x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort()) : x));
 
