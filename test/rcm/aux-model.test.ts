@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { parseScript } from "../../src/mock-model/script.js";
 import { startMockModel, type MockModelServer } from "../../src/mock-model/server.js";
 import { RcmEngine } from "../../src/rcm/engine.js";
 import type { Group } from "../../src/rcm/history.js";
@@ -12,7 +13,7 @@ afterEach(async () => {
 });
 
 async function engineWith(turns: unknown[]): Promise<RcmEngine> {
-  server = await startMockModel({ script: { turns, fallback: "{}" }, port: 0 });
+  server = await startMockModel({ script: parseScript({ turns, fallback: "{}" }), port: 0 });
   return new RcmEngine(parseRcmOptions({ mode: "rcm", auxModel: { baseURL: server.baseUrl, model: "mock", stateUpdates: true, timeoutMs: 5000 } }));
 }
 
