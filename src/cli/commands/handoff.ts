@@ -211,6 +211,26 @@ function addRun(handoff: Command): void {
     });
 }
 
+function addFromRun(handoff: Command): void {
+  handoff
+    .command("from-run")
+    .description("build a handoff dataset from a run's recorded switched sessions: one case per focus return")
+    .argument("<run-dir>", "run directory (switch-swe run)")
+    .requiredOption("--out <file>", "dataset file to write")
+    .option("--session <id...>", "only these switched sessions")
+    .option("--force", "overwrite an existing file")
+    .action(async (runDir: string, o: { out: string; session?: string[]; force?: boolean }) => {
+      if (existsSync(o.out) && !o.force) throw inputError(o.out, "", "already exists (use --force to overwrite it)");
+      const { handoffFromRun } = await import("../../handoff/from-run/index.js");
+      const dataset = handoffFromRun(runDir, o.session ? { sessions: o.session } : {});
+      writeJsonAtomic(o.out, dataset);
+      const loaded = loadHandoffDataset(o.out);
+      const warnings = datasetWarnings(o.out, loaded.dataset).length;
+      process.stdout.write(`${o.out}: ${datasetLabel(loaded)} from ${runDir}${warnings > 0 ? `, ${warnings} warnings (handoff validate lists them)` : ""}\n`);
+      process.stdout.write(`next: switch-swe handoff prompts ${o.out} --out DIR, or handoff run ${o.out} --model PROVIDER:MODEL\n`);
+    });
+}
+
 export function registerHandoff(program: Command): void {
   const handoff = program.command("handoff").description("the handoff continuity benchmark: can a model recover the state of interrupted work?");
   addValidate(handoff);
@@ -219,4 +239,5 @@ export function registerHandoff(program: Command): void {
   addTemplate(handoff);
   addScore(handoff);
   addRun(handoff);
+  addFromRun(handoff);
 }

@@ -51,7 +51,8 @@ export interface EvalReport {
   variants: EvalVariant[];
 }
 
-function readSessions(runDir: string): ReplaySession[] {
+/** Every session of a run directory with a readable trajectory, as replay sessions. */
+export function readSessions(runDir: string): ReplaySession[] {
   const sessionsDir = runFiles.sessionDir(runDir, "");
   if (!existsSync(sessionsDir)) throw inputError(runDir, "", "not a run directory (no sessions/)");
   const out: ReplaySession[] = [];
