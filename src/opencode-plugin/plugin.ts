@@ -35,6 +35,8 @@ function messagesTransform(slots: SessionSlots): Hook<"experimental.chat.message
       const session = messages.find((m) => m.info.sessionID)?.info.sessionID;
       if (!session) return;
       const s = slots.get(session);
+      // While the host compacts, the compactor reads every task's history, unfiltered.
+      if (s.compacting) return;
       const view = historyView(messages);
       if (view.groups.length === 0) return;
       s.history = view.groups;
@@ -60,7 +62,9 @@ function messagesTransform(slots: SessionSlots): Hook<"experimental.chat.message
 function sessionCompacting(slots: SessionSlots): Hook<"experimental.session.compacting"> {
   return async (hookInput, output) => {
     try {
-      output.context.push(...slots.get(hookInput.sessionID).engine.compaction());
+      const s = slots.get(hookInput.sessionID);
+      s.compacting = true;
+      output.context.push(...s.engine.compaction());
     } catch (e) {
       slots.log("error", `session.compacting: ${errorText(e)}`);
     }

@@ -10,6 +10,8 @@ export interface SessionSlot {
   history: Group[];
   last?: StateFile["last"];
   compactions: number;
+  /** Set between the compacting hook and the compacted event: the compactor reads the full history. */
+  compacting: boolean;
 }
 
 export function errorText(e: unknown): string {
@@ -49,6 +51,7 @@ export class SessionSlots {
       engine: new RcmEngine(this.options, saved ? { router: saved.router, states: saved.states } : undefined),
       history: [],
       compactions: saved?.compactions ?? 0,
+      compacting: false,
       ...(saved?.last ? { last: saved.last } : {}),
     };
     this.slots.set(session, s);
@@ -65,6 +68,7 @@ export class SessionSlots {
   compacted(session: string): void {
     const s = this.get(session);
     s.compactions++;
+    s.compacting = false;
     s.last = undefined;
     saveStateFile(this.stateDir, session, this.options.mode, s.engine.memory, { compactions: s.compactions });
   }
