@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { inputError } from "../../core/errors.js";
 import { runFiles } from "../../formats/run-layout.js";
-import { readTrajectory } from "../../run/trajectory.js";
+import { readTrajectory } from "../../formats/trajectory-file.js";
 import { parseRcmOptions, type RcmOptions } from "../options.js";
 import { replaySession, type ReplaySession } from "./replay.js";
 import { evalTokenizer, evaluateSession, uninterruptedContext, type MethodCount, type SessionEval } from "./session-eval.js";

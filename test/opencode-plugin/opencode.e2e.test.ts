@@ -6,12 +6,12 @@ import { runProcess } from "../../src/core/process.js";
 import { loadDataset } from "../../src/dataset/load.js";
 import { parseScript } from "../../src/mock-model/script.js";
 import { startMockModel, type MockModelServer } from "../../src/mock-model/server.js";
-import { readTrajectory } from "../../src/run/trajectory.js";
-import type { SessionsFile } from "../../src/sessions/schema.js";
+import { readTrajectory } from "../../src/formats/trajectory-file.js";
+import type { SessionsFile } from "../../src/formats/sessions.js";
 import { elidedNote } from "../../src/rcm/assembly.js";
 import { tempDir } from "../helpers/synthetic-dataset.js";
-import { lastUserText, userTexts } from "./helpers/bodies.js";
-import { scriptForPair } from "./helpers/scripted-pair.js";
+import { lastUserText, userTexts } from "../rcm/helpers/bodies.js";
+import { scriptForPair } from "../rcm/helpers/scripted-pair.js";
 
 const cliMain = join(packageRoot, "dist", "cli", "main.js");
 
