@@ -54,7 +54,7 @@ describe("switch-swe rcm eval", () => {
     expect(text.stdout).toMatch(/Workspace: lines shown\n\s+routing accuracy\s+100\.0%/);
     expect(text.stdout).toMatch(/Workspace: lines hidden/);
     expect(text.stdout).toMatch(/invariant violations\s+0/);
-  });
+  }, 300_000);
 
   it("reports bad input as one line and exit 2", () => {
     const r = cli(["rcm", "eval", join(tempDir(), "nope")]);
