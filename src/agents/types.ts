@@ -61,9 +61,29 @@ export interface Conversation {
   close(): Promise<void>;
 }
 
+/** What run.json records about the agent harness (the report's harness table). */
+export interface HarnessInfo {
+  /** The harness (`claude-code`, `codex`, `gemini`, `opencode`, …). */
+  name: string;
+  /** The npm package it comes from, when it is one. */
+  package?: string;
+  /** The exact version the CLI itself reports (`--version`), or null when it could not tell. */
+  version: string | null;
+  /** The binary that runs. */
+  binary?: string;
+  /** The model as the harness names it, or null for the harness's default. */
+  model: string | null;
+  /** The reasoning-effort setting, or null for the harness's default. */
+  effort: string | null;
+  /** Further settings that change what the agent does (e.g. OpenCode's context limit and where it comes from). */
+  settings?: Record<string, string | number | boolean | null>;
+}
+
 export interface Agent {
   readonly name: string;
   startConversation(ctx: AgentContext): Promise<Conversation>;
+  /** Asks the harness what it is (version from the CLI itself); recorded in run.json. */
+  describe?(): Promise<HarnessInfo>;
 }
 
 /**
