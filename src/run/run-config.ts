@@ -9,7 +9,25 @@ export const runConfigSchema = z
     switch_swe_version: z.string(),
     dataset: z.object({ path: z.string(), name: z.string(), version: z.string() }).strict(),
     sessions_file: z.object({ path: z.string(), sha256: z.string(), seed: z.number() }).strict(),
-    agent: z.object({ name: z.string(), options: z.record(z.string(), z.string()) }).strict(),
+    agent: z
+      .object({
+        name: z.string(),
+        options: z.record(z.string(), z.string()),
+        /** What the harness said it is when the run started (real CLI agents): the report's harness table. */
+        harness: z
+          .object({
+            name: z.string(),
+            package: z.string().optional(),
+            version: z.string().nullable(),
+            binary: z.string().optional(),
+            model: z.string().nullable(),
+            effort: z.string().nullable(),
+            settings: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).optional(),
+          })
+          .strict()
+          .optional(),
+      })
+      .strict(),
     /** The configuration's name in reports. */
     label: z.string(),
     seed: z.number().int().nonnegative(),

@@ -139,6 +139,8 @@ function prepare(opts: RunOptions): Prepared {
 export async function runSessions(opts: RunOptions): Promise<RunOutcome> {
   const prep = prepare(opts);
   const { runDir, config } = prep;
+  // The harness is asked once, when the run starts (a resumed run keeps what run.json says).
+  if (!prep.existing && prep.agent.describe) config.agent.harness = await prep.agent.describe();
   mkdirSync(runDir, { recursive: true });
   if (!prep.existing) writeJsonAtomic(runFiles.config(runDir), config);
   const release = acquireRunLock(runDir);
