@@ -87,6 +87,7 @@ export class CliConversation implements Conversation {
         },
       });
       const summary = parser.end(onEvent);
+      if (summary.error !== undefined) onEvent({ kind: "error", message: summary.error });
       if (summary.conversationId) this.conversation = summary.conversationId;
       if (summary.modelCalls > 0 || summary.conversationId) this.started = true;
       if (r.stderr) appendFileSync(join(this.ctx.logDir, "stderr.log"), `--- request ${req.index}${req.continuation ? " (continuation)" : ""}\n${r.stderr}`);
