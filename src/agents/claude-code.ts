@@ -70,11 +70,12 @@ export const claudeCodeAgent: AgentFactory<ClaudeCodeOptions> = {
   description: "real Claude Code (claude -p, stream-json); model=, effort=low..max, base_url= (Anthropic Messages endpoint)",
   parse: (options) => {
     const parsed = validateAgentOptions("claude-code", claudeOptionsSchema, options);
+    const binaryPath = findCli(claudePackage, parsed.bin);
     const pass = envNames(parsed.env);
     requireVariables(pass, "env");
     if (parsed.api_key_env) requireVariables([parsed.api_key_env], "api_key_env");
     else if (!parsed.base_url) requireVariables(["ANTHROPIC_API_KEY"], "api_key_env");
-    return { ...parsed, binaryPath: findCli(claudePackage, parsed.bin), extra: extraArgs(parsed.arg), pass };
+    return { ...parsed, binaryPath, extra: extraArgs(parsed.arg), pass };
   },
   create: (o): Agent => ({
     name: "claude-code",

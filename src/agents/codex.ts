@@ -82,11 +82,12 @@ export const codexAgent: AgentFactory<CodexOptions> = {
   description: "real Codex (codex exec --json); model=, effort=minimal..xhigh, base_url= (OpenAI Responses endpoint)",
   parse: (options) => {
     const parsed = validateAgentOptions("codex", codexOptionsSchema, options);
+    const binaryPath = findCli(codexPackage, parsed.bin);
     const pass = envNames(parsed.env);
     requireVariables(pass, "env");
     if (parsed.api_key_env) requireVariables([parsed.api_key_env], "api_key_env");
     else if (!parsed.base_url) requireVariables(["OPENAI_API_KEY"], "api_key_env");
-    return { ...parsed, binaryPath: findCli(codexPackage, parsed.bin), extra: extraArgs(parsed.arg), pass };
+    return { ...parsed, binaryPath, extra: extraArgs(parsed.arg), pass };
   },
   create: (o): Agent => ({
     name: "codex",

@@ -64,11 +64,12 @@ export const geminiAgent: AgentFactory<GeminiOptions> = {
   description: "real Gemini CLI (gemini -o stream-json --yolo); model=, base_url= (Gemini API endpoint)",
   parse: (options) => {
     const parsed = validateAgentOptions("gemini", geminiOptionsSchema, options);
+    const binaryPath = findCli(geminiPackage, parsed.bin);
     const pass = envNames(parsed.env);
     requireVariables(pass, "env");
     if (parsed.api_key_env) requireVariables([parsed.api_key_env], "api_key_env");
     else if (!parsed.base_url) requireVariables(["GEMINI_API_KEY"], "api_key_env");
-    return { ...parsed, binaryPath: findCli(geminiPackage, parsed.bin), extra: extraArgs(parsed.arg), pass };
+    return { ...parsed, binaryPath, extra: extraArgs(parsed.arg), pass };
   },
   create: (o): Agent => ({
     name: "gemini",

@@ -1,5 +1,5 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { expect } from "vitest";
 import { packageRoot, sampleDatasetDir } from "../../../src/core/package-paths.js";
 import { runProcess } from "../../../src/core/process.js";
@@ -24,7 +24,8 @@ async function cli(args: string[], timeoutMs: number, env: NodeJS.ProcessEnv = {
 /** A shell command that writes one file of the workspace byte for byte (base64, so any content is safe). */
 export function shellWrite(path: string, content: string): string {
   const b64 = Buffer.from(content, "utf8").toString("base64");
-  return `mkdir -p "$(dirname '{{workspace}}/${path}')" && printf '%s' '${b64}' | base64 -d > '{{workspace}}/${path}'`;
+  // No command substitution: Gemini CLI refuses shell commands that contain one.
+  return `mkdir -p '{{workspace}}/${dirname(path)}' && printf '%s' '${b64}' | base64 -d > '{{workspace}}/${path}'`;
 }
 
 export interface PairRun {
