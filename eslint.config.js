@@ -12,4 +12,20 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
     },
   },
+  {
+    files: ["src/**/*.ts"],
+    rules: { "max-lines-per-function": ["error", { max: 80, skipBlankLines: true, skipComments: true, IIFEs: true }] },
+  },
+  {
+    // Functions still being cut along their seams (issue 10); remove a file from this list once it passes.
+    files: [
+      "src/cli/commands/handoff.ts",
+      "src/handoff/run.ts",
+      "src/mock-model/server.ts",
+      "src/opencode-plugin/plugin.ts",
+      "src/qualify/qualify-task.ts",
+      "src/verify/verify-artifact.ts",
+    ],
+    rules: { "max-lines-per-function": "off" },
+  },
 );

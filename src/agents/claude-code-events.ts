@@ -1,4 +1,4 @@
-import type { ModelCallEvent } from "../run/trajectory-schema.js";
+import type { ModelCallEvent } from "../formats/trajectory.js";
 import type { InvocationParser, InvocationSummary } from "./cli-conversation.js";
 import type { EventSink } from "./types.js";
 import { clip, jsonLine, num, obj, pathsOf, plainLine, str, type Json } from "./event-helpers.js";

@@ -1,6 +1,6 @@
 import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { ModelCallEvent } from "../run/trajectory-schema.js";
+import type { ModelCallEvent } from "../formats/trajectory.js";
 import type { InvocationParser, InvocationSummary } from "./cli-conversation.js";
 import { clip, jsonLine, num, obj, plainLine, str, type Json } from "./event-helpers.js";
 import type { EventSink } from "./types.js";

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { inputError } from "../core/errors.js";
 import { runProcess } from "../core/process.js";
-import { agentEventSchema, type AgentEvent } from "../run/trajectory-schema.js";
+import { agentEventSchema, type AgentEvent } from "../formats/trajectory.js";
 import { cliOptionFields, requireVariables } from "./cli-options.js";
 import { programOf, resolveOnPath } from "./command-path.js";
 import { agentEnv, envNames } from "./private-env.js";

@@ -1,4 +1,4 @@
-import type { AgentEvent } from "../run/trajectory-schema.js";
+import type { AgentEvent } from "../formats/trajectory.js";
 
 /** Longest tool output and text kept in a trajectory event. */
 export const maxToolOutput = 2000;

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import type { ModelCallEvent } from "../run/trajectory-schema.js";
+import type { ModelCallEvent } from "../formats/trajectory.js";
 import type { InvocationParser, InvocationSummary } from "./cli-conversation.js";
 import { readNewLines } from "./codex-events.js";
 import { clip, jsonLine, num, obj, pathsOf, plainLine, str, type Json } from "./event-helpers.js";

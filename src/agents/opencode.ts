@@ -6,7 +6,7 @@ import { inputError } from "../core/errors.js";
 import { packageRoot } from "../core/package-paths.js";
 import { runProcess } from "../core/process.js";
 import { stateFiles } from "../rcm/store.js";
-import type { AgentEvent } from "../run/trajectory-schema.js";
+import type { AgentEvent } from "../formats/trajectory.js";
 import { killGroupFromPidFile } from "./command.js";
 import { cliOptionFields, requireVariables } from "./cli-options.js";
 import { resolveOnPath } from "./command-path.js";

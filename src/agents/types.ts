@@ -1,5 +1,7 @@
+import type { z } from "zod";
+import type { harnessInfoSchema } from "../formats/run-config.js";
 import type { Dataset } from "../dataset/load.js";
-import type { AgentEvent, RequestOutcome } from "../run/trajectory-schema.js";
+import type { AgentEvent, RequestOutcome } from "../formats/trajectory.js";
 import type { Condition, SessionPair, WorkspaceName } from "../sessions/schema.js";
 
 /**
@@ -61,23 +63,8 @@ export interface Conversation {
   close(): Promise<void>;
 }
 
-/** What run.json records about the agent harness (the report's harness table). */
-export interface HarnessInfo {
-  /** The harness (`claude-code`, `codex`, `gemini`, `opencode`, …). */
-  name: string;
-  /** The npm package it comes from, when it is one. */
-  package?: string;
-  /** The exact version the CLI itself reports (`--version`), or null when it could not tell. */
-  version: string | null;
-  /** The binary that runs. */
-  binary?: string;
-  /** The model as the harness names it, or null for the harness's default. */
-  model: string | null;
-  /** The reasoning-effort setting, or null for the harness's default. */
-  effort: string | null;
-  /** Further settings that change what the agent does (e.g. OpenCode's context limit and where it comes from). */
-  settings?: Record<string, string | number | boolean | null>;
-}
+/** What run.json records about the agent harness (src/formats/run-config.ts). */
+export type HarnessInfo = z.infer<typeof harnessInfoSchema>;
 
 export interface Agent {
   readonly name: string;
@@ -97,10 +84,3 @@ export interface AgentFactory<O = unknown> {
   create(options: O): Agent;
 }
 
-/** A fault outside the agent (a checkout, a binary that cannot start): the session attempt is restarted. */
-export class InfraFault extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "InfraFault";
-  }
-}

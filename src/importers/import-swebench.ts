@@ -4,7 +4,7 @@ import { z } from "zod";
 import { InputError, type Problem } from "../core/errors.js";
 import { readJson, readJsonWith, toJsonText, writeJsonAtomic } from "../core/json-file.js";
 import { datasetManifestSchema, type DatasetManifest, type TaskSpec } from "../dataset/schema.js";
-import { defaultTestCommand } from "../verify/test-run.js";
+import { defaultTestCommand } from "../testbed/test-run.js";
 import { followUpSchema, followUpsFileSchema, parseInstance, readInstanceRecords, type FollowUp, type SwebenchInstance } from "./swebench-instance.js";
 
 export interface ImportOptions {

@@ -1,4 +1,4 @@
-import type { CaseOutcome } from "../verify/junit-xml.js";
+import type { CaseOutcome } from "../testbed/junit-xml.js";
 
 /** What one suite run said about one test; `absent` = not reported at all. */
 export type RunOutcome = CaseOutcome | "absent";

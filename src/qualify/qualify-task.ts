@@ -2,11 +2,11 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Dataset, LoadedTask } from "../dataset/load.js";
-import { applyExact } from "../verify/apply-patch.js";
-import type { PreparedEnv } from "../verify/env-cache.js";
-import { inScope, mangleNodeId } from "../verify/pytest-ids.js";
-import { untrustedRunReason, type TestRun } from "../verify/test-run.js";
-import { describeRun, environmentFor, freshCheckout, runTaskTests } from "../verify/verify-artifact.js";
+import { applyExact } from "../testbed/apply-patch.js";
+import type { PreparedEnv } from "../testbed/env-cache.js";
+import { inScope, mangleNodeId } from "../testbed/pytest-ids.js";
+import { untrustedRunReason, type TestRun } from "../testbed/test-run.js";
+import { describeRun, environmentFor, freshCheckout, runTaskTests } from "../testbed/task-testbed.js";
 import { classifyTest, compareWithDeclared, rewrittenLists, type RunOutcome, type TestClass } from "./classify.js";
 
 export type SuiteState = "without" | "with";

@@ -1,39 +1,17 @@
-import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
-import { z } from "zod";
+import { join, resolve } from "node:path";
 import { InputError, inputError, zodProblems } from "../core/errors.js";
 import { readJson, readJsonWith } from "../core/json-file.js";
+import { mapPool } from "../core/pool.js";
 import { loadDatasetCollecting } from "../dataset/load.js";
-import { runFiles } from "../run/layout.js";
+import { defaultLabel, recordedPath, runConfigReadSchema, type RunConfigRead } from "../formats/run-config.js";
+import { runFiles } from "../formats/run-layout.js";
+import { sessionSummaryReadSchema, type SessionSummaryRead } from "../formats/session-summary.js";
 import { sessionId, sessionsFileSchema, type SessionsFile } from "../sessions/schema.js";
-import { verdictSchema, type Verdict } from "../verify/verdict-schema.js";
-import { addUsage, emptyUsage, readTrajectorySummary, type TrajectorySummary, type Usage } from "./trajectory-summary.js";
-
-/** The fields of run.json the report reads; everything else passes through untouched. */
-export const runConfigSchema = z.looseObject({
-  format: z.string().optional(),
-  label: z.string().optional(),
-  agent: z.looseObject({ name: z.string(), options: z.unknown().optional() }),
-  dataset: z
-    .looseObject({ path: z.string().optional(), name: z.string().optional(), version: z.string().optional() })
-    .optional(),
-  /** Required unless the caller names the sessions file (--sessions). */
-  sessions_file: z.looseObject({ path: z.string(), sha256: z.string().optional() }).optional(),
-  seed: z.number().optional(),
-});
-export type RunConfig = z.infer<typeof runConfigSchema>;
-
-/** session.json is optional for the report; a field of the wrong type is treated as absent. */
-export const sessionSummarySchema = z.looseObject({
-  status: z.string().optional().catch(undefined),
-  reason: z.string().optional().catch(undefined),
-  finalized: z.boolean().optional().catch(undefined),
-  attempts: z.union([z.number(), z.array(z.unknown())]).optional().catch(undefined),
-  timeouts: z.number().optional().catch(undefined),
-  continuations: z.number().optional().catch(undefined),
-});
-export type SessionSummaryFile = z.infer<typeof sessionSummarySchema>;
+import { verdictSchema, type Verdict } from "../formats/verdict.js";
+import { addUsage, emptyUsage, type UsageTally as Usage } from "../formats/usage.js";
+import { readTrajectorySummary, type TrajectorySummary } from "./trajectory-summary.js";
+import { sha256 } from "../core/digest.js";
 
 /** Which stage introduced each F2P test, and which tests are F2P or P2P, for one task. */
 export interface TaskTests {
@@ -48,7 +26,7 @@ export interface TaskTests {
 export interface SessionInput {
   id: string;
   trajectory: TrajectorySummary | null;
-  summary: SessionSummaryFile | null;
+  summary: SessionSummaryRead | null;
   verdict: Verdict | null;
   /** A verdict.json that exists but cannot be read. */
   verdictProblem: string | null;
@@ -59,7 +37,7 @@ export interface SessionInput {
 
 export interface RunInput {
   runDir: string;
-  config: RunConfig;
+  config: RunConfigRead;
   label: string;
   sessionsPath: string;
   sessions: SessionsFile;
@@ -78,27 +56,6 @@ export interface ReadRunOptions {
   datasetPath?: string;
   /** Trajectories read at the same time. */
   concurrency?: number;
-}
-
-/** `<agent name> <options>` with options as key=value, for runs without a label. */
-export function defaultLabel(agent: { name: string; options?: unknown }): string {
-  const o = agent.options;
-  let opts = "";
-  if (Array.isArray(o)) opts = o.map(String).join(" ");
-  else if (typeof o === "string") opts = o;
-  else if (o && typeof o === "object") {
-    opts = Object.entries(o as Record<string, unknown>)
-      .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
-      .join(" ");
-  }
-  return `${agent.name} ${opts}`.trim();
-}
-
-/** A path recorded in run.json: absolute, relative to the run dir, or relative to where the run was started. */
-function resolveRecorded(p: string, runDir: string): string {
-  if (isAbsolute(p)) return p;
-  const candidates = [join(runDir, p), resolve(p)];
-  return candidates.find((c) => existsSync(c)) ?? candidates[0]!;
 }
 
 function taskTestsFrom(dir: string): { tasks: Map<string, TaskTests> | null; note: string | null } {
@@ -127,11 +84,11 @@ function taskTestsFrom(dir: string): { tasks: Map<string, TaskTests> | null; not
 async function readSession(runDir: string, id: string): Promise<SessionInput> {
   const trajFile = runFiles.trajectory(runDir, id);
   const trajectory = existsSync(trajFile) ? await readTrajectorySummary(trajFile) : null;
-  let summary: SessionSummaryFile | null = null;
+  let summary: SessionSummaryRead | null = null;
   const summaryFile = runFiles.summary(runDir, id);
   if (existsSync(summaryFile)) {
     try {
-      const parsed = sessionSummarySchema.safeParse(readJson(summaryFile));
+      const parsed = sessionSummaryReadSchema.safeParse(readJson(summaryFile));
       if (parsed.success) summary = parsed.data;
     } catch {
       summary = null; // being written, or broken: optional input
@@ -158,25 +115,12 @@ async function readSession(runDir: string, id: string): Promise<SessionInput> {
   return { id, trajectory, summary, verdict, verdictProblem, hasArtifact: existsSync(runFiles.artifact(runDir, id)), superseded };
 }
 
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return out;
-}
-
 /** Reads one run directory: run.json, its sessions file, the dataset's test-to-stage map and every session. */
 export async function readRun(runDirArg: string, opts: ReadRunOptions = {}): Promise<RunInput> {
   const runDir = resolve(runDirArg);
   if (!existsSync(runDir) || !statSync(runDir).isDirectory()) throw inputError(runDir, "", "run directory not found");
   const configFile = runFiles.config(runDir);
-  const parsedConfig = runConfigSchema.safeParse(readJson(configFile));
+  const parsedConfig = runConfigReadSchema.safeParse(readJson(configFile));
   if (!parsedConfig.success) throw new InputError(zodProblems(configFile, parsedConfig.error));
   const config = parsedConfig.data;
   const warnings: string[] = [];
@@ -186,12 +130,12 @@ export async function readRun(runDirArg: string, opts: ReadRunOptions = {}): Pro
 
   let sessionsPath: string;
   if (opts.sessionsPath) sessionsPath = resolve(opts.sessionsPath);
-  else if (config.sessions_file) sessionsPath = resolveRecorded(config.sessions_file.path, runDir);
+  else if (config.sessions_file) sessionsPath = recordedPath(runDir, config.sessions_file.path);
   else throw inputError(configFile, "sessions_file", "missing (or name the sessions file with --sessions)");
   const sessions = readJsonWith(sessionsPath, sessionsFileSchema);
   const recordedSha = config.sessions_file?.sha256;
   if (recordedSha) {
-    const sha = createHash("sha256").update(readFileSync(sessionsPath)).digest("hex");
+    const sha = sha256(readFileSync(sessionsPath));
     if (sha !== recordedSha) {
       warnings.push(`${sessionsPath}: sha256 differs from the one recorded in run.json (the sessions file changed after the run)`);
     }
@@ -204,7 +148,7 @@ export async function readRun(runDirArg: string, opts: ReadRunOptions = {}): Pro
   if (datasetRef === undefined) {
     datasetNote = "run.json names no dataset path";
   } else {
-    datasetPath = opts.datasetPath ? resolve(opts.datasetPath) : resolveRecorded(datasetRef, runDir);
+    datasetPath = opts.datasetPath ? resolve(opts.datasetPath) : recordedPath(runDir, datasetRef);
     ({ tasks, note: datasetNote } = taskTestsFrom(datasetPath));
   }
 
@@ -217,7 +161,7 @@ export async function readRun(runDirArg: string, opts: ReadRunOptions = {}): Pro
       warnings.push(`${extra.length} session director${extra.length === 1 ? "y is" : "ies are"} not in the sessions file and ignored: ${extra.slice(0, 5).join(", ")}${extra.length > 5 ? ", ..." : ""}`);
     }
   }
-  const read = await mapLimit(ids, opts.concurrency ?? 8, (id) => readSession(runDir, id));
+  const read = await mapPool(ids, opts.concurrency ?? 8, (id) => readSession(runDir, id));
   const sessionData = new Map(read.map((s) => [s.id, s]));
   for (const s of read) {
     if (s.trajectory && s.trajectory.invalid_lines > 0) {

@@ -1,33 +1,7 @@
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
-import { tokenTotal, trajectoryLineSchema, type TrajectoryLine } from "../run/trajectory-schema.js";
-
-/** What the agent used: tokens follow tokenTotal (the project's one token rule). */
-export interface Usage {
-  tokens: number;
-  model_calls: number;
-  tool_calls: number;
-  /** Sum of cost_usd over the calls that reported one. */
-  cost_usd: number;
-  cost_calls: number;
-  auxiliary_tokens: number;
-  auxiliary_model_calls: number;
-}
-
-export function emptyUsage(): Usage {
-  return { tokens: 0, model_calls: 0, tool_calls: 0, cost_usd: 0, cost_calls: 0, auxiliary_tokens: 0, auxiliary_model_calls: 0 };
-}
-
-export function addUsage(into: Usage, u: Usage): Usage {
-  into.tokens += u.tokens;
-  into.model_calls += u.model_calls;
-  into.tool_calls += u.tool_calls;
-  into.cost_usd += u.cost_usd;
-  into.cost_calls += u.cost_calls;
-  into.auxiliary_tokens += u.auxiliary_tokens;
-  into.auxiliary_model_calls += u.auxiliary_model_calls;
-  return into;
-}
+import { trajectoryLineSchema, type TrajectoryLine } from "../formats/trajectory.js";
+import { addEvent, addUsage, emptyUsage, type UsageTally as Usage } from "../formats/usage.js";
 
 /**
  * The summary of one trajectory that the report needs; bounded in size whatever the trajectory's length.
@@ -170,25 +144,9 @@ export class TrajectoryAccumulator {
       }
       case "agent_event": {
         const e = line.event;
-        let u: Usage | null = null;
-        if (e.kind === "model_call") {
-          u = emptyUsage();
-          const t = tokenTotal(e);
-          u.tokens = t;
-          u.model_calls = 1;
-          if (e.cost_usd !== undefined) {
-            u.cost_usd = e.cost_usd;
-            u.cost_calls = 1;
-          }
-          if (e.auxiliary) {
-            u.auxiliary_tokens = t;
-            u.auxiliary_model_calls = 1;
-          }
-        } else if (e.kind === "tool_call") {
-          u = emptyUsage();
-          u.tool_calls = 1;
-        }
-        if (!u) return;
+        if (e.kind !== "model_call" && e.kind !== "tool_call") return;
+        const u = emptyUsage();
+        addEvent(u, e);
         addUsage(a.usage, u);
         const stage = a.requests.get(line.index)?.focusStage ?? null;
         if (stage !== null) {

@@ -1,6 +1,6 @@
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { trajectoryLineSchema, type TrajectoryLine } from "./trajectory-schema.js";
+import { trajectoryLineSchema, type TrajectoryLine } from "../formats/trajectory.js";
 
 /**
  * Appends trajectory lines as they happen (one JSON object per line), so a run killed at any moment

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { verifyRun } from "../verify/run-verify.js";
-import { runFiles } from "./layout.js";
+import { runFiles } from "../formats/run-layout.js";
 import { nowIso, type ProgressSink } from "./progress-events.js";
 
 /** Sessions of the run whose session.json says finished (failed sessions have nothing to verify). */

@@ -4,7 +4,7 @@ import { gitOut, gitTry, git } from "../core/git.js";
 import { runProcess } from "../core/process.js";
 import { taskById, type Dataset } from "../dataset/load.js";
 import { checkoutAt, materializeRepo, resolveBase } from "../dataset/repo-cache.js";
-import { InfraFault } from "../agents/types.js";
+import { InfraFault } from "../core/infra-fault.js";
 import { workspaceNames, type SessionPair, type WorkspaceName } from "../sessions/schema.js";
 
 /** The branch each workspace is on; it starts at the task's base revision. */

@@ -1,13 +1,14 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { isAbsolute, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { InputError, inputError, type Problem } from "../core/errors.js";
 import { readJson, writeJsonAtomic } from "../core/json-file.js";
 import { loadDataset, taskById, type Dataset } from "../dataset/load.js";
-import { runFiles } from "../run/layout.js";
+import { recordedPath } from "../formats/run-config.js";
+import { runFiles } from "../formats/run-layout.js";
 import { parseSessionId } from "../sessions/schema.js";
-import { verdictSchema, type Verdict } from "./verdict-schema.js";
+import { verdictSchema, type Verdict } from "../formats/verdict.js";
 import { verifyArtifact } from "./verify-artifact.js";
 
 export interface VerifyRunOptions {
@@ -38,13 +39,13 @@ export interface VerifyRunResult {
   verified: string[];
 }
 
-/** The dataset a run was made from: `dataset.path` of run.json (relative paths are relative to the run dir). */
+/** The dataset a run was made from: `dataset.path` of run.json (see recordedPath). */
 export function runDataset(runDir: string): Dataset {
   const file = runFiles.config(runDir);
   const config = readJson(file) as { dataset?: { path?: unknown } } | null;
   const p = config?.dataset?.path;
   if (typeof p !== "string" || p === "") throw inputError(file, "dataset.path", "required: the dataset directory of the run");
-  return loadDataset(isAbsolute(p) ? p : resolve(runDir, p));
+  return loadDataset(recordedPath(runDir, p));
 }
 
 function sha256(text: string): string {
@@ -72,8 +73,19 @@ function reusableVerdict(runDir: string, session: string, artifact: string | nul
   return v.artifact_sha256 === (artifact === null ? null : sha256(artifact)) ? v : null;
 }
 
+/** The focus task a session was run for: session.json's `focus`, else (no summary yet) from the session id. */
+function focusOf(runDir: string, session: string): string | null {
+  try {
+    const summary = readJson(runFiles.summary(runDir, session)) as { focus?: unknown } | null;
+    if (typeof summary?.focus === "string") return summary.focus;
+  } catch {
+    // no session.json (the session was cut off before its end): the id still names the pair
+  }
+  return parseSessionId(session)?.pairId ?? null;
+}
+
 /** Every session directory of a run, sorted. */
-export function runSessions(runDir: string): string[] {
+export function sessionDirs(runDir: string): string[] {
   const dir = join(runDir, "sessions");
   if (!existsSync(dir)) return [];
   return readdirSync(dir, { withFileTypes: true })
@@ -92,7 +104,7 @@ export async function verifyRun(runDir: string, opts: VerifyRunOptions = {}): Pr
   if (!existsSync(root)) throw inputError(root, "", "run directory not found");
   const dataset = runDataset(root);
   const tasks = taskById(dataset);
-  const all = runSessions(root);
+  const all = sessionDirs(root);
   const chosen = opts.sessions && opts.sessions.length > 0 ? [...new Set(opts.sessions)] : all;
   const problems: Problem[] = [];
   const jobs: Array<{ session: string; taskId: string }> = [];
@@ -101,16 +113,16 @@ export async function verifyRun(runDir: string, opts: VerifyRunOptions = {}): Pr
       problems.push({ file: join(root, "sessions"), path: session, message: "no such session in the run" });
       continue;
     }
-    const parsed = parseSessionId(session);
-    if (!parsed) {
-      problems.push({ file: runFiles.sessionDir(root, session), path: "", message: "not a session id (<focus task>.<base|switch>)" });
+    const focus = focusOf(root, session);
+    if (focus === null) {
+      problems.push({ file: runFiles.sessionDir(root, session), path: "", message: "not a session id (<focus task>.<base|switch>) and no session.json names its focus" });
       continue;
     }
-    if (!tasks.has(parsed.pairId)) {
-      problems.push({ file: runFiles.sessionDir(root, session), path: "", message: `task ${parsed.pairId} is not in the dataset ${dataset.root}` });
+    if (!tasks.has(focus)) {
+      problems.push({ file: runFiles.sessionDir(root, session), path: "", message: `task ${focus} is not in the dataset ${dataset.root}` });
       continue;
     }
-    jobs.push({ session, taskId: parsed.pairId });
+    jobs.push({ session, taskId: focus });
   }
   if (problems.length > 0) throw new InputError(problems);
 

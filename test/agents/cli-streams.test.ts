@@ -5,7 +5,7 @@ import { ClaudeCodeParser } from "../../src/agents/claude-code-events.js";
 import type { InvocationParser } from "../../src/agents/cli-conversation.js";
 import { CodexParser, zeroUsage, type CodexThreadState } from "../../src/agents/codex-events.js";
 import { GeminiParser, newGeminiState } from "../../src/agents/gemini-events.js";
-import { tokenTotal, type AgentEvent } from "../../src/run/trajectory-schema.js";
+import { tokenTotal, type AgentEvent } from "../../src/formats/trajectory.js";
 import { tempDir } from "../helpers/synthetic-dataset.js";
 import { modelCallSums } from "./helpers/converse.js";
 

@@ -5,7 +5,7 @@ import { opencodeAgent, opencodeConfig, opencodeEvents, type OpencodeOptions } f
 import type { AgentContext, AgentResult } from "../../src/agents/types.js";
 import { parseScript, type ScriptInput } from "../../src/mock-model/script.js";
 import { startMockModel } from "../../src/mock-model/server.js";
-import type { AgentEvent } from "../../src/run/trajectory-schema.js";
+import type { AgentEvent } from "../../src/formats/trajectory.js";
 import { tempDir } from "../helpers/synthetic-dataset.js";
 import { running } from "../run/fixture.js";
 import { allTexts, lastUserText, userTexts } from "./helpers/bodies.js";

@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { AgentEvent } from "../../src/run/trajectory-schema.js";
+import type { AgentEvent } from "../../src/formats/trajectory.js";
 import type { Condition, Locality, ScheduleStep, SessionPair, SessionsFile, WorkspaceName } from "../../src/sessions/schema.js";
-import type { Verdict } from "../../src/verify/verdict-schema.js";
+import type { Verdict } from "../../src/formats/verdict.js";
 
 /**
  * A small generator of synthetic run directories with known answers: a dataset (task.json with the

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readTrajectorySummary, TrajectoryAccumulator } from "../../src/report/trajectory-summary.js";
-import type { TrajectoryLine } from "../../src/run/trajectory-schema.js";
+import type { TrajectoryLine } from "../../src/formats/trajectory.js";
 
 const t = "2025-01-01T00:00:00Z";
 const start = (attempt = 1): TrajectoryLine => ({ type: "session_start", time: t, session: "a.switch", pair: "a", condition: "switch", attempt, agent: "x" });

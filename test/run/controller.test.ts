@@ -1,14 +1,14 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { runFiles } from "../../src/run/layout.js";
+import { runFiles } from "../../src/formats/run-layout.js";
 import { Ledger } from "../../src/run/ledger.js";
 import { continuationText } from "../../src/run/message-templates.js";
 import type { ProgressEvent } from "../../src/run/progress-events.js";
 import { runSessions, type RunOptions } from "../../src/run/runner.js";
-import { sessionSummarySchema } from "../../src/run/session-summary.js";
+import { sessionSummarySchema } from "../../src/formats/session-summary.js";
 import { readTrajectory } from "../../src/run/trajectory.js";
-import { tokenTotal } from "../../src/run/trajectory-schema.js";
+import { tokenTotal } from "../../src/formats/trajectory.js";
 import { sessionId } from "../../src/sessions/schema.js";
 import { makeRunFixture, type RunFixture } from "./fixture.js";
 

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/core/package-paths.js";
-import { runFiles } from "../../src/run/layout.js";
+import { runFiles } from "../../src/formats/run-layout.js";
 import { Ledger } from "../../src/run/ledger.js";
 import { readTrajectory } from "../../src/run/trajectory.js";
 import { sessionId } from "../../src/sessions/schema.js";

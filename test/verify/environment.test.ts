@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadDataset, taskById, type Dataset } from "../../src/dataset/load.js";
 import { verifyArtifact } from "../../src/verify/verify-artifact.js";
-import { cacheInfo, clearCache } from "../../src/verify/cache-admin.js";
+import { cacheInfo, clearCache } from "../../src/testbed/cache-admin.js";
 import { calcRepo, diffAgainst, fixedOps, tempDir, writeCalcDataset, writeFiles } from "./fixture.js";
 
 const cache = tempDir("switch-swe-cache-");

@@ -1,7 +1,7 @@
 import { chmodSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { applyWithFallbacks } from "../../src/verify/apply-patch.js";
+import { applyWithFallbacks } from "../../src/testbed/apply-patch.js";
 import { dropTestFiles, pytestSection } from "../../src/verify/artifact-filter.js";
 import { checkPatchPaths, checkSymlinkEscapes } from "../../src/verify/path-safety.js";
 import { joinBlocks, splitPatch } from "../../src/verify/split-patch.js";

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InputError } from "../../src/core/errors.js";
 import { verifyRun } from "../../src/verify/run-verify.js";
-import { verdictSchema } from "../../src/verify/verdict-schema.js";
+import { verdictSchema } from "../../src/formats/verdict.js";
 import { cli } from "../helpers/cli.js";
 import { tempDir, writeCalcDataset, writeRunDir } from "./fixture.js";
 

@@ -1,8 +1,8 @@
 import type { Command } from "commander";
 import { toJsonText } from "../../core/json-file.js";
-import { cacheInfo, clearCache } from "../../verify/cache-admin.js";
+import { cacheInfo, clearCache } from "../../testbed/cache-admin.js";
 import { verifyRun } from "../../verify/run-verify.js";
-import type { Verdict } from "../../verify/verdict-schema.js";
+import type { Verdict } from "../../formats/verdict.js";
 import { ExitCode } from "../exit-codes.js";
 import { collect, parsePositive as positiveInt } from "../options.js";
 

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { countTokens } from "gpt-tokenizer";
 import { inputError } from "../../core/errors.js";
-import { runFiles } from "../../run/layout.js";
+import { runFiles } from "../../formats/run-layout.js";
 import { readTrajectory } from "../../run/trajectory.js";
 import { missingRequests, renderAssembly, type RenderedMessage } from "../assembly.js";
 import { RcmEngine } from "../engine.js";

@@ -1,4 +1,4 @@
-import type { TrajectoryLine } from "../../run/trajectory-schema.js";
+import type { TrajectoryLine } from "../../formats/trajectory.js";
 import type { Action, Group } from "../history.js";
 
 /** One request of a recorded session, with the controller's ground truth. */

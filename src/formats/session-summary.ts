@@ -59,3 +59,18 @@ export const sessionSummarySchema = z
 
 export type SessionSummary = z.infer<typeof sessionSummarySchema>;
 export type PatchInfo = z.infer<typeof patchInfoSchema>;
+
+/**
+ * session.json as a report reads it: optional, and a field of the wrong type (an older or damaged file)
+ * is treated as absent rather than rejecting the session.
+ */
+export const sessionSummaryReadSchema = z.looseObject({
+  status: z.string().optional().catch(undefined),
+  reason: z.string().optional().catch(undefined),
+  finalized: z.boolean().optional().catch(undefined),
+  attempts: z.union([z.number(), z.array(z.unknown())]).optional().catch(undefined),
+  timeouts: z.number().optional().catch(undefined),
+  continuations: z.number().optional().catch(undefined),
+});
+
+export type SessionSummaryRead = z.infer<typeof sessionSummaryReadSchema>;

@@ -111,7 +111,6 @@ export const trajectoryLineSchema = z.discriminatedUnion("type", [
 ]);
 
 export type ModelCallEvent = z.infer<typeof modelCallEventSchema>;
-export type ToolCallEvent = z.infer<typeof toolCallEventSchema>;
 export type AgentEvent = z.infer<typeof agentEventSchema>;
 export type RequestOutcome = z.infer<typeof requestOutcomeSchema>;
 export type TrajectoryLine = z.infer<typeof trajectoryLineSchema>;

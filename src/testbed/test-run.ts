@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { runProcess } from "../core/process.js";
-import type { TestStatus } from "./verdict-schema.js";
+import type { TestStatus } from "../formats/verdict.js";
 import { parseJunitReport, type CaseOutcome } from "./junit-xml.js";
 import { caseKey, caseNodeId, collectionErrorScope, inScope, mangleNodeId } from "./pytest-ids.js";
 import { parsePytestSummary } from "./pytest-output.js";

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { InfraFault } from "../core/infra-fault.js";
 import { writeFileAtomic, writeJsonAtomic } from "../core/json-file.js";
 import { processAlive, runProcess } from "../core/process.js";
 import { cacheRoot, checkoutAt, type MaterializedRepo } from "../dataset/repo-cache.js";
@@ -31,17 +32,6 @@ export interface PreparedEnv {
   vars: Record<string, string>;
   /** Fingerprint of the environment's files, to notice a test run that changed it. */
   fingerprint: string | null;
-}
-
-/** A set-up failure; `transient` is false when retrying cannot help (the set-up is wrong). */
-export class EnvSetupError extends Error {
-  constructor(
-    message: string,
-    readonly transient: boolean,
-  ) {
-    super(message);
-    this.name = "EnvSetupError";
-  }
 }
 
 export interface PrepareEnvOptions {
@@ -158,7 +148,7 @@ export function invalidateEnvironment(dir: string): void {
  * Returns a ready environment for (repository, commit, set-up), running the set-up when no ready
  * one exists. Concurrent callers (threads of one verify, or other processes) wait on a lock file
  * instead of racing. An environment whose files changed since set-up (a test run wrote into the
- * venv) is rebuilt. Throws EnvSetupError when set-up fails.
+ * venv) is rebuilt. Throws InfraFault when set-up fails.
  */
 export async function prepareEnvironment(opts: PrepareEnvOptions): Promise<PreparedEnv> {
   if (opts.setup.length === 0) return { dir: null, cached: false, pathPrefix: [], vars: {}, fingerprint: null };
@@ -181,7 +171,7 @@ export async function prepareEnvironment(opts: PrepareEnvOptions): Promise<Prepa
         rmSync(lockFile, { force: true });
         continue;
       }
-      if (Date.now() > waitUntil) throw new EnvSetupError(`timed out waiting for another set-up of ${dir} (lock ${lockFile})`, true);
+      if (Date.now() > waitUntil) throw new InfraFault(`timed out waiting for another set-up of ${dir} (lock ${lockFile})`, true);
       if (!waited) opts.log(`waiting for another verification that is setting up ${dir}\n`);
       waited = true;
       await sleep(200);
@@ -223,15 +213,15 @@ async function runSetup(opts: PrepareEnvOptions, dir: string): Promise<void> {
       log(`$ ${cmd}\n`);
       const r = await runProcess("/bin/sh", ["-c", cmd], { cwd: join(dir, "checkout"), env, timeoutMs: Math.max(left, 1) });
       log(r.stdout + r.stderr);
-      if (r.spawnError) throw new EnvSetupError(`set-up could not start: ${r.spawnError}`, true);
-      if (r.timedOut) throw new EnvSetupError(`set-up timed out after ${Math.round(opts.timeoutMs / 1000)} s: ${cmd}`, true);
-      if (r.code !== 0) throw new EnvSetupError(`set-up failed (exit ${r.code ?? r.signal}): ${cmd}`, true);
+      if (r.spawnError) throw new InfraFault(`set-up could not start: ${r.spawnError}`, true);
+      if (r.timedOut) throw new InfraFault(`set-up timed out after ${Math.round(opts.timeoutMs / 1000)} s: ${cmd}`, true);
+      if (r.code !== 0) throw new InfraFault(`set-up failed (exit ${r.code ?? r.signal}): ${cmd}`, true);
     }
     rmSync(home, { recursive: true, force: true });
     rmSync(tmp, { recursive: true, force: true });
     const installs = installsOfCheckout(dir);
     if (installs.length > 0) {
-      throw new EnvSetupError(
+      throw new InfraFault(
         `set-up installed the repository itself from the set-up checkout (${installs.join(", ")}): tests would import the base revision instead of the artifact; install dependencies only (see docs/verification.md)`,
         false,
       );
@@ -248,7 +238,7 @@ async function runSetup(opts: PrepareEnvOptions, dir: string): Promise<void> {
     writeJsonAtomic(join(dir, "ready"), { fingerprint: envFingerprint(dir) });
   } catch (e) {
     rmSync(dir, { recursive: true, force: true });
-    if (e instanceof EnvSetupError) throw e;
-    throw new EnvSetupError(`set-up failed: ${(e as Error).message}`, true);
+    if (e instanceof InfraFault) throw e;
+    throw new InfraFault(`set-up failed: ${(e as Error).message}`, true);
   }
 }

@@ -1,0 +1,94 @@
+import { z } from "zod";
+import { existsSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
+
+/** run.json `agent.harness`: what a real CLI agent said it is when the run started (the report's harness table). */
+export const harnessInfoSchema = z
+  .object({
+    /** The harness (`claude-code`, `codex`, `gemini`, `opencode`). */
+    name: z.string(),
+    /** The npm package it comes from. */
+    package: z.string().optional(),
+    /** The exact version the CLI itself reports (`--version`), or null when it could not tell. */
+    version: z.string().nullable(),
+    /** The binary that ran. */
+    binary: z.string().optional(),
+    /** The model as the harness names it, or null for the harness's default. */
+    model: z.string().nullable(),
+    /** The reasoning-effort setting, or null for the harness's default. */
+    effort: z.string().nullable(),
+    /** Further settings that change what the agent does (e.g. OpenCode's context limit and where it comes from). */
+    settings: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).optional(),
+  })
+  .strict();
+
+/** RUN_DIR/run.json: written once, before the first session starts, after every input was checked. */
+export const runConfigSchema = z
+  .object({
+    format: z.literal("switch-swe.run/1"),
+    created_at: z.string(),
+    switch_swe_version: z.string(),
+    dataset: z.object({ path: z.string(), name: z.string(), version: z.string() }).strict(),
+    sessions_file: z.object({ path: z.string(), sha256: z.string(), seed: z.number() }).strict(),
+    agent: z.object({ name: z.string(), options: z.record(z.string(), z.string()), harness: harnessInfoSchema.optional() }).strict(),
+    /** The configuration's name in reports. */
+    label: z.string(),
+    seed: z.number().int().nonnegative(),
+    condition: z.enum(["base", "switch", "both"]),
+    /** `--session` ids, or null for every session of the condition. */
+    session_filter: z.array(z.string()).nullable(),
+    /** The sessions of this run, in run order. */
+    sessions_selected: z.array(z.string()),
+    request_timeout_s: z.number().positive(),
+    max_continuations: z.number().int().nonnegative(),
+    max_infra_retries: z.number().int().nonnegative(),
+  })
+  .strict();
+
+export type RunConfig = z.infer<typeof runConfigSchema>;
+
+/**
+ * The same file as readers of older or foreign run directories must accept it: only the fields a report
+ * needs, extra fields passed through, options of any shape (labels are derived with defaultLabel).
+ */
+export const runConfigReadSchema = z.looseObject({
+  format: z.string().optional(),
+  label: z.string().optional(),
+  agent: z.looseObject({ name: z.string(), options: z.unknown().optional() }),
+  dataset: z
+    .looseObject({ path: z.string().optional(), name: z.string().optional(), version: z.string().optional() })
+    .optional(),
+  /** Required unless the caller names the sessions file (--sessions). */
+  sessions_file: z.looseObject({ path: z.string(), sha256: z.string().optional() }).optional(),
+  seed: z.number().optional(),
+});
+
+export type RunConfigRead = z.infer<typeof runConfigReadSchema>;
+
+/** Agent options as key=value strings, whatever shape an older run.json gave them. */
+function optionPairs(options: unknown): string[] {
+  if (Array.isArray(options)) return options.map(String);
+  if (typeof options === "string") return options === "" ? [] : [options];
+  if (!options || typeof options !== "object") return [];
+  return Object.keys(options)
+    .sort()
+    .map((k) => {
+      const v = (options as Record<string, unknown>)[k];
+      return `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`;
+    });
+}
+
+/** The default report label: the agent and its options sorted by name, `oracle` or `oracle forget=0.5`. */
+export function defaultLabel(agent: { name: string; options?: unknown }): string {
+  return [agent.name, ...optionPairs(agent.options)].join(" ");
+}
+
+/**
+ * A path recorded in run.json: absolute as written (the run writes absolute paths); a relative path from
+ * an older or hand-written file is relative to the run directory, else to the current directory.
+ */
+export function recordedPath(runDir: string, p: string): string {
+  if (isAbsolute(p)) return p;
+  const candidates = [join(runDir, p), resolve(p)];
+  return candidates.find((c) => existsSync(c)) ?? candidates[0]!;
+}
