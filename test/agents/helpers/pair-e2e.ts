@@ -79,6 +79,13 @@ export async function runSamplePair(agent: string, options: (server: MockModelSe
   };
 }
 
+/** `switch-swe report RUN_DIR --format markdown`. */
+export async function reportMarkdown(run: PairRun): Promise<string> {
+  const r = await cli(["report", run.runDir, "--format", "markdown"], 120_000);
+  expect(r.code, r.stderr).toBe(0);
+  return r.stdout;
+}
+
 /** Every token the server reported, once: input (cached part included) plus output (reasoning included). */
 export function serverTokens(requests: readonly RecordedRequest[]): number {
   return requests.reduce((n, r) => n + (r.usage ? r.usage.inputTokens + r.usage.outputTokens : 0), 0);
