@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { conditionSchema, workspaceNameSchema } from "../sessions/schema.js";
+import { conditionSchema, workspaceNameSchema } from "./sessions.js";
 
 /**
  * What an agent reports while it works on one request. Token fields follow one rule

@@ -7,7 +7,7 @@ import { loadDatasetCollecting } from "../dataset/load.js";
 import { defaultLabel, recordedPath, runConfigReadSchema, type RunConfigRead } from "../formats/run-config.js";
 import { runFiles } from "../formats/run-layout.js";
 import { sessionSummaryReadSchema, type SessionSummaryRead } from "../formats/session-summary.js";
-import { sessionId, sessionsFileSchema, type SessionsFile } from "../sessions/schema.js";
+import { sessionId, sessionsFileSchema, type SessionsFile } from "../formats/sessions.js";
 import { verdictSchema, type Verdict } from "../formats/verdict.js";
 import { addUsage, emptyUsage, type UsageTally as Usage } from "../formats/usage.js";
 import { readTrajectorySummary, type TrajectorySummary } from "./trajectory-summary.js";

@@ -1,6 +1,6 @@
 import { harnessInfoSchema } from "../formats/run-config.js";
 import { z } from "zod";
-import { conditionSchema, localitySchema, workspaceNameSchema } from "../sessions/schema.js";
+import { conditionSchema, localitySchema, workspaceNameSchema } from "../formats/sessions.js";
 import { testStatusSchema } from "../formats/verdict.js";
 
 /**

@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import { InputError, inputError } from "../core/errors.js";
 import { readJsonWith, writeJsonAtomic } from "../core/json-file.js";
 import { loadDataset, type Dataset } from "../dataset/load.js";
-import { sessionsFileSchema } from "../sessions/schema.js";
+import { sessionsFileSchema } from "../formats/sessions.js";
 import { createAgent } from "../agents/registry.js";
 import { killStaleGroup } from "../agents/command.js";
 import type { Agent } from "../agents/types.js";

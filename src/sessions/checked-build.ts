@@ -1,7 +1,7 @@
 import type { Dataset } from "../dataset/load.js";
 import { buildSessions, type BuildOptions } from "./build.js";
 import { checkSessions } from "./check.js";
-import type { SessionsFile } from "./schema.js";
+import type { SessionsFile } from "../formats/sessions.js";
 
 /**
  * Builds the sessions and runs the independent check on them. A violation is a builder bug, not bad

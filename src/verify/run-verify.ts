@@ -7,7 +7,7 @@ import { readJson, writeJsonAtomic } from "../core/json-file.js";
 import { loadDataset, taskById, type Dataset } from "../dataset/load.js";
 import { recordedPath } from "../formats/run-config.js";
 import { runFiles } from "../formats/run-layout.js";
-import { parseSessionId } from "../sessions/schema.js";
+import { parseSessionId } from "../formats/sessions.js";
 import { verdictSchema, type Verdict } from "../formats/verdict.js";
 import { verifyArtifact } from "./verify-artifact.js";
 

@@ -6,7 +6,7 @@ import { InfraFault } from "../../src/core/infra-fault.js";
 import { checkoutAt, materializeRepo } from "../../src/dataset/repo-cache.js";
 import { artifactExcludes, collectPatch } from "../../src/run/artifact.js";
 import { createWorkspaces, withoutSections, type SessionWorkspaces } from "../../src/run/workspaces.js";
-import { workspaceNames } from "../../src/sessions/schema.js";
+import { workspaceNames } from "../../src/formats/sessions.js";
 import { tempDir } from "../helpers/synthetic-dataset.js";
 import { makeRunFixture, type RunFixture } from "./fixture.js";
 

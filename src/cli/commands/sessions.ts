@@ -3,7 +3,7 @@ import { readJsonWith, toJsonText, writeFileAtomic } from "../../core/json-file.
 import { loadDataset } from "../../dataset/load.js";
 import { checkSessions } from "../../sessions/check.js";
 import { buildCheckedSessions } from "../../sessions/checked-build.js";
-import { sessionsFileSchema } from "../../sessions/schema.js";
+import { sessionsFileSchema } from "../../formats/sessions.js";
 import { formatProfileTable, profileTable, sessionProfiles } from "../../sessions/stats.js";
 import { ExitCode } from "../exit-codes.js";
 import { parseCount } from "../options.js";
