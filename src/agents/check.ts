@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import type { AgentEvent } from "../formats/trajectory.js";
 import { tokenTotal } from "../formats/trajectory.js";
-import type { WorkspaceName } from "../sessions/schema.js";
+import type { WorkspaceName } from "../formats/sessions.js";
 import { agentFactory } from "./registry.js";
 import type { AgentContext, AgentRequest, AgentResult, Conversation, HarnessInfo } from "./types.js";
 

@@ -7,7 +7,7 @@ import { packageRoot } from "../../src/core/package-paths.js";
 import { runProcess } from "../../src/core/process.js";
 import { parseScript, type ScriptInput } from "../../src/mock-model/script.js";
 import { startMockModel, type MockModelServer } from "../../src/mock-model/server.js";
-import { tempDir } from "../helpers/synthetic-dataset.js";
+import { tempDir } from "../helpers/temp.js";
 import { conversationContext, converse } from "./helpers/converse.js";
 
 const cliMain = join(packageRoot, "dist", "cli", "main.js");

@@ -6,7 +6,7 @@ import type { InvocationParser } from "../../src/agents/cli-conversation.js";
 import { CodexParser, zeroUsage, type CodexThreadState } from "../../src/agents/codex-events.js";
 import { GeminiParser, newGeminiState } from "../../src/agents/gemini-events.js";
 import { tokenTotal, type AgentEvent } from "../../src/formats/trajectory.js";
-import { tempDir } from "../helpers/synthetic-dataset.js";
+import { tempDir } from "../helpers/temp.js";
 import { modelCallSums } from "./helpers/converse.js";
 
 /**

@@ -5,7 +5,7 @@ import { commandAgent } from "../../src/agents/command.js";
 import { packageRoot } from "../../src/core/package-paths.js";
 import { parseScript } from "../../src/mock-model/script.js";
 import { startMockModel, type MockModelServer } from "../../src/mock-model/server.js";
-import { tempDir } from "../helpers/synthetic-dataset.js";
+import { tempDir } from "../helpers/temp.js";
 import { conversationContext, converse, modelCallSums } from "./helpers/converse.js";
 
 let server: MockModelServer | null = null;

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { opencodeAgent } from "../../src/agents/opencode.js";
 import { parseScript } from "../../src/mock-model/script.js";
 import { startMockModel, type MockModelServer } from "../../src/mock-model/server.js";
-import { tempDir } from "../helpers/synthetic-dataset.js";
+import { tempDir } from "../helpers/temp.js";
 import { conversationContext, converse } from "./helpers/converse.js";
 
 let server: MockModelServer | null = null;

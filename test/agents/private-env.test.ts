@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { commandAgent } from "../../src/agents/command.js";
 import { agentEnv, envNames } from "../../src/agents/private-env.js";
-import { tempDir } from "../helpers/synthetic-dataset.js";
+import { tempDir } from "../helpers/temp.js";
 import { conversationContext, converse } from "./helpers/converse.js";
 
 const saved = { ...process.env };

@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Agent, AgentContext, AgentResult } from "../../../src/agents/types.js";
 import type { AgentEvent } from "../../../src/formats/trajectory.js";
-import type { WorkspaceName } from "../../../src/sessions/schema.js";
+import type { WorkspaceName } from "../../../src/formats/sessions.js";
 
 /** A session root with five workspaces, as the harness lays them out (siblings under one directory). */
 export function conversationContext(root: string, conversationId: string): AgentContext {

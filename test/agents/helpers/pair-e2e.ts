@@ -8,10 +8,10 @@ import type { ScriptToolCall } from "../../../src/mock-model/script.js";
 import { parseScript } from "../../../src/mock-model/script.js";
 import { startMockModel, type MockModelServer, type RecordedRequest } from "../../../src/mock-model/server.js";
 import type { RunConfig } from "../../../src/formats/run-config.js";
-import { readTrajectory } from "../../../src/run/trajectory.js";
+import { readTrajectory } from "../../../src/formats/trajectory-file.js";
 import { tokenTotal, type TrajectoryLine } from "../../../src/formats/trajectory.js";
-import type { SessionsFile } from "../../../src/sessions/schema.js";
-import { tempDir } from "../../helpers/synthetic-dataset.js";
+import type { SessionsFile } from "../../../src/formats/sessions.js";
+import { tempDir } from "../../helpers/temp.js";
 import { requestKey, scriptForPair } from "../../rcm/helpers/scripted-pair.js";
 
 const cliMain = join(packageRoot, "dist", "cli", "main.js");
