@@ -11,6 +11,8 @@ export interface RunOptions {
   onStdoutLine?: (line: string) => void;
   /** Keep at most this many bytes of stdout/stderr in memory (the tail is kept). Default 16 MiB. */
   maxBuffer?: number;
+  /** Give the program a third pipe on fd 3 and collect what it writes there (the verifier's outcome channel). */
+  channel?: boolean;
 }
 
 export interface RunResult {
@@ -22,6 +24,8 @@ export interface RunResult {
   durationMs: number;
   /** Set when the program could not be started at all (ENOENT, EACCES). */
   spawnError?: string;
+  /** What the program wrote on fd 3 (only with `channel`). */
+  channel?: string;
 }
 
 /**
@@ -39,7 +43,7 @@ export function runProcess(command: string, args: readonly string[], opts: RunOp
         cwd: opts.cwd,
         env: opts.env ?? process.env,
         detached: true,
-        stdio: [opts.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+        stdio: [opts.input === undefined ? "ignore" : "pipe", "pipe", "pipe", ...(opts.channel ? (["pipe"] as const) : [])],
       });
     } catch (e) {
       resolve({ code: null, signal: null, stdout: "", stderr: "", timedOut: false, durationMs: 0, spawnError: String(e) });
@@ -87,6 +91,15 @@ export function runProcess(command: string, args: readonly string[], opts: RunOp
       errLen += chunk.length;
       while (errLen > maxBuffer && err.length > 1) errLen -= err.shift()!.length;
     });
+    const chan: Buffer[] = [];
+    let chanLen = 0;
+    const chanStream = opts.channel ? (child.stdio[3] as NodeJS.ReadableStream | null) : null;
+    chanStream?.on("data", (chunk: Buffer) => {
+      chan.push(chunk);
+      chanLen += chunk.length;
+      while (chanLen > maxBuffer && chan.length > 1) chanLen -= chan.shift()!.length;
+    });
+    chanStream?.on("error", () => undefined);
     child.on("error", (e) => {
       spawnError = e.message;
     });
@@ -108,6 +121,7 @@ export function runProcess(command: string, args: readonly string[], opts: RunOp
         timedOut,
         durationMs: Date.now() - started,
         ...(spawnError ? { spawnError } : {}),
+        ...(opts.channel ? { channel: Buffer.concat(chan).toString("utf8") } : {}),
       });
     });
   });

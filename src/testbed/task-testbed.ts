@@ -5,6 +5,7 @@ import type { Dataset, LoadedTask } from "../dataset/load.js";
 import { checkoutAt, materializeRepo, resolveBase, type MaterializedRepo } from "../dataset/repo-cache.js";
 import { prepareEnvironment, type PreparedEnv } from "./env-cache.js";
 import { testEnv } from "./scrubbed-env.js";
+import { prepareLauncher } from "./pytest-runner.js";
 import { defaultTestCommand, runTests, type TestRun } from "./test-run.js";
 
 /**
@@ -73,6 +74,7 @@ export async function runTaskTests(
   scratch: string,
   env: PreparedEnv,
   testIds: readonly string[] | null,
+  baseInifile: string | null,
 ): Promise<TestRun> {
   const home = join(scratch, "home");
   const tmp = join(scratch, "tmp");
@@ -82,9 +84,10 @@ export async function runTaskTests(
     checkout,
     template: testCommandOf(dataset, task),
     testIds,
-    junitPath: join(scratch, "report.xml"),
-    env: testEnv({ home, tmp, pathPrefix: env.pathPrefix, vars: env.vars }),
+    junitPath: join(scratch, "report", "report.xml"),
+    env: { ...testEnv({ home, tmp, pathPrefix: env.pathPrefix, vars: env.vars }), PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1" },
     timeoutMs: task.verifier.timeout_s * 1000,
+    launcher: prepareLauncher(join(scratch, "runner"), baseInifile),
   });
 }
 
