@@ -28,6 +28,20 @@ export interface RunResult {
   channel?: string;
 }
 
+/** Keeps the last `max` bytes written to it (at least the last chunk). */
+function tailBuffer(max: number): { push: (chunk: Buffer) => void; text: () => string } {
+  const chunks: Buffer[] = [];
+  let len = 0;
+  return {
+    push: (chunk) => {
+      chunks.push(chunk);
+      len += chunk.length;
+      while (len > max && chunks.length > 1) len -= chunks.shift()!.length;
+    },
+    text: () => Buffer.concat(chunks).toString("utf8"),
+  };
+}
+
 /**
  * Runs one program in its own process group with a deadline. On timeout the whole group gets
  * SIGTERM, then SIGKILL after a grace period, so children that a tool spawned do not outlive it.
@@ -49,10 +63,9 @@ export function runProcess(command: string, args: readonly string[], opts: RunOp
       resolve({ code: null, signal: null, stdout: "", stderr: "", timedOut: false, durationMs: 0, spawnError: String(e) });
       return;
     }
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    let outLen = 0;
-    let errLen = 0;
+    const out = tailBuffer(maxBuffer);
+    const err = tailBuffer(maxBuffer);
+    const chan = tailBuffer(maxBuffer);
     let lineRest = "";
     let timedOut = false;
     let spawnError: string | undefined;
@@ -77,8 +90,6 @@ export function runProcess(command: string, args: readonly string[], opts: RunOp
 
     child.stdout!.on("data", (chunk: Buffer) => {
       out.push(chunk);
-      outLen += chunk.length;
-      while (outLen > maxBuffer && out.length > 1) outLen -= out.shift()!.length;
       if (opts.onStdoutLine) {
         const text = lineRest + chunk.toString("utf8");
         const lines = text.split("\n");
@@ -86,19 +97,9 @@ export function runProcess(command: string, args: readonly string[], opts: RunOp
         for (const line of lines) opts.onStdoutLine(line);
       }
     });
-    child.stderr!.on("data", (chunk: Buffer) => {
-      err.push(chunk);
-      errLen += chunk.length;
-      while (errLen > maxBuffer && err.length > 1) errLen -= err.shift()!.length;
-    });
-    const chan: Buffer[] = [];
-    let chanLen = 0;
+    child.stderr!.on("data", (chunk: Buffer) => err.push(chunk));
     const chanStream = opts.channel ? (child.stdio[3] as NodeJS.ReadableStream | null) : null;
-    chanStream?.on("data", (chunk: Buffer) => {
-      chan.push(chunk);
-      chanLen += chunk.length;
-      while (chanLen > maxBuffer && chan.length > 1) chanLen -= chan.shift()!.length;
-    });
+    chanStream?.on("data", (chunk: Buffer) => chan.push(chunk));
     chanStream?.on("error", () => undefined);
     child.on("error", (e) => {
       spawnError = e.message;
@@ -116,12 +117,12 @@ export function runProcess(command: string, args: readonly string[], opts: RunOp
       resolve({
         code,
         signal,
-        stdout: Buffer.concat(out).toString("utf8"),
-        stderr: Buffer.concat(err).toString("utf8"),
+        stdout: out.text(),
+        stderr: err.text(),
         timedOut,
         durationMs: Date.now() - started,
         ...(spawnError ? { spawnError } : {}),
-        ...(opts.channel ? { channel: Buffer.concat(chan).toString("utf8") } : {}),
+        ...(opts.channel ? { channel: chan.text() } : {}),
       });
     });
   });
