@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { gitTry } from "../core/git.js";
 import type { Dataset } from "../dataset/load.js";
 import { InfraFault } from "../core/infra-fault.js";
@@ -155,14 +155,15 @@ async function collectAll(p: AttemptParams, ws: SessionWorkspaces, sessionDir: s
     workspaceNames.map(async (w) => {
       const out = w === focus ? runFiles.artifact(p.runDir, p.session) : runFiles.workspacePatch(p.runDir, p.session, w);
       try {
-        const c = await collectPatch(ws.paths[w], ws.baseCommits[w], out);
+        const c = await collectPatch(ws.paths[w], ws.baseCommits[w], out, ws.objectStores[w]);
         const info: PatchInfo = { path: relative(sessionDir, out), bytes: c.bytes, sha256: c.sha256, files: c.files };
         if (w === focus) artifact = info;
         else others[w] = info;
       } catch (e) {
-        const probe = existsSync(ws.paths[w]) ? await gitTry(["--git-dir", join(ws.paths[w], ".git"), "cat-file", "-e", `${ws.baseCommits[w]}^{tree}`]) : null;
-        if (probe !== null && probe.code === 0) throw new InfraFault(`collecting the patch of ${w} failed: ${errorText(e)}`);
-        damaged[w] = probe === null ? "the workspace was deleted" : "the workspace's git repository no longer holds the base revision";
+        // The agent's .git is never read: the base comes from the harness-owned store.
+        const store = await gitTry(["--git-dir", dirname(ws.objectStores[w]), "cat-file", "-e", `${ws.baseCommits[w]}^{tree}`]);
+        if (store.code !== 0) throw new InfraFault(`collecting the patch of ${w} failed: the repository cache lost the base revision: ${errorText(e)}`);
+        damaged[w] = existsSync(ws.paths[w]) ? `its files could not be collected: ${errorText(e).slice(0, 300)}` : "the workspace was deleted";
       }
     }),
   );
