@@ -9,6 +9,7 @@ import { recordedPath } from "../formats/run-config.js";
 import { runFiles } from "../formats/run-layout.js";
 import { parseSessionId } from "../sessions/schema.js";
 import { verdictSchema, type Verdict } from "../formats/verdict.js";
+import { sealMatches, sealVerdict, verdictKey } from "../formats/verdict-seal.js";
 import { verifyArtifact } from "./verify-artifact.js";
 
 export interface VerifyRunOptions {
@@ -34,6 +35,8 @@ export interface VerifyProgress {
 
 export interface VerifyRunResult {
   verdicts: Record<string, Verdict>;
+  /** Sessions whose existing verdict.json had no valid seal (verified again). */
+  forged: string[];
   /** Sessions whose existing verdict was kept (same artifact, not an infrastructure fault). */
   reused: string[];
   verified: string[];
@@ -58,7 +61,7 @@ function readArtifact(runDir: string, session: string): string | null {
 }
 
 /** An existing verdict that may be kept: same artifact bytes, and not an infrastructure fault. */
-function reusableVerdict(runDir: string, session: string, artifact: string | null): Verdict | null {
+function reusableVerdict(runDir: string, session: string, artifact: string | null, key: Buffer, forged: string[]): Verdict | null {
   const file = runFiles.verdict(runDir, session);
   if (!existsSync(file)) return null;
   let parsed;
@@ -69,6 +72,11 @@ function reusableVerdict(runDir: string, session: string, artifact: string | nul
   }
   if (!parsed.success) return null;
   const v = parsed.data;
+  if (!sealMatches(v, key)) {
+    forged.push(session);
+    process.stderr.write(`${file}: seal: does not match the run's key (written or edited outside the verifier): verifying again\n`);
+    return null;
+  }
   if (v.infra_fault) return null;
   return v.artifact_sha256 === (artifact === null ? null : sha256(artifact)) ? v : null;
 }
@@ -115,14 +123,15 @@ export async function verifyRun(runDir: string, opts: VerifyRunOptions = {}): Pr
   }
   if (problems.length > 0) throw new InputError(problems);
 
-  const result: VerifyRunResult = { verdicts: {}, reused: [], verified: [] };
+  const result: VerifyRunResult = { verdicts: {}, reused: [], verified: [], forged: [] };
+  const key = verdictKey(root);
   let done = 0;
   let next = 0;
   const worker = async () => {
     while (next < jobs.length) {
       const job = jobs[next++]!;
       const artifact = readArtifact(root, job.session);
-      let verdict = opts.force ? null : reusableVerdict(root, job.session, artifact);
+      let verdict = opts.force ? null : reusableVerdict(root, job.session, artifact, key, result.forged);
       const reused = verdict !== null;
       if (!verdict) {
         const workRoot = mkdtempSync(join(tmpdir(), "switch-swe-verify-"));
@@ -141,6 +150,7 @@ export async function verifyRun(runDir: string, opts: VerifyRunOptions = {}): Pr
         } finally {
           rmSync(workRoot, { recursive: true, force: true, maxRetries: 3 });
         }
+        verdict = sealVerdict(verdict, key);
         writeJsonAtomic(runFiles.verdict(root, job.session), verdict);
         result.verified.push(job.session);
       } else {
@@ -155,5 +165,6 @@ export async function verifyRun(runDir: string, opts: VerifyRunOptions = {}): Pr
   await Promise.all(Array.from({ length: n }, worker));
   result.verified.sort();
   result.reused.sort();
+  result.forged.sort();
   return result;
 }

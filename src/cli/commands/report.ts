@@ -11,6 +11,7 @@ interface ReportCliOptions {
   resamples: number;
   sessions?: string;
   dataset?: string;
+  trustSuspicious?: boolean;
 }
 
 function nonNegativeInt(name: string, min = 0) {
@@ -40,7 +41,8 @@ function addCommonOptions(cmd: Command): Command {
     .option("--seed <n>", "bootstrap seed", nonNegativeInt("--seed"), DEFAULT_SEED)
     .option("--resamples <n>", "bootstrap resamples", nonNegativeInt("--resamples", 1), DEFAULT_RESAMPLES)
     .option("--sessions <file>", "sessions file to use instead of the one named in run.json")
-    .option("--dataset <dir>", "dataset to use instead of the one named in run.json (for stage attribution)");
+    .option("--dataset <dir>", "dataset to use instead of the one named in run.json (for stage attribution)")
+    .option("--trust-suspicious", "count resolved verdicts marked suspicious as resolved (default: counted apart, unresolved)");
 }
 
 async function emit(runDirs: string[], o: ReportCliOptions, compare: boolean): Promise<void> {
@@ -51,6 +53,7 @@ async function emit(runDirs: string[], o: ReportCliOptions, compare: boolean): P
     resamples: o.resamples,
     sessionsPath: o.sessions,
     datasetPath: o.dataset,
+    trustSuspicious: o.trustSuspicious === true,
   });
   const text = renderReport(report, format, { outFile: o.out ? resolve(o.out) : undefined });
   if (o.out) {
