@@ -69,7 +69,7 @@ async function suiteRun(
   }
   const prepared = await env();
   const inifile = await locateInifile(testPython(prepared.pathPrefix), checkout);
-  const run = await runTaskTests(dataset, task, checkout, scratch, prepared, null, inifile);
+  const run = await runTaskTests(dataset, task, { checkout, scratch, env: prepared, inifile }, null);
   log(describeRun(run));
   return run;
 }
