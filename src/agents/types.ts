@@ -1,3 +1,4 @@
+import type { SessionSandbox } from "../run/agent-sandbox.js";
 import type { Dataset } from "../dataset/load.js";
 import type { AgentEvent, RequestOutcome } from "../formats/trajectory.js";
 import type { Condition, SessionPair, WorkspaceName } from "../sessions/schema.js";
@@ -26,6 +27,12 @@ export interface AgentContext {
   stateDir: string;
   /** A directory kept with the session's results (RUN_DIR/sessions/<session>/agent) for the agent's logs. */
   logDir: string;
+  /**
+   * Set when the session runs sandboxed: `workspaces` and request paths are then the paths inside
+   * (`/workspace/<repo>/wNN`), process agents start their commands through `sandbox.wrap`, and
+   * harness-side agents reach the files through `sandbox.hostPath`.
+   */
+  sandbox?: SessionSandbox;
 }
 
 /** One message delivered to the agent. */

@@ -11,6 +11,8 @@ export interface RunOptions {
   onStdoutLine?: (line: string) => void;
   /** Keep at most this many bytes of stdout/stderr in memory (the tail is kept). Default 16 MiB. */
   maxBuffer?: number;
+  /** Ends the whole process group when aborted (SIGTERM, SIGKILL 2 s later). */
+  signal?: AbortSignal;
   /** Give the program a third pipe on fd 3 and collect what it writes there (the verifier's outcome channel). */
   channel?: boolean;
 }
@@ -79,15 +81,18 @@ export function runProcess(command: string, args: readonly string[], opts: RunOp
         // the group is already gone
       }
     };
+    const terminate = () => {
+      killGroup("SIGTERM");
+      killTimer = setTimeout(() => killGroup("SIGKILL"), 2000);
+    };
     const deadline =
       opts.timeoutMs !== undefined
         ? setTimeout(() => {
             timedOut = true;
-            killGroup("SIGTERM");
-            killTimer = setTimeout(() => killGroup("SIGKILL"), 2000);
+            terminate();
           }, opts.timeoutMs)
         : undefined;
-
+    opts.signal?.addEventListener("abort", terminate);
     child.stdout!.on("data", (chunk: Buffer) => {
       out.push(chunk);
       if (opts.onStdoutLine) {
@@ -110,6 +115,7 @@ export function runProcess(command: string, args: readonly string[], opts: RunOp
     }
     child.on("close", (code, signal) => {
       if (deadline) clearTimeout(deadline);
+      opts.signal?.removeEventListener("abort", terminate);
       if (opts.onStdoutLine && lineRest) opts.onStdoutLine(lineRest);
       // Children that detached from the pipes may still run; the group is ours to end.
       killGroup("SIGKILL");

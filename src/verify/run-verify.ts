@@ -9,6 +9,7 @@ import { recordedPath } from "../formats/run-config.js";
 import { runFiles } from "../formats/run-layout.js";
 import { parseSessionId } from "../sessions/schema.js";
 import { verdictSchema, type Verdict } from "../formats/verdict.js";
+import type { SandboxMode } from "../core/sandbox.js";
 import { sealMatches, sealVerdict, verdictKey } from "../formats/verdict-seal.js";
 import { verifyArtifact } from "./verify-artifact.js";
 
@@ -21,6 +22,8 @@ export interface VerifyRunOptions {
   force?: boolean;
   maxInfraRetries?: number;
   setupTimeoutMs?: number;
+  /** `bwrap` (default) or `none`: how test runs are confined. */
+  sandbox?: SandboxMode;
   onProgress?: (event: VerifyProgress) => void;
 }
 
@@ -146,6 +149,7 @@ export async function verifyRun(runDir: string, opts: VerifyRunOptions = {}): Pr
             logLabel: `sessions/${job.session}/verify.log`,
             ...(opts.maxInfraRetries !== undefined ? { maxInfraRetries: opts.maxInfraRetries } : {}),
             ...(opts.setupTimeoutMs !== undefined ? { setupTimeoutMs: opts.setupTimeoutMs } : {}),
+            ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
           });
         } finally {
           rmSync(workRoot, { recursive: true, force: true, maxRetries: 3 });
