@@ -104,8 +104,7 @@ export function runProcess(command: string, args: readonly string[], opts: RunOp
     });
     child.stderr!.on("data", (chunk: Buffer) => err.push(chunk));
     const chanStream = opts.channel ? (child.stdio[3] as NodeJS.ReadableStream | null) : null;
-    chanStream?.on("data", (chunk: Buffer) => chan.push(chunk));
-    chanStream?.on("error", () => undefined);
+    chanStream?.on("data", (chunk: Buffer) => chan.push(chunk)).on("error", () => undefined);
     child.on("error", (e) => {
       spawnError = e.message;
     });
