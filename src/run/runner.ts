@@ -133,7 +133,7 @@ function prepare(opts: RunOptions): Prepared {
     request_timeout_s: requestTimeoutS,
     max_continuations: previous?.max_continuations ?? maxContinuations,
     max_infra_retries: previous?.max_infra_retries ?? maxInfraRetries,
-    sandbox: sandboxRecord(opts.sandbox ?? "bwrap", opts.network ?? "on", agentName),
+    sandbox: sandboxRecord(opts.sandbox ?? previous?.sandbox?.mode ?? "bwrap", opts.network ?? previous?.sandbox?.network ?? "on", agentName),
   };
   if (previous) assertSameRun(configFile, previous, config);
   return { runDir, config, dataset, agent, selected, existing: previous !== null };
@@ -184,7 +184,7 @@ export async function runSessions(opts: RunOptions): Promise<RunOutcome> {
     outcome.interrupted = signal.aborted;
 
     // The single call site of verification (see verify-hook.ts).
-    if (opts.verify && !outcome.interrupted) await verifyAfterRun(runDir, config.sessions_selected, opts.concurrency, opts.progress, opts.sandbox ?? "bwrap");
+    if (opts.verify && !outcome.interrupted) await verifyAfterRun(runDir, config.sessions_selected, opts.concurrency, opts.progress, opts.sandbox ?? config.sandbox?.mode ?? "bwrap");
   } finally {
     opts.progress({
       type: "run_end",

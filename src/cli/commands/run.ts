@@ -22,8 +22,8 @@ interface RunFlags {
   resume?: boolean;
   seed?: string;
   keepWorkspaces?: boolean;
-  sandbox: SandboxMode;
-  network: "on" | "none";
+  sandbox?: SandboxMode;
+  network?: "on" | "none";
   label?: string;
   verify: boolean;
   quiet?: boolean;
@@ -65,8 +65,8 @@ export function registerRun(program: Command): void {
     .option("--resume", "continue the run in --out: finished sessions are kept, cut-off sessions restart")
     .option("--seed <n>", "run seed (the oracle's forget draws; default 0)")
     .option("--keep-workspaces", "keep the workspace checkouts under RUN_DIR/work after each session")
-    .addOption(new Option("--sandbox <mode>", "confine the agent and the verifier: bwrap (bubblewrap; see docs/verification.md) or none").choices(sandboxModes).default("bwrap"))
-    .addOption(new Option("--network <mode>", "the agent's network inside the sandbox (it needs its model API)").choices(["on", "none"]).default("on"))
+    .addOption(new Option("--sandbox <mode>", "confine the agent and the verifier: bwrap (bubblewrap, the default; see docs/verification.md) or none (on --resume: taken from run.json)").choices(sandboxModes))
+    .addOption(new Option("--network <mode>", "the agent's network inside the sandbox: on (default; it needs its model API) or none").choices(["on", "none"]))
     .option("--label <text>", "configuration label for reports (default: agent and options)")
     .option("--no-verify", "do not verify the artifacts at the end")
     .option("--quiet", "no progress output")
@@ -98,8 +98,8 @@ export function registerRun(program: Command): void {
           ...(o.requestTimeout !== undefined ? { requestTimeoutS: positiveNumber("--request-timeout", o.requestTimeout) } : {}),
           concurrency: positiveInt("--concurrency", o.concurrency),
           keepWorkspaces: o.keepWorkspaces === true,
-          sandbox: o.sandbox,
-          network: o.network,
+          ...(o.sandbox ? { sandbox: o.sandbox } : {}),
+          ...(o.network ? { network: o.network } : {}),
           verify: o.verify,
           progress: (e) => reporter.emit(e),
           signal: stop.signal,
