@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { bwrapArgs, pathList, pythonPrefixes, realPythonBin, type Bind } from "../core/sandbox.js";
-import type { WorkspaceName } from "../sessions/schema.js";
+import type { WorkspaceName } from "../formats/sessions.js";
 
 /**
  * The sandbox of one session attempt (bubblewrap). The agent's processes see a read-only system,

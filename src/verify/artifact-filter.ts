@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, posix } from "node:path";
-import picomatch from "picomatch";
 import { gitTry } from "../core/git.js";
+import { pathMatcher } from "../core/path-globs.js";
 import { testFileMatcher } from "../dataset/file-rules.js";
 import { touchedPaths } from "../dataset/patch-files.js";
 import type { RepoSpec } from "../dataset/schema.js";
@@ -33,7 +33,7 @@ export const harnessProtectedGlobs = [
   "**/*.pyo",
 ];
 
-const isProtected = picomatch(harnessProtectedGlobs, { dot: true });
+const isProtected = pathMatcher(harnessProtectedGlobs);
 
 /** Module names of the runner and what it imports; a file or directory of that name could shadow it. */
 const runnerModules = new Set(["pytest", "_pytest", "pluggy", "iniconfig", "py", "packaging", "exceptiongroup", "tomli", "pygments", "colorama"]);
