@@ -57,7 +57,7 @@ export function registerVerify(program: Command): void {
         const resolved = all.filter((v) => v.resolved).length;
         const suspicious = all.filter((v) => v.suspicious).length;
         process.stdout.write(
-          `${all.length} session(s): ${resolved} resolved (${suspicious} suspicious), ${all.length - resolved - infra} unresolved, ${infra} infrastructure fault(s); ` +
+          `${all.length} session(s): ${resolved} resolved${suspicious > 0 ? ` (${suspicious} suspicious)` : ""}, ${all.length - resolved - infra} unresolved, ${infra} infrastructure fault(s); ` +
             `${result.verified.length} verified, ${result.reused.length} kept${result.forged.length > 0 ? `, ${result.forged.length} with a bad seal verified again` : ""}\n`,
         );
       }
