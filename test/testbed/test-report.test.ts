@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { parseJunitReport } from "../../src/testbed/junit-xml.js";
 import { caseKey, caseNodeId, collectionErrorScope, mangleNodeId } from "../../src/testbed/pytest-ids.js";
 import { buildTestCommand, shellQuote } from "../../src/testbed/test-run.js";
-import { tempDir } from "./fixture.js";
+import { tempDir } from "../verify/fixture.js";
 
 const checkout = tempDir();
 afterAll(() => rmSync(checkout, { recursive: true, force: true }));
