@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir, loadavg, cpus } from "node:os";
 import { join } from "node:path";
 import { bwrapArgs } from "../dist/core/sandbox.js";
-import { sessionSandbox } from "../dist/run/agent-sandbox.js";
+import { sessionSandbox } from "../dist/agents/sandbox.js";
 
 const root = mkdtempSync(join(tmpdir(), "switch-swe-bench-sandbox-"));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

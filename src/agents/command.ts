@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { inputError } from "../core/errors.js";
 import { runProcess } from "../core/process.js";
-import { programsOf } from "../run/agent-sandbox.js";
+import { programsOf } from "./sandbox.js";
 import { agentEventSchema, type AgentEvent } from "../formats/trajectory.js";
 import { programOf, resolveOnPath } from "./command-path.js";
 import { validateAgentOptions } from "./options.js";

@@ -1,4 +1,4 @@
-import type { SessionSandbox } from "../run/agent-sandbox.js";
+import type { SessionSandbox } from "./sandbox.js";
 import type { Dataset } from "../dataset/load.js";
 import type { AgentEvent, RequestOutcome } from "../formats/trajectory.js";
 import type { Condition, SessionPair, WorkspaceName } from "../formats/sessions.js";
