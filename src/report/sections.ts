@@ -238,6 +238,7 @@ function errorsSection(report: Report): Section {
       R("Continuations"),
       R("Agent errors"),
       R("Not applied"),
+      R("Suspicious"),
       R("Superseded tokens"),
       R("Superseded cost"),
     ],
@@ -258,6 +259,7 @@ function errorsSection(report: Report): Section {
           String(e.continuations),
           String(e.agent_errors),
           String(e.not_applied),
+          String(e.suspicious ?? 0),
           fmtNumber(e.superseded_tokens, 0),
           fmtCost(e.superseded_cost_usd),
         ];
@@ -266,7 +268,7 @@ function errorsSection(report: Report): Section {
   };
 }
 
-const unscoredReasons = new Set(["not run", "not finalized", "no verdict", "infra fault"]);
+const unscoredReasons = new Set(["not run", "not finalized", "no verdict", "infra fault", "suspicious"]);
 
 function unscoredSection(report: Report): Section {
   const rows = report.configs.flatMap((c) =>
