@@ -23,7 +23,6 @@ export default tseslint.config(
       "src/handoff/run.ts",
       "src/mock-model/server.ts",
       "src/opencode-plugin/plugin.ts",
-      "src/qualify/qualify-task.ts",
       "src/report/aggregate.ts",
       "src/run/controller.ts",
       "src/run/progress.ts",

@@ -1,2 +1,10 @@
 /** 0 success, 1 a check found problems, 2 bad usage or bad input, 3 an internal error (a bug). */
 export const ExitCode = { ok: 0, checkFailed: 1, badInput: 2, internal: 3 } as const;
+
+/**
+ * The one rule of `run` and `verify` for verdicts: an infrastructure fault says nothing about the
+ * agent, so a command that leaves one behind did not succeed (1), whichever command verified.
+ */
+export function verificationExitCode(infraFaults: number): number {
+  return infraFaults > 0 ? ExitCode.checkFailed : ExitCode.ok;
+}

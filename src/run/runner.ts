@@ -55,6 +55,8 @@ export interface RunOutcome {
   failed: string[];
   skipped: string[];
   interrupted: boolean;
+  /** Sessions whose verification ended in an infrastructure fault (the verdict says nothing about the agent). */
+  infraFaults: string[];
 }
 
 interface Prepared {
@@ -146,7 +148,7 @@ export async function runSessions(opts: RunOptions): Promise<RunOutcome> {
   const ledger = Ledger.open(runFiles.ledger(runDir));
   const started = Date.now();
   const signal = opts.signal ?? new AbortController().signal;
-  const outcome: RunOutcome = { runDir, finished: [], failed: [], skipped: [], interrupted: false };
+  const outcome: RunOutcome = { runDir, finished: [], failed: [], skipped: [], interrupted: false, infraFaults: [] };
   try {
     ledger.startInvocation(prep.existing);
     for (const cut of ledger.markInterrupted("cut off: the run process ended while this attempt ran")) {
@@ -177,7 +179,7 @@ export async function runSessions(opts: RunOptions): Promise<RunOutcome> {
     outcome.interrupted = signal.aborted;
 
     // The single call site of verification (see verify-hook.ts).
-    if (opts.verify && !outcome.interrupted) await verifyAfterRun(runDir, config.sessions_selected, opts.concurrency, opts.progress);
+    if (opts.verify && !outcome.interrupted) outcome.infraFaults = await verifyAfterRun(runDir, config.sessions_selected, opts.concurrency, opts.progress);
   } finally {
     opts.progress({
       type: "run_end",

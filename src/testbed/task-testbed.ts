@@ -1,10 +1,12 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { InfraFault } from "../core/infra-fault.js";
+import { applyExact } from "./apply-patch.js";
 import type { Dataset, LoadedTask } from "../dataset/load.js";
-import { checkoutAt, materializeRepo, resolveBase, type MaterializedRepo } from "../dataset/repo-cache.js";
+import { baseNotFoundHint, checkoutAt, materializeRepo, resolveBase, type MaterializedRepo } from "../dataset/repo-cache.js";
 import { prepareEnvironment, type PreparedEnv } from "./env-cache.js";
 import { testEnv } from "./scrubbed-env.js";
+import { notFoundIds } from "./pytest-output.js";
 import { defaultTestCommand, runTests, type TestRun } from "./test-run.js";
 
 /**
@@ -23,8 +25,23 @@ export function requiredTests(task: LoadedTask): string[] {
   return [...new Set([...task.verifier.fail_to_pass, ...task.verifier.pass_to_pass])];
 }
 
+/** The environment a task runs in: its repository's, with the task's variant (version) laid over it. */
+export function taskEnvironment(dataset: Dataset, task: LoadedTask): { setup: string[]; test_command?: string; setup_commit?: string } {
+  const env = dataset.manifest.repos[task.repo]?.environment;
+  const variant = task.environment === undefined ? undefined : env?.variants?.[task.environment];
+  if (task.environment !== undefined && variant === undefined) {
+    throw new InfraFault(`task ${task.id}: environment "${task.environment}" is not among repository ${task.repo}'s environment.variants`, false);
+  }
+  const testCommand = variant?.test_command ?? env?.test_command;
+  return {
+    setup: variant?.setup ?? env?.setup ?? [],
+    ...(testCommand !== undefined ? { test_command: testCommand } : {}),
+    ...(variant?.setup_commit !== undefined ? { setup_commit: variant.setup_commit } : {}),
+  };
+}
+
 export function testCommandOf(dataset: Dataset, task: LoadedTask): string {
-  return task.verifier.command ?? dataset.manifest.repos[task.repo]?.environment?.test_command ?? defaultTestCommand;
+  return task.verifier.command ?? taskEnvironment(dataset, task).test_command ?? defaultTestCommand;
 }
 
 export interface PreparedCheckout {
@@ -41,13 +58,17 @@ export async function freshCheckout(dataset: Dataset, task: LoadedTask, dest: st
     throw new InfraFault(`repository ${task.repo} is not available: ${(e as Error).message}`, true);
   }
   const commit = await resolveBase(repo, task.base);
-  if (commit === null) throw new InfraFault(`base ${task.base} not found in repository ${task.repo}`, false);
+  if (commit === null) throw new InfraFault(`base ${task.base} not found in repository ${task.repo}${baseNotFoundHint(repo)}`, false);
   mkdirSync(dirname(dest), { recursive: true });
   await checkoutAt(repo, commit, dest);
   return { repo, commit };
 }
 
-/** Prepares the cached environment of a task's repository; set-up failures are InfraFaults. */
+/**
+ * Prepares the cached environment of a task (its repository's, or its variant's): at the base
+ * commit, or once at the variant's `setup_commit` for every task of the variant. Set-up failures
+ * are InfraFaults.
+ */
 export async function environmentFor(
   dataset: Dataset,
   task: LoadedTask,
@@ -55,17 +76,37 @@ export async function environmentFor(
   log: (t: string) => void,
   setupTimeoutMs: number,
 ): Promise<PreparedEnv> {
+  const environment = taskEnvironment(dataset, task);
+  let commit = co.commit;
+  if (environment.setup_commit !== undefined) {
+    const at = await resolveBase(co.repo, environment.setup_commit);
+    if (at === null) throw new InfraFault(`environment set-up commit ${environment.setup_commit} not found in repository ${task.repo}${baseNotFoundHint(co.repo)}`, false);
+    commit = at;
+  }
   return prepareEnvironment({
     repo: co.repo,
     repoIdentity: repoIdentity(dataset, task.repo),
-    commit: co.commit,
-    setup: dataset.manifest.repos[task.repo]?.environment?.setup ?? [],
+    commit,
+    setup: environment.setup,
     timeoutMs: setupTimeoutMs,
     log,
   });
 }
 
-/** Runs a task's test command in `checkout` with the scrubbed environment of `env`. */
+/**
+ * pytest options every test run gets (through PYTEST_ADDOPTS): one file that cannot be imported
+ * must not stop the other files from running.
+ */
+export const pytestAddopts = "--continue-on-collection-errors";
+
+/** Most times a run is repeated without the ids pytest said do not exist. */
+const maxNotFoundReruns = 3;
+
+/**
+ * Runs a task's test command in `checkout` with the scrubbed environment of `env`. When pytest
+ * refuses requested ids that do not exist (exit 4 before running anything), the run is repeated
+ * without them, and they are listed in `notFound` (their status is `missing`, not a fault).
+ */
 export async function runTaskTests(
   dataset: Dataset,
   task: LoadedTask,
@@ -78,19 +119,34 @@ export async function runTaskTests(
   const tmp = join(scratch, "tmp");
   mkdirSync(home, { recursive: true });
   mkdirSync(tmp, { recursive: true });
-  return runTests({
-    checkout,
-    template: testCommandOf(dataset, task),
-    testIds,
-    junitPath: join(scratch, "report.xml"),
-    env: testEnv({ home, tmp, pathPrefix: env.pathPrefix, vars: env.vars }),
-    timeoutMs: task.verifier.timeout_s * 1000,
-  });
+  const once = (ids: readonly string[] | null) =>
+    runTests({
+      checkout,
+      template: testCommandOf(dataset, task),
+      testIds: ids,
+      junitPath: join(scratch, "report.xml"),
+      env: testEnv({ home, tmp, pathPrefix: env.pathPrefix, vars: { PYTEST_ADDOPTS: pytestAddopts, ...env.vars } }),
+      timeoutMs: task.verifier.timeout_s * 1000,
+    });
+  let run = await once(testIds);
+  const notFound: string[] = [];
+  for (let i = 0; testIds !== null && run.exitCode === 4 && i < maxNotFoundReruns; i++) {
+    const left = testIds.filter((id) => !notFound.includes(id));
+    const gone = notFoundIds(`${run.stdout}\n${run.stderr}`, left);
+    if (gone.length === 0) break;
+    notFound.push(...gone);
+    run.notFound = [...notFound];
+    if (gone.length === left.length) break;
+    run = await once(left.filter((id) => !gone.includes(id)));
+    run.notFound = [...notFound];
+  }
+  return run;
 }
 
 export function describeRun(run: TestRun): string {
   return [
     `$ ${run.command}`,
+    ...(run.notFound.length > 0 ? [`not found (missing): ${run.notFound.join(" ")}`] : []),
     `exit ${run.exitCode ?? `signal ${run.signal}`}${run.timedOut ? " (timed out: process group killed)" : ""} after ${run.durationMs} ms; results from ${run.source}${run.reportError ? ` (${run.reportError})` : ""}`,
     "--- stdout ---",
     run.stdout.slice(-200_000),
@@ -98,4 +154,31 @@ export function describeRun(run: TestRun): string {
     run.stderr.slice(-50_000),
     "",
   ].join("\n");
+}
+
+export interface NamedPatch {
+  name: string;
+  text: string;
+}
+
+/**
+ * A fresh checkout of the task's base at `dest` with `patches` applied exactly, in order (each
+ * written to `scratch` first). Returns why a patch does not apply, or the checkout.
+ */
+export async function checkoutWithPatches(
+  dataset: Dataset,
+  task: LoadedTask,
+  dest: string,
+  scratch: string,
+  patches: readonly NamedPatch[],
+): Promise<PreparedCheckout | string> {
+  const co = await freshCheckout(dataset, task, dest);
+  for (const p of patches) {
+    if (p.text.trim() === "") continue;
+    const file = join(scratch, p.name);
+    writeFileSync(file, p.text);
+    const err = await applyExact(dest, file);
+    if (err) return `${p.name} does not apply: ${err}`;
+  }
+  return co;
 }

@@ -3,7 +3,7 @@ import { runProcess } from "../core/process.js";
 import type { TestStatus } from "../formats/verdict.js";
 import { parseJunitReport, type CaseOutcome } from "./junit-xml.js";
 import { caseKey, caseNodeId, collectionErrorScope, inScope, mangleNodeId } from "./pytest-ids.js";
-import { parsePytestSummary } from "./pytest-output.js";
+import { collectionInterruption, parsePytestSummary } from "./pytest-output.js";
 
 /** Used when neither the task's verifier nor its repository names a test command. */
 export const defaultTestCommand = "python3 -m pytest -rA -p no:cacheprovider --junitxml={junit} {tests}";
@@ -16,6 +16,8 @@ export interface TestRun {
   byKey: Map<string, string>;
   /** Files (`a/test_x.py`) or directories (`a/`) whose collection failed. */
   collectionErrors: string[];
+  /** Requested ids pytest reported as not existing; the run was repeated without them (they are `missing`). */
+  notFound: string[];
   source: "junit" | "output" | "none";
   /** Set when a report exists but cannot be read. */
   reportError?: string;
@@ -68,6 +70,7 @@ export async function runTests(opts: RunTestsOptions): Promise<TestRun> {
     cases: new Map(),
     byKey: new Map(),
     collectionErrors: [],
+    notFound: [],
     source: "none",
     exitCode: r.code,
     signal: r.signal,
@@ -146,13 +149,17 @@ export function reportedFailures(run: TestRun): boolean {
 
 /**
  * Why a finished run cannot be trusted as a test outcome, or null when it can: the command did
- * not start, nothing readable was reported, or it exited non-zero without any test failing
- * (a usage error, a crash while loading conftest, an internal error).
+ * not start, pytest stopped at collection, nothing readable was reported, or it exited non-zero
+ * without any test failing (a usage error, a crash while loading conftest, an internal error).
+ * A run whose every requested id does not exist is trusted: those tests are `missing`.
  */
 export function untrustedRunReason(run: TestRun): string | null {
   if (run.timedOut) return null;
   if (run.spawnError) return `could not start the test command: ${run.spawnError}`;
   if (run.reportError) return `the JUnit report is unreadable: ${run.reportError}`;
+  const interrupted = collectionInterruption(run.stdout);
+  if (interrupted) return `pytest stopped at collection (${interrupted}): the tests of the other files did not run`;
+  if (run.exitCode === 4 && run.notFound.length > 0 && run.cases.size === 0) return null;
   if (run.source === "none") return `no test results: no JUnit report and no pytest summary (exit ${run.exitCode ?? run.signal})`;
   if (run.exitCode !== 0 && !reportedFailures(run)) {
     return `the test command exited ${run.exitCode ?? `by signal ${run.signal}`} but reported no failing test`;

@@ -12,9 +12,10 @@ export function registerTasks(program: Command): Command {
     .description("check a dataset: schema, files, test lists, and that every patch parses and applies in order")
     .argument("<dataset>", "dataset directory")
     .action(async (dir: string) => {
-      const { dataset, problems } = await validateDataset(dir);
+      const { dataset, problems, warnings } = await validateDataset(dir);
       // A dataset that exists but is broken is a check that found problems (1); no dataset at all is bad input (2).
       if (!dataset && problems.some((p) => p.message === "dataset directory not found")) throw new InputError(problems);
+      for (const w of warnings) process.stderr.write(`warning: ${formatProblem(w)}\n`);
       for (const p of problems) process.stdout.write(`${formatProblem(p)}\n`);
       const n = dataset?.tasks.length ?? 0;
       if (problems.length > 0) {
