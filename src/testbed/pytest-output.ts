@@ -58,18 +58,10 @@ export function collectionInterruption(output: string): string | null {
 }
 
 /**
- * The requested ids pytest refused because they do not exist (it then exits 4 before running
- * anything): `ERROR: not found: /abs/tests/test_x.py::test_gone` (a parametrized id may be named
- * without its brackets) and `ERROR: file or directory not found: tests/test_y.py::test_q`.
+ * What pytest refused as not existing (it then exits 4 before running anything):
+ * `ERROR: not found: /abs/tests/test_x.py::test_gone` (a missing parameter case is named by its
+ * bare function) and `ERROR: file or directory not found: tests/test_y.py::test_q`.
  */
-export function notFoundIds(output: string, requested: readonly string[]): string[] {
-  const targets: string[] = [];
-  for (const m of output.matchAll(/^ERROR: (?:file or directory )?not found: (.+?)\s*$/gm)) targets.push(m[1]!);
-  if (targets.length === 0) return [];
-  const names = (target: string, name: string) => target === name || target.endsWith(`/${name}`);
-  return requested.filter((id) => {
-    const bare = id.includes("[") ? id.slice(0, id.indexOf("[")) : id;
-    const file = id.split("::")[0]!;
-    return targets.some((t) => names(t, id) || names(t, bare) || names(t, file));
-  });
+export function notFoundTargets(output: string): string[] {
+  return [...output.matchAll(/^ERROR: (?:file or directory )?not found: (.+?)\s*$/gm)].map((m) => m[1]!);
 }

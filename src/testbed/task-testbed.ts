@@ -6,8 +6,9 @@ import type { Dataset, LoadedTask } from "../dataset/load.js";
 import { baseNotFoundHint, checkoutAt, materializeRepo, resolveBase, type MaterializedRepo } from "../dataset/repo-cache.js";
 import { prepareEnvironment, type PreparedEnv } from "./env-cache.js";
 import { testEnv } from "./scrubbed-env.js";
-import { notFoundIds } from "./pytest-output.js";
-import { defaultTestCommand, runTests, type TestRun } from "./test-run.js";
+import { dropNotFound } from "./missing-ids.js";
+import { notFoundTargets } from "./pytest-output.js";
+import { defaultTestCommand, lookupCase, runTests, type TestRun } from "./test-run.js";
 
 /**
  * A task's test-bed: a fresh checkout of its base, its cached environment, and its test command run
@@ -129,17 +130,21 @@ export async function runTaskTests(
       timeoutMs: task.verifier.timeout_s * 1000,
     });
   let run = await once(testIds);
+  if (testIds === null) return run;
+  let ids = [...testIds];
+  const expanded = new Map<string, string[]>();
   const notFound: string[] = [];
-  for (let i = 0; testIds !== null && run.exitCode === 4 && i < maxNotFoundReruns; i++) {
-    const left = testIds.filter((id) => !notFound.includes(id));
-    const gone = notFoundIds(`${run.stdout}\n${run.stderr}`, left);
-    if (gone.length === 0) break;
-    notFound.push(...gone);
-    run.notFound = [...notFound];
-    if (gone.length === left.length) break;
-    run = await once(left.filter((id) => !gone.includes(id)));
-    run.notFound = [...notFound];
+  for (let i = 0; run.exitCode === 4 && i < maxNotFoundReruns; i++) {
+    const step = dropNotFound(ids, notFoundTargets(`${run.stdout}\n${run.stderr}`), expanded);
+    if (!step.progress) break;
+    notFound.push(...step.dropped);
+    ids = step.next;
+    if (ids.length === 0) break;
+    run = await once(ids);
   }
+  // Parameter cases requested through their function: the ones still unreported do not exist.
+  for (const group of expanded.values()) notFound.push(...group.filter((id) => !notFound.includes(id) && lookupCase(run, id) === undefined));
+  run.notFound = notFound;
   return run;
 }
 
