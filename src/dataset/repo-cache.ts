@@ -107,7 +107,7 @@ async function materializeGit(key: string, source: string, name: string): Promis
       if (r.code !== 0) {
         throw new RepoUnavailable(
           `cannot clone ${source}: ${gitReason(r.stderr, tmp)}; offline, point the repository at a local clone, mirror or bundle ` +
-            `("mirror": PATH in dataset.json, or --repo ${name}=PATH)`,
+            `("mirror": PATH in dataset.json's repos.${name}, or --repo when importing or materializing)`,
         );
       }
       const refs = await gitTry(["--git-dir", tmp, "for-each-ref", "--count=1", "--format=%(objectname)"]);
