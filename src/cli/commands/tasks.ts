@@ -4,9 +4,10 @@ import { validateDataset } from "../../dataset/validate.js";
 import { ExitCode } from "../exit-codes.js";
 import { addImportCommand } from "./tasks-import.js";
 import { addQualifyCommand } from "./tasks-qualify.js";
+import { addMineCommand } from "./tasks-mine.js";
 
 export function registerTasks(program: Command): Command {
-  const tasks = program.command("tasks").description("check, qualify and import task datasets");
+  const tasks = program.command("tasks").description("check, qualify, import and mine task datasets");
   tasks
     .command("validate")
     .description("check a dataset: schema, files, test lists, and that every patch parses and applies in order")
@@ -27,5 +28,6 @@ export function registerTasks(program: Command): Command {
     });
   addQualifyCommand(tasks);
   addImportCommand(tasks);
+  addMineCommand(tasks);
   return tasks;
 }
