@@ -8,7 +8,8 @@ import { materializeRepo } from "../dataset/repo-cache.js";
 import type { DatasetManifest, RepoSpec, TaskSpec } from "../dataset/schema.js";
 import { resolveSource } from "../dataset/source-location.js";
 import { taskManifestSchema, type ManifestRepo, type ManifestTask, type TaskManifest } from "../formats/task-manifest.js";
-import { sha256, stagePatchesOf, stageText, testsPatchOf } from "../mine/derive.js";
+import { sha256 } from "../core/digest.js";
+import { stagePatchesOf, stageText, testsPatchOf } from "../mine/derive.js";
 
 /** The dataset.json entry of a manifest repository (cloned from `mirror` when given). */
 export function datasetRepoOf(repo: ManifestRepo, mirror?: string): RepoSpec {

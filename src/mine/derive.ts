@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { git, gitOut } from "../core/git.js";
 
 /**
@@ -58,8 +57,4 @@ export async function stageText(gitDir: string, from: string, to: string): Promi
     parts.push((await gitOut(["--git-dir", gitDir, "log", "-1", "--format=%B", c])).trim());
   }
   return parts.filter((p) => p !== "").join("\n\n") || `Apply the change of commit ${to.slice(0, 12)}.`;
-}
-
-export function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
 }

@@ -13,7 +13,8 @@ import type { ManifestRepo, ManifestTask, TaskManifest } from "../formats/task-m
 import { buildSessions } from "../sessions/build.js";
 import { defaultTestCommand } from "../testbed/test-run.js";
 import { findCandidates, type Candidate } from "./candidates.js";
-import { changedPaths, sha256, stagePatchesOf, testsPatchOf } from "./derive.js";
+import { sha256 } from "../core/digest.js";
+import { changedPaths, stagePatchesOf, testsPatchOf } from "./derive.js";
 import { foldStages, stageTests, type RejectReason } from "./stage-tests.js";
 
 export interface MineOptions {

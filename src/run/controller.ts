@@ -4,17 +4,17 @@ import { join, relative } from "node:path";
 import { gitTry } from "../core/git.js";
 import type { Dataset } from "../dataset/load.js";
 import { InfraFault } from "../core/infra-fault.js";
-import type { Agent, AgentContext, AgentResult, Conversation } from "../agents/types.js";
-import { workspaceNames, type Condition, type SessionPair, type WorkspaceName } from "../sessions/schema.js";
+import type { Agent, AgentContext, Conversation } from "../agents/types.js";
+import { workspaceNames, type Condition, type SessionPair, type WorkspaceName } from "../formats/sessions.js";
 import { collectPatch } from "./artifact.js";
 import { runFiles } from "../formats/run-layout.js";
-import { continuationMessage, finalizationMessage, stageMessage } from "./message-templates.js";
+import { deliverSchedule, RunInterrupted, type Delivered } from "./deliver.js";
 import { nowIso, type ProgressSink } from "./progress-events.js";
 import { archivePreviousAttempt, attemptLogDir } from "./session-dir.js";
 import type { PatchInfo, SessionSummary } from "../formats/session-summary.js";
 import { TrajectoryWriter } from "./trajectory.js";
-import type { AgentEvent, RequestOutcome } from "../formats/trajectory.js";
-import { addEvent, emptyUsage, usageOf } from "../formats/usage.js";
+import { emptyUsage, usageOf } from "../formats/usage.js";
+import { SessionRecorder } from "./recorder.js";
 import { createWorkspaces, removeWorkDir, type SessionWorkspaces } from "./workspaces.js";
 
 export interface AttemptParams {
@@ -52,11 +52,6 @@ export class AttemptAborted extends Error {
   }
 }
 
-class RunInterrupted extends Error {}
-
-/** Extra time an adapter gets past its request deadline before the controller gives up on it. */
-const adapterGraceMs = 60_000;
-
 /**
  * Runs one attempt of one session: five fresh workspaces, one new conversation, every request of the
  * schedule in order (with timeout continuations), then the patches of all five workspaces.
@@ -66,18 +61,14 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
   const started = Date.now();
   const schedule = p.pair.schedules[p.condition];
   const sessionDir = runFiles.sessionDir(p.runDir, p.session);
-  const workDir = p.workDir;
   const focusWorkspace = workspaceNames.find((w) => p.pair.workspaces[w] === p.pair.focus);
   if (!focusWorkspace) throw new Error(`${p.session}: no workspace holds the focus task`);
   archivePreviousAttempt(sessionDir);
   const trajectory = new TrajectoryWriter(runFiles.trajectory(p.runDir, p.session));
+  const recorder = new SessionRecorder((line) => trajectory.write(line), p.progress, p.session, schedule.length);
   const conversationId = randomUUID();
-
   const usage = emptyUsage();
-  const requests = { scheduled: schedule.length, delivered: 0, yielded: 0, timeout: 0, agent_error: 0 };
-  let timeouts = 0;
-  let continuationsUsed = 0;
-  let finalized = false;
+  let delivered: Delivered = { requests: { scheduled: schedule.length, delivered: 0, yielded: 0, timeout: 0, agent_error: 0 }, timeouts: 0, continuations: 0, finalized: false };
   const summary = (status: "finished" | "failed", reason?: string, artifact: PatchInfo | null = null, workspaces: Record<string, PatchInfo> = {}): AttemptSummary => ({
     format: "switch-swe.session/1",
     session: p.session,
@@ -86,143 +77,68 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
     condition: p.condition,
     status,
     ...(reason === undefined ? {} : { reason }),
-    finalized,
+    finalized: delivered.finalized,
     attempt: p.attempt,
     conversation: conversationId,
     started_at: new Date(started).toISOString(),
     ended_at: nowIso(),
     duration_ms: Date.now() - started,
-    requests: { ...requests },
-    timeouts,
-    continuations: continuationsUsed,
+    requests: { ...delivered.requests },
+    timeouts: delivered.timeouts,
+    continuations: delivered.continuations,
     usage: usageOf(usage),
     artifact,
     workspaces,
     focus_workspace: focusWorkspace,
   });
 
-  trajectory.write({
-    type: "session_start",
-    time: nowIso(),
-    session: p.session,
-    pair: p.pair.id,
-    condition: p.condition,
-    attempt: p.attempt,
-    agent: p.agent.name,
-    conversation: conversationId,
-  });
-  p.progress({ type: "session_start", time: nowIso(), session: p.session, attempt: p.attempt, requests: schedule.length });
-
+  recorder.sessionStart({ pair: p.pair.id, condition: p.condition, attempt: p.attempt, agent: p.agent.name, conversation: conversationId });
   let conversation: Conversation | null = null;
   try {
     const setupStart = Date.now();
-    const ws = await createWorkspaces(p.dataset, p.pair, workDir);
-    p.progress({ type: "workspaces_ready", time: nowIso(), session: p.session, attempt: p.attempt, duration_ms: Date.now() - setupStart });
-    const ctx: AgentContext = {
-      session: p.session,
-      pair: p.pair,
-      condition: p.condition,
-      attempt: p.attempt,
-      runSeed: p.runSeed,
-      dataset: p.dataset,
-      workspaces: ws.paths,
-      baseCommits: ws.baseCommits,
-      conversationId,
-      stateDir: join(workDir, "agent"),
-      logDir: join(attemptLogDir(sessionDir, p.attempt), "agent"),
-    };
-    try {
-      conversation = await p.agent.startConversation(ctx);
-    } catch (e) {
-      throw e instanceof InfraFault ? e : new InfraFault(`agent ${p.agent.name} could not start: ${errorText(e)}`);
-    }
-
-    let previous: WorkspaceName | null = null;
-    let turn = 0;
-    for (const [index, step] of schedule.entries()) {
-      const path = ws.paths[step.workspace];
-      const role = step.task === p.pair.focus ? "focus" : "interruption";
-      const focusReturn = step.kind === "stage" && role === "focus" && previous !== null && previous !== step.workspace;
-      let message = step.kind === "stage" ? stageMessage(p.pair.repo, path, step.text) : finalizationMessage(p.pair.repo, path);
-      let continuation = false;
-      let outcome: RequestOutcome;
-      for (;;) {
-        if (p.signal.aborted) throw new RunInterrupted();
-        trajectory.write({
-          type: "request_start",
-          time: nowIso(),
-          index,
-          task: step.task,
-          role,
-          workspace: step.workspace,
-          workspace_path: path,
-          kind: step.kind,
-          ...(step.kind === "stage" ? { stage: step.stage } : {}),
-          focus_return: focusReturn,
-          ...(continuation ? { continuation: true } : {}),
-          message,
-        });
-        p.progress({ type: "request_start", time: nowIso(), session: p.session, index, requests: schedule.length, kind: step.kind, workspace: step.workspace, continuation });
-        const t0 = Date.now();
-        let events = 0;
-        const onEvent = (event: AgentEvent) => {
-          events++;
-          addEvent(usage, event);
-          trajectory.write({ type: "agent_event", time: nowIso(), index, event });
-        };
-        const request = { index, message, workspace: step.workspace, workspacePath: path, continuation, turn, timeoutMs: p.requestTimeoutMs, signal: p.signal };
-        const result = await sendGuarded(conversation, request, onEvent, p.signal);
-        turn++;
-        outcome = result.outcome;
-        const duration = Date.now() - t0;
-        trajectory.write({
-          type: "request_end",
-          time: nowIso(),
-          index,
-          outcome,
-          duration_ms: duration,
-          ...(result.detail ? { detail: result.detail } : {}),
-        });
-        p.progress({ type: "request_end", time: nowIso(), session: p.session, index, outcome, duration_ms: duration, ...(result.detail ? { detail: result.detail } : {}) });
-        if (p.signal.aborted) throw new RunInterrupted();
-        if (outcome === "infra_fault") throw new InfraFault(`request ${index}: ${result.detail ?? "agent infrastructure fault"}`);
-        if (!continuation) requests.delivered++;
-        requests[outcome]++;
-        if (outcome === "agent_error" && turn === 1 && events === 0) {
-          p.progress({ type: "warning", time: nowIso(), session: p.session, message: `agent failed on its first request without output: ${result.detail ?? "no detail"}` });
-        }
-        if (outcome === "timeout") {
-          timeouts++;
-          if (continuationsUsed < p.maxContinuations) {
-            continuationsUsed++;
-            continuation = true;
-            message = continuationMessage(p.pair.repo, path);
-            continue;
-          }
-        }
-        break;
-      }
-      if (step.kind === "finalization") finalized = outcome === "yielded";
-      previous = step.workspace;
-    }
+    const ws = await createWorkspaces(p.dataset, p.pair, p.workDir);
+    recorder.workspacesReady(p.attempt, Date.now() - setupStart);
+    conversation = await startConversation(p, ws, sessionDir, conversationId);
+    const deliverParams = { conversation, schedule, repo: p.pair.repo, focus: p.pair.focus, paths: ws.paths, recorder, usage };
+    delivered = await deliverSchedule({ ...deliverParams, requestTimeoutMs: p.requestTimeoutMs, maxContinuations: p.maxContinuations, signal: p.signal });
     await closeQuietly(conversation);
     conversation = null;
 
     const patches = await collectAll(p, ws, sessionDir, focusWorkspace);
-    for (const [w, why] of Object.entries(patches.damaged)) {
-      p.progress({ type: "warning", time: nowIso(), session: p.session, message: `no patch for ${w}: ${why}` });
-    }
+    for (const [w, why] of Object.entries(patches.damaged)) recorder.warning(`no patch for ${w}: ${why}`);
     const done = { ...summary("finished", undefined, patches.artifact, patches.others), ...(Object.keys(patches.damaged).length > 0 ? { damaged_workspaces: patches.damaged } : {}) };
-    trajectory.write({ type: "session_end", time: nowIso(), status: "finished", finalized });
+    recorder.sessionEnd("finished", delivered.finalized);
     return done;
   } catch (e) {
     if (conversation) await closeQuietly(conversation);
     const kind = e instanceof RunInterrupted || p.signal.aborted ? "interrupted" : e instanceof InfraFault ? "infra_fault" : "failed";
     const reason = kind === "interrupted" ? "the run was stopped" : errorText(e);
-    trajectory.write({ type: "session_end", time: nowIso(), status: "failed", finalized: false, reason: `${kind}: ${reason}` });
+    recorder.sessionEnd("failed", false, `${kind}: ${reason}`);
     throw new AttemptAborted(kind, reason, summary("failed", `${kind}: ${reason}`));
   } finally {
-    if (!p.keepWorkspaces) await removeWorkDir(workDir).catch(() => undefined);
+    if (!p.keepWorkspaces) await removeWorkDir(p.workDir).catch(() => undefined);
+  }
+}
+
+/** The agent's conversation for this attempt; an agent that cannot start is an infrastructure fault. */
+async function startConversation(p: AttemptParams, ws: SessionWorkspaces, sessionDir: string, conversationId: string): Promise<Conversation> {
+  const ctx: AgentContext = {
+    session: p.session,
+    pair: p.pair,
+    condition: p.condition,
+    attempt: p.attempt,
+    runSeed: p.runSeed,
+    dataset: p.dataset,
+    workspaces: ws.paths,
+    baseCommits: ws.baseCommits,
+    conversationId,
+    stateDir: join(p.workDir, "agent"),
+    logDir: join(attemptLogDir(sessionDir, p.attempt), "agent"),
+  };
+  try {
+    return await p.agent.startConversation(ctx);
+  } catch (e) {
+    throw e instanceof InfraFault ? e : new InfraFault(`agent ${p.agent.name} could not start: ${errorText(e)}`);
   }
 }
 
@@ -252,35 +168,6 @@ async function collectAll(p: AttemptParams, ws: SessionWorkspaces, sessionDir: s
   );
   const sorted = Object.fromEntries(workspaceNames.flatMap((w) => (others[w] ? [[w, others[w]] as const] : [])));
   return { artifact: artifact as PatchInfo | null, others: sorted, damaged };
-}
-
-/**
- * Sends one request; an adapter that does not return within its deadline plus a grace period (a bug in
- * the adapter, since every adapter must honour the deadline) fails the attempt instead of hanging the run.
- */
-async function sendGuarded(
-  conversation: Conversation,
-  request: Parameters<Conversation["send"]>[0],
-  onEvent: (e: AgentEvent) => void,
-  signal: AbortSignal,
-): Promise<AgentResult> {
-  let timer: NodeJS.Timeout | undefined;
-  let onAbort: (() => void) | undefined;
-  const guard = new Promise<never>((_, reject) => {
-    const fail = (ms: number, why: string) => {
-      if (timer) clearTimeout(timer);
-      timer = setTimeout(() => reject(new Error(why)), ms);
-    };
-    fail(request.timeoutMs + adapterGraceMs, `agent adapter did not return within ${Math.round((request.timeoutMs + adapterGraceMs) / 1000)} s of its request deadline`);
-    onAbort = () => fail(10_000, "agent adapter did not stop after the run was interrupted");
-    signal.addEventListener("abort", onAbort);
-  });
-  try {
-    return await Promise.race([conversation.send(request, onEvent), guard]);
-  } finally {
-    if (timer) clearTimeout(timer);
-    if (onAbort) signal.removeEventListener("abort", onAbort);
-  }
 }
 
 async function closeQuietly(c: Conversation): Promise<void> {

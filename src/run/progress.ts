@@ -85,19 +85,56 @@ interface Running {
   since: number;
 }
 
+interface TtyCounts {
+  total: number;
+  skipped: number;
+  done: number;
+  failed: number;
+  requestsTotal: number;
+  requestsDone: number;
+  running: Map<string, Running>;
+}
+
+const yellow = (text: string) => `\x1b[33m${text}\x1b[0m`;
+
+/** Updates the live block's counts with one event; returns the line to scroll above it, if any. */
+function track(c: TtyCounts, e: ProgressEvent, now: number): string | null {
+  switch (e.type) {
+    case "run_start":
+      Object.assign(c, { total: e.sessions, skipped: e.skipped, requestsTotal: e.requests });
+      return describe(e);
+    case "session_start":
+      c.running.set(e.session, { session: e.session, attempt: e.attempt, request: "setting up workspaces", since: now });
+      return null;
+    case "request_start": {
+      const r = c.running.get(e.session);
+      if (r) Object.assign(r, { request: `request ${e.index + 1}/${e.requests} ${e.kind} ${e.workspace}${e.continuation ? " (continuation)" : ""}`, since: now });
+      return null;
+    }
+    case "request_end":
+      if (e.outcome !== "timeout") c.requestsDone++;
+      return e.outcome === "timeout" || e.outcome === "agent_error" ? yellow(describe(e)!) : null;
+    case "session_end":
+      c.running.delete(e.session);
+      if (e.status === "finished") c.done++;
+      else if (e.status === "failed" || (e.status === "infra_fault" && !e.retry)) c.failed++;
+      return describe(e);
+    case "warning":
+      return yellow(describe(e)!);
+    case "verify":
+      return describe(e);
+    default:
+      return null;
+  }
+}
+
 /**
  * A terminal: a live block (sessions done of total, each running session's current request, elapsed,
  * time left) redrawn in place with plain ANSI; session ends and warnings scroll above it.
  */
 export function ttyReporter(out: WritableLike, now: () => number = Date.now): ProgressReporter {
   const started = now();
-  let total = 0;
-  let skipped = 0;
-  let done = 0;
-  let failed = 0;
-  let requestsTotal = 0;
-  let requestsDone = 0;
-  const running = new Map<string, Running>();
+  const c: TtyCounts = { total: 0, skipped: 0, done: 0, failed: 0, requestsTotal: 0, requestsDone: 0, running: new Map() };
   let drawn = 0;
   let timer: NodeJS.Timeout | undefined;
 
@@ -109,10 +146,10 @@ export function ttyReporter(out: WritableLike, now: () => number = Date.now): Pr
   const draw = () => {
     clear();
     const elapsed = now() - started;
-    const eta = estimateRemainingMs(elapsed, requestsDone, requestsTotal);
+    const eta = estimateRemainingMs(elapsed, c.requestsDone, c.requestsTotal);
     const lines = [
-      `${done}/${total} sessions done${failed ? `, ${failed} failed` : ""}${skipped ? `, ${skipped} finished earlier` : ""} · elapsed ${formatDuration(elapsed)} · left ${eta === null ? "--:--:--" : formatDuration(eta)}`,
-      ...[...running.values()].map((r) => `  ${r.session} #${r.attempt}  ${r.request}  ${formatDuration(now() - r.since)}`),
+      `${c.done}/${c.total} sessions done${c.failed ? `, ${c.failed} failed` : ""}${c.skipped ? `, ${c.skipped} finished earlier` : ""} · elapsed ${formatDuration(elapsed)} · left ${eta === null ? "--:--:--" : formatDuration(eta)}`,
+      ...[...c.running.values()].map((r) => `  ${r.session} #${r.attempt}  ${r.request}  ${formatDuration(now() - r.since)}`),
     ].map((l) => (l.length > width() ? `${l.slice(0, width() - 1)}…` : l));
     out.write(`${lines.join("\n")}\n`);
     drawn = lines.length;
@@ -124,50 +161,21 @@ export function ttyReporter(out: WritableLike, now: () => number = Date.now): Pr
 
   return {
     emit: (e) => {
-      switch (e.type) {
-        case "run_start":
-          total = e.sessions;
-          skipped = e.skipped;
-          requestsTotal = e.requests;
-          timer = setInterval(draw, 1000);
-          timer.unref();
-          log(describe(e)!);
-          break;
-        case "session_start":
-          running.set(e.session, { session: e.session, attempt: e.attempt, request: "setting up workspaces", since: now() });
-          break;
-        case "request_start": {
-          const r = running.get(e.session);
-          if (r) Object.assign(r, { request: `request ${e.index + 1}/${e.requests} ${e.kind} ${e.workspace}${e.continuation ? " (continuation)" : ""}`, since: now() });
-          break;
-        }
-        case "request_end":
-          if (e.outcome !== "timeout") requestsDone++;
-          if (e.outcome === "timeout" || e.outcome === "agent_error") log(`\x1b[33m${describe(e)!}\x1b[0m`);
-          break;
-        case "session_end":
-          running.delete(e.session);
-          if (e.status === "finished") done++;
-          else if (e.status === "failed" || (e.status === "infra_fault" && !e.retry)) failed++;
-          log(describe(e)!);
-          break;
-        case "warning":
-          log(`\x1b[33m${describe(e)!}\x1b[0m`);
-          break;
-        case "verify":
-          log(describe(e)!);
-          break;
-        case "run_end":
-          if (timer) clearInterval(timer);
-          timer = undefined;
-          running.clear();
-          draw();
-          drawn = 0;
-          log(describe(e)!);
-          return;
-        default:
-          break;
+      if (e.type === "run_end") {
+        if (timer) clearInterval(timer);
+        timer = undefined;
+        c.running.clear();
+        draw();
+        drawn = 0;
+        log(describe(e)!);
+        return;
       }
+      const line = track(c, e, now());
+      if (e.type === "run_start") {
+        timer = setInterval(draw, 1000);
+        timer.unref();
+      }
+      if (line !== null) log(line);
       draw();
     },
     close: () => {
