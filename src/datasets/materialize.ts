@@ -7,7 +7,7 @@ import type { Dataset } from "../dataset/load.js";
 import { materializeRepo } from "../dataset/repo-cache.js";
 import type { DatasetManifest, RepoSpec, TaskSpec } from "../dataset/schema.js";
 import { resolveSource } from "../dataset/source-location.js";
-import { taskManifestSchema, type ManifestRepo, type ManifestTask, type TaskManifest } from "../formats/task-manifest.js";
+import { taskManifestSchema, type ManifestRepo, type ManifestTask, type TaskManifest } from "../dataset/task-manifest.js";
 import { sha256 } from "../core/digest.js";
 import { stagePatchesOf, stageText, testsPatchOf } from "../mine/derive.js";
 

@@ -9,7 +9,7 @@ import { loadDataset, type Dataset, type LoadedTask } from "../dataset/load.js";
 import { materializeRepo } from "../dataset/repo-cache.js";
 import { isRemoteSource } from "../dataset/source-location.js";
 import { datasetRepoOf, deriveTask, writeDerivedTask } from "../datasets/materialize.js";
-import type { ManifestRepo, ManifestTask, TaskManifest } from "../formats/task-manifest.js";
+import type { ManifestRepo, ManifestTask, TaskManifest } from "../dataset/task-manifest.js";
 import { buildSessions } from "../sessions/build.js";
 import { defaultTestCommand } from "../testbed/test-run.js";
 import { findCandidates, type Candidate } from "./candidates.js";

@@ -2,6 +2,7 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.js";
+import { layoutTen, writeSyntheticDataset } from "../helpers/synthetic-dataset.js";
 import { makeRunFixture, type RunFixture } from "../run/fixture.js";
 
 let fx: RunFixture;
@@ -26,5 +27,15 @@ describe("run and verify share one exit-code rule for infrastructure faults", ()
     const v = cli(["verify", out], { env });
     expect(v.stdout).toMatch(/1 infrastructure fault\(s\)/);
     expect(v.code).toBe(1);
+  });
+});
+
+describe("demo --dataset", () => {
+  it("runs on the given dataset, and refuses one from which no session pair can be built (exit 2, one line)", () => {
+    const small = writeSyntheticDataset(join(fx.root, "small"), layoutTen.files, layoutTen.tasks.slice(0, 2));
+    const r = cli(["demo", "--dataset", small, "--out", join(fx.root, "demo")], { env: { SWITCH_SWE_CACHE: fx.cache } });
+    expect(r.stdout).toBe("dataset synthetic@1: 2 tasks, valid\n");
+    expect(r.stderr.trim()).toMatch(new RegExp(`^${small}: no session pair can be built \\(2 focus task\\(s\\) excluded: a repository needs at least five tasks\\)$`));
+    expect(r.code).toBe(2);
   });
 });

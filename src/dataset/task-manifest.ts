@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { environmentSchema, repoNamePattern, sourceRulesSchema, taskIdPattern, verifierSchema } from "../dataset/schema.js";
+import { environmentSchema, repoNamePattern, sourceRulesSchema, taskIdPattern, verifierSchema } from "./schema.js";
 
 /**
  * A dataset shipped as a manifest (`switch-swe.task-manifest/1`): for each task, the upstream
