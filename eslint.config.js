@@ -21,7 +21,6 @@ export default tseslint.config(
     files: [
       "src/handoff/run.ts",
       "src/mock-model/server.ts",
-      "src/qualify/qualify-task.ts",
     ],
     rules: { "max-lines-per-function": "off" },
   },
