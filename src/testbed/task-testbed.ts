@@ -160,12 +160,13 @@ export async function runTaskTests(dataset: Dataset, task: LoadedTask, bed: Test
 }
 
 /**
- * The whole suite once in a checkout made by the harness from trusted patches (qualification, mining):
- * the pytest configuration is the checkout's own.
+ * The whole suite once in a checkout made by the harness from the dataset's own patches (qualification,
+ * mining): no agent's code runs, so no sandbox; a suite's state across runs (what makes a test
+ * unstable) stays visible. The pytest configuration is the checkout's own.
  */
 export async function runWholeSuite(dataset: Dataset, task: LoadedTask, checkout: string, scratch: string, env: PreparedEnv): Promise<TestRun> {
   const inifile = await locateInifile(testPython(env.pathPrefix), checkout);
-  return runTaskTests(dataset, task, { checkout, scratch, env, inifile }, null);
+  return runTaskTests(dataset, task, { checkout, scratch, env, inifile, sandbox: "none" }, null);
 }
 
 /** One run of the task's test command in the test-bed. */

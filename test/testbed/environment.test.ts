@@ -40,9 +40,9 @@ function datasetWithSetup(setup: string[]): Dataset {
 }
 
 let n = 0;
-async function verify(dataset: Dataset, text = "") {
+async function verify(dataset: Dataset, text = "", sandbox: "bwrap" | "none" = "bwrap") {
   const w = join(scratch, `w${n++}`);
-  return verifyArtifact({ dataset, task: taskById(dataset).get("env")!, artifactText: text, workRoot: w, logFile: `${w}.log` });
+  return verifyArtifact({ dataset, task: taskById(dataset).get("env")!, artifactText: text, workRoot: w, logFile: `${w}.log`, sandbox });
 }
 
 const venvSetup = [`python3 -m venv --without-pip --system-site-packages "$SWITCH_SWE_ENV/venv"`, `echo ran >> ${counter}`];
@@ -68,13 +68,17 @@ describe("the environment cache", () => {
     expect(info.envs[0]!.setup).toEqual(venvSetup);
   });
 
-  it("rebuilds an environment that a test run changed", async () => {
+  it("rebuilds an environment that an unsandboxed test run changed; sandboxed, the environment is read-only", async () => {
     const dataset = datasetWithSetup(venvSetup);
     const tamper = diffAgainst(calcRepo(), (d) =>
       writeFiles(d, { "calc/ops.py": `import os\nopen(os.path.join(os.environ["VIRTUAL_ENV"], "planted.pth"), "w").write("")\n${fixedOps}` }),
     );
+    const sandboxed = await verify(dataset, tamper);
+    expect(sandboxed.setup_cached).toBe(true);
+    expect(sandboxed.resolved).toBe(false);
+    expect(sandboxed.notes?.join(" ") ?? "").not.toContain("changed files of the cached environment");
     const before = readFileSync(counter, "utf8");
-    const v = await verify(dataset, tamper);
+    const v = await verify(dataset, tamper, "none");
     expect(v.setup_cached).toBe(true);
     expect(v.notes?.join(" ")).toContain("changed files of the cached environment");
     const next = await verify(dataset);
