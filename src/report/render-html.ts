@@ -1,7 +1,7 @@
 import { dirname, relative, resolve, sep } from "node:path";
 import { gapChart, resolutionChart, tokenRatioChart } from "./html/charts.js";
 import { esc, scriptJson } from "./html/escape.js";
-import { script } from "./html/script.js";
+import { pageScript } from "./html/page-script.js";
 import { css } from "./html/style.js";
 import type { Report } from "./report-schema.js";
 import { reportSections, type Section } from "./sections.js";
@@ -79,7 +79,7 @@ ${statusOptions.map((r) => `<option value="reason:${esc(r)}">${esc(r)}</option>`
 </div>
 </main>
 <script type="application/json" id="report-data">${scriptJson({ report, links })}</script>
-<script>${script}</script>
+<script type="module">${pageScript()}</script>
 </body>
 </html>
 `;
