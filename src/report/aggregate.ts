@@ -1,5 +1,6 @@
 import type { RunInput } from "./read-run.js";
 import type { ConfigReport } from "./report-schema.js";
+import { buildFailureSections } from "./failures.js";
 import { buildGroupSections } from "./groups.js";
 import { buildSessionSections } from "./session-entries.js";
 import type { BootstrapOptions } from "./stats.js";
@@ -11,6 +12,7 @@ export { failedStages, hadRunInfraFault, sessionOutcome, type SessionOutcome } f
 export function buildConfigReport(input: RunInput, opts: BootstrapOptions = {}): ConfigReport {
   const s = buildSessionSections(input);
   const g = buildGroupSections(input, s.entryById, opts);
+  const f = buildFailureSections(input, s.entryById);
   const attributionAvailable = input.tasks !== null;
   return {
     label: input.label,
@@ -30,6 +32,8 @@ export function buildConfigReport(input: RunInput, opts: BootstrapOptions = {}):
     },
     workload: buildWorkload(input, s.usageById),
     profile: g.profile,
+    failure_categories: f.failure_categories,
+    signatures: f.signatures,
     errors: s.errors,
     sessions: s.entries,
     request_texts: s.requestTexts,

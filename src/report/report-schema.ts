@@ -3,10 +3,10 @@ import { conditionSchema, localitySchema, workspaceNameSchema } from "../session
 import { testStatusSchema } from "../formats/verdict.js";
 
 /**
- * The `switch-swe.report/1` document (docs/report-format.md documents every field).
+ * The `switch-swe.report/2` document (docs/report-format.md documents every field).
  * Rates are percentages (0..100), gaps percentage points; null where a value is undefined (no sessions).
  */
-export const REPORT_FORMAT = "switch-swe.report/1";
+export const REPORT_FORMAT = "switch-swe.report/2";
 
 const num = z.number().nullable();
 const interval = z.tuple([z.number(), z.number()]).nullable();
@@ -140,6 +140,24 @@ export const sessionUsageSchema = z
   })
   .strict();
 
+/** Per session; null = unavailable (the run directory lacks what the signature needs), never "zero". */
+export const sessionSignaturesSchema = z
+  .object({
+    /** (request, other workspace) pairs: a request of one task changed another task's checkout. */
+    wrong_workspace_edits: z.number().int().nullable(),
+    /** Added lines of the focus artifact that carry an interruption task's material. */
+    cross_task_contamination: z.number().int().nullable(),
+    /** An earlier focus stage's F2P tests fail while a later stage's pass. */
+    lost_requirement: z.boolean().nullable(),
+    /** Focus files returned to earlier content by a later stage request. */
+    reverted_work: z.number().int().nullable(),
+    incomplete_execution: z.boolean().nullable(),
+    submission: z.boolean().nullable(),
+  })
+  .strict();
+
+export const failureCategorySchema = z.enum(["implementation", "submission", "incomplete_execution"]);
+
 export const sessionEntrySchema = z
   .object({
     id: z.string(),
@@ -196,6 +214,30 @@ export const sessionEntrySchema = z
         .strict(),
     ),
     files: z.object({ trajectory: z.string().nullable(), artifact: z.string().nullable() }).strict(),
+    signatures: sessionSignaturesSchema,
+    failure_category: failureCategorySchema.nullable(),
+  })
+  .strict();
+
+export const signatureNames = ["wrong_workspace_edits", "cross_task_contamination", "lost_requirement", "reverted_work", "incomplete_execution", "submission"] as const;
+export type SignatureName = (typeof signatureNames)[number];
+
+/** One signature over one condition's sessions: how many could be checked, how many show it, how often. */
+export const signatureCountSchema = z
+  .object({ available: z.number().int(), sessions: z.number().int().nullable(), count: z.number().int().nullable() })
+  .strict();
+
+export const signatureTotalsSchema = z.object(Object.fromEntries(signatureNames.map((n) => [n, signatureCountSchema])) as Record<SignatureName, typeof signatureCountSchema>).strict();
+
+export const failureCountsSchema = z
+  .object({
+    sessions: z.number().int(),
+    resolved: z.number().int(),
+    implementation: z.number().int(),
+    submission: z.number().int(),
+    incomplete_execution: z.number().int(),
+    /** Unresolved without a score of the agent's work: not run, no verdict, infrastructure fault. */
+    not_scored: z.number().int(),
   })
   .strict();
 
@@ -210,6 +252,8 @@ export const configReportSchema = z
     stage_attribution: stageAttributionSchema,
     workload: workloadSchema,
     profile: byGroup(byCondition(profileEntrySchema)),
+    failure_categories: byGroup(byCondition(failureCountsSchema)),
+    signatures: byCondition(signatureTotalsSchema),
     errors: byCondition(errorCountsSchema),
     sessions: z.array(sessionEntrySchema),
     request_texts: z.record(z.string(), z.record(z.string(), z.string())),
@@ -255,5 +299,10 @@ export type ConfigReport = z.infer<typeof configReportSchema>;
 export type ComparisonGroup = z.infer<typeof comparisonGroupSchema>;
 export type Comparison = z.infer<typeof comparisonSchema>;
 export type Report = z.infer<typeof reportSchema>;
+export type SessionSignatures = z.infer<typeof sessionSignaturesSchema>;
+export type FailureCategory = z.infer<typeof failureCategorySchema>;
+export type SignatureCount = z.infer<typeof signatureCountSchema>;
+export type SignatureTotals = z.infer<typeof signatureTotalsSchema>;
+export type FailureCounts = z.infer<typeof failureCountsSchema>;
 export type ByGroup<T> = Record<GroupName, T>;
 export type ByCondition<T> = { base: T; switch: T };
