@@ -8,6 +8,14 @@ import { buildWorkload } from "./workload.js";
 
 export { failedStages, hadRunInfraFault, sessionOutcome, type SessionOutcome } from "./session-outcome.js";
 
+const text = (x: unknown): string | null => (typeof x === "string" && x !== "" ? x : null);
+
+/** run.json's `agent.harness` as recorded by real CLI agents; anything else (older runs, oracle) is unknown. */
+function harnessOf(h: unknown): ConfigReport["harness"] {
+  const r = typeof h === "object" && h !== null ? (h as Record<string, unknown>) : {};
+  return { name: text(r.name), version: text(r.version), model: text(r.model), effort: text(r.effort) };
+}
+
 /** Everything the report says about one configuration, from what readRun gathered: one builder per section. Pure. */
 export function buildConfigReport(input: RunInput, opts: BootstrapOptions = {}): ConfigReport {
   const s = buildSessionSections(input);
@@ -18,6 +26,7 @@ export function buildConfigReport(input: RunInput, opts: BootstrapOptions = {}):
     label: input.label,
     run_dir: input.runDir,
     agent: { name: input.config.agent.name, options: input.config.agent.options ?? null },
+    harness: harnessOf(input.config.agent.harness),
     dataset: {
       name: input.config.dataset?.name ?? input.sessions.dataset.name,
       version: input.config.dataset?.version ?? input.sessions.dataset.version,
@@ -31,6 +40,7 @@ export function buildConfigReport(input: RunInput, opts: BootstrapOptions = {}):
       groups: g.attribution,
     },
     workload: buildWorkload(input, s.usageById),
+    workload_by_locality: { near: buildWorkload(input, s.usageById, "near"), far: buildWorkload(input, s.usageById, "far") },
     profile: g.profile,
     failure_categories: f.failure_categories,
     signatures: f.signatures,

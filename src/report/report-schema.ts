@@ -92,6 +92,8 @@ export const summarySchema = z.object({ median: num, mean: num, min: num, max: n
 export const profileEntrySchema = z
   .object({
     sessions: z.number().int(),
+    /** Distinct repositories of the focus tasks. */
+    repositories: z.number().int(),
     requests: summarySchema,
     workspace_switches: summarySchema,
     focus_returns: summarySchema,
@@ -246,11 +248,15 @@ export const configReportSchema = z
     label: z.string(),
     run_dir: z.string(),
     agent: z.object({ name: z.string(), options: z.unknown() }).strict(),
+    /** From run.json `agent.harness` (recorded by real CLI agents); null = not recorded ("unknown"). */
+    harness: z.object({ name: z.string().nullable(), version: z.string().nullable(), model: z.string().nullable(), effort: z.string().nullable() }).strict(),
     dataset: z.object({ name: z.string().nullable(), version: z.string().nullable(), path: z.string().nullable() }).strict(),
     sessions_file: z.object({ path: z.string(), sha256: z.string().nullable(), pairs: z.number().int() }).strict(),
     groups: byGroup(groupResultSchema),
     stage_attribution: stageAttributionSchema,
     workload: workloadSchema,
+    /** The workload section again over near and far focus tasks only. */
+    workload_by_locality: z.object({ near: workloadSchema, far: workloadSchema }).strict(),
     profile: byGroup(byCondition(profileEntrySchema)),
     failure_categories: byGroup(byCondition(failureCountsSchema)),
     signatures: byCondition(signatureTotalsSchema),
@@ -268,11 +274,40 @@ export const comparisonGroupSchema = z
     b: z.object({ uninterrupted: num, switched: num, gap: num }).strict(),
     gap_difference: num,
     ci95: interval,
+    /** Exact two-sided sign-flip (paired permutation) test of gap_difference = 0 over the common tasks. */
+    p_value: num,
   })
   .strict();
 
 export const comparisonSchema = z
   .object({ a: z.string(), b: z.string(), groups: byGroup(comparisonGroupSchema) })
+  .strict();
+
+/** Mean of the configurations' gaps (the paper's averages), its range, and a bootstrap CI of the mean. */
+export const crossConfigSchema = z
+  .object({ configs: z.number().int(), mean_gap: num, min_gap: num, max_gap: num, ci95: interval })
+  .strict();
+
+const figurePointSchema = z
+  .object({
+    config: z.number().int(),
+    label: z.string(),
+    condition: conditionSchema,
+    sessions: z.number().int(),
+    resolution: num,
+    tokens: num,
+    cost_usd: num,
+  })
+  .strict();
+
+const figureBarSchema = z
+  .object({ config: z.number().int(), label: z.string(), condition: conditionSchema })
+  .extend(failureCountsSchema.shape)
+  .strict();
+
+/** The data of the page's Figure 1a (resolution against mean cost) and 1b (failure categories). */
+export const figuresSchema = z
+  .object({ resolution_vs_cost: z.array(figurePointSchema), failure_categories: z.array(figureBarSchema) })
   .strict();
 
 export const reportSchema = z
@@ -282,6 +317,8 @@ export const reportSchema = z
       .object({ seed: z.number().int(), resamples: z.number().int(), method: z.literal("percentile"), level: z.literal(0.95) })
       .strict(),
     configs: z.array(configReportSchema),
+    summary: byGroup(crossConfigSchema),
+    figures: figuresSchema,
     comparison: comparisonSchema.nullable(),
   })
   .strict();
@@ -304,5 +341,7 @@ export type FailureCategory = z.infer<typeof failureCategorySchema>;
 export type SignatureCount = z.infer<typeof signatureCountSchema>;
 export type SignatureTotals = z.infer<typeof signatureTotalsSchema>;
 export type FailureCounts = z.infer<typeof failureCountsSchema>;
+export type CrossConfig = z.infer<typeof crossConfigSchema>;
+export type Figures = z.infer<typeof figuresSchema>;
 export type ByGroup<T> = Record<GroupName, T>;
 export type ByCondition<T> = { base: T; switch: T };

@@ -146,7 +146,7 @@ export function writeSignatureFixture(root: string): SignatureFixture {
   const text = JSON.stringify(sessionsFile);
   writeFileSync(sessionsPath, text);
   mkdirSync(runDir, { recursive: true });
-  const agent = { name: "hand", options: {}, harness: { name: "hand-harness", version: "1.2.3" }, model: "m-1", effort: "high" };
+  const agent = { name: "hand", options: {}, harness: { name: "hand-harness", version: "1.2.3", model: "m-1", effort: "high" } };
   writeFileSync(join(runDir, "run.json"), JSON.stringify({ format: "switch-swe.run/1", label: "hand", agent, dataset: { path: datasetDir, name: "sig", version: "1.0.0" }, sessions_file: { path: sessionsPath, sha256: createHash("sha256").update(text).digest("hex") }, seed: 0 }));
   for (const s of sessions) {
     const dir = join(runDir, "sessions", s.id);

@@ -81,6 +81,7 @@ function matches(r: Row): boolean {
   if (st === "resolved" && r.s.status !== "resolved") return false;
   if (st === "unresolved" && r.s.status === "resolved") return false;
   if (st.startsWith("reason:") && r.s.reason !== st.slice(7)) return false;
+  if (st.startsWith("category:") && r.s.failure_category !== st.slice(9)) return false;
   if (!q) return true;
   const hay = `${r.s.id} ${r.s.locality} ${r.s.reason ?? ""} ${report.configs[r.ci]!.label}`.toLowerCase();
   return hay.includes(q);
@@ -177,6 +178,8 @@ function summaryLines(r: Row): void {
   detail.appendChild(el("h3", null, s.id + (multi ? ` — ${c.label}` : "")));
   detail.appendChild(kv("Status", el("span", { class: `status-${s.status}` }, s.status + (s.reason ? ` (${s.reason})` : ""))));
   if (s.detail) detail.appendChild(kv("Detail", s.detail));
+  if (s.failure_category) detail.appendChild(kv("Failure category", s.failure_category));
+  if (s.signatures) detail.appendChild(kv("Signatures", signatureText(s.signatures)));
   detail.appendChild(kv("Condition", `${s.condition === "base" ? "uninterrupted" : "switched"} · ${s.locality} · focus ${s.focus}`));
   detail.appendChild(
     kv("Requests", `${s.requests.delivered} delivered of ${s.requests.scheduled} scheduled · ${s.workspace_switches} workspace switches · ${s.focus_returns} focus returns · attempts ${s.attempts} · timeouts ${s.timeouts} · continuations ${s.continuations}`),
@@ -193,6 +196,15 @@ function summaryLines(r: Row): void {
     else links.appendChild(el("span", { class: "muted" }, `no ${name} `));
   }
   detail.appendChild(kv("Files", links));
+}
+
+function signatureText(sig: NonNullable<SessionEntry["signatures"]>): string {
+  const parts: string[] = [];
+  for (const [k, v] of Object.entries(sig)) {
+    if (v === null) parts.push(`${k.replace(/_/g, " ")}: unavailable`);
+    else if (v === true || (typeof v === "number" && v > 0)) parts.push(`${k.replace(/_/g, " ")}${typeof v === "number" ? ` ${v}` : ""}`);
+  }
+  return parts.length > 0 ? parts.join(" · ") : "none";
 }
 
 function scheduleSection(r: Row): void {
