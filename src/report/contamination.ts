@@ -57,8 +57,10 @@ export function taskMaterial(patches: readonly string[], requestTexts: readonly 
   for (const p of patches) {
     const sides = patchSides(p);
     for (const l of sides.added) {
-      if (significant(l)) m.addedLines.add(l);
-      if (significant(l)) m.allLines.add(l);
+      if (significant(l)) {
+        m.addedLines.add(l);
+        m.allLines.add(l);
+      }
       for (const id of identifiersOf(l)) candidates.add(id);
     }
     for (const l of sides.other) {

@@ -16,7 +16,8 @@ export function crossConfigSummary(configs: readonly ConfigReport[], opts: Boots
       mean_gap: gaps.length === 0 ? null : gaps.reduce((a, b) => a + b, 0) / gaps.length,
       min_gap: gaps.length === 0 ? null : Math.min(...gaps),
       max_gap: gaps.length === 0 ? null : Math.max(...gaps),
-      ci95: bootstrapMeanGapCI(perConfig, opts),
+      // One configuration: the mean gap is its gap, and so is its interval (no second bootstrap).
+      ci95: configs.length === 1 ? configs[0]!.groups[g].ci95 : bootstrapMeanGapCI(perConfig, opts),
     };
   }
   return out;

@@ -149,7 +149,7 @@ export const sessionSignaturesSchema = z
     wrong_workspace_edits: z.number().int().nullable(),
     /** Added lines of the focus artifact that carry an interruption task's material. */
     cross_task_contamination: z.number().int().nullable(),
-    /** An earlier focus stage's F2P tests fail while a later stage's pass. */
+    /** Stage attribution named: an F2P test of a focus stage before the last tested stage does not pass. */
     lost_requirement: z.boolean().nullable(),
     /** Focus files returned to earlier content by a later stage request. */
     reverted_work: z.number().int().nullable(),

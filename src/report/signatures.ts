@@ -82,14 +82,12 @@ function submissionEvidence(focusWs: string, byWs: ReadonlyMap<string, Change[]>
   return [...last.values()].some((c) => c.request?.role === "interruption");
 }
 
+/** Today's stage attribution, named: a focus stage before the last tested one has an F2P test not passing. */
 function lostRequirement(data: SessionInput | undefined, task: TaskTests | undefined): boolean | null {
   const v = data?.verdict;
   if (!v || !v.applied || v.infra_fault || !task || task.f2pStage.size === 0) return null;
-  const failed = new Set<number>();
-  const stages = new Set<number>(task.f2pStage.values());
-  for (const [id, stage] of task.f2pStage) if (v.tests[id] !== "passed") failed.add(stage);
-  const passed = [...stages].filter((s) => !failed.has(s));
-  return [...failed].some((i) => passed.some((j) => j > i));
+  for (const [id, stage] of task.f2pStage) if (stage < task.lastTestedStage && v.tests[id] !== "passed") return true;
+  return false;
 }
 
 const stalled = (o: RequestRecord["outcome"] | undefined) => o === "timeout" || o === "agent_error";
