@@ -6,8 +6,6 @@ import { buildSessionSections } from "./session-entries.js";
 import type { BootstrapOptions } from "./stats.js";
 import { buildWorkload } from "./workload.js";
 
-export { failedStages, hadRunInfraFault, sessionOutcome, type SessionOutcome } from "./session-outcome.js";
-
 const text = (x: unknown): string | null => (typeof x === "string" && x !== "" ? x : null);
 
 /** run.json's `agent.harness` as recorded by real CLI agents; anything else (older runs, oracle) is unknown. */

@@ -1,4 +1,4 @@
-import { sessionId, type Condition } from "../sessions/schema.js";
+import { sessionId, type Condition } from "../formats/sessions.js";
 import type { RunInput } from "./read-run.js";
 import {
   groupNames,

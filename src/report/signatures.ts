@@ -1,5 +1,5 @@
 import type { FileChange } from "../formats/trajectory.js";
-import type { ScheduleStep, SessionPair } from "../sessions/schema.js";
+import type { ScheduleStep, SessionPair } from "../formats/sessions.js";
 import { contaminatedLines } from "./contamination.js";
 import type { SessionInput, TaskTests } from "./read-run.js";
 import type { FailureCategory, SessionSignatures } from "./report-schema.js";

@@ -1,9 +1,10 @@
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, lstatSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { git, gitOut, gitTry } from "../core/git.js";
 import type { FileChange } from "../formats/trajectory.js";
-import { workspaceNames, type WorkspaceName } from "../sessions/schema.js";
+import { workspaceNames, type WorkspaceName } from "../formats/sessions.js";
 import { artifactExcludes } from "./artifact.js";
 
 /**
@@ -24,6 +25,36 @@ const harnessConfig = [
 
 /** Deadline of each git command on a workspace (an agent may leave huge files behind). */
 const deadlineMs = 120_000;
+
+/**
+ * A fingerprint of a directory's files as the file system describes them (path, type, size, inode,
+ * modification and change times in nanoseconds), `.git` left out. Equal fingerprints mean no file was
+ * written, created, removed or renamed in between (the change time cannot be set back by a process),
+ * so git need not read the workspace again.
+ */
+export function statFingerprint(dir: string): string {
+  const h = createHash("sha1");
+  const walk = (abs: string, rel: string): void => {
+    let entries;
+    try {
+      entries = readdirSync(abs, { withFileTypes: true });
+    } catch {
+      h.update(`${rel}\0unreadable\n`);
+      return;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const e of entries) {
+      if (e.name === ".git") continue;
+      const path = `${abs}/${e.name}`;
+      const st = lstatSync(path, { bigint: true, throwIfNoEntry: false });
+      if (!st) continue;
+      h.update(`${rel}/${e.name}\0${st.mode}\0${st.size}\0${st.ino}\0${st.mtimeNs}\0${st.ctimeNs}\n`);
+      if (e.isDirectory()) walk(path, `${rel}/${e.name}`);
+    }
+  };
+  walk(dir, "");
+  return h.digest("hex");
+}
 
 export interface WorkspaceSnapshot {
   trees: Record<WorkspaceName, { tree: string | null; error?: string }>;
@@ -54,6 +85,8 @@ export function parseRawDiff(out: string): FileChange[] {
  */
 export class WorkspaceEvidence {
   private readonly last = new Map<WorkspaceName, string>();
+  /** The stat fingerprint at the last tree read, per workspace: unchanged means the same tree. */
+  private readonly fingerprints = new Map<WorkspaceName, string>();
 
   private constructor(
     private readonly dir: string,
@@ -93,7 +126,14 @@ export class WorkspaceEvidence {
     const results = await Promise.all(
       workspaceNames.map(async (w) => {
         try {
+          const fp = existsSync(this.paths[w]) ? statFingerprint(this.paths[w]) : null;
+          const prevTree = this.last.get(w);
+          if (fp !== null && prevTree !== undefined && this.fingerprints.get(w) === fp) {
+            return { w, tree: prevTree as string | null, changed: [] as FileChange[], error: undefined };
+          }
           const { tree, partial } = await this.treeOf(w);
+          if (fp !== null && partial === undefined) this.fingerprints.set(w, fp);
+          else this.fingerprints.delete(w);
           const prev = this.last.get(w);
           const changed = prev === undefined ? [] : await this.changes(prev, tree);
           this.last.set(w, tree);

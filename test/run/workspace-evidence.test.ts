@@ -1,8 +1,8 @@
-import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { git, gitOut } from "../../src/core/git.js";
-import { workspaceNames, type WorkspaceName } from "../../src/sessions/schema.js";
+import { workspaceNames, type WorkspaceName } from "../../src/formats/sessions.js";
 import { parseRawDiff, WorkspaceEvidence } from "../../src/run/workspace-evidence.js";
 import { tempDir } from "../helpers/synthetic-dataset.js";
 
@@ -68,6 +68,17 @@ describe("workspace evidence", () => {
       const fourth = await ev.snapshot();
       expect(Object.keys(fourth.changed)).toEqual(["w02"]);
       expect(fourth.trees.w02).toEqual({ tree: await headTree(paths.w02) });
+      // Nothing touched: the same trees, nothing changed (git is not asked again).
+      const fifth = await ev.snapshot();
+      expect(fifth.trees).toEqual(fourth.trees);
+      expect(fifth.changed).toEqual({});
+      // Same size, modification time set back: the change time still gives it away.
+      const file = join(paths.w03, "a.py");
+      const { atime, mtime } = statSync(file);
+      writeFileSync(file, `x = "w9"\n`);
+      utimesSync(file, atime, mtime);
+      const sixth = await ev.snapshot();
+      expect(sixth.changed.w03?.map((c) => c.path)).toEqual(["a.py"]);
     } finally {
       ev.close();
     }
