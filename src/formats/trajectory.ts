@@ -146,7 +146,6 @@ export type AgentEvent = z.infer<typeof agentEventSchema>;
 export type RequestOutcome = z.infer<typeof requestOutcomeSchema>;
 export type TrajectoryLine = z.infer<typeof trajectoryLineSchema>;
 export type FileChange = z.infer<typeof fileChangeSchema>;
-export type WorkspaceStateLine = z.infer<typeof workspaceStateLineSchema>;
 
 /** The one token-accounting rule of the project: every token once, cached input included. */
 export function tokenTotal(e: ModelCallEvent): number {
