@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { git, gitOut, gitTry } from "../core/git.js";
 import type { FileChange } from "../formats/trajectory.js";
 import { workspaceNames, type WorkspaceName } from "../formats/sessions.js";
+import { InfraFault } from "../core/infra-fault.js";
 import { artifactExcludes } from "./artifact.js";
 
 /**
@@ -95,7 +96,12 @@ export class WorkspaceEvidence {
 
   static async open(paths: Readonly<Record<WorkspaceName, string>>): Promise<WorkspaceEvidence> {
     const dir = mkdtempSync(join(tmpdir(), "switch-swe-evidence-"));
-    await git(["init", "-q", "--bare", join(dir, "objects.git")]);
+    try {
+      await git(["init", "-q", "--bare", join(dir, "objects.git")]);
+    } catch (e) {
+      rmSync(dir, { recursive: true, force: true });
+      throw new InfraFault(`workspace evidence store: ${e instanceof Error ? e.message : String(e)}`);
+    }
     return new WorkspaceEvidence(dir, paths);
   }
 
