@@ -295,6 +295,7 @@ function warningsSection(report: Report): Section | null {
 }
 
 /** The report as the ordered tables every text format shows. Pure. */
+/** The harness table: which CLI, exact version, model and effort each configuration ran (real CLI agents). */
 export function reportSections(report: Report): Section[] {
   return [
     harnessSection(report),

@@ -140,6 +140,8 @@ export async function runSessions(opts: RunOptions): Promise<RunOutcome> {
   let ledger: Ledger;
   try {
     prep = prepare(claim.runDir, opts);
+    // The harness is asked once, when the run starts (a resumed run keeps what run.json says).
+    if (!prep.existing && prep.agent.describe) prep.config.agent.harness = await prep.agent.describe();
     if (!prep.existing) writeJsonAtomic(runFiles.config(claim.runDir), prep.config);
     ledger = Ledger.open(runFiles.ledger(claim.runDir));
   } catch (e) {
