@@ -3,10 +3,11 @@ import { join } from "node:path";
 import { z } from "zod";
 import { inputError } from "../core/errors.js";
 import { runProcess } from "../core/process.js";
+import { programsOf } from "./sandbox.js";
 import { agentEventSchema, type AgentEvent } from "../formats/trajectory.js";
 import { cliOptionFields, requireVariables } from "./cli-options.js";
 import { programOf, resolveOnPath } from "./command-path.js";
-import { agentEnv, envNames } from "./private-env.js";
+import { agentEnv, envNames, passedVariables } from "./private-env.js";
 import { validateAgentOptions } from "./options.js";
 import type { Agent, AgentContext, AgentFactory, AgentRequest, AgentResult, Conversation, EventSink } from "./types.js";
 
@@ -26,8 +27,9 @@ const maxTextChars = 4000;
 const maxDetailChars = 1000;
 
 /**
- * Runs a user-supplied command per request: the message on stdin; session, workspace, request index and
- * conversation id in SWITCH_SWE_* variables; cwd = the workspace. Stdout lines that are agent events
+ * Runs a user-supplied command per request: the message on stdin; workspace, request index and
+ * conversation id in SWITCH_SWE_* variables (nothing that names the task, condition or role); cwd = the
+ * workspace; inside the session's sandbox when there is one. Stdout lines that are agent events
  * (JSON, trajectory-schema.ts) are recorded as such, any other line as a text event.
  */
 export const commandAgent: AgentFactory<CommandOptions> = {
@@ -79,28 +81,39 @@ class CommandConversation implements Conversation {
     this.pidFile = join(ctx.stateDir, "pid");
   }
 
-  async send(req: AgentRequest, onEvent: EventSink): Promise<AgentResult> {
-    // A private HOME (with XDG directories) per session, and only the variables the caller named.
-    const env = agentEnv(join(this.ctx.stateDir, "home"), this.pass, {
-      SWITCH_SWE_SESSION: this.ctx.session,
+  /** The program to start for one request: `sh -c` on the host, or inside the session's sandbox. */
+  private start(req: AgentRequest): { command: string; args: string[]; cwd: string; env: NodeJS.ProcessEnv } {
+    // Nothing names the task, condition or role (no SWITCH_SWE_SESSION): only where and which request.
+    const vars = {
       SWITCH_SWE_WORKSPACE: req.workspacePath,
       SWITCH_SWE_REQUEST_INDEX: String(req.index),
       SWITCH_SWE_CONVERSATION: this.ctx.conversationId,
       SWITCH_SWE_TURN: String(req.turn),
       SWITCH_SWE_CONTINUATION: req.continuation ? "1" : "0",
-      SWITCH_SWE_STATE_DIR: this.ctx.stateDir,
-      SWITCH_SWE_PIDFILE: this.pidFile,
-    });
+    };
+    const sb = this.ctx.sandbox;
+    if (sb) {
+      // A new PID namespace per request: its processes die with it; no pid file is needed.
+      const w = sb.wrap(["sh", "-c", this.command], req.workspacePath, programsOf(this.command));
+      return { ...w, cwd: "/", env: sb.env({ ...passedVariables(this.pass), ...vars, SWITCH_SWE_STATE_DIR: sb.insideStateDir }) };
+    }
+    // A private HOME (with XDG directories) per session, and only the variables the caller named.
+    const env = agentEnv(join(this.ctx.stateDir, "home"), this.pass, { ...vars, SWITCH_SWE_STATE_DIR: this.ctx.stateDir, SWITCH_SWE_PIDFILE: this.pidFile });
     // The first line records the process group id (the shell's pid), so the group can be ended on Ctrl-C
     // and found again after the harness itself was killed. The user's command follows unchanged.
-    const script = `echo $$ > "$SWITCH_SWE_PIDFILE"\n${this.command}`;
+    return { command: "sh", args: ["-c", `echo $$ > "$SWITCH_SWE_PIDFILE"\n${this.command}`], cwd: req.workspacePath, env };
+  }
+
+  async send(req: AgentRequest, onEvent: EventSink): Promise<AgentResult> {
+    const start = this.start(req);
     const onAbort = () => killGroupFromPidFile(this.pidFile);
     req.signal.addEventListener("abort", onAbort);
     let sawOutput = false;
     try {
-      const r = await runProcess("sh", ["-c", script], {
-        cwd: req.workspacePath,
-        env,
+      const r = await runProcess(start.command, start.args, {
+        cwd: start.cwd,
+        env: start.env,
+        signal: req.signal,
         input: req.message,
         timeoutMs: req.timeoutMs,
         maxBuffer: 1024 * 1024,

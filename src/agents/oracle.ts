@@ -73,7 +73,7 @@ class OracleConversation implements Conversation {
     const task = this.tasks.get(step.task);
     const patch = task?.stagePatches[step.stage - 1];
     if (!task || patch === undefined) return { outcome: "agent_error", detail: `oracle: no patch for ${step.task} stage ${step.stage}` };
-    const cwd = req.workspacePath;
+    const cwd = this.ctx.sandbox?.hostPath(req.workspacePath) ?? req.workspacePath;
     const paths = safeTouchedPaths(patch);
 
     if (returning && done > 0 && oracleForgets(this.options.forget, this.ctx.runSeed, this.ctx.session, req.index)) {

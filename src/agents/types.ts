@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { harnessInfoSchema } from "../formats/run-config.js";
+import type { SessionSandbox } from "./sandbox.js";
 import type { Dataset } from "../dataset/load.js";
 import type { AgentEvent, RequestOutcome } from "../formats/trajectory.js";
 import type { Condition, SessionPair, WorkspaceName } from "../formats/sessions.js";
@@ -28,6 +29,12 @@ export interface AgentContext {
   stateDir: string;
   /** A directory kept with the session's results (RUN_DIR/sessions/<session>/agent) for the agent's logs. */
   logDir: string;
+  /**
+   * Set when the session runs sandboxed: `workspaces` and request paths are then the paths inside
+   * (`/workspace/<repo>/wNN`), process agents start their commands through `sandbox.wrap`, and
+   * harness-side agents reach the files through `sandbox.hostPath`.
+   */
+  sandbox?: SessionSandbox;
 }
 
 /** One message delivered to the agent. */

@@ -12,6 +12,10 @@ export interface RunOptions {
   onStdoutLine?: (line: string) => void;
   /** Keep at most this many bytes of stdout/stderr in memory (the tail is kept). Default 16 MiB. */
   maxBuffer?: number;
+  /** Ends the whole process group when aborted (SIGTERM, SIGKILL 2 s later). */
+  signal?: AbortSignal;
+  /** Give the program a third pipe on fd 3 and collect what it writes there (the verifier's outcome channel). */
+  channel?: boolean;
 }
 
 export interface RunResult {
@@ -23,6 +27,38 @@ export interface RunResult {
   durationMs: number;
   /** Set when the program could not be started at all (ENOENT, EACCES). */
   spawnError?: string;
+  /** What the program wrote on fd 3 (only with `channel`). */
+  channel?: string;
+}
+
+/** Keeps the last `max` bytes written to it (at least the last chunk). */
+function tailBuffer(max: number): { push: (chunk: Buffer) => void; text: () => string } {
+  const chunks: Buffer[] = [];
+  let len = 0;
+  return {
+    push: (chunk) => {
+      chunks.push(chunk);
+      len += chunk.length;
+      while (len > max && chunks.length > 1) len -= chunks.shift()!.length;
+    },
+    text: () => Buffer.concat(chunks).toString("utf8"),
+  };
+}
+
+/** Calls `onLine` for each complete line of a byte stream; `flush` delivers an unterminated last line. */
+function lineSplitter(onLine: (line: string) => void): { push: (chunk: Buffer) => void; flush: () => void } {
+  let rest = "";
+  return {
+    push: (chunk) => {
+      const lines = (rest + chunk.toString("utf8")).split("\n");
+      rest = lines.pop() ?? "";
+      for (const line of lines) onLine(line);
+    },
+    flush: () => {
+      if (rest) onLine(rest);
+      rest = "";
+    },
+  };
 }
 
 /** Told of every process group this process starts and sees end (the verifier records them in its scratch). */
@@ -64,17 +100,16 @@ export function runProcess(command: string, args: readonly string[], opts: RunOp
         cwd: opts.cwd,
         env: opts.env ?? process.env,
         detached: true,
-        stdio: [opts.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+        stdio: [opts.input === undefined ? "ignore" : "pipe", "pipe", "pipe", ...(opts.channel ? (["pipe"] as const) : [])],
       });
     } catch (e) {
       resolve({ code: null, signal: null, stdout: "", stderr: "", timedOut: false, durationMs: 0, spawnError: String(e) });
       return;
     }
     const groupEnded = noteGroup(child.pid);
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    let [outLen, errLen] = [0, 0];
-    let lineRest = "";
+    const out = tailBuffer(maxBuffer);
+    const err = tailBuffer(maxBuffer);
+    const chan = tailBuffer(maxBuffer);
     let timedOut = false;
     let spawnError: string | undefined;
     let killTimer: NodeJS.Timeout | undefined;
@@ -87,31 +122,26 @@ export function runProcess(command: string, args: readonly string[], opts: RunOp
         // the group is already gone
       }
     };
+    const terminate = () => {
+      killGroup("SIGTERM");
+      killTimer = setTimeout(() => killGroup("SIGKILL"), 2000);
+    };
     const deadline =
       opts.timeoutMs !== undefined
         ? setTimeout(() => {
             timedOut = true;
-            killGroup("SIGTERM");
-            killTimer = setTimeout(() => killGroup("SIGKILL"), 2000);
+            terminate();
           }, opts.timeoutMs)
         : undefined;
-
+    opts.signal?.addEventListener("abort", terminate);
+    const lines = opts.onStdoutLine ? lineSplitter(opts.onStdoutLine) : null;
     child.stdout!.on("data", (chunk: Buffer) => {
       out.push(chunk);
-      outLen += chunk.length;
-      while (outLen > maxBuffer && out.length > 1) outLen -= out.shift()!.length;
-      if (opts.onStdoutLine) {
-        const text = lineRest + chunk.toString("utf8");
-        const lines = text.split("\n");
-        lineRest = lines.pop() ?? "";
-        for (const line of lines) opts.onStdoutLine(line);
-      }
+      lines?.push(chunk);
     });
-    child.stderr!.on("data", (chunk: Buffer) => {
-      err.push(chunk);
-      errLen += chunk.length;
-      while (errLen > maxBuffer && err.length > 1) errLen -= err.shift()!.length;
-    });
+    child.stderr!.on("data", (chunk: Buffer) => err.push(chunk));
+    const chanStream = opts.channel ? (child.stdio[3] as NodeJS.ReadableStream | null) : null;
+    chanStream?.on("data", (chunk: Buffer) => chan.push(chunk)).on("error", () => undefined);
     child.on("error", (e) => {
       spawnError = e.message;
     });
@@ -121,7 +151,8 @@ export function runProcess(command: string, args: readonly string[], opts: RunOp
     }
     child.on("close", (code, signal) => {
       if (deadline) clearTimeout(deadline);
-      if (opts.onStdoutLine && lineRest) opts.onStdoutLine(lineRest);
+      opts.signal?.removeEventListener("abort", terminate);
+      lines?.flush();
       // Children that detached from the pipes may still run; the group is ours to end.
       killGroup("SIGKILL");
       groupEnded();
@@ -129,11 +160,12 @@ export function runProcess(command: string, args: readonly string[], opts: RunOp
       resolve({
         code,
         signal,
-        stdout: Buffer.concat(out).toString("utf8"),
-        stderr: Buffer.concat(err).toString("utf8"),
+        stdout: out.text(),
+        stderr: err.text(),
         timedOut,
         durationMs: Date.now() - started,
         ...(spawnError ? { spawnError } : {}),
+        ...(opts.channel ? { channel: chan.text() } : {}),
       });
     });
   });

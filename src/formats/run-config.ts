@@ -42,6 +42,16 @@ export const runConfigSchema = z
     request_timeout_s: z.number().positive(),
     max_continuations: z.number().int().nonnegative(),
     max_infra_retries: z.number().int().nonnegative(),
+    /** How the agent's processes were confined (`--sandbox`, `--network`), what was enforced and what could not be. */
+    sandbox: z
+      .object({
+        mode: z.enum(["bwrap", "none"]),
+        network: z.enum(["on", "none"]),
+        enforced: z.array(z.string()),
+        not_enforced: z.array(z.string()),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 

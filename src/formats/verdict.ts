@@ -26,7 +26,7 @@ export const verdictSchema = z
     infra_reason: z.string().optional(),
     timed_out: z.boolean(),
     exit_code: z.number().int().nullable(),
-    /** Where results were read from: the JUnit report, or pytest -rA output as a fallback. */
+    /** Where results were read from: the JUnit report cross-checked with the runner's channel (`output` only in verdicts of older versions). */
     result_source: z.enum(["junit", "output", "none"]),
     setup_cached: z.boolean(),
     duration_ms: z.number().nonnegative(),
@@ -35,6 +35,11 @@ export const verdictSchema = z
     verified_at: z.string(),
     /** Observations that do not change the outcome but a reader should know (exit code vs report, restored files). */
     notes: z.array(z.string()).optional(),
+    /** The artifact reaches for the means of in-process forgery (runner modules, atexit, os._exit, ...); `report` counts it apart. */
+    suspicious: z.boolean().optional(),
+    suspicious_reasons: z.array(z.string()).optional(),
+    /** HMAC-SHA256 of the verdict without this field, keyed per run (see src/verify/verdict-seal.ts). */
+    seal: z.string().optional(),
   })
   .strict();
 

@@ -5,6 +5,7 @@ import type { Dataset, LoadedTask } from "../dataset/load.js";
 import { applyExact } from "../testbed/apply-patch.js";
 import type { PreparedEnv } from "../testbed/env-cache.js";
 import { inScope, mangleNodeId } from "../testbed/pytest-ids.js";
+import { locateInifile, testPython } from "../testbed/pytest-runner.js";
 import { untrustedRunReason, type TestRun } from "../testbed/test-run.js";
 import { describeRun, environmentFor, freshCheckout, runTaskTests } from "../testbed/task-testbed.js";
 import { classifyTest, compareWithDeclared, rewrittenLists, type RunOutcome, type TestClass } from "./classify.js";
@@ -66,7 +67,9 @@ async function suiteRun(
     const err = await applyExact(checkout, file);
     if (err) return `${p.name} does not apply: ${err}`;
   }
-  const run = await runTaskTests(dataset, task, checkout, scratch, await env(), null);
+  const prepared = await env();
+  const inifile = await locateInifile(testPython(prepared.pathPrefix), checkout);
+  const run = await runTaskTests(dataset, task, { checkout, scratch, env: prepared, inifile }, null);
   log(describeRun(run));
   return run;
 }

@@ -26,6 +26,8 @@ export interface BuildReportOptions extends Omit<ReadRunOptions, "sessionsPath" 
   sessionsPath?: string;
   /** Override run.json's dataset path (applies to every run dir). */
   datasetPath?: string;
+  /** Count resolved verdicts marked suspicious as resolved. */
+  trustSuspicious?: boolean;
 }
 
 /** Reads verified run directories (one configuration each) and computes the whole report. */

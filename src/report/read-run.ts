@@ -9,6 +9,7 @@ import { runFiles } from "../formats/run-layout.js";
 import { sessionSummaryReadSchema, type SessionSummaryRead } from "../formats/session-summary.js";
 import { sessionId, sessionsFileSchema, type SessionsFile } from "../formats/sessions.js";
 import { verdictSchema, type Verdict } from "../formats/verdict.js";
+import { readVerdictKey, sealMatches } from "../formats/verdict-seal.js";
 import { addUsage, emptyUsage, type UsageTally as Usage } from "../formats/usage.js";
 import { artifactLines, taskMaterial, type ArtifactLines, type TaskMaterial } from "./contamination.js";
 import { readTrajectorySummary, type TrajectorySummary } from "./trajectory-summary.js";
@@ -41,6 +42,8 @@ export interface SessionInput {
   artifact: ArtifactLines | null;
   /** Usage of earlier attempts that a restart superseded (their trajectories live in attempts/N/). */
   superseded: Usage;
+  /** The report was asked to count suspicious verdicts as they are (`--trust-suspicious`). */
+  trustSuspicious?: boolean;
 }
 
 export interface RunInput {
@@ -64,6 +67,8 @@ export interface ReadRunOptions {
   datasetPath?: string;
   /** Trajectories read at the same time. */
   concurrency?: number;
+  /** Count resolved verdicts marked suspicious as resolved (default: they are counted apart, unresolved). */
+  trustSuspicious?: boolean;
 }
 
 function taskTestsFrom(dir: string): { tasks: Map<string, TaskTests> | null; note: string | null } {
@@ -95,7 +100,7 @@ function readArtifact(file: string): ArtifactLines | null {
   return artifactLines(readFileSync(file, "utf8"));
 }
 
-async function readSession(runDir: string, id: string, withArtifact: boolean): Promise<SessionInput> {
+async function readSession(runDir: string, id: string, trustSuspicious: boolean, withArtifact: boolean): Promise<SessionInput> {
   const trajFile = runFiles.trajectory(runDir, id);
   const trajectory = existsSync(trajFile) ? await readTrajectorySummary(trajFile) : null;
   let summary: SessionSummaryRead | null = null;
@@ -114,6 +119,11 @@ async function readSession(runDir: string, id: string, withArtifact: boolean): P
   if (existsSync(verdictFile)) {
     try {
       verdict = readJsonWith(verdictFile, verdictSchema);
+      const key = readVerdictKey(runDir);
+      if (key && !sealMatches(verdict, key)) {
+        verdict = null;
+        verdictProblem = "seal: does not match the run's key (written or edited outside the verifier)";
+      }
     } catch (e) {
       verdictProblem = e instanceof InputError ? (e.problems[0]?.message ?? e.message) : String(e);
     }
@@ -128,7 +138,7 @@ async function readSession(runDir: string, id: string, withArtifact: boolean): P
   }
   const artifactFile = runFiles.artifact(runDir, id);
   const artifact = withArtifact ? readArtifact(artifactFile) : null;
-  return { id, trajectory, summary, verdict, verdictProblem, hasArtifact: existsSync(artifactFile), artifact, superseded };
+  return { id, trajectory, summary, verdict, verdictProblem, hasArtifact: existsSync(artifactFile), artifact, superseded, ...(trustSuspicious ? { trustSuspicious } : {}) };
 }
 
 /** Reads one run directory: run.json, its sessions file, the dataset's test-to-stage map and every session. */
@@ -177,13 +187,13 @@ export async function readRun(runDirArg: string, opts: ReadRunOptions = {}): Pro
       warnings.push(`${extra.length} session director${extra.length === 1 ? "y is" : "ies are"} not in the sessions file and ignored: ${extra.slice(0, 5).join(", ")}${extra.length > 5 ? ", ..." : ""}`);
     }
   }
-  const read = await mapPool(ids, opts.concurrency ?? 8, (id) => readSession(runDir, id, tasks !== null));
+  const read = await mapPool(ids, opts.concurrency ?? 8, (id) => readSession(runDir, id, opts.trustSuspicious === true, tasks !== null));
   const sessionData = new Map(read.map((s) => [s.id, s]));
   for (const s of read) {
     if (s.trajectory && s.trajectory.invalid_lines > 0) {
       warnings.push(`${runFiles.trajectory(runDir, s.id)}: ${s.trajectory.invalid_lines} line(s) skipped (${s.trajectory.first_invalid})`);
     }
-    if (s.verdictProblem) warnings.push(`${runFiles.verdict(runDir, s.id)}: unreadable, counted as no verdict (${s.verdictProblem})`);
+    if (s.verdictProblem) warnings.push(`${runFiles.verdict(runDir, s.id)}: not accepted, counted as no verdict: ${s.verdictProblem}`);
   }
 
   return {

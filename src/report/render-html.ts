@@ -27,7 +27,7 @@ function sectionHtml(s: Section): string {
   return `<h3 id="${esc(s.id)}">${esc(s.title)}</h3>\n${table}\n${s.notes.map((n) => `<p class="note">${esc(n)}</p>`).join("\n")}`;
 }
 
-const statusOptions = ["not run", "not finalized", "no verdict", "infra fault", "did not apply", "tests failed"];
+const statusOptions = ["not run", "not finalized", "no verdict", "infra fault", "did not apply", "tests failed", "suspicious"];
 const categoryOptions = ["implementation", "submission", "incomplete_execution"];
 
 /** One self-contained page: inline CSS, inline script, inline data, inline SVG; nothing is fetched. */

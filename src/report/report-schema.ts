@@ -38,6 +38,8 @@ export const attributionSchema = z
         not_scored: z.number().int(),
         infra_fault: z.number().int(),
         not_applied: z.number().int(),
+    /** Resolved verdicts marked suspicious: counted as unresolved unless --trust-suspicious. */
+    suspicious: z.number().int().optional(),
         unmapped: z.number().int(),
       })
       .strict(),
@@ -115,6 +117,8 @@ export const errorCountsSchema = z
     continuations: z.number().int(),
     agent_errors: z.number().int(),
     not_applied: z.number().int(),
+    /** Resolved verdicts marked suspicious: counted as unresolved unless --trust-suspicious. */
+    suspicious: z.number().int().optional(),
     invalid_trajectory_lines: z.number().int(),
     /** Spent in attempts that a restart superseded: paid for, but not in the workload means. */
     superseded_tokens: z.number(),
@@ -129,6 +133,7 @@ export const unresolvedReasonSchema = z.enum([
   "infra fault",
   "did not apply",
   "tests failed",
+  "suspicious",
 ]);
 
 export const sessionUsageSchema = z

@@ -243,6 +243,7 @@ function errorsSection(report: Report): Section {
       R("Continuations"),
       R("Agent errors"),
       R("Not applied"),
+      R("Suspicious"),
       R("Superseded tokens"),
       R("Superseded cost"),
     ],
@@ -263,6 +264,7 @@ function errorsSection(report: Report): Section {
           String(e.continuations),
           String(e.agent_errors),
           String(e.not_applied),
+          String(e.suspicious ?? 0),
           fmtNumber(e.superseded_tokens, 0),
           fmtCost(e.superseded_cost_usd),
         ];
@@ -271,7 +273,7 @@ function errorsSection(report: Report): Section {
   };
 }
 
-const unscoredReasons = new Set(["not run", "not finalized", "no verdict", "infra fault"]);
+const unscoredReasons = new Set(["not run", "not finalized", "no verdict", "infra fault", "suspicious"]);
 
 function unscoredSection(report: Report): Section {
   const rows = report.configs.flatMap((c) =>

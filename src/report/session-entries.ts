@@ -38,6 +38,7 @@ function countErrors(e: ErrorCounts, entry: SessionEntry, outcome: SessionOutcom
   if (outcome.reason === "not run") e.not_run++;
   if (outcome.reason === "not finalized") e.not_finalized++;
   if (outcome.reason === "no verdict") e.no_verdict++;
+  if (data?.verdict?.suspicious) e.suspicious = (e.suspicious ?? 0) + 1;
   if (hadRunInfraFault(data)) e.infra_fault_run++;
   e.restarts += Math.max(0, outcome.attempts - 1);
   if (v?.infra_fault) e.infra_fault_verify++;

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { git } from "../core/git.js";
@@ -27,8 +27,8 @@ export const artifactExcludes: readonly string[] = [
   "**/*.log",
 ];
 
-/** Git settings that a workspace's own config (which the agent may have changed) must not override. */
-const safeConfig = ["-c", "core.fsmonitor=false", "-c", "core.autocrlf=false", "-c", "core.safecrlf=false", "-c", "diff.noprefix=false"];
+/** Settings of the harness-owned git directory (the workspace's own config is never read). */
+const safeConfig = ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "core.autocrlf=false", "-c", "core.safecrlf=false", "-c", "diff.noprefix=false"];
 
 export interface CollectedPatch {
   file: string;
@@ -39,22 +39,26 @@ export interface CollectedPatch {
 }
 
 /**
- * Diffs a workspace against its base revision and writes the patch to `outFile` atomically:
- * committed and uncommitted changes, new and deleted files, binary-safe. Works on a temporary index
- * (`GIT_INDEX_FILE`) seeded from the base, so the agent's own index and HEAD are left untouched.
+ * Diffs a workspace's files against its base revision and writes the patch to `outFile` atomically:
+ * new, changed and deleted files, binary-safe. The agent's `.git` (its config, hooks, filters,
+ * fsmonitor, includes, objects) is never read: the diff runs in a temporary git directory the
+ * harness owns, whose objects come from the repository cache (`objectStore`), with the workspace
+ * as its work tree.
  */
-export async function collectPatch(workspace: string, baseCommit: string, outFile: string): Promise<CollectedPatch> {
-  const index = join(tmpdir(), `switch-swe-artifact-${process.pid}-${Math.random().toString(36).slice(2)}.index`);
+export async function collectPatch(workspace: string, baseCommit: string, outFile: string, objectStore: string): Promise<CollectedPatch> {
+  const gitDir = mkdtempSync(join(tmpdir(), "switch-swe-collect-"));
   mkdirSync(dirname(outFile), { recursive: true });
   const tmpOut = join(dirname(outFile), `.${basename(outFile)}.${process.pid}.tmp`);
-  const env = { GIT_INDEX_FILE: index };
+  const env = { GIT_DIR: gitDir, GIT_WORK_TREE: workspace, GIT_INDEX_FILE: join(gitDir, "index"), GIT_ATTR_NOSYSTEM: "1", GIT_NO_REPLACE_OBJECTS: "1" };
   try {
-    await git([...safeConfig, "-C", workspace, "read-tree", baseCommit], { env });
+    await git(["init", "-q", "--bare", "--template=", gitDir]);
+    writeFileSync(join(gitDir, "objects", "info", "alternates"), `${objectStore}\n`);
+    await git([...safeConfig, "read-tree", baseCommit], { env, cwd: workspace });
     const excludes = artifactExcludes.map((g) => `:(exclude,glob)${g}`);
-    await git([...safeConfig, "-C", workspace, "add", "-A", "--", ".", ...excludes], { env });
+    await git([...safeConfig, "add", "-A", "--", ".", ...excludes], { env, cwd: workspace });
     const files = await dropExcluded(workspace, baseCommit, env);
     const diffArgs = ["diff", "--cached", "--no-renames", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/"];
-    await git([...safeConfig, "-C", workspace, ...diffArgs, "--binary", `--output=${tmpOut}`, baseCommit, "--"], { env });
+    await git([...safeConfig, ...diffArgs, "--binary", `--output=${tmpOut}`, baseCommit, "--"], { env, cwd: workspace });
     const data = readFileSync(tmpOut);
     renameSync(tmpOut, outFile);
     return {
@@ -64,7 +68,7 @@ export async function collectPatch(workspace: string, baseCommit: string, outFil
       files,
     };
   } finally {
-    rmSync(index, { force: true });
+    rmSync(gitDir, { recursive: true, force: true });
     rmSync(tmpOut, { force: true });
   }
 }

@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { gitTry } from "../core/git.js";
 import type { Dataset } from "../dataset/load.js";
 import { InfraFault } from "../core/infra-fault.js";
 import type { Agent, AgentContext, Conversation } from "../agents/types.js";
 import { workspaceNames, type Condition, type SessionPair, type WorkspaceName } from "../formats/sessions.js";
+import { sandboxHome, sessionSandbox, type SessionSandbox } from "../agents/sandbox.js";
 import { collectPatch } from "./artifact.js";
 import { runFiles } from "../formats/run-layout.js";
 import { deliverSchedule, RunInterrupted, type Delivered } from "./deliver.js";
@@ -33,6 +34,8 @@ export interface AttemptParams {
   /** Timeout continuations allowed per session (in total). */
   maxContinuations: number;
   keepWorkspaces: boolean;
+  /** Confinement of the agent's processes (null: none). */
+  sandbox: { network: boolean } | null;
   /** Aborted when the run is being stopped (Ctrl-C, SIGTERM). */
   signal: AbortSignal;
   progress: ProgressSink;
@@ -102,8 +105,9 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
     evidence = await WorkspaceEvidence.open(ws.paths);
     recorder.workspacesReady(p.attempt, Date.now() - setupStart);
     recorder.workspaceState(null, await evidence.snapshot());
-    conversation = await startConversation(p, ws, sessionDir, conversationId);
-    const deliverParams = { conversation, schedule, repo: p.pair.repo, focus: p.pair.focus, paths: ws.paths, recorder, evidence, usage };
+    const sandbox = p.sandbox ? sessionSandbox({ repo: p.pair.repo, workspaces: ws.paths, stateDir: join(p.workDir, "agent"), homeDir: sandboxHome(p.workDir), network: p.sandbox.network }) : undefined;
+    conversation = await startConversation(p, ws, sessionDir, conversationId, sandbox);
+    const deliverParams = { conversation, schedule, repo: p.pair.repo, focus: p.pair.focus, paths: sandbox?.insidePaths ?? ws.paths, recorder, evidence, usage };
     delivered = await deliverSchedule({ ...deliverParams, requestTimeoutMs: p.requestTimeoutMs, maxContinuations: p.maxContinuations, signal: p.signal });
     await closeQuietly(conversation);
     conversation = null;
@@ -126,7 +130,7 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
 }
 
 /** The agent's conversation for this attempt; an agent that cannot start is an infrastructure fault. */
-async function startConversation(p: AttemptParams, ws: SessionWorkspaces, sessionDir: string, conversationId: string): Promise<Conversation> {
+async function startConversation(p: AttemptParams, ws: SessionWorkspaces, sessionDir: string, conversationId: string, sandbox: SessionSandbox | undefined): Promise<Conversation> {
   const ctx: AgentContext = {
     session: p.session,
     pair: p.pair,
@@ -134,11 +138,12 @@ async function startConversation(p: AttemptParams, ws: SessionWorkspaces, sessio
     attempt: p.attempt,
     runSeed: p.runSeed,
     dataset: p.dataset,
-    workspaces: ws.paths,
+    workspaces: sandbox?.insidePaths ?? ws.paths,
     baseCommits: ws.baseCommits,
     conversationId,
     stateDir: join(p.workDir, "agent"),
     logDir: join(attemptLogDir(sessionDir, p.attempt), "agent"),
+    ...(sandbox ? { sandbox } : {}),
   };
   try {
     return await p.agent.startConversation(ctx);
@@ -160,14 +165,15 @@ async function collectAll(p: AttemptParams, ws: SessionWorkspaces, sessionDir: s
     workspaceNames.map(async (w) => {
       const out = w === focus ? runFiles.artifact(p.runDir, p.session) : runFiles.workspacePatch(p.runDir, p.session, w);
       try {
-        const c = await collectPatch(ws.paths[w], ws.baseCommits[w], out);
+        const c = await collectPatch(ws.paths[w], ws.baseCommits[w], out, ws.objectStores[w]);
         const info: PatchInfo = { path: relative(sessionDir, out), bytes: c.bytes, sha256: c.sha256, files: c.files };
         if (w === focus) artifact = info;
         else others[w] = info;
       } catch (e) {
-        const probe = existsSync(ws.paths[w]) ? await gitTry(["--git-dir", join(ws.paths[w], ".git"), "cat-file", "-e", `${ws.baseCommits[w]}^{tree}`]) : null;
-        if (probe !== null && probe.code === 0) throw new InfraFault(`collecting the patch of ${w} failed: ${errorText(e)}`);
-        damaged[w] = probe === null ? "the workspace was deleted" : "the workspace's git repository no longer holds the base revision";
+        // The agent's .git is never read: the base comes from the harness-owned store.
+        const store = await gitTry(["--git-dir", dirname(ws.objectStores[w]), "cat-file", "-e", `${ws.baseCommits[w]}^{tree}`]);
+        if (store.code !== 0) throw new InfraFault(`collecting the patch of ${w} failed: the repository cache lost the base revision: ${errorText(e)}`);
+        damaged[w] = existsSync(ws.paths[w]) ? `its files could not be collected: ${errorText(e).slice(0, 300)}` : "the workspace was deleted";
       }
     }),
   );

@@ -23,6 +23,8 @@ import { sessionsMismatch } from "./sessions-match.js";
 import { attemptWorkDir } from "./session-dir.js";
 import { verifyAfterRun } from "./verify-hook.js";
 import { reapNotices, reapStaleScratch } from "../testbed/verifier-scratch.js";
+import { sandboxRecord } from "./sandbox-record.js";
+import type { SandboxMode } from "../core/sandbox.js";
 import { removeWorkDir } from "./workspaces.js";
 import { sha256 } from "../core/digest.js";
 
@@ -45,6 +47,10 @@ export interface RunOptions {
   requestTimeoutS?: number;
   concurrency: number;
   keepWorkspaces: boolean;
+  /** `bwrap` (default) or `none`: confinement of the agent's processes and of the verifier's test runs. */
+  sandbox?: SandboxMode;
+  /** `none`: no network inside the agent's sandbox (default: on, the agent needs its model API). */
+  network?: "on" | "none";
   verify: boolean;
   progress: ProgressSink;
   /** Stops the run (the CLI wires Ctrl-C and SIGTERM to it). */
@@ -123,6 +129,7 @@ function prepare(runDir: string, opts: RunOptions): Prepared {
     request_timeout_s: requestTimeoutS,
     max_continuations: previous?.max_continuations ?? maxContinuations,
     max_infra_retries: previous?.max_infra_retries ?? maxInfraRetries,
+    sandbox: sandboxRecord(opts.sandbox ?? previous?.sandbox?.mode ?? "bwrap", opts.network ?? previous?.sandbox?.network ?? "on", agentName),
   };
   if (previous) assertSameRun(configFile, previous, config);
   return { runDir, config, dataset, agent, selected, existing: previous !== null };
@@ -191,7 +198,8 @@ export async function runSessions(opts: RunOptions): Promise<RunOutcome> {
     outcome.interrupted = signal.aborted;
 
     // The single call site of verification (see verify-hook.ts).
-    if (opts.verify && !outcome.interrupted && !diskFull.stopped) await verifyAfterRun(runDir, config.sessions_selected, opts.concurrency, opts.progress);
+    // Verification is confined whatever the agent could be: an unsandboxed agent's artifact is no safer.
+    if (opts.verify && !outcome.interrupted && !diskFull.stopped) await verifyAfterRun(runDir, config.sessions_selected, opts.concurrency, opts.progress, opts.sandbox ?? "bwrap");
   } finally {
     opts.progress({
       type: "run_end",
@@ -252,6 +260,7 @@ async function runWithRetries(
         requestTimeoutMs: config.request_timeout_s * 1000,
         maxContinuations: config.max_continuations,
         keepWorkspaces: opts.keepWorkspaces,
+        sandbox: config.sandbox?.mode === "bwrap" ? { network: config.sandbox.network === "on" } : null,
         signal,
         progress: opts.progress,
       });

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { verifyRun } from "../verify/run-verify.js";
+import type { SandboxMode } from "../core/sandbox.js";
 import { runFiles } from "../formats/run-layout.js";
 import { nowIso, type ProgressSink } from "./progress-events.js";
 
@@ -20,10 +21,11 @@ function finishedSessions(runDir: string, sessions: readonly string[]): string[]
  * The one place `run` hands over to verification (unless --no-verify): every finished session of the
  * run; verdicts of unchanged artifacts from an earlier invocation are kept.
  */
-export async function verifyAfterRun(runDir: string, sessions: readonly string[], concurrency: number, progress: ProgressSink): Promise<void> {
+export async function verifyAfterRun(runDir: string, sessions: readonly string[], concurrency: number, progress: ProgressSink, sandbox: SandboxMode): Promise<void> {
   const chosen = finishedSessions(runDir, sessions);
   if (chosen.length === 0) return;
   await verifyRun(runDir, {
+    sandbox,
     sessions: chosen,
     concurrency: Math.max(1, concurrency),
     onProgress: (p) =>

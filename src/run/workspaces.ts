@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { gitOut, gitTry, git } from "../core/git.js";
+import { git } from "../core/git.js";
 import { runProcess } from "../core/process.js";
 import { taskById, type Dataset } from "../dataset/load.js";
-import { checkoutAt, materializeRepo, resolveBase } from "../dataset/repo-cache.js";
+import { materializeRepo, resolveBase } from "../dataset/repo-cache.js";
 import { InfraFault } from "../core/infra-fault.js";
 import { workspaceNames, type SessionPair, type WorkspaceName } from "../formats/sessions.js";
 
@@ -15,11 +15,14 @@ export interface SessionWorkspaces {
   paths: Record<WorkspaceName, string>;
   /** Base commit per workspace (the revision its artifact is diffed against). */
   baseCommits: Record<WorkspaceName, string>;
+  /** The harness-owned object store (the repository cache) each workspace's patch is collected with. */
+  objectStores: Record<WorkspaceName, string>;
 }
 
 /**
- * Checks out the five workspaces of a session under `workDir`, each at its task's base revision,
- * from the per-repository cache (shared objects: a file-tree write each, not a clone each).
+ * Checks out the five workspaces of a session under `workDir`, each at its task's base revision.
+ * Each workspace's git holds the base commit and its history, nothing later: the objects are
+ * fetched from the repository cache (no alternates into it, whose refs include future fixes).
  * Any failure is an InfraFault: the session attempt is restarted from clean workspaces.
  */
 export async function createWorkspaces(dataset: Dataset, pair: SessionPair, workDir: string): Promise<SessionWorkspaces> {
@@ -36,9 +39,8 @@ export async function createWorkspaces(dataset: Dataset, pair: SessionPair, work
         const repo = await materializeRepo(dataset, task.repo);
         const commit = await resolveBase(repo, task.base);
         if (commit === null) throw new Error(`base ${task.base} of task ${task.id} not found in repository ${task.repo}`);
-        await checkoutAt(repo, commit, dest);
-        await isolateCheckout(dest, commit);
-        return [w, dest, commit] as const;
+        await isolatedCheckoutAt(repo.gitDir, commit, dest);
+        return [w, dest, commit, join(repo.gitDir, "objects")] as const;
       } catch (e) {
         throw new InfraFault(`checkout of ${w} (${task.id}) failed: ${e instanceof Error ? e.message : String(e)}`);
       }
@@ -46,32 +48,26 @@ export async function createWorkspaces(dataset: Dataset, pair: SessionPair, work
   );
   const paths = {} as Record<WorkspaceName, string>;
   const baseCommits = {} as Record<WorkspaceName, string>;
-  for (const [w, dest, commit] of made) {
+  const objectStores = {} as Record<WorkspaceName, string>;
+  for (const [w, dest, commit, objects] of made) {
     paths[w] = dest;
     baseCommits[w] = commit;
+    objectStores[w] = objects;
   }
-  return { paths, baseCommits };
+  return { paths, baseCommits, objectStores };
 }
 
 /**
- * Leaves the checkout on a plain `main` branch at the base and removes every other ref and the
- * remote, so an agent cannot find later revisions of the repository (future fixes) with `git log --all`
- * or `git fetch`. Two git processes: the ref list, and one ref transaction; HEAD and the remote's config
- * section are plain files.
+ * A standalone repository at `dest` on a lone `main` branch at `commit`, holding only what that
+ * commit reaches: no remote, no other refs, no alternates, so `git log --all`, `git fetch` or the
+ * object store cannot lead an agent to later revisions (future fixes).
  */
-async function isolateCheckout(dest: string, commit: string): Promise<void> {
-  const gitDir = join(dest, ".git");
-  const refs = (await gitOut(["-C", dest, "for-each-ref", "--format=%(refname)"])).split("\n").filter((r) => r && r !== `refs/heads/${workspaceBranch}`);
-  const stdin = [`update refs/heads/${workspaceBranch} ${commit}`, ...refs.map((r) => `delete ${r}`)].map((l) => `${l}\n`).join("");
-  await git(["-C", dest, "update-ref", "--no-deref", "--stdin"], { input: stdin });
-  if (existsSync(join(gitDir, "HEAD")) && statSync(gitDir).isDirectory()) {
-    writeFileSync(join(gitDir, "HEAD"), `ref: refs/heads/${workspaceBranch}\n`);
-    const config = join(gitDir, "config");
-    writeFileSync(config, withoutSections(readFileSync(config, "utf8"), /^\[(remote|branch) "/));
-  } else {
-    await git(["-C", dest, "symbolic-ref", "HEAD", `refs/heads/${workspaceBranch}`]);
-    await gitTry(["-C", dest, "config", "--remove-section", "remote.origin"]);
-  }
+async function isolatedCheckoutAt(mirror: string, commit: string, dest: string): Promise<void> {
+  await git(["init", "-q", "--template=", "-b", workspaceBranch, dest]);
+  const uploadPack = "git -c uploadpack.allowAnySHA1InWant=true upload-pack";
+  await git(["-C", dest, "fetch", "-q", "--no-tags", "--no-write-fetch-head", `--upload-pack=${uploadPack}`, mirror, commit]);
+  await git(["-C", dest, "update-ref", `refs/heads/${workspaceBranch}`, commit]);
+  await git(["-C", dest, "-c", "checkout.workers=8", "checkout", "-q", workspaceBranch]);
 }
 
 /** A git config text without the sections whose header matches. */

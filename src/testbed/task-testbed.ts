@@ -5,6 +5,8 @@ import type { Dataset, LoadedTask } from "../dataset/load.js";
 import { checkoutAt, materializeRepo, resolveBase, type MaterializedRepo } from "../dataset/repo-cache.js";
 import { prepareEnvironment, type PreparedEnv } from "./env-cache.js";
 import { testEnv } from "./scrubbed-env.js";
+import { bwrapArgs, bwrapProblem, pythonPrefixes, realPythonBin, type SandboxMode } from "../core/sandbox.js";
+import { prepareLauncher, testPython } from "./pytest-runner.js";
 import { defaultTestCommand, runTests, type TestRun } from "./test-run.js";
 
 /**
@@ -65,26 +67,53 @@ export async function environmentFor(
   });
 }
 
-/** Runs a task's test command in `checkout` with the scrubbed environment of `env`. */
-export async function runTaskTests(
-  dataset: Dataset,
-  task: LoadedTask,
-  checkout: string,
-  scratch: string,
-  env: PreparedEnv,
-  testIds: readonly string[] | null,
-): Promise<TestRun> {
-  const home = join(scratch, "home");
-  const tmp = join(scratch, "tmp");
-  mkdirSync(home, { recursive: true });
-  mkdirSync(tmp, { recursive: true });
+/** Where and how one test run happens. */
+export interface TestBedRun {
+  checkout: string;
+  /** Scratch directory outside the checkout: report, launcher, private HOME and TMPDIR. */
+  scratch: string;
+  env: PreparedEnv;
+  /** The base's pytest configuration file (fixed before the artifact is applied), or null. */
+  inifile: string | null;
+  /** `bwrap` (default): the run sees the checkout, the environment (read-only) and nothing else, without network. */
+  sandbox?: SandboxMode;
+}
+
+/** The scrubbed test environment, with the real interpreter's directory in front of the caller's PATH (no shims inside a sandbox). */
+function bedEnv(bed: TestBedRun, home: string, tmp: string): NodeJS.ProcessEnv {
+  const callerPath = process.env.PATH ?? "/usr/bin:/bin";
+  const realBin = realPythonBin([...bed.env.pathPrefix, callerPath].join(":"));
+  const pathPrefix = [...bed.env.pathPrefix, ...(realBin ? [realBin] : [])];
+  return { ...testEnv({ home, tmp, pathPrefix, vars: bed.env.vars }), PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1" };
+}
+
+function sandboxWrap(bed: TestBedRun, env: NodeJS.ProcessEnv, writable: readonly string[], readable: readonly string[]) {
+  const problem = bwrapProblem();
+  if (problem) throw new InfraFault(`the verifier's sandbox cannot start: ${problem} (or verify with --sandbox none)`, false);
+  const system = pythonPrefixes(testPython(bed.env.pathPrefix), env.PATH ?? "");
+  const binds = [...writable.map((src) => ({ src, rw: true })), ...readable.map((src) => ({ src }))];
+  return (argv: readonly string[]) => ({ command: "bwrap", args: bwrapArgs({ binds, system, network: false, chdir: bed.checkout }, argv) });
+}
+
+/** Runs a task's test command in the test-bed's checkout, sandboxed unless told otherwise. */
+export async function runTaskTests(dataset: Dataset, task: LoadedTask, bed: TestBedRun, testIds: readonly string[] | null): Promise<TestRun> {
+  const home = join(bed.scratch, "home");
+  const tmp = join(bed.scratch, "tmp");
+  const reportDir = join(bed.scratch, "report");
+  for (const d of [home, tmp, reportDir]) mkdirSync(d, { recursive: true });
+  const launcher = prepareLauncher(join(bed.scratch, "runner"), bed.inifile);
+  const env = bedEnv(bed, home, tmp);
+  const readable = [join(bed.scratch, "runner"), ...(bed.env.dir ? [bed.env.dir] : [])];
+  const wrap = (bed.sandbox ?? "bwrap") === "bwrap" ? sandboxWrap(bed, env, [bed.checkout, reportDir, home, tmp], readable) : undefined;
   return runTests({
-    checkout,
+    checkout: bed.checkout,
     template: testCommandOf(dataset, task),
     testIds,
-    junitPath: join(scratch, "report.xml"),
-    env: testEnv({ home, tmp, pathPrefix: env.pathPrefix, vars: env.vars }),
+    junitPath: join(reportDir, "report.xml"),
+    env,
     timeoutMs: task.verifier.timeout_s * 1000,
+    launcher,
+    ...(wrap ? { wrap } : {}),
   });
 }
 

@@ -1,9 +1,11 @@
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { dirname } from "node:path";
 import { runProcess } from "../core/process.js";
 import type { TestStatus } from "../formats/verdict.js";
 import { parseJunitReport, type CaseOutcome } from "./junit-xml.js";
 import { caseKey, caseNodeId, collectionErrorScope, inScope, mangleNodeId } from "./pytest-ids.js";
-import { parsePytestSummary } from "./pytest-output.js";
+import { channelFd, hardenTestCommand, type LauncherFiles } from "./pytest-runner.js";
+import { parseRunnerStream, type RunnerStream } from "./runner-stream.js";
 
 /** Used when neither the task's verifier nor its repository names a test command. */
 export const defaultTestCommand = "python3 -m pytest -rA -p no:cacheprovider --junitxml={junit} {tests}";
@@ -16,7 +18,11 @@ export interface TestRun {
   byKey: Map<string, string>;
   /** Files (`a/test_x.py`) or directories (`a/`) whose collection failed. */
   collectionErrors: string[];
-  source: "junit" | "output" | "none";
+  source: "junit" | "none";
+  /** What our runner plugin streamed on its own channel (null when the command never reached it). */
+  stream: RunnerStream | null;
+  /** Set when the command cannot be hardened (it does not start pytest in a way the verifier recognizes). */
+  commandError?: string;
   /** Set when a report exists but cannot be read. */
   reportError?: string;
   exitCode: number | null;
@@ -33,11 +39,18 @@ export function shellQuote(s: string): string {
   return /^[A-Za-z0-9_./:=@%+,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-/** Fills `{tests}` (the shell-quoted ids, or nothing for the whole suite) and `{junit}` (the report path). */
-export function buildTestCommand(template: string, testIds: readonly string[] | null, junitPath: string): string {
+/**
+ * Fills `{tests}` (the shell-quoted ids, or nothing for the whole suite), `{junit}` (the report path)
+ * and `{launcher}` (our pytest launcher with its channel, nonce, rootdir and inifile).
+ */
+export function buildTestCommand(template: string, testIds: readonly string[] | null, junitPath: string, launcher?: LauncherFiles & { rootdir: string }): string {
+  const launch = launcher
+    ? [launcher.launcher, String(channelFd), launcher.nonce, launcher.rootdir, launcher.inifile, "--"].map(shellQuote).join(" ")
+    : "";
   return template
     .replace(/\{tests\}/g, () => (testIds ?? []).map(shellQuote).join(" "))
-    .replace(/\{junit\}/g, () => shellQuote(junitPath));
+    .replace(/\{junit\}/g, () => shellQuote(junitPath))
+    .replace(/\{launcher\}/g, () => launch);
 }
 
 const rank: Record<CaseOutcome, number> = { passed: 0, skipped: 1, failed: 2, error: 3 };
@@ -56,60 +69,66 @@ export interface RunTestsOptions {
   junitPath: string;
   env: NodeJS.ProcessEnv;
   timeoutMs: number;
+  /** Our launcher (copied outside the checkout), the inifile and the run's nonce. */
+  launcher: LauncherFiles;
+  /** Wraps the command in a sandbox: returns the program and arguments to start instead of `/bin/sh -c CMD`. */
+  wrap?: (argv: readonly string[]) => { command: string; args: string[] };
 }
 
 /** Runs the test command once (process group killed at the deadline) and reads what it reported. */
 export async function runTests(opts: RunTestsOptions): Promise<TestRun> {
   rmSync(opts.junitPath, { force: true });
-  const command = buildTestCommand(opts.template, opts.testIds, opts.junitPath);
-  const r = await runProcess("/bin/sh", ["-c", command], { cwd: opts.checkout, env: opts.env, timeoutMs: opts.timeoutMs });
+  mkdirSync(dirname(opts.junitPath), { recursive: true });
+  const hardened = hardenTestCommand(opts.template);
+  const command = buildTestCommand(hardened ?? opts.template, opts.testIds, opts.junitPath, { ...opts.launcher, rootdir: opts.checkout });
   const run: TestRun = {
     command,
     cases: new Map(),
     byKey: new Map(),
     collectionErrors: [],
     source: "none",
-    exitCode: r.code,
-    signal: r.signal,
-    timedOut: r.timedOut,
-    ...(r.spawnError ? { spawnError: r.spawnError } : {}),
-    durationMs: r.durationMs,
-    stdout: r.stdout,
-    stderr: r.stderr,
+    stream: null,
+    exitCode: null,
+    signal: null,
+    timedOut: false,
+    durationMs: 0,
+    stdout: "",
+    stderr: "",
   };
+  if (hardened === null) {
+    run.commandError = "the test command starts pytest neither as `python -m pytest` nor as `pytest`: the verifier cannot run it with its own runner";
+    return run;
+  }
+  const argv = ["/bin/sh", "-c", command];
+  const start = opts.wrap ? opts.wrap(argv) : { command: argv[0]!, args: argv.slice(1) };
+  const r = await runProcess(start.command, start.args, { cwd: opts.checkout, env: opts.env, timeoutMs: opts.timeoutMs, channel: true });
+  Object.assign(run, { exitCode: r.code, signal: r.signal, timedOut: r.timedOut, durationMs: r.durationMs, stdout: r.stdout, stderr: r.stderr });
+  if (r.spawnError) run.spawnError = r.spawnError;
+  run.stream = parseRunnerStream(r.channel ?? "", opts.launcher.nonce);
   if (existsSync(opts.junitPath)) {
     run.source = "junit";
     try {
-      for (const c of parseJunitReport(readFileSync(opts.junitPath, "utf8"))) {
-        const scope = collectionErrorScope(c, opts.checkout);
-        if (scope !== null) {
-          if (c.outcome === "error" || c.outcome === "failed") run.collectionErrors.push(scope);
-          continue;
-        }
-        const id = caseNodeId(c, opts.checkout);
-        record(run.cases, id, c.outcome);
-        run.byKey.set(caseKey(c), id);
-      }
+      readJunit(run, readFileSync(opts.junitPath, "utf8"), opts.checkout);
     } catch (e) {
       run.reportError = (e as Error).message;
       run.cases.clear();
       run.byKey.clear();
     }
-    return run;
-  }
-  const summary = parsePytestSummary(r.stdout);
-  if (summary !== null) {
-    run.source = "output";
-    for (const s of summary) {
-      if (!s.nodeId.includes("::")) {
-        if (s.outcome === "error" || s.outcome === "failed") run.collectionErrors.push(s.nodeId);
-        continue;
-      }
-      record(run.cases, s.nodeId, s.outcome);
-      run.byKey.set(mangleNodeId(s.nodeId), s.nodeId);
-    }
   }
   return run;
+}
+
+function readJunit(run: TestRun, xml: string, checkout: string): void {
+  for (const c of parseJunitReport(xml)) {
+    const scope = collectionErrorScope(c, checkout);
+    if (scope !== null) {
+      if (c.outcome === "error" || c.outcome === "failed") run.collectionErrors.push(scope);
+      continue;
+    }
+    const id = caseNodeId(c, checkout);
+    record(run.cases, id, c.outcome);
+    run.byKey.set(caseKey(c), id);
+  }
 }
 
 /** The reported outcome of one required id: by exact node id, else by pytest's JUnit mangling. */
@@ -128,8 +147,7 @@ export function lookupCase(run: TestRun, id: string): CaseOutcome | undefined {
 export function requiredStatuses(run: TestRun, required: readonly string[]): Record<string, TestStatus> {
   const out: Record<string, TestStatus> = {};
   for (const id of required) {
-    let outcome = lookupCase(run, id);
-    if (run.timedOut && run.source !== "junit" && outcome === "passed") outcome = undefined;
+    const outcome = lookupCase(run, id);
     if (outcome !== undefined) out[id] = outcome;
     else if (run.collectionErrors.some((scope) => inScope(id, scope))) out[id] = "error";
     else out[id] = run.timedOut ? "timeout" : "missing";
@@ -144,16 +162,50 @@ export function reportedFailures(run: TestRun): boolean {
   return false;
 }
 
+/** Where the JUnit report and the runner's own channel disagree (by pytest's (classname, name) key). */
+export function channelDisagreements(run: TestRun): string[] {
+  if (run.stream === null) return [];
+  const fromStream = new Map<string, CaseOutcome>();
+  for (const [id, o] of run.stream.cases) fromStream.set(mangleNodeId(id), o);
+  const out: string[] = [];
+  for (const [key, id] of run.byKey) {
+    const j = run.cases.get(id);
+    const s = fromStream.get(key);
+    if (j !== s) out.push(`${id}: report ${j ?? "absent"}, runner ${s ?? "absent"}`);
+    fromStream.delete(key);
+  }
+  for (const [key, s] of fromStream) out.push(`${key.replace("\u0000", "::")}: report absent, runner ${s}`);
+  return out;
+}
+
+/** Why the runner's own channel contradicts the run, or null. */
+function channelReason(run: TestRun): string | null {
+  const s = run.stream;
+  if (s === null || !s.started) return "the runner never started (nothing on its channel)";
+  if (s.tamper.length > 0) return `the runner saw tampering: ${s.tamper.join("; ")}`;
+  if (s.foreign > 0) return `${s.foreign} record(s) on the runner's channel were not written by the runner`;
+  if (s.exitStatus === null) return "the process ended before pytest's session did (os._exit, a crash or a signal): no end-of-session record";
+  if (run.exitCode !== s.exitStatus) return `the process exit code ${run.exitCode ?? run.signal} is not pytest's exit status ${s.exitStatus}`;
+  return null;
+}
+
 /**
  * Why a finished run cannot be trusted as a test outcome, or null when it can: the command did
- * not start, nothing readable was reported, or it exited non-zero without any test failing
- * (a usage error, a crash while loading conftest, an internal error).
+ * not start, the runner's channel shows tampering or an unfinished session, the exit code is not
+ * pytest's, there is no well-formed JUnit report, the report and the channel disagree, or it
+ * exited non-zero without any test failing (a usage error, a crash while loading conftest).
+ * There is no fallback to printed output: the artifact's code could have printed it.
  */
 export function untrustedRunReason(run: TestRun): string | null {
   if (run.timedOut) return null;
+  if (run.commandError) return run.commandError;
   if (run.spawnError) return `could not start the test command: ${run.spawnError}`;
+  const channel = channelReason(run);
+  if (channel) return channel;
   if (run.reportError) return `the JUnit report is unreadable: ${run.reportError}`;
-  if (run.source === "none") return `no test results: no JUnit report and no pytest summary (exit ${run.exitCode ?? run.signal})`;
+  if (run.source === "none") return `no JUnit report (exit ${run.exitCode ?? run.signal})`;
+  const disagree = channelDisagreements(run);
+  if (disagree.length > 0) return `the JUnit report and the runner's channel disagree on ${disagree.length} test(s): ${disagree.slice(0, 3).join("; ")}`;
   if (run.exitCode !== 0 && !reportedFailures(run)) {
     return `the test command exited ${run.exitCode ?? `by signal ${run.signal}`} but reported no failing test`;
   }

@@ -10,6 +10,8 @@ import { recordedPath } from "../formats/run-config.js";
 import { runFiles } from "../formats/run-layout.js";
 import { parseSessionId } from "../formats/sessions.js";
 import { verdictSchema, type Verdict } from "../formats/verdict.js";
+import type { SandboxMode } from "../core/sandbox.js";
+import { sealMatches, sealVerdict, verdictKey } from "../formats/verdict-seal.js";
 import { verifyArtifact } from "./verify-artifact.js";
 
 export interface VerifyRunOptions {
@@ -23,6 +25,8 @@ export interface VerifyRunOptions {
   setupTimeoutMs?: number;
   /** Artifacts larger than this are not read: their verdict is `not applied` (default defaultMaxArtifactMb). */
   maxArtifactMb?: number;
+  /** `bwrap` (default) or `none`: how test runs are confined. */
+  sandbox?: SandboxMode;
   onProgress?: (event: VerifyProgress) => void;
   /** Told what was cleaned up after a verifier that died (its test commands, its scratch directory). */
   onNotice?: (message: string) => void;
@@ -39,6 +43,8 @@ export interface VerifyProgress {
 
 export interface VerifyRunResult {
   verdicts: Record<string, Verdict>;
+  /** Sessions whose existing verdict.json had no valid seal (verified again). */
+  forged: string[];
   /** Sessions whose existing verdict was kept (same artifact, not an infrastructure fault). */
   reused: string[];
   verified: string[];
@@ -53,8 +59,8 @@ export function runDataset(runDir: string): Dataset {
   return loadDataset(recordedPath(runDir, p));
 }
 
-/** An existing verdict that may be kept: same artifact bytes, not an infrastructure fault, not refused for its size. */
-function reusableVerdict(runDir: string, session: string, artifactSha256: string | null): Verdict | null {
+/** An existing verdict that may be kept: sealed by this run's key, same artifact bytes, not an infrastructure fault, not refused for its size. */
+function reusableVerdict(runDir: string, session: string, artifactSha256: string | null, key: Buffer, forged: string[]): Verdict | null {
   const file = runFiles.verdict(runDir, session);
   if (!existsSync(file)) return null;
   let parsed;
@@ -65,6 +71,11 @@ function reusableVerdict(runDir: string, session: string, artifactSha256: string
   }
   if (!parsed.success) return null;
   const v = parsed.data;
+  if (!sealMatches(v, key)) {
+    forged.push(session);
+    process.stderr.write(`${file}: seal: does not match the run's key (written or edited outside the verifier): verifying again\n`);
+    return null;
+  }
   // A size refusal is cheap to redo, and the limit may have changed since.
   if (v.infra_fault || v.apply_error?.includes("(--max-artifact-mb)")) return null;
   return v.artifact_sha256 === artifactSha256 ? v : null;
@@ -123,9 +134,18 @@ export async function verifyRun(runDir: string, opts: VerifyRunOptions = {}): Pr
   }
   if (problems.length > 0) throw new InputError(problems);
 
-  const result: VerifyRunResult = { verdicts: {}, reused: [], verified: [] };
+  const result: VerifyRunResult = { verdicts: {}, reused: [], verified: [], forged: [] };
   for (const notice of reapNotices(reapStaleScratch())) opts.onNotice?.(notice);
-  const ctx: JobContext = { root, dataset, tasks, opts, scratch: openScratch(), maxBytes: (opts.maxArtifactMb ?? defaultMaxArtifactMb) * 1024 * 1024 };
+  const ctx: JobContext = {
+    root,
+    dataset,
+    tasks,
+    opts,
+    scratch: openScratch(),
+    maxBytes: (opts.maxArtifactMb ?? defaultMaxArtifactMb) * 1024 * 1024,
+    key: verdictKey(root),
+    forged: result.forged,
+  };
   const diskFull = new DiskFullStop();
   let done = 0;
   let next = 0;
@@ -161,6 +181,7 @@ export async function verifyRun(runDir: string, opts: VerifyRunOptions = {}): Pr
   if (stop) throw stop;
   result.verified.sort();
   result.reused.sort();
+  result.forged.sort();
   return result;
 }
 
@@ -171,6 +192,9 @@ interface JobContext {
   opts: VerifyRunOptions;
   scratch: Scratch;
   maxBytes: number;
+  /** The run's verdict key (seals what this verifier writes) and the sessions whose seal did not match. */
+  key: Buffer;
+  forged: string[];
 }
 
 /**
@@ -181,7 +205,7 @@ async function verifyJob(ctx: JobContext, job: { session: string; taskId: string
   const { root, opts } = ctx;
   const info = await inspectArtifact(runFiles.artifact(root, job.session), ctx.maxBytes);
   const sha = info.kind === "none" ? null : info.sha256;
-  const kept = opts.force ? null : reusableVerdict(root, job.session, sha);
+  const kept = opts.force ? null : reusableVerdict(root, job.session, sha, ctx.key, ctx.forged);
   if (kept) return { verdict: kept, reused: true };
   const task = ctx.tasks.get(job.taskId)!;
   const logFile = runFiles.verifyLog(root, job.session);
@@ -207,11 +231,13 @@ async function verifyJob(ctx: JobContext, job: { session: string; taskId: string
           logLabel,
           ...(opts.maxInfraRetries !== undefined ? { maxInfraRetries: opts.maxInfraRetries } : {}),
           ...(opts.setupTimeoutMs !== undefined ? { setupTimeoutMs: opts.setupTimeoutMs } : {}),
+          ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
         });
       } finally {
         rmSync(workRoot, { recursive: true, force: true, maxRetries: 3 });
       }
     }
+    verdict = sealVerdict(verdict, ctx.key);
     writeJsonAtomic(runFiles.verdict(root, job.session), verdict);
     renameSync(newLog, logFile);
     return { verdict, reused: false };

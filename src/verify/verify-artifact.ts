@@ -1,16 +1,19 @@
-import { createHash } from "node:crypto";
 import { appendFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { InfraFault } from "../core/infra-fault.js";
+import type { SandboxMode } from "../core/sandbox.js";
 import type { Dataset, LoadedTask } from "../dataset/load.js";
 import { applyExact, applyWithFallbacks, type ApplyMethod } from "../testbed/apply-patch.js";
 import { dropTestFiles, restorePytestConfig } from "./artifact-filter.js";
 import { envFingerprint, invalidateEnvironment, type PreparedEnv } from "../testbed/env-cache.js";
 import { checkAppliedPaths, checkPatchPaths, checkSymlinkEscapes } from "./path-safety.js";
 import { describeRun, environmentFor, freshCheckout, requiredTests, runTaskTests } from "../testbed/task-testbed.js";
-import { splitPatch, writeBlocks } from "./split-patch.js";
+import { locateInifile, testPython } from "../testbed/pytest-runner.js";
+import { splitPatch, writeBlocks, type PatchBlock } from "./split-patch.js";
+import { suspiciousReasons } from "./suspicious.js";
 import { requiredStatuses, untrustedRunReason } from "../testbed/test-run.js";
 import { verdictSchema, type TestStatus, type Verdict } from "../formats/verdict.js";
+import { sha256 } from "../core/digest.js";
 
 export interface VerifyArtifactOptions {
   dataset: Dataset;
@@ -32,6 +35,8 @@ export interface VerifyArtifactOptions {
   /** Deadline of the environment set-up (default 30 minutes). */
   setupTimeoutMs?: number;
   keepWork?: boolean;
+  /** `bwrap` (default): test runs see the checkout and the environment (read-only) only, without network. */
+  sandbox?: SandboxMode;
 }
 
 export const noArtifactError = "no artifact (session did not finalize)";
@@ -48,12 +53,19 @@ interface AttemptResult {
   resultSource: Verdict["result_source"];
   setupCached: boolean;
   notes: string[];
+  suspicious: string[];
 }
 
-async function attempt(opts: VerifyArtifactOptions, dir: string, log: (t: string) => void): Promise<AttemptResult> {
-  const { dataset, task } = opts;
-  const required = requiredTests(task);
-  const res: AttemptResult = {
+/** The checkout an attempt tests in, its environment, and the runner configuration fixed from the base. */
+interface TestBed {
+  checkout: string;
+  env: PreparedEnv;
+  python: string;
+  inifile: string | null;
+}
+
+function emptyResult(required: readonly string[]): AttemptResult {
+  return {
     applied: false,
     applyMethod: null,
     dropped: [],
@@ -64,94 +76,129 @@ async function attempt(opts: VerifyArtifactOptions, dir: string, log: (t: string
     resultSource: "none",
     setupCached: false,
     notes: [],
+    suspicious: [],
   };
+}
+
+/** Splits the artifact, refuses unsafe paths, drops test files and runner channels; null when refused. */
+function filterArtifact(opts: VerifyArtifactOptions, res: AttemptResult, log: (t: string) => void): PatchBlock[] | null {
+  const blocks = splitPatch(opts.artifactText ?? "");
+  if (opts.artifactText !== null && opts.artifactText.trim() !== "" && blocks.length === 0) {
+    res.applyError = "the artifact is not a patch (no file headers)";
+    return null;
+  }
+  const unsafe = checkPatchPaths(blocks);
+  if (unsafe) {
+    res.applyError = `refused: ${unsafe}`;
+    return null;
+  }
+  const { kept, dropped, runnerChannels } = dropTestFiles(blocks, opts.dataset.manifest.repos[opts.task.repo] ?? {}, opts.task.testsPatch);
+  res.dropped = dropped;
+  if (dropped.length > 0) log(`dropped from the artifact (test files and runner channels): ${dropped.join(", ")}\n`);
+  if (runnerChannels.length > 0) res.notes.push(`runner channels dropped from the artifact: ${runnerChannels.join("; ")}`);
+  res.suspicious = suspiciousReasons(kept);
+  return kept;
+}
+
+/** A fresh checkout of the base, its environment, and the inifile pytest reads there (before the artifact). */
+async function setUpBed(opts: VerifyArtifactOptions, dir: string, res: AttemptResult, log: (t: string) => void): Promise<TestBed> {
+  const checkout = join(dir, "checkout");
+  const co = await freshCheckout(opts.dataset, opts.task, checkout);
+  log(`checkout of ${opts.task.repo} at ${co.commit} in ${checkout}\n`);
+  const env = await environmentFor(opts.dataset, opts.task, co, log, opts.setupTimeoutMs ?? 30 * 60_000);
+  res.setupCached = env.cached;
+  log(env.dir ? `environment ${env.dir} (${env.cached ? "cached" : "set up now"})\n` : "no set-up commands: no environment\n");
+  const python = testPython(env.pathPrefix);
+  let inifile: string | null;
   try {
-    const repoSpec = dataset.manifest.repos[task.repo] ?? {};
-    const blocks = splitPatch(opts.artifactText ?? "");
-    if (opts.artifactText !== null && opts.artifactText.trim() !== "" && blocks.length === 0) {
-      res.applyError = "the artifact is not a patch (no file headers)";
-      return res;
-    }
-    const unsafe = checkPatchPaths(blocks);
-    if (unsafe) {
-      res.applyError = `refused: ${unsafe}`;
-      return res;
-    }
-    const { kept, dropped } = dropTestFiles(blocks, repoSpec, task.testsPatch);
-    res.dropped = dropped;
-    if (dropped.length > 0) log(`dropped from the artifact (test files): ${dropped.join(", ")}\n`);
+    inifile = await locateInifile(python, checkout);
+  } catch (e) {
+    throw new InfraFault(`could not read the base's pytest configuration: ${(e as Error).message}`, true);
+  }
+  log(`pytest configuration fixed to ${inifile ?? "none (an empty inifile outside the checkout)"}\n`);
+  return { checkout, env, python, inifile };
+}
 
-    const checkout = join(dir, "checkout");
-    const co = await freshCheckout(dataset, task, checkout);
-    log(`checkout of ${task.repo} at ${co.commit} in ${checkout}\n`);
+/** Applies the kept blocks with fallbacks, checks the written paths, undoes pytest configuration edits. */
+async function applyArtifact(bed: TestBed, kept: PatchBlock[], dir: string, res: AttemptResult, log: (t: string) => void): Promise<boolean> {
+  const escape = checkSymlinkEscapes(bed.checkout, kept);
+  if (escape) {
+    res.applyError = `refused: ${escape}`;
+    return false;
+  }
+  if (kept.length === 0) {
+    res.applied = true;
+    res.applyMethod = "empty";
+    return true;
+  }
+  const patchFile = join(dir, "artifact.kept.patch");
+  writeBlocks(patchFile, kept);
+  const applied = await applyWithFallbacks(bed.checkout, patchFile, log);
+  if (!applied.ok) {
+    res.applyError = applied.error;
+    return false;
+  }
+  const after = checkAppliedPaths(bed.checkout, kept);
+  if (after) {
+    res.applyError = `refused: ${after}`;
+    return false;
+  }
+  res.applied = true;
+  res.applyMethod = applied.method as ApplyMethod;
+  const restored = await restorePytestConfig(bed.checkout, kept, bed.python, dir);
+  if (restored.length > 0) {
+    res.dropped = [...new Set([...res.dropped, ...restored])].sort();
+    res.notes.push(`pytest configuration changes were undone (base version restored): ${restored.join(", ")}`);
+    log(`restored the base version of ${restored.join(", ")} (the artifact changed the pytest configuration it gives)\n`);
+  }
+  return true;
+}
 
-    const escape = checkSymlinkEscapes(checkout, kept);
-    if (escape) {
-      res.applyError = `refused: ${escape}`;
-      return res;
-    }
-    if (kept.length === 0) {
-      res.applied = true;
-      res.applyMethod = "empty";
-    } else {
-      const patchFile = join(dir, "artifact.kept.patch");
-      writeBlocks(patchFile, kept);
-      const applied = await applyWithFallbacks(checkout, patchFile, log);
-      if (!applied.ok) {
-        res.applyError = applied.error;
-        return res;
-      }
-      const after = checkAppliedPaths(checkout, kept);
-      if (after) {
-        res.applyError = `refused: ${after}`;
-        return res;
-      }
-      res.applied = true;
-      res.applyMethod = applied.method as ApplyMethod;
-      const restored = await restorePytestConfig(checkout, kept);
-      if (restored.length > 0) {
-        res.dropped = [...new Set([...res.dropped, ...restored])].sort();
-        res.notes.push(`pytest configuration changes were undone (base version restored): ${restored.join(", ")}`);
-        log(`restored the base version of ${restored.join(", ")} (the artifact changed its pytest section)\n`);
-      }
-    }
+async function applyHeldOutTests(task: LoadedTask, checkout: string, dir: string): Promise<string | null> {
+  if (task.testsPatch.trim() === "") return null;
+  const testsFile = join(dir, "tests.patch");
+  writeFileSync(testsFile, task.testsPatch);
+  return applyExact(checkout, testsFile);
+}
 
-    if (task.testsPatch.trim() !== "") {
-      const testsFile = join(dir, "tests.patch");
-      writeFileSync(testsFile, task.testsPatch);
-      const err = await applyExact(checkout, testsFile);
-      if (err) throw new InfraFault(`the held-out tests.patch does not apply: ${err}`, false);
-    }
+/** Runs the required tests and judges the run; an untrusted run is attributed by a control run. */
+async function runAndJudge(opts: VerifyArtifactOptions, bed: TestBed, dir: string, res: AttemptResult, log: (t: string) => void): Promise<void> {
+  const required = requiredTests(opts.task);
+  const run = await runTaskTests(opts.dataset, opts.task, { checkout: bed.checkout, scratch: dir, env: bed.env, inifile: bed.inifile, sandbox: opts.sandbox ?? "bwrap" }, required);
+  log(describeRun(run));
+  res.timedOut = run.timedOut;
+  res.exitCode = run.exitCode;
+  res.resultSource = run.source;
+  res.tests = requiredStatuses(run, required);
+  if (run.stream && run.stream.tamper.length > 0) res.suspicious.push(...run.stream.tamper.map((t) => `the runner saw: ${t}`));
+  const env = bed.env;
+  if (env.dir && env.fingerprint !== null && envFingerprint(env.dir) !== env.fingerprint) {
+    invalidateEnvironment(env.dir);
+    res.notes.push("the test run changed files of the cached environment; it will be rebuilt before its next use");
+  }
+  const distrust = untrustedRunReason(run);
+  if (distrust) {
+    // Whose crash is it? The same tests without the artifact tell.
+    log(`untrusted run: ${distrust}; running the tests without the artifact to attribute it\n`);
+    const control = await controlRun(opts, join(dir, "control"), bed, required, log);
+    if (control !== null) throw new InfraFault(`${distrust}; without the artifact too (${control})`, true);
+    res.notes.push(`${distrust}; without the artifact the tests run normally, so the artifact caused it and no reported outcome is believed`);
+    res.tests = Object.fromEntries(required.map((id) => [id, "error" as TestStatus]));
+  } else if (run.exitCode === 0 && Object.values(res.tests).some((t) => t === "failed" || t === "error")) {
+    res.notes.push("the test command exited 0 although the report has a required test failing; the report was trusted");
+  }
+}
 
-    const env = await environmentFor(dataset, task, co, log, opts.setupTimeoutMs ?? 30 * 60_000);
-    res.setupCached = env.cached;
-    log(env.dir ? `environment ${env.dir} (${env.cached ? "cached" : "set up now"})\n` : "no set-up commands: no environment\n");
-
-    const run = await runTaskTests(dataset, task, checkout, dir, env, required);
-    log(describeRun(run));
-    res.timedOut = run.timedOut;
-    res.exitCode = run.exitCode;
-    res.resultSource = run.source;
-    res.tests = requiredStatuses(run, required);
-
-    if (env.dir && env.fingerprint !== null && envFingerprint(env.dir) !== env.fingerprint) {
-      invalidateEnvironment(env.dir);
-      res.notes.push("the test run changed files of the cached environment; it will be rebuilt before its next use");
-    }
-
-    const distrust = untrustedRunReason(run);
-    if (distrust) {
-      // Is the crash the artifact's doing? The same tests without the artifact tell.
-      log(`suspicious run: ${distrust}; running the tests without the artifact to attribute it\n`);
-      const control = await controlRun(opts, join(dir, "control"), env, required, log);
-      if (control === null) {
-        res.notes.push(`${distrust}; without the artifact the tests run normally, so the artifact caused it`);
-      } else {
-        throw new InfraFault(`${distrust}; without the artifact too (${control})`, true);
-      }
-    } else if (run.exitCode === 0 && Object.values(res.tests).some((s) => s === "failed" || s === "error")) {
-      res.notes.push("the test command exited 0 although the report has a required test failing; the report was trusted");
-    }
+async function attempt(opts: VerifyArtifactOptions, dir: string, log: (t: string) => void): Promise<AttemptResult> {
+  const res = emptyResult(requiredTests(opts.task));
+  try {
+    const kept = filterArtifact(opts, res, log);
+    if (kept === null) return res;
+    const bed = await setUpBed(opts, dir, res, log);
+    if (!(await applyArtifact(bed, kept, dir, res, log))) return res;
+    const err = await applyHeldOutTests(opts.task, bed.checkout, dir);
+    if (err) throw new InfraFault(`the held-out tests.patch does not apply: ${err}`, false);
+    await runAndJudge(opts, bed, dir, res, log);
     return res;
   } catch (e) {
     res.infra = e instanceof InfraFault ? e : new InfraFault(`verifier error: ${(e as Error).message}`, true);
@@ -161,84 +208,51 @@ async function attempt(opts: VerifyArtifactOptions, dir: string, log: (t: string
 }
 
 /** Runs the required tests on base + tests.patch; returns null when that run is trustworthy, else why not. */
-async function controlRun(
-  opts: VerifyArtifactOptions,
-  dir: string,
-  env: PreparedEnv,
-  required: readonly string[],
-  log: (t: string) => void,
-): Promise<string | null> {
+async function controlRun(opts: VerifyArtifactOptions, dir: string, bed: TestBed, required: readonly string[], log: (t: string) => void): Promise<string | null> {
   const checkout = join(dir, "checkout");
   await freshCheckout(opts.dataset, opts.task, checkout);
-  if (opts.task.testsPatch.trim() !== "") {
-    const testsFile = join(dir, "tests.patch");
-    writeFileSync(testsFile, opts.task.testsPatch);
-    const err = await applyExact(checkout, testsFile);
-    if (err) return `tests.patch does not apply: ${err}`;
-  }
-  const run = await runTaskTests(opts.dataset, opts.task, checkout, dir, env, required);
+  const err = await applyHeldOutTests(opts.task, checkout, dir);
+  if (err) return `tests.patch does not apply: ${err}`;
+  const inifile = bed.inifile === null ? null : join(checkout, relative(bed.checkout, bed.inifile));
+  const run = await runTaskTests(opts.dataset, opts.task, { checkout, scratch: dir, env: bed.env, inifile, sandbox: opts.sandbox ?? "bwrap" }, required);
   log(`control run (base + tests.patch, no artifact):\n${describeRun(run)}`);
   if (run.timedOut) return "the control run timed out";
   return untrustedRunReason(run);
 }
 
-function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
-}
 
 function count(ids: readonly string[], tests: Record<string, TestStatus>): { passed: number; total: number } {
   const uniq = [...new Set(ids)];
   return { passed: uniq.filter((id) => tests[id] === "passed").length, total: uniq.length };
 }
 
-/**
- * Verifies one frozen artifact against its task's held-out tests in a fresh checkout: non-test
- * changes only, path-checked, applied with fallbacks; tests.patch applied; tests run in the
- * cached environment with a scrubbed env and a deadline; results read from a JUnit report
- * written outside the checkout. Infrastructure faults are re-verified up to twice.
- */
-export async function verifyArtifact(opts: VerifyArtifactOptions): Promise<Verdict> {
-  const started = Date.now();
-  const session = opts.session ?? opts.task.id;
-  const logFile = opts.logFile ?? join(opts.workRoot, "verify.log");
-  mkdirSync(opts.workRoot, { recursive: true });
-  mkdirSync(dirname(logFile), { recursive: true });
-  writeFileSync(logFile, `verification of ${session} (task ${opts.task.id}) at ${new Date().toISOString()}\n`);
-  const log = (t: string) => appendFileSync(logFile, t);
-  const required = requiredTests(opts.task);
+type VerdictBase = Pick<Verdict, "format" | "session" | "task" | "artifact_sha256" | "log">;
 
-  const base = {
-    format: "switch-swe.verdict/1" as const,
-    session,
-    task: opts.task.id,
-    artifact_sha256: opts.artifactSha256 !== undefined ? opts.artifactSha256 : opts.artifactText === null ? null : sha256(opts.artifactText),
-    log: opts.logLabel ?? logFile,
-  };
+function noArtifactVerdict(opts: VerifyArtifactOptions, base: VerdictBase, started: number): Verdict {
+  const tests = Object.fromEntries(requiredTests(opts.task).map((id) => [id, "missing" as TestStatus]));
+  return verdictSchema.parse({
+    ...base,
+    applied: false,
+    apply_method: null,
+    apply_error: noArtifactError,
+    dropped_files: [],
+    tests,
+    fail_to_pass: count(opts.task.verifier.fail_to_pass, tests),
+    pass_to_pass: count(opts.task.verifier.pass_to_pass, tests),
+    resolved: false,
+    infra_fault: false,
+    timed_out: false,
+    exit_code: null,
+    result_source: "none",
+    setup_cached: false,
+    duration_ms: Date.now() - started,
+    attempts: 1,
+    verified_at: new Date().toISOString(),
+  });
+}
 
-  if (opts.artifactText === null) {
-    log(`${noArtifactError}\n`);
-    const tests = Object.fromEntries(required.map((id) => [id, "missing" as TestStatus]));
-    return verdictSchema.parse({
-      ...base,
-      applied: false,
-      apply_method: null,
-      apply_error: noArtifactError,
-      dropped_files: [],
-      tests,
-      fail_to_pass: count(opts.task.verifier.fail_to_pass, tests),
-      pass_to_pass: count(opts.task.verifier.pass_to_pass, tests),
-      resolved: false,
-      infra_fault: false,
-      timed_out: false,
-      exit_code: null,
-      result_source: "none",
-      setup_cached: false,
-      duration_ms: Date.now() - started,
-      attempts: 1,
-      verified_at: new Date().toISOString(),
-    });
-  }
-
+/** Attempts until one is not a transient infrastructure fault (at most 1 + maxInfraRetries). */
+async function runAttempts(opts: VerifyArtifactOptions, log: (t: string) => void): Promise<{ result: AttemptResult; attempts: number }> {
   const maxRetries = opts.maxInfraRetries ?? 2;
   let result: AttemptResult | null = null;
   let attempts = 0;
@@ -255,9 +269,15 @@ export async function verifyArtifact(opts: VerifyArtifactOptions): Promise<Verdi
     }
     if (!result.infra || !result.infra.transient) break;
   }
-  const r = result!;
+  return { result: result!, attempts };
+}
+
+function toVerdict(opts: VerifyArtifactOptions, base: VerdictBase, r: AttemptResult, attempts: number, started: number): Verdict {
+  const required = requiredTests(opts.task);
   const allPassed = required.length > 0 && required.every((id) => r.tests[id] === "passed");
-  const verdict: Verdict = {
+  const notes = [...r.notes];
+  if (required.length === 0) notes.push("the task declares no required tests: nothing can resolve it");
+  return verdictSchema.parse({
     ...base,
     applied: r.applied,
     apply_method: r.applyMethod,
@@ -276,9 +296,40 @@ export async function verifyArtifact(opts: VerifyArtifactOptions): Promise<Verdi
     duration_ms: Date.now() - started,
     attempts,
     verified_at: new Date().toISOString(),
-    ...(r.notes.length > 0 ? { notes: r.notes } : {}),
+    ...(notes.length > 0 ? { notes } : {}),
+    ...(r.suspicious.length > 0 ? { suspicious: true, suspicious_reasons: r.suspicious } : {}),
+  });
+}
+
+/**
+ * Verifies one frozen artifact against its task's held-out tests in a fresh checkout: non-test,
+ * non-runner changes only, path-checked, applied with fallbacks; tests.patch applied; tests run by
+ * our pytest launcher in the cached environment with a scrubbed env and a deadline; results read
+ * from a JUnit report cross-checked with the runner's own channel. Infrastructure faults are
+ * re-verified up to twice.
+ */
+export async function verifyArtifact(opts: VerifyArtifactOptions): Promise<Verdict> {
+  const started = Date.now();
+  const session = opts.session ?? opts.task.id;
+  const logFile = opts.logFile ?? join(opts.workRoot, "verify.log");
+  mkdirSync(opts.workRoot, { recursive: true });
+  mkdirSync(dirname(logFile), { recursive: true });
+  writeFileSync(logFile, `verification of ${session} (task ${opts.task.id}) at ${new Date().toISOString()}\n`);
+  const log = (t: string) => appendFileSync(logFile, t);
+  const base: VerdictBase = {
+    format: "switch-swe.verdict/1",
+    session,
+    task: opts.task.id,
+    artifact_sha256: opts.artifactSha256 !== undefined ? opts.artifactSha256 : opts.artifactText === null ? null : sha256(opts.artifactText),
+    log: opts.logLabel ?? logFile,
   };
-  if (required.length === 0) verdict.notes = [...(verdict.notes ?? []), "the task declares no required tests: nothing can resolve it"];
-  log(`\nverdict: ${verdict.resolved ? "resolved" : "unresolved"}${verdict.infra_fault ? ` (infrastructure fault: ${verdict.infra_reason})` : ""}\n`);
-  return verdictSchema.parse(verdict);
+  if (opts.artifactText === null) {
+    log(`${noArtifactError}\n`);
+    return noArtifactVerdict(opts, base, started);
+  }
+  const { result, attempts } = await runAttempts(opts, log);
+  const verdict = toVerdict(opts, base, result, attempts, started);
+  const fault = verdict.infra_fault ? ` (infrastructure fault: ${verdict.infra_reason})` : "";
+  log(`\nverdict: ${verdict.resolved ? "resolved" : "unresolved"}${fault}${verdict.suspicious ? " (suspicious)" : ""}\n`);
+  return verdict;
 }

@@ -100,7 +100,8 @@ describe("the command agent", () => {
     expect(readFileSync(join(workspace, "got-message.txt"), "utf8")).toBe("Repository: demo\nWorkspace: x\n\nDo it.");
     expect(readFileSync(join(workspace, "got-cwd.txt"), "utf8").trim()).toBe(workspace);
     const env = readFileSync(join(workspace, "got-env.txt"), "utf8");
-    for (const line of ["SWITCH_SWE_SESSION=t01.switch", `SWITCH_SWE_WORKSPACE=${workspace}`, "SWITCH_SWE_REQUEST_INDEX=3", "SWITCH_SWE_CONVERSATION=conv-1", "SWITCH_SWE_TURN=0", "SWITCH_SWE_CONTINUATION=0", `SWITCH_SWE_STATE_DIR=${ctx.stateDir}`]) {
+    expect(env).not.toContain("SWITCH_SWE_SESSION");
+    for (const line of [`SWITCH_SWE_WORKSPACE=${workspace}`, "SWITCH_SWE_REQUEST_INDEX=3", "SWITCH_SWE_CONVERSATION=conv-1", "SWITCH_SWE_TURN=0", "SWITCH_SWE_CONTINUATION=0", `SWITCH_SWE_STATE_DIR=${ctx.stateDir}`]) {
       expect(env).toContain(`${line}\n`);
     }
     expect(events).toEqual([

@@ -166,7 +166,7 @@ describe("tolerant reading", () => {
     expect(c.errors.base.invalid_trajectory_lines).toBe(1);
     expect(c.warnings.join("\n")).toMatch(/sha256 differs/);
     expect(c.warnings.join("\n")).toMatch(/1 line\(s\) skipped/);
-    expect(c.warnings.join("\n")).toMatch(/unreadable, counted as no verdict/);
+    expect(c.warnings.join("\n")).toMatch(/not accepted, counted as no verdict/);
   });
 
   it("counts what superseded attempts spent, apart from the workload of the scored attempt", async () => {

@@ -61,6 +61,7 @@ describe("run with the oracle agent", () => {
 
     for (const pair of fx.sessions.pairs) {
       const focus = fx.dataset.tasks.find((t) => t.id === pair.focus)!;
+      const focusMessages: Record<string, string[]> = {};
       for (const condition of ["base", "switch"] as const) {
         const s = sessionId(pair.id, condition);
         const schedule = pair.schedules[condition];
@@ -75,6 +76,7 @@ describe("run with the oracle agent", () => {
         expect(lines[0]).toMatchObject({ type: "session_start", session: s, condition, attempt: 1, agent: "oracle" });
         expect(lines.at(-1)).toMatchObject({ type: "session_end", status: "finished", finalized: true });
         const starts = lines.filter((l) => l.type === "request_start");
+        focusMessages[condition] = starts.filter((l) => l.task === pair.focus).map((l) => l.message);
         expect(starts.map((l) => l.task)).toEqual(schedule.map((x) => x.task));
         expect(starts.map((l) => l.workspace)).toEqual(schedule.map((x) => x.workspace));
         // Evidence: the initial state, then one state per request; the oracle changes only the request's workspace.
@@ -92,7 +94,8 @@ describe("run with the oracle agent", () => {
           expect(l.message.startsWith(`Repository: ${pair.repo}\nWorkspace: ${l.workspace_path}\n\n`)).toBe(true);
           // The workspace path names no task, condition or role.
           expect(l.workspace_path).not.toContain(pair.focus);
-          expect(l.workspace_path.slice(out.length)).toMatch(/^\/work\/[0-9a-f]{12}\/w0[0-4]$/);
+          // Sandboxed (the default): the same inside path in every session and both conditions.
+          expect(l.workspace_path).toBe(`/workspace/${pair.repo}/${l.workspace}`);
         }
 
         // The artifact reproduces every focus stage on the base.
@@ -109,6 +112,8 @@ describe("run with the oracle agent", () => {
           expect(patch === "").toBe(!worked);
         }
       }
+      // The focus messages of the pair are byte-identical in both conditions (same inside paths).
+      expect(focusMessages.switch).toEqual(focusMessages.base);
       // Same agent, same focus work: the two conditions' artifacts are byte-identical.
       expect(readFileSync(runFiles.artifact(out, sessionId(pair.id, "base")))).toEqual(readFileSync(runFiles.artifact(out, sessionId(pair.id, "switch"))));
     }

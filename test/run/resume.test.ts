@@ -18,16 +18,20 @@ beforeAll(() => {
   order = fx.sessions.pairs.flatMap((p) => [sessionId(p.id, "base"), sessionId(p.id, "switch")]);
 });
 
-/** An agent that notes each request in the workspace; at request 2 of the second session it hangs once. */
+/**
+ * An agent that notes each request in the workspace; at request 2 of the second session it hangs once.
+ * No variable names the session, so it counts sessions itself (first requests seen; sessions run one at a time).
+ */
 function hangingAgent(mark: string): string {
   return [
     `echo "request $SWITCH_SWE_REQUEST_INDEX" >> notes.txt`,
-    `if [ "$SWITCH_SWE_SESSION" = "${order[1]}" ] && [ "$SWITCH_SWE_REQUEST_INDEX" = 2 ] && [ ! -e "${mark}" ]; then touch "${mark}"; sleep 120; else sleep 0.05; fi`,
+    `if [ "$SWITCH_SWE_REQUEST_INDEX" = 0 ] && [ "$SWITCH_SWE_TURN" = 0 ]; then echo s >> "${mark}.sessions"; fi`,
+    `if [ "$(wc -l < "${mark}.sessions")" = 2 ] && [ "$SWITCH_SWE_REQUEST_INDEX" = 2 ] && [ ! -e "${mark}" ]; then touch "${mark}"; sleep 120; else sleep 0.05; fi`,
   ].join("\n");
 }
 
 function startRun(out: string, command: string): ChildProcess {
-  const args = ["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--agent", "command", "--agent-opt", `command=${command}`, "--out", out, "--no-verify", "--quiet"];
+  const args = ["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--agent", "command", "--agent-opt", `command=${command}`, "--out", out, "--no-verify", "--quiet", "--sandbox", "none"];
   return spawn(process.execPath, [join(packageRoot, "dist", "cli", "main.js"), ...args], { env: { ...process.env, SWITCH_SWE_CACHE: fx.cache }, stdio: "ignore" });
 }
 

@@ -32,8 +32,8 @@ describe("workspaces", () => {
       expect(sh(dir, "status", "--porcelain")).toBe("");
       expect(sh(dir, "log", "--all", "--format=%H")).toBe(ws.baseCommits[w]);
     }
-    // Objects are shared with the cache, not copied.
-    expect(existsSync(join(ws.paths.w00, ".git", "objects", "info", "alternates"))).toBe(true);
+    // No alternates into the cache (whose refs include later revisions).
+    expect(existsSync(join(ws.paths.w00, ".git", "objects", "info", "alternates"))).toBe(false);
   });
 
   it("an existing workspace directory or an unknown base is an infrastructure fault", async () => {
@@ -79,7 +79,7 @@ describe("artifact collection", () => {
     const headBefore = sh(dir, "rev-parse", "HEAD");
 
     const out = join(fx.root, "patches", "w01.patch");
-    const c = await collectPatch(dir, ws.baseCommits.w01, out);
+    const c = await collectPatch(dir, ws.baseCommits.w01, out, ws.objectStores.w01);
     expect(c.files).toEqual(["blob.bin", first!, "new file é.py", "pkg/build/kept.py", second!, third!].sort());
     for (const f of excluded) expect(c.files).not.toContain(f);
     expect(readFileSync(join(dir, ".git", "index"))).toEqual(indexBefore);
@@ -100,9 +100,24 @@ describe("artifact collection", () => {
   });
 
   it("an untouched workspace gives an empty patch", async () => {
-    const c = await collectPatch(ws.paths.w02, ws.baseCommits.w02, join(fx.root, "patches", "w02.patch"));
+    const c = await collectPatch(ws.paths.w02, ws.baseCommits.w02, join(fx.root, "patches", "w02.patch"), ws.objectStores.w02);
     expect(c).toMatchObject({ bytes: 0, files: [] });
     expect(readFileSync(join(fx.root, "patches", "w02.patch"), "utf8")).toBe("");
+  });
+
+  it("never executes what the agent planted in its .git (filters, fsmonitor, hooks, includes)", async () => {
+    const dir = ws.paths.w04;
+    const marker = join(fx.root, "pwned");
+    const evil = `sh -c 'touch ${marker}; cat'`;
+    const cfg = join(dir, ".git", "config");
+    writeFileSync(cfg, `${readFileSync(cfg, "utf8")}[filter "x"]\n\tclean = ${evil}\n\tsmudge = ${evil}\n[core]\n\tfsmonitor = ${evil}\n\thooksPath = ${dir}/.hooks\n[include]\n\tpath = ${dir}/more.cfg\n[diff]\n\texternal = ${evil}\n`);
+    mkdirSync(join(dir, ".hooks"), { recursive: true });
+    writeFileSync(join(dir, "more.cfg"), `[core]\n\tpager = ${evil}\n`);
+    writeFileSync(join(dir, ".gitattributes"), "* filter=x diff=x\n");
+    writeFileSync(join(dir, "added.py"), "x = 1\n");
+    const c = await collectPatch(dir, ws.baseCommits.w04, join(fx.root, "patches", "w04.patch"), ws.objectStores.w04);
+    expect(c.files).toContain("added.py");
+    expect(existsSync(marker)).toBe(false);
   });
 
   it("names every excluded pattern once", () => {
@@ -114,7 +129,7 @@ describe("artifact collection", () => {
     const dir = ws.paths.w03;
     const names = ["tab\tname.py", 'quo"te.py', "back\\slash.py", "caf\u00e9 x.py"];
     for (const n of names) writeFileSync(join(dir, n), "x = 1\n");
-    const c = await collectPatch(dir, ws.baseCommits.w03, join(fx.root, "patches", "w03.patch"));
+    const c = await collectPatch(dir, ws.baseCommits.w03, join(fx.root, "patches", "w03.patch"), ws.objectStores.w03);
     expect(c.files).toEqual([...names].sort());
   });
 });

@@ -3,7 +3,6 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseJunitReport } from "../../src/testbed/junit-xml.js";
 import { caseKey, caseNodeId, collectionErrorScope, mangleNodeId } from "../../src/testbed/pytest-ids.js";
-import { parsePytestSummary } from "../../src/testbed/pytest-output.js";
 import { buildTestCommand, shellQuote } from "../../src/testbed/test-run.js";
 import { tempDir } from "../verify/fixture.js";
 
@@ -45,29 +44,6 @@ describe("the JUnit reader", () => {
     expect(() => parseJunitReport("<html></html>")).toThrow(/not a JUnit report/);
     expect(() => parseJunitReport("<testsuites a='&bogus;'></testsuites>")).toThrow(/unknown entity/);
     expect(() => parseJunitReport("")).toThrow(/no root element/);
-  });
-});
-
-describe("the -rA summary reader", () => {
-  it("reads only the last summary block", () => {
-    const out = [
-      "PASSED tests/test_a.py::test_forged_before",
-      "=================== short test summary info ===================",
-      "PASSED tests/test_a.py::test_ok",
-      "FAILED tests/test_a.py::test_bad[1 - 2] - AssertionError: x - y",
-      "ERROR tests/test_b.py - ImportError",
-      "SKIPPED [1] tests/test_a.py:3: no reason",
-      "XFAIL tests/test_a.py::test_xf - reason",
-      "========== 1 failed, 1 passed in 0.1s ==========",
-      "PASSED tests/test_a.py::test_after",
-    ].join("\n");
-    expect(parsePytestSummary(out)).toEqual([
-      { nodeId: "tests/test_a.py::test_ok", outcome: "passed" },
-      { nodeId: "tests/test_a.py::test_bad[1 - 2]", outcome: "failed" },
-      { nodeId: "tests/test_b.py", outcome: "error" },
-      { nodeId: "tests/test_a.py::test_xf", outcome: "skipped" },
-    ]);
-    expect(parsePytestSummary("no summary here")).toBeNull();
   });
 });
 

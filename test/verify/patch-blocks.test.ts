@@ -2,7 +2,7 @@ import { chmodSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { applyWithFallbacks } from "../../src/testbed/apply-patch.js";
-import { dropTestFiles, pytestSection } from "../../src/verify/artifact-filter.js";
+import { dropTestFiles } from "../../src/verify/artifact-filter.js";
 import { checkPatchPaths, checkSymlinkEscapes } from "../../src/verify/path-safety.js";
 import { joinBlocks, splitPatch } from "../../src/verify/split-patch.js";
 import { git, tempDir, writeFiles } from "./fixture.js";
@@ -135,11 +135,3 @@ describe("path checks", () => {
   });
 });
 
-describe("pytestSection", () => {
-  it("extracts the pytest table of pyproject.toml and setup.cfg", () => {
-    const toml = '[project]\nname = "x"\n[tool.pytest.ini_options]\naddopts = "-p y"\n[tool.black]\nline-length = 1\n';
-    expect(pytestSection(toml, "pyproject.toml")).toBe('[tool.pytest.ini_options]\naddopts = "-p y"');
-    expect(pytestSection("[metadata]\nname = x\n[tool:pytest]\naddopts = -p y\n", "setup.cfg")).toBe("[tool:pytest]\naddopts = -p y\n");
-    expect(pytestSection('[project]\nname = "x"\n', "pyproject.toml")).toBe("");
-  });
-});

@@ -239,17 +239,16 @@ describe("verifyArtifact", () => {
 });
 
 describe("verifyArtifact without a JUnit report", () => {
-  it("falls back to the -rA summary and says so", async () => {
+  it("never reads printed output: a command that writes no report is a crash, here the dataset's (infrastructure fault)", async () => {
     const root2 = writeCalcDataset(tempDir(), { tasks: [{ id: "plain", command: "python3 -m pytest -rA -p no:cacheprovider {tests}" }] });
     const ds = loadDataset(root2);
     const work = tempDir();
-    const v = await verifyArtifact({ dataset: ds, task: taskById(ds).get("plain")!, artifactText: ds.tasks[0]!.stagePatches[0]!, workRoot: join(work, "w"), logFile: join(work, "log") });
-    expect(v.result_source).toBe("output");
-    expect(v.resolved).toBe(true);
-    const empty = await verifyArtifact({ dataset: ds, task: taskById(ds).get("plain")!, artifactText: "", workRoot: join(work, "w2"), logFile: join(work, "log2") });
-    expect(empty.result_source).toBe("output");
-    expect(empty.tests["tests/test_ops.py::TestAdd::test_neg"]).toBe("failed");
-    expect(empty.tests["tests/test_ops.py::test_mul"]).toBe("passed");
+    const v = await verifyArtifact({ dataset: ds, task: taskById(ds).get("plain")!, artifactText: ds.tasks[0]!.stagePatches[0]!, workRoot: join(work, "w"), logFile: join(work, "log"), maxInfraRetries: 0 });
+    expect(v.result_source).toBe("none");
+    expect(v.resolved).toBe(false);
+    expect(v.infra_fault).toBe(true);
+    expect(v.infra_reason).toContain("no JUnit report");
+    expect(v.infra_reason).toContain("without the artifact too");
     rmSync(root2, { recursive: true, force: true });
   });
 });

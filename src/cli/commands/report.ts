@@ -12,6 +12,7 @@ interface ReportCliOptions {
   resamples: number;
   sessions?: string;
   dataset?: string;
+  trustSuspicious?: boolean;
 }
 
 const formatByExtension: Record<string, ReportFormat> = {
@@ -32,7 +33,8 @@ function addCommonOptions(cmd: Command): Command {
     .option("--seed <n>", "bootstrap seed", parseCount("--seed"), DEFAULT_SEED)
     .option("--resamples <n>", "bootstrap resamples", parsePositive("--resamples"), DEFAULT_RESAMPLES)
     .option("--sessions <file>", "sessions file to use instead of the one named in run.json")
-    .option("--dataset <dir>", "dataset to use instead of the one named in run.json (for stage attribution)");
+    .option("--dataset <dir>", "dataset to use instead of the one named in run.json (for stage attribution)")
+    .option("--trust-suspicious", "count resolved verdicts marked suspicious as resolved (default: counted apart, unresolved)");
 }
 
 async function emit(runDirs: string[], o: ReportCliOptions, compare: boolean): Promise<void> {
@@ -43,6 +45,7 @@ async function emit(runDirs: string[], o: ReportCliOptions, compare: boolean): P
     resamples: o.resamples,
     sessionsPath: o.sessions,
     datasetPath: o.dataset,
+    trustSuspicious: o.trustSuspicious === true,
   });
   const text = renderReport(report, format, { outFile: o.out ? resolve(o.out) : undefined });
   if (o.out) {

@@ -1,4 +1,5 @@
 import { Command, Option } from "commander";
+import { sandboxModes, type SandboxMode } from "../../core/sandbox.js";
 import { agentNames } from "../../agents/registry.js";
 import { parseAgentOptionPairs } from "../../agents/options.js";
 import { reporterFor } from "../../run/progress.js";
@@ -20,6 +21,8 @@ interface RunFlags {
   resume?: boolean;
   seed?: number;
   keepWorkspaces?: boolean;
+  sandbox?: SandboxMode;
+  network?: "on" | "none";
   label?: string;
   verify: boolean;
   quiet?: boolean;
@@ -43,6 +46,8 @@ export function registerRun(program: Command): void {
     .option("--resume", "continue the run in --out: finished sessions are kept, cut-off sessions restart")
     .option("--seed <n>", "run seed (the oracle's forget draws; default 0)", parseCount("--seed"))
     .option("--keep-workspaces", "keep the workspace checkouts under RUN_DIR/work after each session")
+    .addOption(new Option("--sandbox <mode>", "confine the agent and the verifier: bwrap (bubblewrap, the default; see docs/verification.md) or none (on --resume: taken from run.json)").choices(sandboxModes))
+    .addOption(new Option("--network <mode>", "the agent's network inside the sandbox: on (default; it needs its model API) or none").choices(["on", "none"]))
     .option("--label <text>", "configuration label for reports (default: agent and options)")
     .option("--no-verify", "do not verify the artifacts at the end")
     .option("--quiet", "no progress output")
@@ -74,6 +79,8 @@ export function registerRun(program: Command): void {
           ...(o.requestTimeout !== undefined ? { requestTimeoutS: o.requestTimeout } : {}),
           concurrency: o.concurrency,
           keepWorkspaces: o.keepWorkspaces === true,
+          ...(o.sandbox ? { sandbox: o.sandbox } : {}),
+          ...(o.network ? { network: o.network } : {}),
           verify: o.verify,
           progress: (e) => reporter.emit(e),
           signal: stop.signal,

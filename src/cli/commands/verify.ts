@@ -1,4 +1,5 @@
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
+import { sandboxModes, type SandboxMode } from "../../core/sandbox.js";
 import { toJsonText } from "../../core/json-file.js";
 import { cacheInfo, clearCache } from "../../testbed/cache-admin.js";
 import { verifyRun } from "../../verify/run-verify.js";
@@ -21,7 +22,8 @@ export function verdictLine(v: Verdict, reused = false): string {
   const why: string[] = [];
   if (!v.applied) why.push(`not applied: ${(v.apply_error ?? "").split("\n")[0]}`);
   else why.push(`${v.apply_method}`);
-  if (v.dropped_files.length > 0) why.push(`dropped ${v.dropped_files.length} test file(s)`);
+  if (v.dropped_files.length > 0) why.push(`dropped ${v.dropped_files.length} test or runner file(s)`);
+  if (v.suspicious) why.push(`SUSPICIOUS: ${(v.suspicious_reasons ?? []).join("; ")}`);
   if (v.timed_out) why.push("timed out");
   if (v.infra_fault) why.push(`${v.infra_reason} (after ${v.attempts} attempt(s))`);
   why.push(reused ? "kept" : `${(v.duration_ms / 1000).toFixed(1)} s${v.setup_cached ? ", env cached" : ""}`);
@@ -39,10 +41,12 @@ export function registerVerify(program: Command): void {
     .option("--force", "verify again even when a verdict for the same artifact exists")
     .option("--max-artifact-mb <n>", "artifacts larger than this are not read: not applied, with the reason", positiveInt("--max-artifact-mb"), defaultMaxArtifactMb)
     .option("--json", "print the verdicts as JSON instead of one line each")
-    .action(async (runDir: string, o: { concurrency: number; session?: string[]; force?: boolean; json?: boolean; maxArtifactMb: number }) => {
+    .addOption(new Option("--sandbox <mode>", "confine each test run: bwrap (checkout and environment only, no network) or none").choices(sandboxModes).default("bwrap"))
+    .action(async (runDir: string, o: { concurrency: number; session?: string[]; force?: boolean; json?: boolean; maxArtifactMb: number; sandbox: SandboxMode }) => {
       const result = await verifyRun(runDir, {
         concurrency: o.concurrency,
         maxArtifactMb: o.maxArtifactMb,
+        sandbox: o.sandbox,
         ...(o.session ? { sessions: o.session } : {}),
         ...(o.force ? { force: true } : {}),
         onNotice: (m) => process.stderr.write(`verify: ${m}\n`),
@@ -56,9 +60,10 @@ export function registerVerify(program: Command): void {
         process.stdout.write(toJsonText(result));
       } else {
         const resolved = all.filter((v) => v.resolved).length;
+        const suspicious = all.filter((v) => v.suspicious).length;
         process.stdout.write(
-          `${all.length} session(s): ${resolved} resolved, ${all.length - resolved - infra} unresolved, ${infra} infrastructure fault(s); ` +
-            `${result.verified.length} verified, ${result.reused.length} kept\n`,
+          `${all.length} session(s): ${resolved} resolved${suspicious > 0 ? ` (${suspicious} suspicious)` : ""}, ${all.length - resolved - infra} unresolved, ${infra} infrastructure fault(s); ` +
+            `${result.verified.length} verified, ${result.reused.length} kept${result.forged.length > 0 ? `, ${result.forged.length} with a bad seal verified again` : ""}\n`,
         );
       }
       // A verdict that says nothing about the model is a check that did not succeed.

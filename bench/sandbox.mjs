@@ -1,0 +1,48 @@
+// Sandbox cost: bubblewrap start-up per request / per verification (median of 40 starts of /bin/true in the
+// exact sandbox the harness builds), and the wall time of a small sample run (oracle, verified) with
+// --sandbox bwrap vs --sandbox none. Prints figures; asserts nothing. Usage: npm run bench:sandbox
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir, loadavg, cpus } from "node:os";
+import { join } from "node:path";
+import { bwrapArgs } from "../dist/core/sandbox.js";
+import { sessionSandbox } from "../dist/agents/sandbox.js";
+
+const root = mkdtempSync(join(tmpdir(), "switch-swe-bench-sandbox-"));
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const time = (fn) => {
+  const t = process.hrtime.bigint();
+  fn();
+  return Number(process.hrtime.bigint() - t) / 1e6;
+};
+
+function startups(label, makeArgs) {
+  const xs = [];
+  for (let i = 0; i < 40; i++) xs.push(time(() => execFileSync("bwrap", makeArgs(), { stdio: "ignore" })));
+  const bare = [];
+  for (let i = 0; i < 40; i++) bare.push(time(() => execFileSync("/bin/true", [], { stdio: "ignore" })));
+  console.log(`${label}: median ${median(xs).toFixed(1)} ms (plain /bin/true spawn: ${median(bare).toFixed(1)} ms; sandbox overhead ${(median(xs) - median(bare)).toFixed(1)} ms)`);
+}
+
+const ws = Object.fromEntries(["w00", "w01", "w02", "w03", "w04"].map((w) => [w, mkdtempSync(join(root, `${w}-`))]));
+const sb = sessionSandbox({ repo: "demo", workspaces: ws, stateDir: join(root, "state"), homeDir: join(root, "home"), network: true });
+startups("agent request sandbox start-up", () => sb.wrap(["/bin/true"], "/workspace/demo/w00", []).args);
+startups("verifier test-run sandbox start-up", () => bwrapArgs({ binds: [{ src: ws.w00, rw: true }], network: false, chdir: ws.w00 }, ["/bin/true"]));
+
+const cli = join(process.cwd(), "dist", "cli", "main.js");
+const dataset = join(process.cwd(), "datasets", "sample");
+const sessions = join(root, "sessions.json");
+execFileSync(process.execPath, [cli, "sessions", "build", dataset, "--seed", "0", "--out", sessions]);
+const pairs = JSON.parse(readFileSync(sessions, "utf8")).pairs.slice(0, 2).map((p) => p.focus);
+const args = pairs.flatMap((f) => ["--session", `${f}.base`, "--session", `${f}.switch`]);
+const env = { ...process.env, SWITCH_SWE_CACHE: join(root, "cache") };
+for (const mode of ["none", "bwrap", "none", "bwrap"]) {
+  const out = join(root, `run-${mode}-${Math.random().toString(36).slice(2)}`);
+  const t = time(() => {
+    const r = spawnSync(process.execPath, [cli, "run", "--dataset", dataset, "--sessions", sessions, "--agent", "oracle", "--out", out, "--quiet", "--sandbox", mode, ...args], { env, encoding: "utf8" });
+    if (r.status !== 0) throw new Error(r.stderr);
+  });
+  console.log(`run of ${args.length / 2} sessions (oracle, verified) --sandbox ${mode}: ${(t / 1000).toFixed(1)} s`);
+}
+console.log(`machine: ${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(1)).join(" ")}`);
+rmSync(root, { recursive: true, force: true });

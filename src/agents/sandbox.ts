@@ -1,0 +1,82 @@
+import { existsSync, mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { bwrapArgs, pathList, pythonPrefixes, realPythonBin, type Bind } from "../core/sandbox.js";
+import type { WorkspaceName } from "../formats/sessions.js";
+import { passedVariables, systemVariables } from "./private-env.js";
+
+/**
+ * The sandbox of one session attempt (bubblewrap). The agent's processes see a read-only system,
+ * the five workspaces at `/workspace/<repository>/w00`..`w04` (the same paths in every session,
+ * both conditions, any run directory, attempt or concurrency), a private writable HOME
+ * (`/home/agent`, kept for the attempt) and TMPDIR, its state directory at `/state`, the programs
+ * its command names (read-only), and nothing else: not the dataset, the run directory, the caches,
+ * other sessions or the caller's HOME. Each request runs in a new PID namespace, so every process
+ * it started (`setsid` and `nohup` daemons included) dies when the request ends.
+ */
+
+export interface SessionSandbox {
+  /** What the agent is told and sees: workspace name → path inside. */
+  insidePaths: Record<WorkspaceName, string>;
+  insideStateDir: string;
+  /** The host path behind an inside workspace path (for agents that act from the harness side: oracle). */
+  hostPath(inside: string): string;
+  /** The environment of a sandboxed command: the caller's, less anything naming the run, with HOME, TMPDIR and PATH of the inside. */
+  env(extra: Record<string, string>): NodeJS.ProcessEnv;
+  /** `bwrap` and its arguments that run `argv` in `cwdInside`, with read-only binds of `programs`. */
+  wrap(argv: readonly string[], cwdInside: string, programs: readonly string[]): { command: string; args: string[] };
+}
+
+export interface SessionSandboxOptions {
+  repo: string;
+  /** Host path of each workspace. */
+  workspaces: Record<WorkspaceName, string>;
+  /** Host directory of the agent's state (bound at /state). */
+  stateDir: string;
+  /** Host directory that becomes the private HOME. */
+  homeDir: string;
+  network: boolean;
+}
+
+/** Variables of the caller that name places of the caller or of the harness; never passed in. */
+
+export function sessionSandbox(o: SessionSandboxOptions): SessionSandbox {
+  const repoDir = `/workspace/${o.repo.replace(/[^A-Za-z0-9._-]/g, "_")}`;
+  const insidePaths = Object.fromEntries(Object.keys(o.workspaces).map((w) => [w, `${repoDir}/${w}`])) as Record<WorkspaceName, string>;
+  const toHost = new Map(Object.entries(insidePaths).map(([w, p]) => [p, o.workspaces[w as WorkspaceName]]));
+  mkdirSync(o.homeDir, { recursive: true });
+  mkdirSync(o.stateDir, { recursive: true });
+  const callerPath = process.env.PATH ?? "/usr/bin:/bin";
+  const pyBin = realPythonBin(callerPath);
+  const nodeBin = dirname(process.execPath);
+  const insidePath = [...new Set([...(pyBin ? [pyBin] : []), nodeBin, ...pathList(callerPath)])].join(":");
+  const system = [...pythonPrefixes("python3", callerPath), dirname(nodeBin)];
+  return {
+    insidePaths,
+    insideStateDir: "/state",
+    hostPath: (inside) => toHost.get(inside) ?? inside,
+    env: (extra) => {
+      // The system variables only; whatever else the agent needs, the caller names (`env=`), in `extra`.
+      const env = passedVariables(systemVariables);
+      return { ...env, PATH: insidePath, HOME: "/home/agent", TMPDIR: "/tmp", ...extra };
+    },
+    wrap: (argv, cwdInside, programs) => {
+      const binds: Bind[] = [
+        ...Object.entries(o.workspaces).map(([w, src]) => ({ src, dest: insidePaths[w as WorkspaceName], rw: true })),
+        { src: o.homeDir, dest: "/home/agent", rw: true },
+        { src: o.stateDir, dest: "/state", rw: true },
+        ...programs.filter((p) => existsSync(p)).map((src) => ({ src })),
+      ];
+      const extraSystem = pathList(callerPath).filter((d) => existsSync(d) && !d.startsWith("/usr") && !system.some((s) => d.startsWith(s)));
+      return { command: "bwrap", args: bwrapArgs({ binds, system: [...system, ...extraSystem], network: o.network, chdir: cwdInside }, argv) };
+    },
+  };
+}
+
+/** Absolute paths a shell command names that exist on the host (its program and scripts), to bind read-only. */
+export function programsOf(command: string): string[] {
+  const out = new Set<string>();
+  for (const token of command.split(/[\s'"=;&|()<>]+/)) if (token.startsWith("/") && existsSync(token)) out.add(token);
+  return [...out];
+}
+
+export const sandboxHome = (workDir: string) => join(workDir, "home");

@@ -1,0 +1,34 @@
+import { InputError } from "../core/errors.js";
+import { bwrapProblem, type SandboxMode } from "../core/sandbox.js";
+import type { RunConfig } from "../formats/run-config.js";
+
+/** Agents whose processes the controller can confine (process agents started through the sandbox, and harness-side ones). */
+const sandboxedAgents = new Set(["command", "oracle", "nop"]);
+
+/**
+ * What run.json records about confinement: the mode asked for, and in plain words what is enforced
+ * and what is not, so a reader of the results knows what the verdicts rest on.
+ */
+export function sandboxRecord(mode: SandboxMode, network: "on" | "none", agent: string): NonNullable<RunConfig["sandbox"]> {
+  const notEnforced = ["resource limits (cpus, memory, pids): not enforced by this version"];
+  if (mode === "none") {
+    return { mode, network: "on", enforced: [], not_enforced: ["the agent runs as the caller with the whole machine in reach", ...notEnforced] };
+  }
+  const problem = bwrapProblem();
+  if (problem) throw new InputError([{ file: "--sandbox", path: "bwrap", message: `${problem}; or run with --sandbox none (nothing confined)` }]);
+  if (!sandboxedAgents.has(agent)) {
+    return { mode: "none", network: "on", enforced: [], not_enforced: [`agent ${agent} cannot be started in the sandbox yet: it runs unconfined`, ...notEnforced] };
+  }
+  return {
+    mode,
+    network,
+    enforced: [
+      "workspaces at /workspace/<repo>/w00..w04 in every session; nothing else of the machine writable",
+      "private HOME and TMPDIR; no dataset, run directory, caches, other sessions or caller HOME visible",
+      "new PID namespace per request: every process of a request dies when it ends",
+      ...(network === "none" ? ["no network (only a private loopback)"] : []),
+      "verifier test runs: checkout and environment (read-only) only, no network, new PID namespace",
+    ],
+    not_enforced: notEnforced,
+  };
+}

@@ -1,0 +1,153 @@
+# switch-swe's pytest launcher: run by the verifier as `python -I launcher.py FD NONCE ROOTDIR INIFILE -- ARGS`.
+#
+# 1. pytest, pluggy and every _pytest submodule are imported before the checkout is put on sys.path
+#    (`-I`: neither the working directory nor PYTHON* variables nor user site-packages are used), so a
+#    `pytest.py`, `_pytest/` or `pluggy/` in the checkout cannot shadow the runner.
+# 2. The checkout (and PYTHONPATH entries of the trusted test command) are then put in front of
+#    sys.path, as `python -m pytest` would, so the tests import the artifact's code.
+# 3. pytest runs with rootdir and inifile fixed by the verifier, entry-point plugins disabled
+#    (PYTEST_DISABLE_PLUGIN_AUTOLOAD) and our reporter plugin registered first. The reporter writes every
+#    outcome, as a JSON line carrying the run's nonce, to an inherited pipe that the verifier reads: a
+#    second channel the JUnit file is checked against. An audit hook (which cannot be removed) and an
+#    identity check of the runner's functions at the end report tampering on the same channel.
+import sys
+
+_fd = int(sys.argv[1])
+_nonce = sys.argv[2]
+_rootdir = sys.argv[3]
+_inifile = sys.argv[4]
+_args = sys.argv[6:] if len(sys.argv) > 5 and sys.argv[5] == "--" else sys.argv[5:]
+sys.argv = [sys.argv[0]] + _args  # the nonce leaves argv before any code of the checkout runs
+
+import importlib  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import pkgutil  # noqa: E402
+
+os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+
+import pluggy  # noqa: E402
+import pytest  # noqa: E402
+import _pytest  # noqa: E402
+
+for _m in pkgutil.walk_packages(_pytest.__path__, "_pytest."):
+    try:
+        importlib.import_module(_m.name)
+    except Exception:  # an optional submodule that does not import here is not the checkout's doing
+        pass
+
+_out = os.dup(_fd)
+os.close(_fd)
+os.set_inheritable(_out, False)
+_write = os.write
+_dumps = json.dumps
+_phase = ["running"]
+
+
+def _emit(rec):
+    rec["n"] = _nonce
+    try:
+        _write(_out, (_dumps(rec) + "\n").encode("utf-8"))
+    except OSError:
+        pass
+
+
+_STD = {"os": ("_exit", "write", "open", "close", "dup2", "replace", "rename"), "sys": ("exit",), "builtins": ("open", "__import__", "exec", "compile"), "atexit": ("register", "_run_exitfuncs")}
+
+
+# Attributes pytest itself rebinds while it runs.
+_REBOUND = {"_getini_unknown_type"}
+
+
+def _watched_modules():
+    return {k: v for k, v in sys.modules.items() if k in ("pytest", "pluggy", *_STD) or k.startswith(("_pytest.", "pluggy."))}
+
+
+def _functions(mods):
+    out = {}
+    for name, mod in mods.items():
+        for attr, value in list(vars(mod).items()):
+            if name in _STD and attr not in _STD[name]:
+                continue
+            if callable(value):
+                out[f"{name}.{attr}"] = value
+                if isinstance(value, type) and value.__module__ == name and name.startswith(("_pytest", "pluggy")):
+                    for a2, v2 in list(vars(value).items()):
+                        if callable(v2) and a2 not in _REBOUND:
+                            out[f"{name}.{attr}.{a2}"] = v2
+    return out
+
+
+_mods0 = _watched_modules()
+_funcs0 = _functions(_mods0)
+_report_path = None
+
+
+def _audit(event, args):
+    if _report_path is None or _phase[0] == "writing-report":
+        return
+    try:
+        if event == "open":
+            path, mode = args[0], args[1]
+            if isinstance(path, (str, bytes, os.PathLike)) and os.fsdecode(path) == _report_path and mode and any(c in str(mode) for c in "wax+"):
+                _emit({"t": "tamper", "what": f"the report file was opened for writing outside the runner ({_phase[0]})"})
+            elif isinstance(path, (str, bytes, os.PathLike)) and os.fsdecode(path).startswith("/proc/") and os.fsdecode(path).endswith(f"/fd/{_out}"):
+                _emit({"t": "tamper", "what": "the outcome channel was opened through /proc"})
+        elif event in ("os.rename", "os.replace", "os.remove", "os.link", "os.symlink", "os.truncate", "shutil.move", "shutil.copyfile"):
+            if any(isinstance(a, (str, bytes, os.PathLike)) and os.fsdecode(a) == _report_path for a in args):
+                _emit({"t": "tamper", "what": f"{event} on the report file outside the runner"})
+        elif event == "object.__setattr__":
+            obj = args[0]
+            mod = getattr(obj, "__module__", "") or ""
+            if isinstance(obj, type) and mod.startswith(("_pytest", "pluggy", "pytest")):
+                _emit({"t": "tamper", "what": f"runner class {mod}.{obj.__name__}.{args[1]} was assigned"})
+    except Exception:
+        pass
+
+
+sys.addaudithook(_audit)
+
+
+class _Reporter:
+    def pytest_configure(self, config):
+        global _report_path
+        xml = getattr(config, "option", None) and config.option.xmlpath
+        if xml:
+            _report_path = os.path.abspath(xml)
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            _emit({"t": "collect", "id": report.nodeid, "outcome": "error"})
+
+    def pytest_runtest_logreport(self, report):
+        _emit({"t": "report", "id": report.nodeid, "when": report.when, "outcome": report.outcome})
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session, exitstatus):
+        _check_identity("at the end of the session")
+        _phase[0] = "writing-report"
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_unconfigure(self, config):
+        _phase[0] = "after-report"
+
+
+def _check_identity(when):
+    mods = _watched_modules()
+    for name, mod in _mods0.items():
+        if mods.get(name) is not mod:
+            _emit({"t": "tamper", "what": f"sys.modules[{name!r}] was replaced ({when})"})
+    now = _functions(_mods0)
+    changed = sorted(k for k, v in _funcs0.items() if now.get(k) is not v)
+    if changed:
+        _emit({"t": "tamper", "what": f"runner functions were replaced ({when}): {', '.join(changed[:8])}"})
+
+_emit({"t": "start", "pid": os.getpid()})
+sys.path[0:0] = [os.path.abspath(p) for p in ([os.getcwd()] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])]
+_argv = ["--rootdir", _rootdir, "-c", _inifile, *_args]
+_code = pytest.main(_argv, plugins=[_Reporter()])
+_check_identity("after the session")
+_emit({"t": "finish", "exitstatus": int(_code)})
+sys.stdout.flush()
+sys.stderr.flush()
+sys.exit(int(_code))
