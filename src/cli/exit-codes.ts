@@ -3,3 +3,11 @@
  * 4 the machine stopped the work (a full disk): finished work is kept; free space, then run again or --resume.
  */
 export const ExitCode = { ok: 0, checkFailed: 1, badInput: 2, internal: 3, diskFull: 4 } as const;
+
+/**
+ * The one rule of `run` and `verify` for verdicts: an infrastructure fault says nothing about the
+ * agent, so a command that leaves one behind did not succeed (1), whichever command verified.
+ */
+export function verificationExitCode(infraFaults: number): number {
+  return infraFaults > 0 ? ExitCode.checkFailed : ExitCode.ok;
+}

@@ -29,3 +29,14 @@ export function parsePositiveNumber(name: string) {
 export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
+
+/** `--repo NAME=PATH|URL`, repeatable: a map from repository name to its source. */
+export function parseRepoSources(pairs: readonly string[] | undefined, flag = "--repo"): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of pairs ?? []) {
+    const eq = pair.indexOf("=");
+    if (eq <= 0 || eq === pair.length - 1) throw new InvalidArgumentError(`${flag} must be NAME=PATH or NAME=URL, got "${pair}"`);
+    out[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return out;
+}

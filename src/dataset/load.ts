@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { InputError, type Problem, zodProblems } from "../core/errors.js";
 import { readJson } from "../core/json-file.js";
+import { isRemoteSource } from "./source-location.js";
 import { datasetManifestSchema, taskSchema, type DatasetManifest, type TaskSpec } from "./schema.js";
 
 export interface LoadedTask extends TaskSpec {
@@ -103,7 +104,7 @@ export function loadDatasetCollecting(dir: string): LoadResult {
         if (!existsSync(p) || !statSync(p).isDirectory()) {
           problems.push({ file: manifestFile, path: `repos.${name}.path`, message: `directory ${repo.path} not found` });
         }
-      } else if (repo.mirror !== undefined && !existsSync(resolve(root, repo.mirror))) {
+      } else if (repo.mirror !== undefined && !isRemoteSource(repo.mirror) && !existsSync(resolve(root, repo.mirror))) {
         problems.push({ file: manifestFile, path: `repos.${name}.mirror`, message: `mirror ${repo.mirror} not found` });
       }
     }

@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { git, gitOut, gitTry } from "../core/git.js";
 import type { Dataset } from "./load.js";
+import { resolveSource } from "./source-location.js";
 import { sha256 } from "../core/digest.js";
 
 /** Where repositories and environments are cached across runs. */
@@ -20,24 +21,43 @@ const localTreeExcludes = ["__pycache__/", "*.pyc", ".pytest_cache/", ".benchmar
 export interface MaterializedRepo {
   /** Bare git repository in the cache that holds the base revisions. */
   gitDir: string;
-  /** Commit that "HEAD" means for this repository. */
-  head: string;
+  /** Commit that "HEAD" means for this repository; null when the source's HEAD does not resolve (tasks then pin commits). */
+  head: string | null;
+  /** Where a git repository was cloned from (a mirror, a bundle or the URL); absent for local trees. */
+  source?: string;
+}
+
+/** A repository source that cannot be cloned or is not a usable repository; the message says how to fix it. */
+export class RepoUnavailable extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "RepoUnavailable";
+  }
 }
 
 const inFlight = new Map<string, Promise<MaterializedRepo>>();
 
+/** Every field of a repository's source, resolved: the cache key of its clone. */
+export function sourceKey(dataset: Dataset, name: string): string {
+  const spec = dataset.manifest.repos[name];
+  if (!spec) throw new Error(`unknown repository ${name}`);
+  if ("path" in spec) return `local:${resolve(dataset.root, spec.path)}`;
+  return `git:${JSON.stringify({ git: spec.git, mirror: spec.mirror === undefined ? null : resolveSource(dataset.root, spec.mirror) })}`;
+}
+
 /**
  * Makes a repository of the dataset available as a bare git repository in the cache.
  * A local tree becomes one commit with a fixed author, date and message, so the same tree always
- * yields the same commit id; a git source is cloned once as a mirror and reused.
+ * yields the same commit id; a git source is cloned once as a mirror (from `mirror` when given)
+ * and reused. Throws RepoUnavailable when the source cannot be cloned.
  */
 export function materializeRepo(dataset: Dataset, name: string): Promise<MaterializedRepo> {
   const spec = dataset.manifest.repos[name];
   if (!spec) throw new Error(`unknown repository ${name}`);
-  const key = "path" in spec ? `local:${resolve(dataset.root, spec.path)}` : `git:${spec.git}`;
+  const key = sourceKey(dataset, name);
   let p = inFlight.get(key);
   if (!p) {
-    p = "path" in spec ? materializeLocal(resolve(dataset.root, spec.path)) : materializeGit(spec.git, spec.mirror ? resolve(dataset.root, spec.mirror) : undefined);
+    p = "path" in spec ? materializeLocal(resolve(dataset.root, spec.path)) : materializeGit(key, spec.mirror ? resolveSource(dataset.root, spec.mirror) : spec.git, name);
     inFlight.set(key, p);
     p.catch(() => inFlight.delete(key));
   }
@@ -70,29 +90,63 @@ async function materializeLocal(tree: string): Promise<MaterializedRepo> {
   }
 }
 
-async function materializeGit(url: string, mirror: string | undefined): Promise<MaterializedRepo> {
-  const gitDir = join(cacheRoot(), "repos", `git-${shortHash(url)}.git`);
+/** git's own explanation, without the temporary clone path it names. */
+function gitReason(stderr: string, tmp: string): string {
+  const lines = stderr.split("\n").map((l) => l.replaceAll(tmp, "<cache>").trim()).filter((l) => l !== "" && !l.startsWith("Cloning into"));
+  return lines.find((l) => l.startsWith("fatal:")) ?? lines[0] ?? "git clone failed";
+}
+
+/** Clones `source` into the cache; a clone that fails or holds no commit is removed, never kept. */
+async function materializeGit(key: string, source: string, name: string): Promise<MaterializedRepo> {
+  const gitDir = join(cacheRoot(), "repos", `git-${shortHash(key)}.git`);
   if (!existsSync(join(gitDir, "HEAD"))) {
-    const tmp = `${gitDir}.tmp-${process.pid}`;
-    rmSync(tmp, { recursive: true, force: true });
-    await git(["clone", "-q", "--mirror", mirror ?? url, tmp], { timeoutMs: 30 * 60_000 });
-    // Rename makes the clone appear whole or not at all.
-    const { renameSync } = await import("node:fs");
+    const tmp = `${gitDir}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+    mkdirSync(dirname(gitDir), { recursive: true });
     try {
-      renameSync(tmp, gitDir);
-    } catch {
+      const r = await gitTry(["clone", "-q", "--mirror", source, tmp], { timeoutMs: 30 * 60_000 });
+      if (r.code !== 0) {
+        throw new RepoUnavailable(
+          `cannot clone ${source}: ${gitReason(r.stderr, tmp)}; offline, point the repository at a local clone, mirror or bundle ` +
+            `("mirror": PATH in dataset.json's repos.${name}, or --repo when importing or materializing)`,
+        );
+      }
+      const refs = await gitTry(["--git-dir", tmp, "for-each-ref", "--count=1", "--format=%(objectname)"]);
+      if (refs.code !== 0 || refs.stdout.trim() === "") throw new RepoUnavailable(`${source} is not a usable repository: it has no branch or tag`);
+      // Rename makes the clone appear whole or not at all.
+      try {
+        renameSync(tmp, gitDir);
+      } catch {
+        // another process finished the same clone first
+      }
+    } finally {
       rmSync(tmp, { recursive: true, force: true });
     }
   }
-  const head = await gitOut(["--git-dir", gitDir, "rev-parse", "HEAD^{commit}"]);
-  return { gitDir, head };
+  const head = await gitTry(["--git-dir", gitDir, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"]);
+  return { gitDir, head: head.code === 0 ? head.stdout.trim() : null, source };
 }
 
-/** Resolves a task's base ("HEAD", a tag, a branch or a commit) to a commit id, or null. */
+async function revParse(gitDir: string, rev: string): Promise<string | null> {
+  const r = await gitTry(["--git-dir", gitDir, "rev-parse", "--verify", "--quiet", `${rev}^{commit}`]);
+  return r.code === 0 ? r.stdout.trim() : null;
+}
+
+/**
+ * Resolves a task's base ("HEAD", a tag, a branch or a commit) to a commit id, or null. A git
+ * clone that lacks it is fetched again from its source once (the source may have gained it).
+ */
 export async function resolveBase(repo: MaterializedRepo, base: string): Promise<string | null> {
   if (base === "HEAD") return repo.head;
-  const r = await gitTry(["--git-dir", repo.gitDir, "rev-parse", "--verify", "--quiet", `${base}^{commit}`]);
-  return r.code === 0 ? r.stdout.trim() : null;
+  const found = await revParse(repo.gitDir, base);
+  if (found !== null || repo.source === undefined) return found;
+  const fetched = await gitTry(["--git-dir", repo.gitDir, "fetch", "-q", "--prune", repo.source, "+refs/*:refs/*"], { timeoutMs: 10 * 60_000 });
+  return fetched.code === 0 ? revParse(repo.gitDir, base) : null;
+}
+
+/** What to say when a base is not found: for a cached clone, how to refresh it. */
+export function baseNotFoundHint(repo: MaterializedRepo): string {
+  if (repo.source === undefined) return "";
+  return ` (cached clone of ${repo.source} at ${repo.gitDir}; \`switch-swe cache clear --repos\` clones it again)`;
 }
 
 /**

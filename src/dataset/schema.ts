@@ -12,12 +12,27 @@ export const sourceRulesSchema = z
   })
   .strict();
 
+const environmentFields = {
+  /** Shell commands run once in a fresh checkout before tests (cached per repo, base and commands). */
+  setup: z.array(z.string().min(1)).optional(),
+  /** Default test command; `{tests}` is replaced by the selected test ids, `{junit}` by the report path. */
+  test_command: z.string().min(1).optional(),
+};
+
+/**
+ * The environment of one version of a repository (SWE-bench's `version` → environment). With
+ * `setup_commit` (SWE-bench's `environment_setup_commit`), set-up runs once at that commit and the
+ * environment is shared by every task of the variant; without it, once per base commit.
+ */
+export const environmentVariantSchema = z
+  .object({ ...environmentFields, setup_commit: z.string().min(1).optional() })
+  .strict();
+
 export const environmentSchema = z
   .object({
-    /** Shell commands run once in a fresh checkout before tests (cached per repo, base and commands). */
-    setup: z.array(z.string().min(1)).optional(),
-    /** Default test command; `{tests}` is replaced by the selected test ids, `{junit}` by the report path. */
-    test_command: z.string().min(1).optional(),
+    ...environmentFields,
+    /** Per-version environments, chosen by a task's `environment`; their fields replace the ones above. */
+    variants: z.record(z.string().min(1), environmentVariantSchema).optional(),
   })
   .strict();
 
@@ -76,11 +91,14 @@ export const taskSchema = z
     id: z.string().regex(taskIdPattern, "task ids are letters, digits, . _ -"),
     repo: z.string().min(1),
     base: z.string().min(1),
+    /** Which of the repository's `environment.variants` the task needs (a version, or an environment set-up commit). */
+    environment: z.string().min(1).optional(),
     requests: z.array(requestSchema).min(1, "a task needs at least one request"),
     verifier: verifierSchema,
   })
   .strict();
 
+export type Environment = z.infer<typeof environmentSchema>;
 export type RepoSpec = z.infer<typeof repoSchema>;
 export type DatasetManifest = z.infer<typeof datasetManifestSchema>;
 export type TaskSpec = z.infer<typeof taskSchema>;

@@ -7,7 +7,8 @@ import { testFileMatcher } from "./file-rules.js";
 import { testIdPathProblem } from "./test-id-paths.js";
 import { loadDatasetCollecting, type Dataset, type LoadedTask } from "./load.js";
 import { patchFiles } from "./patch-files.js";
-import { materializeRepo, resolveBase } from "./repo-cache.js";
+import { baseNotFoundHint, materializeRepo, resolveBase, type MaterializedRepo } from "./repo-cache.js";
+import { generatedLook } from "./generated-ids.js";
 import { taskSourceFiles } from "./source-files.js";
 
 function duplicates(list: readonly string[]): string[] {
@@ -38,6 +39,10 @@ export function checkTaskStatic(task: LoadedTask, dataset: Dataset): Problem[] {
   });
   const repo = dataset.manifest.repos[task.repo];
   if (!repo) return out;
+  if (task.environment !== undefined && !(task.environment in (repo.environment?.variants ?? {}))) {
+    const known = Object.keys(repo.environment?.variants ?? {});
+    p("environment", `"${task.environment}" is not among repository ${task.repo}'s environment.variants (${known.length > 0 ? known.join(", ") : "none declared"})`);
+  }
   const isTest = testFileMatcher(repo);
   for (const [field, ids] of [["verifier.fail_to_pass", f2p], ["verifier.pass_to_pass", p2p]] as const) {
     for (const id of new Set(ids)) {
@@ -74,16 +79,13 @@ export function checkTaskStatic(task: LoadedTask, dataset: Dataset): Problem[] {
 }
 
 /** Applies the stage patches in order to the base, and the test patch to the base, in a private index. */
-async function checkTaskApplies(task: LoadedTask, dataset: Dataset): Promise<Problem[]> {
+async function checkTaskApplies(task: LoadedTask, repo: MaterializedRepo): Promise<Problem[]> {
   const file = join(task.dir, "task.json");
-  let repo;
-  try {
-    repo = await materializeRepo(dataset, task.repo);
-  } catch (e) {
-    return [{ file, path: "repo", message: `repository ${task.repo} cannot be materialized: ${(e as Error).message.split("\n")[0]}` }];
-  }
   const base = await resolveBase(repo, task.base);
-  if (!base) return [{ file, path: "base", message: `revision "${task.base}" not found in repository ${task.repo}` }];
+  if (!base) {
+    const why = task.base === "HEAD" && repo.head === null ? " (the repository's HEAD does not resolve: pin a commit)" : baseNotFoundHint(repo);
+    return [{ file, path: "base", message: `revision "${task.base}" not found in repository ${task.repo}${why}` }];
+  }
   const index = join(tmpdir(), `switch-swe-validate-${process.pid}-${task.id}-${Math.random().toString(36).slice(2)}`);
   const env = { GIT_DIR: repo.gitDir, GIT_INDEX_FILE: index };
   const out: Problem[] = [];
@@ -109,13 +111,53 @@ async function checkTaskApplies(task: LoadedTask, dataset: Dataset): Promise<Pro
   return out;
 }
 
+/** Each repository the tasks use, materialized once; one problem per repository that is not available. */
+async function materializeUsed(dataset: Dataset, problems: Problem[]): Promise<Map<string, MaterializedRepo>> {
+  const out = new Map<string, MaterializedRepo>();
+  const used = [...new Set(dataset.tasks.map((t) => t.repo))].filter((r) => r in dataset.manifest.repos).sort();
+  for (const name of used) {
+    try {
+      out.set(name, await materializeRepo(dataset, name));
+    } catch (e) {
+      const n = dataset.tasks.filter((t) => t.repo === name).length;
+      const message = (e as Error).message.split("\n")[0];
+      problems.push({ file: join(dataset.root, "dataset.json"), path: `repos.${name}`, message: `${message} (${n} task(s) not checked against it)` });
+    }
+  }
+  return out;
+}
+
+/** Declared test ids that look generated: a verifier will not find them again. */
+export function generatedIdWarnings(task: LoadedTask): Problem[] {
+  const file = join(task.dir, "task.json");
+  const out: Problem[] = [];
+  for (const [field, ids] of [["verifier.fail_to_pass", task.verifier.fail_to_pass], ["verifier.pass_to_pass", task.verifier.pass_to_pass]] as const) {
+    for (const id of ids) {
+      const why = generatedLook(id);
+      if (why) out.push({ file, path: field, message: `${id} looks generated (${why}): it will differ on the next run; run \`tasks qualify --write\` to drop it` });
+    }
+  }
+  return out;
+}
+
+export interface ValidateResult {
+  dataset: Dataset | null;
+  problems: Problem[];
+  /** Doubtful but not wrong: printed, never a failure. */
+  warnings: Problem[];
+}
+
 /** Every problem of a dataset: structure, schema, test lists, patches parse and apply in order. */
-export async function validateDataset(dir: string): Promise<{ dataset: Dataset | null; problems: Problem[] }> {
+export async function validateDataset(dir: string): Promise<ValidateResult> {
   const { dataset, problems } = loadDatasetCollecting(dir);
-  if (!dataset) return { dataset, problems };
+  if (!dataset) return { dataset, problems, warnings: [] };
+  const warnings: Problem[] = [];
+  const repos = await materializeUsed(dataset, problems);
   for (const task of dataset.tasks) {
     problems.push(...checkTaskStatic(task, dataset));
-    if (task.repo in dataset.manifest.repos) problems.push(...(await checkTaskApplies(task, dataset)));
+    warnings.push(...generatedIdWarnings(task));
+    const repo = repos.get(task.repo);
+    if (repo) problems.push(...(await checkTaskApplies(task, repo)));
   }
-  return { dataset, problems };
+  return { dataset, problems, warnings };
 }

@@ -1,9 +1,10 @@
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { basename, join, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { z } from "zod";
 import { InputError, type Problem } from "../core/errors.js";
 import { readJson, readJsonWith, toJsonText, writeJsonAtomic } from "../core/json-file.js";
-import { datasetManifestSchema, type DatasetManifest, type TaskSpec } from "../dataset/schema.js";
+import { datasetManifestSchema, type DatasetManifest, type Environment, type RepoSpec, type TaskSpec } from "../dataset/schema.js";
+import { isRemoteSource } from "../dataset/source-location.js";
 import { defaultTestCommand } from "../testbed/test-run.js";
 import { followUpSchema, followUpsFileSchema, parseInstance, readInstanceRecords, type FollowUp, type SwebenchInstance } from "./swebench-instance.js";
 
@@ -12,8 +13,10 @@ export interface ImportOptions {
   outDir: string;
   /** `{instance_id: [{text, patch, tests?, test_patch?}, ...]}`: later stages per instance. */
   requestsFile?: string;
-  /** `{"owner/name": "test command" | {test_command?, setup?}}`. */
+  /** `{"owner/name": "test command" | {test_command?, setup?, git?, mirror?, versions?}}`. */
   testCommandMapFile?: string;
+  /** `owner/name` → a local clone, mirror or bundle (a path), or another URL to clone from (`--repo`). */
+  repoSources?: Record<string, string>;
 }
 
 export interface ImportResult {
@@ -23,15 +26,60 @@ export interface ImportResult {
   refused: Problem[];
 }
 
+const envFields = { test_command: z.string().min(1).optional(), setup: z.array(z.string().min(1)).optional() };
 const envEntry = z.union([
   z.string().min(1),
-  z.object({ test_command: z.string().min(1).optional(), setup: z.array(z.string().min(1)).optional() }).strict(),
+  z
+    .object({
+      ...envFields,
+      /** The URL to clone (default https://github.com/OWNER/NAME.git). */
+      git: z.string().min(1).optional(),
+      /** A local clone, mirror or bundle to clone from instead (a path, relative to the map file, or a URL). */
+      mirror: z.string().min(1).optional(),
+      /** Environments per SWE-bench `version` or per `environment_setup_commit`. */
+      versions: z.record(z.string().min(1), z.object(envFields).strict()).optional(),
+    })
+    .strict(),
 ]);
 const commandMapSchema = z.record(z.string(), envEntry);
+type MapEntry = z.infer<typeof envEntry>;
 
 /** SWE-bench repository `owner/name` → dataset repository name `owner__name`. */
 export function repoNameOf(repo: string): string {
   return repo.replace("/", "__");
+}
+
+/** A source given on the command line or in the map: a path (stored relative to the dataset) or a URL. */
+function sourceFor(source: string, from: string, outDir: string): string {
+  if (isRemoteSource(source)) return source;
+  const rel = relative(outDir, resolve(from, source));
+  return rel === "" ? "." : rel;
+}
+
+/**
+ * The dataset.json entry of a SWE-bench repository: the URL that identifies it, where to clone it
+ * from (a `--repo` source wins over the map's `mirror`), its test command, set-up and versions.
+ */
+export function repoEntry(repo: string, entry: MapEntry | undefined, cliSource: string | undefined, outDir: string, mapDir: string): RepoSpec {
+  const e = typeof entry === "string" ? { test_command: entry } : (entry ?? {});
+  const environment: Environment = { test_command: e.test_command ?? defaultTestCommand, ...(e.setup ? { setup: e.setup } : {}) };
+  if ("versions" in e && e.versions) {
+    environment.variants = Object.fromEntries(
+      Object.entries(e.versions).map(([key, v]) => [key, { ...v, ...(/^[0-9a-f]{40}$/.test(key) ? { setup_commit: key } : {}) }]),
+    );
+  }
+  const mirror = cliSource !== undefined ? sourceFor(cliSource, process.cwd(), outDir) : "mirror" in e && e.mirror ? sourceFor(e.mirror, mapDir, outDir) : undefined;
+  return { git: ("git" in e && e.git) || `https://github.com/${repo}.git`, ...(mirror !== undefined ? { mirror } : {}), environment };
+}
+
+/** The environment variant an instance needs (by `version`, else by `environment_setup_commit`), when the repository has variants. */
+function variantOf(inst: SwebenchInstance, spec: RepoSpec): string | undefined | { problem: string } {
+  const variants = spec.environment?.variants;
+  if (!variants) return undefined;
+  for (const key of [inst.version, inst.environment_setup_commit]) if (key !== undefined && key in variants) return key;
+  return {
+    problem: `no environment for version ${inst.version ?? "(none)"} or set-up commit ${inst.environment_setup_commit ?? "(none)"} among the map's versions (${Object.keys(variants).join(", ")})`,
+  };
 }
 
 /** Concatenated diffs: each ends with a newline, so the next file header starts a line. */
@@ -80,6 +128,23 @@ function writeTaskDir(dir: string, t: ReturnType<typeof taskFromInstance>): void
   renameSync(tmp, dir);
 }
 
+/** The follow-ups file; ids with a malformed entry are in `bad` (each problem added to `refused`). */
+function readFollowUps(file: string, refused: Problem[]): { followUps: Record<string, unknown[]>; bad: Set<string> } {
+  const bad = new Set<string>();
+  const raw = readJson(file);
+  const parsed = followUpsFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const [id, k, ...rest] = issue.path;
+      if (typeof id === "string") bad.add(id);
+      const where = typeof id === "string" ? `${id}${typeof k === "number" ? `[${k}]` : ""}${rest.length ? `.${rest.join(".")}` : ""}` : "";
+      refused.push({ file, path: where, message: issue.message });
+    }
+    if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new InputError(refused);
+  }
+  return { followUps: raw as Record<string, unknown[]>, bad };
+}
+
 /**
  * Turns SWE-bench-format instances into tasks of a dataset directory (created or extended): the
  * problem statement is stage 1 and the instance's `patch` its reference; follow-ups, when given,
@@ -93,22 +158,13 @@ export function importSwebench(opts: ImportOptions): ImportResult {
   if (records.length === 0 && refused.length === 0) throw new InputError({ file: opts.instancesFile, path: "", message: "no instances" });
 
   const map = opts.testCommandMapFile ? readJsonWith(opts.testCommandMapFile, commandMapSchema) : {};
-  let followUps: Record<string, unknown[]> = {};
-  const badFollowUps = new Set<string>();
-  if (opts.requestsFile) {
-    const raw = readJson(opts.requestsFile);
-    const parsed = followUpsFileSchema.safeParse(raw);
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues) {
-        const [id, k, ...rest] = issue.path;
-        if (typeof id === "string") badFollowUps.add(id);
-        const where = typeof id === "string" ? `${id}${typeof k === "number" ? `[${k}]` : ""}${rest.length ? `.${rest.join(".")}` : ""}` : "";
-        refused.push({ file: opts.requestsFile, path: where, message: issue.message });
-      }
-      if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new InputError(refused);
+  const mapDir = opts.testCommandMapFile ? dirname(resolve(opts.testCommandMapFile)) : process.cwd();
+  for (const repo of Object.keys(opts.repoSources ?? {})) {
+    if (!records.some((r) => (r.value as { repo?: unknown } | null)?.repo === repo)) {
+      refused.push({ file: "--repo", path: repo, message: "no instance of this repository in the instances file" });
     }
-    followUps = raw as Record<string, unknown[]>;
   }
+  const { followUps, bad: badFollowUps } = opts.requestsFile ? readFollowUps(opts.requestsFile, refused) : { followUps: {}, bad: new Set<string>() };
 
   const manifestFile = join(outDir, "dataset.json");
   let manifest: DatasetManifest = existsSync(manifestFile)
@@ -141,17 +197,18 @@ export function importSwebench(opts: ImportOptions): ImportResult {
     const fu = (followUps[id] ?? []).map((f) => followUpSchema.parse(f));
     const repoName = repoNameOf(instance.repo);
     if (!manifest.repos[repoName]) {
-      const entry = map[instance.repo];
-      const environment =
-        entry === undefined
-          ? { test_command: defaultTestCommand }
-          : typeof entry === "string"
-            ? { test_command: entry }
-            : { ...entry, test_command: entry.test_command ?? defaultTestCommand };
-      manifest = { ...manifest, repos: { ...manifest.repos, [repoName]: { git: `https://github.com/${instance.repo}.git`, environment } } };
+      const entry = repoEntry(instance.repo, map[instance.repo], opts.repoSources?.[instance.repo], outDir, mapDir);
+      manifest = { ...manifest, repos: { ...manifest.repos, [repoName]: entry } };
+    }
+    const variant = variantOf(instance, manifest.repos[repoName]!);
+    if (typeof variant === "object") {
+      at("version", variant.problem);
+      continue;
     }
     mkdirSync(join(outDir, "tasks"), { recursive: true });
-    writeTaskDir(taskDir, taskFromInstance(instance, fu));
+    const task = taskFromInstance(instance, fu);
+    if (variant !== undefined) task.spec = { ...task.spec, environment: variant };
+    writeTaskDir(taskDir, task);
     imported.push(id);
   }
   if (opts.requestsFile) {

@@ -38,6 +38,9 @@ export const swebenchInstanceSchema = z.object({
   problem_statement: z.string(required("a string")).trim().min(1, "empty"),
   FAIL_TO_PASS: testList.refine((l) => l.length > 0, "no fail-to-pass test"),
   PASS_TO_PASS: testList,
+  /** SWE-bench's version of the repository (chooses the environment variant). */
+  version: z.union([z.string(), z.number()]).transform(String).optional(),
+  environment_setup_commit: z.string().regex(/^[0-9a-f]{7,40}$/, "a commit id (7 to 40 hex digits)").optional(),
 });
 
 export type SwebenchInstance = z.infer<typeof swebenchInstanceSchema>;

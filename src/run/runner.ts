@@ -63,6 +63,8 @@ export interface RunOutcome {
   failed: string[];
   skipped: string[];
   interrupted: boolean;
+  /** Sessions whose verification ended in an infrastructure fault (the verdict says nothing about the agent). */
+  infraFaults: string[];
 }
 
 interface Prepared {
@@ -159,7 +161,7 @@ export async function runSessions(opts: RunOptions): Promise<RunOutcome> {
   const { runDir, config } = prep;
   const started = Date.now();
   const signal = opts.signal ?? new AbortController().signal;
-  const outcome: RunOutcome = { runDir, finished: [], failed: [], skipped: [], interrupted: false };
+  const outcome: RunOutcome = { runDir, finished: [], failed: [], skipped: [], interrupted: false, infraFaults: [] };
   const diskFull = new DiskFullStop();
   try {
     ledger.startInvocation(prep.existing);
@@ -199,7 +201,9 @@ export async function runSessions(opts: RunOptions): Promise<RunOutcome> {
 
     // The single call site of verification (see verify-hook.ts).
     // Verification is confined whatever the agent could be: an unsandboxed agent's artifact is no safer.
-    if (opts.verify && !outcome.interrupted && !diskFull.stopped) await verifyAfterRun(runDir, config.sessions_selected, opts.concurrency, opts.progress, opts.sandbox ?? "bwrap");
+    if (opts.verify && !outcome.interrupted && !diskFull.stopped) {
+      outcome.infraFaults = await verifyAfterRun(runDir, config.sessions_selected, opts.concurrency, opts.progress, opts.sandbox ?? "bwrap");
+    }
   } finally {
     opts.progress({
       type: "run_end",

@@ -19,12 +19,13 @@ function finishedSessions(runDir: string, sessions: readonly string[]): string[]
 
 /**
  * The one place `run` hands over to verification (unless --no-verify): every finished session of the
- * run; verdicts of unchanged artifacts from an earlier invocation are kept.
+ * run; verdicts of unchanged artifacts from an earlier invocation are kept. Returns the sessions
+ * whose verdict is an infrastructure fault.
  */
-export async function verifyAfterRun(runDir: string, sessions: readonly string[], concurrency: number, progress: ProgressSink, sandbox: SandboxMode): Promise<void> {
+export async function verifyAfterRun(runDir: string, sessions: readonly string[], concurrency: number, progress: ProgressSink, sandbox: SandboxMode): Promise<string[]> {
   const chosen = finishedSessions(runDir, sessions);
-  if (chosen.length === 0) return;
-  await verifyRun(runDir, {
+  if (chosen.length === 0) return [];
+  const result = await verifyRun(runDir, {
     sandbox,
     sessions: chosen,
     concurrency: Math.max(1, concurrency),
@@ -40,4 +41,5 @@ export async function verifyAfterRun(runDir: string, sessions: readonly string[]
         total: p.total,
       }),
   });
+  return Object.values(result.verdicts).filter((v) => v.infra_fault).map((v) => v.session);
 }

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { git } from "../core/git.js";
 import { runProcess } from "../core/process.js";
 import { taskById, type Dataset } from "../dataset/load.js";
-import { materializeRepo, resolveBase } from "../dataset/repo-cache.js";
+import { baseNotFoundHint, materializeRepo, resolveBase } from "../dataset/repo-cache.js";
 import { InfraFault } from "../core/infra-fault.js";
 import { workspaceNames, type SessionPair, type WorkspaceName } from "../formats/sessions.js";
 
@@ -38,7 +38,7 @@ export async function createWorkspaces(dataset: Dataset, pair: SessionPair, work
       try {
         const repo = await materializeRepo(dataset, task.repo);
         const commit = await resolveBase(repo, task.base);
-        if (commit === null) throw new Error(`base ${task.base} of task ${task.id} not found in repository ${task.repo}`);
+        if (commit === null) throw new Error(`base ${task.base} of task ${task.id} not found in repository ${task.repo}${baseNotFoundHint(repo)}`);
         await isolatedCheckoutAt(repo.gitDir, commit, dest);
         return [w, dest, commit, join(repo.gitDir, "objects")] as const;
       } catch (e) {

@@ -93,3 +93,19 @@ export function formatProfileTable(t: ProfileTable): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   return rows.map((r) => r.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ")).join("\n");
 }
+
+/**
+ * A warning when focus tasks have fewer than two substantive stages: with one stage, a switched
+ * session has no focus return, so the benchmark's own quantity cannot appear. Null when all have two.
+ */
+export function fewStagesWarning(file: SessionsFile): string | null {
+  const few = file.pairs
+    .filter((p) => p.schedules.base.filter((s) => s.kind === "stage" && s.task === p.focus).length < 2)
+    .map((p) => p.focus);
+  if (few.length === 0) return null;
+  const list = few.slice(0, 5).join(", ") + (few.length > 5 ? ", ..." : "");
+  return (
+    `${few.length} of ${file.pairs.length} focus task(s) have fewer than two substantive stages (${list}): ` +
+    "their switched sessions have no focus return, so no resumption gap can show; use multi-stage tasks (`tasks mine`, or `tasks import-swebench --requests`)"
+  );
+}

@@ -1,13 +1,16 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { InfraFault } from "../core/infra-fault.js";
+import { applyExact } from "./apply-patch.js";
 import type { Dataset, LoadedTask } from "../dataset/load.js";
-import { checkoutAt, materializeRepo, resolveBase, type MaterializedRepo } from "../dataset/repo-cache.js";
+import { baseNotFoundHint, checkoutAt, materializeRepo, resolveBase, type MaterializedRepo } from "../dataset/repo-cache.js";
 import { prepareEnvironment, type PreparedEnv } from "./env-cache.js";
 import { testEnv } from "./scrubbed-env.js";
 import { bwrapArgs, bwrapProblem, pythonPrefixes, realPythonBin, type SandboxMode } from "../core/sandbox.js";
-import { prepareLauncher, testPython } from "./pytest-runner.js";
-import { defaultTestCommand, runTests, type TestRun } from "./test-run.js";
+import { dropNotFound } from "./missing-ids.js";
+import { notFoundTargets } from "./pytest-output.js";
+import { locateInifile, prepareLauncher, testPython } from "./pytest-runner.js";
+import { defaultTestCommand, lookupCase, runTests, type TestRun } from "./test-run.js";
 
 /**
  * A task's test-bed: a fresh checkout of its base, its cached environment, and its test command run
@@ -25,8 +28,23 @@ export function requiredTests(task: LoadedTask): string[] {
   return [...new Set([...task.verifier.fail_to_pass, ...task.verifier.pass_to_pass])];
 }
 
+/** The environment a task runs in: its repository's, with the task's variant (version) laid over it. */
+export function taskEnvironment(dataset: Dataset, task: LoadedTask): { setup: string[]; test_command?: string; setup_commit?: string } {
+  const env = dataset.manifest.repos[task.repo]?.environment;
+  const variant = task.environment === undefined ? undefined : env?.variants?.[task.environment];
+  if (task.environment !== undefined && variant === undefined) {
+    throw new InfraFault(`task ${task.id}: environment "${task.environment}" is not among repository ${task.repo}'s environment.variants`, false);
+  }
+  const testCommand = variant?.test_command ?? env?.test_command;
+  return {
+    setup: variant?.setup ?? env?.setup ?? [],
+    ...(testCommand !== undefined ? { test_command: testCommand } : {}),
+    ...(variant?.setup_commit !== undefined ? { setup_commit: variant.setup_commit } : {}),
+  };
+}
+
 export function testCommandOf(dataset: Dataset, task: LoadedTask): string {
-  return task.verifier.command ?? dataset.manifest.repos[task.repo]?.environment?.test_command ?? defaultTestCommand;
+  return task.verifier.command ?? taskEnvironment(dataset, task).test_command ?? defaultTestCommand;
 }
 
 export interface PreparedCheckout {
@@ -43,13 +61,17 @@ export async function freshCheckout(dataset: Dataset, task: LoadedTask, dest: st
     throw new InfraFault(`repository ${task.repo} is not available: ${(e as Error).message}`, true);
   }
   const commit = await resolveBase(repo, task.base);
-  if (commit === null) throw new InfraFault(`base ${task.base} not found in repository ${task.repo}`, false);
+  if (commit === null) throw new InfraFault(`base ${task.base} not found in repository ${task.repo}${baseNotFoundHint(repo)}`, false);
   mkdirSync(dirname(dest), { recursive: true });
   await checkoutAt(repo, commit, dest);
   return { repo, commit };
 }
 
-/** Prepares the cached environment of a task's repository; set-up failures are InfraFaults. */
+/**
+ * Prepares the cached environment of a task (its repository's, or its variant's): at the base
+ * commit, or once at the variant's `setup_commit` for every task of the variant. Set-up failures
+ * are InfraFaults.
+ */
 export async function environmentFor(
   dataset: Dataset,
   task: LoadedTask,
@@ -57,11 +79,18 @@ export async function environmentFor(
   log: (t: string) => void,
   setupTimeoutMs: number,
 ): Promise<PreparedEnv> {
+  const environment = taskEnvironment(dataset, task);
+  let commit = co.commit;
+  if (environment.setup_commit !== undefined) {
+    const at = await resolveBase(co.repo, environment.setup_commit);
+    if (at === null) throw new InfraFault(`environment set-up commit ${environment.setup_commit} not found in repository ${task.repo}${baseNotFoundHint(co.repo)}`, false);
+    commit = at;
+  }
   return prepareEnvironment({
     repo: co.repo,
     repoIdentity: repoIdentity(dataset, task.repo),
-    commit: co.commit,
-    setup: dataset.manifest.repos[task.repo]?.environment?.setup ?? [],
+    commit,
+    setup: environment.setup,
     timeoutMs: setupTimeoutMs,
     log,
   });
@@ -84,7 +113,7 @@ function bedEnv(bed: TestBedRun, home: string, tmp: string): NodeJS.ProcessEnv {
   const callerPath = process.env.PATH ?? "/usr/bin:/bin";
   const realBin = realPythonBin([...bed.env.pathPrefix, callerPath].join(":"));
   const pathPrefix = [...bed.env.pathPrefix, ...(realBin ? [realBin] : [])];
-  return { ...testEnv({ home, tmp, pathPrefix, vars: bed.env.vars }), PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1" };
+  return { ...testEnv({ home, tmp, pathPrefix, vars: { PYTEST_ADDOPTS: pytestAddopts, ...bed.env.vars } }), PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1" };
 }
 
 function sandboxWrap(bed: TestBedRun, env: NodeJS.ProcessEnv, writable: readonly string[], readable: readonly string[]) {
@@ -95,8 +124,52 @@ function sandboxWrap(bed: TestBedRun, env: NodeJS.ProcessEnv, writable: readonly
   return (argv: readonly string[]) => ({ command: "bwrap", args: bwrapArgs({ binds, system, network: false, chdir: bed.checkout }, argv) });
 }
 
-/** Runs a task's test command in the test-bed's checkout, sandboxed unless told otherwise. */
+/**
+ * pytest options every test run gets (through PYTEST_ADDOPTS): one file that cannot be imported
+ * must not stop the other files from running.
+ */
+export const pytestAddopts = "--continue-on-collection-errors";
+
+/** Most times a run is repeated without the ids pytest said do not exist. */
+const maxNotFoundReruns = 3;
+
+/**
+ * Runs a task's test command in the test-bed's checkout, sandboxed unless told otherwise. When pytest
+ * refuses requested ids that do not exist (exit 4 before running anything), the run is repeated
+ * without them, and they are listed in `notFound` (their status is `missing`, not a fault).
+ */
 export async function runTaskTests(dataset: Dataset, task: LoadedTask, bed: TestBedRun, testIds: readonly string[] | null): Promise<TestRun> {
+  const once = (ids: readonly string[] | null) => runTaskTestsOnce(dataset, task, bed, ids);
+  let run = await once(testIds);
+  if (testIds === null) return run;
+  let ids = [...testIds];
+  const expanded = new Map<string, string[]>();
+  const notFound: string[] = [];
+  for (let i = 0; run.exitCode === 4 && i < maxNotFoundReruns; i++) {
+    const step = dropNotFound(ids, notFoundTargets(`${run.stdout}\n${run.stderr}`), expanded);
+    if (!step.progress) break;
+    notFound.push(...step.dropped);
+    ids = step.next;
+    if (ids.length === 0) break;
+    run = await once(ids);
+  }
+  // Parameter cases requested through their function: the ones still unreported do not exist.
+  for (const group of expanded.values()) notFound.push(...group.filter((id) => !notFound.includes(id) && lookupCase(run, id) === undefined));
+  run.notFound = notFound;
+  return run;
+}
+
+/**
+ * The whole suite once in a checkout made by the harness from trusted patches (qualification, mining):
+ * the pytest configuration is the checkout's own.
+ */
+export async function runWholeSuite(dataset: Dataset, task: LoadedTask, checkout: string, scratch: string, env: PreparedEnv): Promise<TestRun> {
+  const inifile = await locateInifile(testPython(env.pathPrefix), checkout);
+  return runTaskTests(dataset, task, { checkout, scratch, env, inifile }, null);
+}
+
+/** One run of the task's test command in the test-bed. */
+async function runTaskTestsOnce(dataset: Dataset, task: LoadedTask, bed: TestBedRun, testIds: readonly string[] | null): Promise<TestRun> {
   const home = join(bed.scratch, "home");
   const tmp = join(bed.scratch, "tmp");
   const reportDir = join(bed.scratch, "report");
@@ -120,6 +193,7 @@ export async function runTaskTests(dataset: Dataset, task: LoadedTask, bed: Test
 export function describeRun(run: TestRun): string {
   return [
     `$ ${run.command}`,
+    ...(run.notFound.length > 0 ? [`not found (missing): ${run.notFound.join(" ")}`] : []),
     `exit ${run.exitCode ?? `signal ${run.signal}`}${run.timedOut ? " (timed out: process group killed)" : ""} after ${run.durationMs} ms; results from ${run.source}${run.reportError ? ` (${run.reportError})` : ""}`,
     "--- stdout ---",
     run.stdout.slice(-200_000),
@@ -127,4 +201,31 @@ export function describeRun(run: TestRun): string {
     run.stderr.slice(-50_000),
     "",
   ].join("\n");
+}
+
+export interface NamedPatch {
+  name: string;
+  text: string;
+}
+
+/**
+ * A fresh checkout of the task's base at `dest` with `patches` applied exactly, in order (each
+ * written to `scratch` first). Returns why a patch does not apply, or the checkout.
+ */
+export async function checkoutWithPatches(
+  dataset: Dataset,
+  task: LoadedTask,
+  dest: string,
+  scratch: string,
+  patches: readonly NamedPatch[],
+): Promise<PreparedCheckout | string> {
+  const co = await freshCheckout(dataset, task, dest);
+  for (const p of patches) {
+    if (p.text.trim() === "") continue;
+    const file = join(scratch, p.name);
+    writeFileSync(file, p.text);
+    const err = await applyExact(dest, file);
+    if (err) return `${p.name} does not apply: ${err}`;
+  }
+  return co;
 }

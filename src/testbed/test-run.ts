@@ -6,6 +6,7 @@ import { parseJunitReport, type CaseOutcome } from "./junit-xml.js";
 import { caseKey, caseNodeId, collectionErrorScope, inScope, mangleNodeId } from "./pytest-ids.js";
 import { channelFd, hardenTestCommand, type LauncherFiles } from "./pytest-runner.js";
 import { parseRunnerStream, type RunnerStream } from "./runner-stream.js";
+import { collectionInterruption } from "./pytest-output.js";
 
 /** Used when neither the task's verifier nor its repository names a test command. */
 export const defaultTestCommand = "python3 -m pytest -rA -p no:cacheprovider --junitxml={junit} {tests}";
@@ -18,6 +19,8 @@ export interface TestRun {
   byKey: Map<string, string>;
   /** Files (`a/test_x.py`) or directories (`a/`) whose collection failed. */
   collectionErrors: string[];
+  /** Requested ids pytest reported as not existing; the run was repeated without them (they are `missing`). */
+  notFound: string[];
   source: "junit" | "none";
   /** What our runner plugin streamed on its own channel (null when the command never reached it). */
   stream: RunnerStream | null;
@@ -86,6 +89,7 @@ export async function runTests(opts: RunTestsOptions): Promise<TestRun> {
     cases: new Map(),
     byKey: new Map(),
     collectionErrors: [],
+    notFound: [],
     source: "none",
     stream: null,
     exitCode: null,
@@ -191,18 +195,23 @@ function channelReason(run: TestRun): string | null {
 
 /**
  * Why a finished run cannot be trusted as a test outcome, or null when it can: the command did
- * not start, the runner's channel shows tampering or an unfinished session, the exit code is not
- * pytest's, there is no well-formed JUnit report, the report and the channel disagree, or it
- * exited non-zero without any test failing (a usage error, a crash while loading conftest).
- * There is no fallback to printed output: the artifact's code could have printed it.
+ * not start, pytest stopped at collection, the runner's channel shows tampering or an unfinished
+ * session, the exit code is not pytest's, there is no well-formed JUnit report, the report and the
+ * channel disagree, or it exited non-zero without any test failing (a usage error, a crash while
+ * loading conftest). There is no fallback to printed output: the artifact's code could have printed
+ * it. A run whose every requested id does not exist is trusted: those tests are `missing`.
  */
 export function untrustedRunReason(run: TestRun): string | null {
   if (run.timedOut) return null;
   if (run.commandError) return run.commandError;
   if (run.spawnError) return `could not start the test command: ${run.spawnError}`;
+  // Nothing that exists was asked for: every required id is `missing`, which no artifact can turn into a pass.
+  if (run.exitCode === 4 && run.notFound.length > 0 && run.cases.size === 0) return null;
   const channel = channelReason(run);
   if (channel) return channel;
   if (run.reportError) return `the JUnit report is unreadable: ${run.reportError}`;
+  const interrupted = collectionInterruption(run.stdout);
+  if (interrupted) return `pytest stopped at collection (${interrupted}): the tests of the other files did not run`;
   if (run.source === "none") return `no JUnit report (exit ${run.exitCode ?? run.signal})`;
   const disagree = channelDisagreements(run);
   if (disagree.length > 0) return `the JUnit report and the runner's channel disagree on ${disagree.length} test(s): ${disagree.slice(0, 3).join("; ")}`;

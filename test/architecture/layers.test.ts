@@ -13,7 +13,7 @@ const layers: string[][] = [
   ["dataset"],
   ["testbed"],
   ["sessions", "rcm", "mock-model"],
-  ["agents", "verify", "qualify", "importers"],
+  ["agents", "verify", "qualify", "importers", "mine", "datasets"],
   ["run"],
   ["report", "opencode-plugin", "handoff"],
   ["cli"],

@@ -39,7 +39,7 @@ async function applyToBase(patchFile: string, focus: string): Promise<string> {
   const task = fx.dataset.tasks.find((t) => t.id === focus)!;
   const repo = await materializeRepo(fx.dataset, task.repo);
   const dest = join(tempDir(), "check");
-  await checkoutAt(repo, repo.head, dest);
+  await checkoutAt(repo, repo.head!, dest);
   if (readFileSync(patchFile, "utf8") !== "") await git(["apply", patchFile], { cwd: dest });
   return dest;
 }

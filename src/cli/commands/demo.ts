@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
-import { formatProblem } from "../../core/errors.js";
+import { InputError, formatProblem } from "../../core/errors.js";
 import { toJsonText, writeFileAtomic } from "../../core/json-file.js";
 import { sampleDatasetDir } from "../../core/package-paths.js";
 import { validateDataset } from "../../dataset/validate.js";
@@ -11,7 +11,7 @@ import { describe as describeEvent, reporterFor } from "../../run/progress.js";
 import type { ProgressEvent } from "../../run/progress-events.js";
 import { runSessions } from "../../run/runner.js";
 import { buildCheckedSessions } from "../../sessions/checked-build.js";
-import { formatProfileTable, profileTable } from "../../sessions/stats.js";
+import { fewStagesWarning, formatProfileTable, profileTable } from "../../sessions/stats.js";
 import { ExitCode } from "../exit-codes.js";
 import { parseCount, parsePositive } from "../options.js";
 
@@ -20,6 +20,7 @@ interface DemoOptions {
   seed: number;
   concurrency: number;
   forget: string;
+  dataset?: string;
 }
 
 /** Only the milestones: a demo of 72 sessions should not print a line per request. */
@@ -40,16 +41,19 @@ export function registerDemo(program: Command): void {
   program
     .command("demo")
     .description(
-      "the whole pipeline on the embedded sample dataset: validate it, build and validate its sessions, run them " +
+      "the whole pipeline on a dataset (default: the embedded sample): validate it, build and validate its sessions, run them " +
         "with the oracle agent and with a forgetting oracle (a known resumption gap), verify every artifact and print the report",
     )
     .option("--out <dir>", "where the demo writes its files (re-running resumes)", "switch-swe-demo")
+    .option("--dataset <dir>", "run the pipeline on this dataset (for example one from `datasets materialize` or `tasks mine`) instead of the sample")
     .option("--seed <n>", "seed of the sessions and of the forgetting oracle", parseCount("--seed"), 0)
     .option("--concurrency <n>", "sessions run in parallel", parsePositive("--concurrency"), 2)
     .option("--forget <p>", "probability that the forgetting oracle drops earlier stages on a return", "0.5")
     .action(async (o: DemoOptions) => {
       const out = resolve(o.out);
-      const { dataset, problems } = await validateDataset(sampleDatasetDir);
+      const datasetDir = o.dataset !== undefined ? resolve(o.dataset) : sampleDatasetDir;
+      const { dataset, problems, warnings } = await validateDataset(datasetDir);
+      for (const w of warnings) process.stderr.write(`warning: ${formatProblem(w)}\n`);
       if (!dataset || problems.length > 0) {
         for (const p of problems) process.stderr.write(`${formatProblem(p)}\n`);
         process.exitCode = ExitCode.checkFailed;
@@ -57,6 +61,11 @@ export function registerDemo(program: Command): void {
       }
       process.stdout.write(`dataset ${dataset.manifest.name}@${dataset.manifest.version}: ${dataset.tasks.length} tasks, valid\n`);
       const file = buildCheckedSessions(dataset, { seed: o.seed });
+      if (file.pairs.length === 0) {
+        throw new InputError({ file: datasetDir, path: "", message: `no session pair can be built (${file.excluded.length} focus task(s) excluded: a repository needs at least five tasks)` });
+      }
+      const few = fewStagesWarning(file);
+      if (few) process.stderr.write(`warning: ${few}\n`);
       const sessionsPath = join(out, "sessions.json");
       writeFileAtomic(sessionsPath, toJsonText(file));
       process.stdout.write(`sessions: ${sessionsPath} (${file.pairs.length} pairs, validated)\n\n${formatProfileTable(profileTable(file))}\n\n`);
@@ -72,7 +81,7 @@ export function registerDemo(program: Command): void {
         const outcome = await runSessions({
           out: runDir,
           resume,
-          dataset: sampleDatasetDir,
+          dataset: datasetDir,
           sessions: sessionsPath,
           agent: c.name,
           agentOptions: c.options,

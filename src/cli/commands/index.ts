@@ -9,10 +9,12 @@ import { registerVerify } from "./verify.js";
 import { registerRcm } from "./rcm.js";
 import { registerMockModel } from "./mock-model.js";
 import { registerAgents } from "./agents.js";
+import { registerDatasets } from "./datasets.js";
 
 /** Every command group; each module adds its own subcommands and options. */
 export function registerCommands(program: Command): void {
   registerTasks(program);
+  registerDatasets(program);
   registerSessions(program);
   registerDemo(program);
   registerHandoff(program);

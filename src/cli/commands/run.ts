@@ -5,7 +5,7 @@ import { parseAgentOptionPairs } from "../../agents/options.js";
 import { reporterFor } from "../../run/progress.js";
 import { defaultRequestTimeoutS, runSessions } from "../../run/runner.js";
 import type { ConditionChoice } from "../../run/session-selection.js";
-import { ExitCode } from "../exit-codes.js";
+import { ExitCode, verificationExitCode } from "../exit-codes.js";
 import { collect, parseCount, parsePositive, parsePositiveNumber } from "../options.js";
 
 interface RunFlags {
@@ -85,8 +85,14 @@ export function registerRun(program: Command): void {
           progress: (e) => reporter.emit(e),
           signal: stop.signal,
         });
+        if (outcome.infraFaults.length > 0) {
+          process.stderr.write(
+            `${outcome.infraFaults.length} verdict(s) are infrastructure faults (${outcome.infraFaults.join(", ")}): see each session's verify.log; \`switch-swe verify ${o.out}\` verifies them again\n`,
+          );
+        }
         if (outcome.interrupted) process.exitCode = 130;
         else if (outcome.failed.length > 0) process.exitCode = ExitCode.checkFailed;
+        else process.exitCode = verificationExitCode(outcome.infraFaults.length);
       } finally {
         reporter.close();
         process.off("SIGINT", onSignal);

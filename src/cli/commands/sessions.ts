@@ -4,7 +4,7 @@ import { loadDataset } from "../../dataset/load.js";
 import { checkSessions } from "../../sessions/check.js";
 import { buildCheckedSessions } from "../../sessions/checked-build.js";
 import { sessionsFileSchema } from "../../formats/sessions.js";
-import { formatProfileTable, profileTable, sessionProfiles } from "../../sessions/stats.js";
+import { fewStagesWarning, formatProfileTable, profileTable, sessionProfiles } from "../../sessions/stats.js";
 import { ExitCode } from "../exit-codes.js";
 import { parseCount } from "../options.js";
 
@@ -25,6 +25,8 @@ export function registerSessions(program: Command): void {
       const near = file.pairs.filter((p) => p.locality === "near").length;
       process.stdout.write(`${o.out}: ${file.pairs.length} session pairs (${near} near, ${file.pairs.length - near} far), ${file.excluded.length} focus tasks excluded\n`);
       for (const e of file.excluded) process.stdout.write(`  excluded ${e.reason}\n`);
+      const few = fewStagesWarning(file);
+      if (few) process.stderr.write(`warning: ${few}\n`);
     });
   sessions
     .command("validate")
@@ -47,6 +49,8 @@ export function registerSessions(program: Command): void {
     .action((path: string, o: { json?: boolean }) => {
       const file = readJsonWith(path, sessionsFileSchema);
       const table = profileTable(file);
+      const few = fewStagesWarning(file);
+      if (few) process.stderr.write(`warning: ${few}\n`);
       if (o.json) process.stdout.write(toJsonText({ summary: table, sessions: sessionProfiles(file) }));
       else process.stdout.write(`${formatProfileTable(table)}\n`);
     });

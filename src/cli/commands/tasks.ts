@@ -4,17 +4,19 @@ import { validateDataset } from "../../dataset/validate.js";
 import { ExitCode } from "../exit-codes.js";
 import { addImportCommand } from "./tasks-import.js";
 import { addQualifyCommand } from "./tasks-qualify.js";
+import { addMineCommand } from "./tasks-mine.js";
 
 export function registerTasks(program: Command): Command {
-  const tasks = program.command("tasks").description("check, qualify and import task datasets");
+  const tasks = program.command("tasks").description("check, qualify, import and mine task datasets");
   tasks
     .command("validate")
     .description("check a dataset: schema, files, test lists, and that every patch parses and applies in order")
     .argument("<dataset>", "dataset directory")
     .action(async (dir: string) => {
-      const { dataset, problems } = await validateDataset(dir);
+      const { dataset, problems, warnings } = await validateDataset(dir);
       // A dataset that exists but is broken is a check that found problems (1); no dataset at all is bad input (2).
       if (!dataset && problems.some((p) => p.message === "dataset directory not found")) throw new InputError(problems);
+      for (const w of warnings) process.stderr.write(`warning: ${formatProblem(w)}\n`);
       for (const p of problems) process.stdout.write(`${formatProblem(p)}\n`);
       const n = dataset?.tasks.length ?? 0;
       if (problems.length > 0) {
@@ -26,5 +28,6 @@ export function registerTasks(program: Command): Command {
     });
   addQualifyCommand(tasks);
   addImportCommand(tasks);
+  addMineCommand(tasks);
   return tasks;
 }

@@ -6,7 +6,7 @@ import { verifyRun } from "../../verify/run-verify.js";
 import { defaultMaxArtifactMb } from "../../verify/artifact-file.js";
 import type { ScratchDir } from "../../testbed/verifier-scratch.js";
 import type { Verdict } from "../../formats/verdict.js";
-import { ExitCode } from "../exit-codes.js";
+import { verificationExitCode } from "../exit-codes.js";
 import { collect, parsePositive as positiveInt } from "../options.js";
 
 
@@ -67,7 +67,7 @@ export function registerVerify(program: Command): void {
         );
       }
       // A verdict that says nothing about the model is a check that did not succeed.
-      if (infra > 0) process.exitCode = ExitCode.checkFailed;
+      process.exitCode = verificationExitCode(infra);
     });
 
   const cache = program.command("cache").description("the cache of repositories and test environments (SWITCH_SWE_CACHE, default ~/.cache/switch-swe)");

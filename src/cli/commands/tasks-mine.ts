@@ -1,0 +1,57 @@
+import type { Command } from "commander";
+import { mineTasks } from "../../mine/mine.js";
+import { ExitCode } from "../exit-codes.js";
+import { collect, parsePositive } from "../options.js";
+
+interface MineFlags {
+  out: string;
+  range?: string;
+  max?: number;
+  runs: number;
+  maxStages: number;
+  name?: string;
+  testCommand?: string;
+  setup?: string[];
+  license?: string;
+}
+
+/** `tasks mine REPO --out DATASET [--range A..B] [--max N] [--runs N]`, added to the `tasks` group. */
+export function addMineCommand(tasks: Command): void {
+  tasks
+    .command("mine")
+    .description(
+      "scan a git repository's history for changes that came in several substantive steps with tests (merged branches, chains of commits on one feature) " +
+        "and write the ones whose tests qualify as multi-stage tasks, with manifest.json and mine-report.json",
+    )
+    .argument("<repo>", "git repository: a path, a bundle or a URL")
+    .requiredOption("--out <dataset>", "dataset directory to create (must not exist or be empty)")
+    .option("--range <A..B>", "revision range to scan (default HEAD: the whole first-parent history)")
+    .option("--max <n>", "stop after this many tasks", parsePositive("--max"))
+    .option("--runs <n>", "suite runs per state (a test must behave the same in each)", parsePositive("--runs"), 3)
+    .option("--max-stages <n>", "most steps per candidate", parsePositive("--max-stages"), 5)
+    .option("--name <name>", "dataset name (default <repo>-mined)")
+    .option("--test-command <cmd>", "test command ({tests}, {junit}); default pytest with a JUnit report")
+    .option("--setup <cmd>", "environment set-up command (repeatable)", collect)
+    .option("--license <spdx>", "the repository's license, recorded in the manifest")
+    .action(async (repo: string, o: MineFlags) => {
+      const r = await mineTasks({
+        repo,
+        out: o.out,
+        runs: o.runs,
+        maxStages: o.maxStages,
+        ...(o.range !== undefined ? { range: o.range } : {}),
+        ...(o.max !== undefined ? { max: o.max } : {}),
+        ...(o.name !== undefined ? { name: o.name } : {}),
+        ...(o.testCommand !== undefined ? { testCommand: o.testCommand } : {}),
+        ...(o.setup !== undefined ? { setup: o.setup } : {}),
+        ...(o.license !== undefined ? { license: o.license } : {}),
+        onLine: (l) => process.stderr.write(`${l}\n`),
+      });
+      const reasons = Object.entries(r.rejected_by_reason).map(([k, n]) => `${n} ${k}`);
+      process.stdout.write(
+        `${r.commits_seen} commits, ${r.candidates_seen} candidate(s): ${r.mined.length} mined, ${r.rejected.length} rejected${reasons.length > 0 ? ` (${reasons.join(", ")})` : ""}; ${o.out}\n`,
+      );
+      for (const w of r.warnings) process.stderr.write(`warning: ${w}\n`);
+      if (r.mined.length === 0) process.exitCode = ExitCode.checkFailed;
+    });
+}

@@ -1,0 +1,110 @@
+import { posix } from "node:path";
+import { gitOut } from "../core/git.js";
+import { changedPaths, type PathClass } from "./derive.js";
+
+/** A run of history that may become a multi-stage task: a base and the commits that end its steps. */
+export interface Candidate {
+  kind: "merge" | "chain";
+  base: string;
+  /** One commit per step, oldest first. */
+  cuts: string[];
+  /** Where it came from: the merge commit and branch name, or the chain's commits. */
+  provenance: string;
+}
+
+export interface StepShape {
+  commit: string;
+  source: string[];
+  tests: string[];
+}
+
+/** Which source and test files a commit changes (against its first parent). */
+async function stepShape(gitDir: string, commit: string, isSource: PathClass, isTest: PathClass): Promise<StepShape> {
+  const paths = await changedPaths(gitDir, `${commit}^`, commit);
+  return { commit, source: paths.filter((p) => isSource(p) && !isTest(p)), tests: paths.filter(isTest) };
+}
+
+async function lines(gitDir: string, args: string[]): Promise<string[]> {
+  return (await gitOut(["--git-dir", gitDir, ...args])).split("\n").filter((l) => l !== "");
+}
+
+/** The branch name a merge commit's message names (`Merge branch 'x'`, `Merge pull request #1 from o/x`). */
+export function branchOf(message: string): string | null {
+  const m = /^Merge (?:branch '([^']+)'|pull request #\d+ from (\S+))/.exec(message);
+  return m ? (m[1] ?? m[2] ?? null) : null;
+}
+
+/** A merged branch whose commits change source (at least two of them) and tests (at least one). */
+async function mergeCandidate(gitDir: string, merge: string, isSource: PathClass, isTest: PathClass, maxSteps: number): Promise<Candidate | null> {
+  const base = (await gitOut(["--git-dir", gitDir, "merge-base", `${merge}^1`, `${merge}^2`])).trim();
+  const steps = await lines(gitDir, ["rev-list", "--reverse", "--first-parent", `${base}..${merge}^2`]);
+  if (steps.length < 2 || steps.length > maxSteps) return null;
+  const shapes = await Promise.all(steps.map((c) => stepShape(gitDir, c, isSource, isTest)));
+  if (shapes.filter((s) => s.source.length > 0).length < 2 || !shapes.some((s) => s.tests.length > 0)) return null;
+  const subject = await gitOut(["--git-dir", gitDir, "log", "-1", "--format=%s", merge]);
+  const branch = branchOf(subject);
+  return { kind: "merge", base, cuts: steps, provenance: `merge ${merge}${branch ? ` of branch ${branch}` : ""}` };
+}
+
+/** Consecutive commits that each change source and tests, on one feature (sharing a source directory). */
+function chains(shapes: readonly StepShape[], maxSteps: number): StepShape[][] {
+  const out: StepShape[][] = [];
+  let current: StepShape[] = [];
+  let dirs = new Set<string>();
+  const close = () => {
+    for (let i = 0; current.length >= 2 && i < current.length; i += maxSteps) {
+      const window = current.slice(i, i + maxSteps);
+      if (window.length >= 2) out.push(window);
+    }
+    current = [];
+    dirs = new Set();
+  };
+  for (const s of shapes) {
+    const substantive = s.source.length > 0 && s.tests.length > 0;
+    const sDirs = s.source.map((p) => posix.dirname(p));
+    if (!substantive) {
+      close();
+      continue;
+    }
+    if (current.length > 0 && !sDirs.some((d) => dirs.has(d))) close();
+    current.push(s);
+    for (const d of sDirs) dirs.add(d);
+  }
+  close();
+  return out;
+}
+
+export interface CandidateScan {
+  candidates: Candidate[];
+  /** First-parent commits looked at. */
+  commits: number;
+}
+
+/** Candidates of a history range (default: HEAD), oldest first: merged branches, then chains of commits. */
+export async function findCandidates(gitDir: string, range: string, isSource: PathClass, isTest: PathClass, maxSteps: number): Promise<CandidateScan> {
+  const mainline = await lines(gitDir, ["rev-list", "--reverse", "--first-parent", range]);
+  const merges = new Set(await lines(gitDir, ["rev-list", "--first-parent", "--merges", range]));
+  const candidates: Candidate[] = [];
+  const plain: StepShape[] = [];
+  for (const c of mainline) {
+    if (merges.has(c)) {
+      const m = await mergeCandidate(gitDir, c, isSource, isTest, maxSteps);
+      if (m) candidates.push(m);
+      plain.push({ commit: c, source: [], tests: [] });
+      continue;
+    }
+    const parents = await lines(gitDir, ["rev-list", "--parents", "-n", "1", c]);
+    if ((parents[0] ?? "").split(" ").length < 2) continue; // the root commit has no parent to diff against
+    plain.push(await stepShape(gitDir, c, isSource, isTest));
+  }
+  for (const chain of chains(plain, maxSteps)) {
+    const first = chain[0]!.commit;
+    candidates.push({
+      kind: "chain",
+      base: (await gitOut(["--git-dir", gitDir, "rev-parse", `${first}^`])).trim(),
+      cuts: chain.map((s) => s.commit),
+      provenance: `chain of commits ${chain.map((s) => s.commit.slice(0, 12)).join(", ")}`,
+    });
+  }
+  return { candidates, commits: mainline.length };
+}

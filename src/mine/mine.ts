@@ -1,0 +1,188 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join, resolve } from "node:path";
+import { InputError } from "../core/errors.js";
+import { writeJsonAtomic } from "../core/json-file.js";
+import { gitTry } from "../core/git.js";
+import { defaultSourceExclude, defaultSourceInclude, defaultTestGlobs, sourceMatcher, testFileMatcher } from "../dataset/file-rules.js";
+import { loadDataset, type Dataset, type LoadedTask } from "../dataset/load.js";
+import { materializeRepo } from "../dataset/repo-cache.js";
+import { isRemoteSource } from "../dataset/source-location.js";
+import { datasetRepoOf, deriveTask, writeDerivedTask } from "../datasets/materialize.js";
+import type { ManifestRepo, ManifestTask, TaskManifest } from "../dataset/task-manifest.js";
+import { buildSessions } from "../sessions/build.js";
+import { defaultTestCommand } from "../testbed/test-run.js";
+import { findCandidates, type Candidate } from "./candidates.js";
+import { sha256 } from "../core/digest.js";
+import { changedPaths, stagePatchesOf, testsPatchOf } from "./derive.js";
+import { foldStages, stageTests, type RejectReason } from "./stage-tests.js";
+
+export interface MineOptions {
+  repo: string;
+  out: string;
+  range?: string;
+  max?: number;
+  runs: number;
+  maxStages: number;
+  name?: string;
+  testCommand?: string;
+  setup?: string[];
+  license?: string;
+  onLine?: (line: string) => void;
+}
+
+export interface MineReport {
+  format: "switch-swe.mine-report/1";
+  repo: string;
+  range: string;
+  commits_seen: number;
+  candidates_seen: number;
+  mined: Array<{ task: string; stages: number; f2p: number; p2p: number; qualification_ms: number; provenance: string }>;
+  rejected: Array<{ candidate: string; reason: RejectReason; detail: string }>;
+  rejected_by_reason: Partial<Record<RejectReason, number>>;
+  warnings: string[];
+}
+
+function repoNameOf(repo: string): string {
+  const n = basename(repo.replace(/\/+$/, "")).replace(/\.(git|bundle)$/, "").replace(/[^A-Za-z0-9._-]/g, "-");
+  return /^[A-Za-z0-9]/.test(n) ? n : `r${n}`;
+}
+
+/** The manifest entry: classification of source and test files fixed before any candidate is looked at. */
+function manifestRepo(opts: MineOptions): ManifestRepo {
+  const environment = { test_command: opts.testCommand ?? defaultTestCommand, ...(opts.setup && opts.setup.length > 0 ? { setup: opts.setup } : {}) };
+  return {
+    git: isRemoteSource(opts.repo) ? opts.repo : resolve(opts.repo),
+    ...(opts.license ? { license: opts.license } : {}),
+    source: { include: defaultSourceInclude, exclude: defaultSourceExclude },
+    tests: defaultTestGlobs,
+    environment,
+  };
+}
+
+/** Steps that change no source file are folded into the next one (the last into the previous). */
+async function substantiveCuts(gitDir: string, c: Candidate, isSource: (p: string) => boolean, isTest: (p: string) => boolean): Promise<string[]> {
+  const kept: string[] = [];
+  let from = c.base;
+  for (const [i, cut] of c.cuts.entries()) {
+    const src = (await changedPaths(gitDir, from, cut)).some((p) => isSource(p) && !isTest(p));
+    if (src) {
+      kept.push(cut);
+      from = cut;
+    } else if (i === c.cuts.length - 1 && kept.length > 0) kept[kept.length - 1] = cut;
+  }
+  return kept;
+}
+
+interface Ctx {
+  opts: MineOptions;
+  dataset: Dataset;
+  name: string;
+  repo: ManifestRepo;
+  gitDir: string;
+  work: string;
+  report: MineReport;
+}
+
+function reject(ctx: Ctx, c: Candidate, reason: RejectReason, detail: string): null {
+  ctx.report.rejected.push({ candidate: c.provenance, reason, detail });
+  ctx.report.rejected_by_reason[reason] = (ctx.report.rejected_by_reason[reason] ?? 0) + 1;
+  ctx.opts.onLine?.(`rejected ${c.provenance}: ${reason} (${detail})`);
+  return null;
+}
+
+/** A manifest task with placeholder tests and digests, before its stages are qualified. */
+async function draftTask(ctx: Ctx, id: string, base: string, cuts: string[], provenance: string): Promise<ManifestTask> {
+  const isTest = testFileMatcher(ctx.repo);
+  const stages = await stagePatchesOf(ctx.gitDir, base, cuts, isTest);
+  const testsPatch = await testsPatchOf(ctx.gitDir, base, cuts[cuts.length - 1]!, isTest);
+  return {
+    id,
+    repo: ctx.name,
+    base,
+    provenance,
+    stages: cuts.map((cut, k) => ({ cut, provenance: `commit ${cut}: request derived from its message`, tests: [], patch_sha256: sha256(stages[k]!) })),
+    tests_patch_sha256: sha256(testsPatch),
+    verifier: { fail_to_pass: [], pass_to_pass: [], timeout_s: 1800 },
+  };
+}
+
+/** Qualifies one candidate by running the tests after each stage; returns its manifest entry or null (rejected). */
+async function mineCandidate(ctx: Ctx, c: Candidate): Promise<ManifestTask | null> {
+  const started = Date.now();
+  const isTest = testFileMatcher(ctx.repo);
+  const cuts = await substantiveCuts(ctx.gitDir, c, sourceMatcher(ctx.repo), isTest);
+  if (cuts.length < 2) return reject(ctx, c, "no source change", "fewer than two steps change source files");
+  const id = `${ctx.name}-${cuts[cuts.length - 1]!.slice(0, 10)}`;
+  const draft = await deriveTask(ctx.gitDir, ctx.repo, await draftTask(ctx, id, c.base, cuts, c.provenance));
+  if (draft.testsPatch.trim() === "") return reject(ctx, c, "no F2P", "the steps change no test file");
+  const task: LoadedTask = { ...draft.spec, dir: join(ctx.opts.out, "tasks", id), stagePatches: draft.stages, testsPatch: draft.testsPatch };
+  const testFiles = (await changedPaths(ctx.gitDir, c.base, cuts[cuts.length - 1]!)).filter(isTest);
+  const work = mkdtempSync(join(ctx.work, "cand-"));
+  const v = await stageTests(ctx.dataset, task, work, ctx.opts.runs, testFiles, () => {}).finally(() => rmSync(work, { recursive: true, force: true }));
+  if (!v.ok) return reject(ctx, c, v.reason, v.detail);
+  const folded = foldStages(v.stageTests);
+  if (folded.length < 2) return reject(ctx, c, "fewer than two stages with tests", `only ${folded.length} stage(s) make a test pass`);
+  const keptCuts = folded.map((f) => cuts[f.cut]!);
+  const entry = await draftTask(ctx, id, c.base, keptCuts, c.provenance);
+  entry.stages.forEach((s, k) => (s.tests = folded[k]!.tests));
+  entry.verifier = { fail_to_pass: folded.flatMap((f) => f.tests), pass_to_pass: v.p2p, timeout_s: 1800 };
+  const ms = Date.now() - started;
+  ctx.report.mined.push({ task: id, stages: keptCuts.length, f2p: entry.verifier.fail_to_pass.length, p2p: v.p2p.length, qualification_ms: ms, provenance: c.provenance });
+  ctx.opts.onLine?.(`mined ${id}: ${keptCuts.length} stages, ${entry.verifier.fail_to_pass.length} F2P, ${v.p2p.length} P2P (${(ms / 1000).toFixed(1)} s)`);
+  return entry;
+}
+
+/** Near and far pairs must both be possible: locality comes from the real directory structure. */
+function localityWarnings(out: string): string[] {
+  try {
+    const file = buildSessions(loadDataset(out), { seed: 0 });
+    const near = file.pairs.filter((p) => p.locality === "near").length;
+    const far = file.pairs.length - near;
+    if (near > 0 && far > 0) return [];
+    return [`sessions of this dataset have ${near} near and ${far} far pair(s): one side is empty, so the locality comparison cannot be made`];
+  } catch (e) {
+    return [`sessions cannot be built from the mined tasks: ${(e as Error).message.split("\n")[0]}`];
+  }
+}
+
+/**
+ * `tasks mine`: scans a repository's history for multi-stage candidates, qualifies each by running
+ * its tests after every stage, and writes the ones that qualify as a dataset, with `manifest.json`
+ * (what `datasets materialize` needs) and `mine-report.json` (seen, mined, rejected by reason).
+ */
+export async function mineTasks(opts: MineOptions): Promise<MineReport> {
+  const out = resolve(opts.out);
+  if (existsSync(out) && readdirSync(out).length > 0) throw new InputError({ file: out, path: "", message: "the output directory is not empty" });
+  if (!isRemoteSource(opts.repo) && !existsSync(opts.repo)) throw new InputError({ file: opts.repo, path: "", message: "repository not found" });
+  const name = repoNameOf(opts.repo);
+  const repo = manifestRepo(opts);
+  const dataset: Dataset = { root: out, manifest: { name: opts.name ?? `${name}-mined`, version: "1", repos: { [name]: datasetRepoOf(repo) } }, tasks: [] };
+  const gitDir = (await materializeRepo(dataset, name)).gitDir;
+  const range = opts.range ?? "HEAD";
+  if ((await gitTry(["--git-dir", gitDir, "rev-list", "-n", "1", range])).code !== 0) throw new InputError({ file: opts.repo, path: "--range", message: `"${range}" is not a revision range of this repository` });
+  const scan = await findCandidates(gitDir, range, sourceMatcher(repo), testFileMatcher(repo), opts.maxStages);
+  const report: MineReport = { format: "switch-swe.mine-report/1", repo: repo.git, range, commits_seen: scan.commits, candidates_seen: scan.candidates.length, mined: [], rejected: [], rejected_by_reason: {}, warnings: [] };
+  opts.onLine?.(`${scan.commits} commits, ${scan.candidates.length} candidate(s)`);
+  mkdirSync(join(out, "tasks"), { recursive: true });
+  writeJsonAtomic(join(out, "dataset.json"), dataset.manifest);
+  const work = mkdtempSync(join(tmpdir(), "switch-swe-mine-"));
+  const manifest: TaskManifest = { format: "switch-swe.task-manifest/1", name: dataset.manifest.name, version: "1", repos: { [name]: repo }, tasks: [] };
+  const ctx: Ctx = { opts, dataset, name, repo, gitDir, work, report };
+  try {
+    for (const c of scan.candidates) {
+      if (opts.max !== undefined && manifest.tasks.length >= opts.max) break;
+      const entry = await mineCandidate(ctx, c);
+      if (!entry) continue;
+      manifest.tasks.push(entry);
+      writeDerivedTask(join(out, "tasks"), await deriveTask(gitDir, repo, entry));
+      writeJsonAtomic(join(out, "manifest.json"), manifest);
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  writeJsonAtomic(join(out, "manifest.json"), manifest);
+  if (manifest.tasks.length > 0) report.warnings.push(...localityWarnings(out));
+  writeJsonAtomic(join(out, "mine-report.json"), report);
+  return report;
+}

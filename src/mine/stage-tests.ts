@@ -1,0 +1,108 @@
+import { mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { changingIds } from "../dataset/generated-ids.js";
+import type { Dataset, LoadedTask } from "../dataset/load.js";
+import type { PreparedEnv } from "../testbed/env-cache.js";
+import { inScope } from "../testbed/pytest-ids.js";
+import { collectionInterruption } from "../testbed/pytest-output.js";
+import { checkoutWithPatches, environmentFor, freshCheckout, runWholeSuite } from "../testbed/task-testbed.js";
+import { untrustedRunReason, type TestRun } from "../testbed/test-run.js";
+
+/** Why a candidate is rejected; the keys are counted in the mining report. */
+export type RejectReason = "no source change" | "no F2P" | "fewer than two stages with tests" | "unstable" | "collection failure" | "untrusted test run" | "environment cannot be built" | "patch does not apply";
+
+export type StageVerdict = { ok: true; stageTests: string[][]; p2p: string[]; unstable: string[] } | { ok: false; reason: RejectReason; detail: string };
+
+type Outcome = "pass" | "fail" | "skip";
+
+function outcomeIn(run: TestRun, id: string): Outcome {
+  const o = run.cases.get(id) ?? (run.collectionErrors.some((s) => inScope(id, s)) ? "error" : undefined);
+  return o === "passed" ? "pass" : o === "skipped" ? "skip" : "fail";
+}
+
+/** The runs of the suite after stages 1..K (K = 0..k), `runs` each, on base + tests.patch. */
+async function runAllStates(dataset: Dataset, task: LoadedTask, work: string, runs: number, log: (t: string) => void): Promise<TestRun[][] | StageVerdict> {
+  let env: PreparedEnv;
+  try {
+    const co = await freshCheckout(dataset, task, join(work, "env-probe"));
+    env = await environmentFor(dataset, task, co, log, 30 * 60_000);
+  } catch (e) {
+    return { ok: false, reason: "environment cannot be built", detail: (e as Error).message };
+  }
+  const states: TestRun[][] = [];
+  for (let k = 0; k <= task.stagePatches.length; k++) {
+    const patches = [...task.stagePatches.slice(0, k).map((text, i) => ({ name: `stage-${i + 1}.patch`, text })), { name: "tests.patch", text: task.testsPatch }];
+    const list: TestRun[] = [];
+    for (let i = 0; i < runs; i++) {
+      const scratch = join(work, `k${k}-r${i}`);
+      mkdirSync(scratch, { recursive: true });
+      const co = await checkoutWithPatches(dataset, task, join(scratch, "checkout"), scratch, patches);
+      if (typeof co === "string") return { ok: false, reason: "patch does not apply", detail: co };
+      const run = await runWholeSuite(dataset, task, join(scratch, "checkout"), scratch, env);
+      rmSync(scratch, { recursive: true, force: true });
+      const why = run.timedOut ? "timed out" : (untrustedRunReason(run) ?? (run.cases.size === 0 ? "no test was collected" : null));
+      if (why) return { ok: false, reason: collectionInterruption(run.stdout) || run.cases.size === 0 ? "collection failure" : "untrusted test run", detail: `after ${k} stage(s): ${why}` };
+      list.push(run);
+    }
+    states.push(list);
+  }
+  return states;
+}
+
+/** One outcome per state when every run of the state agrees, else null (unstable). */
+function stableOutcomes(states: TestRun[][], id: string): Array<Outcome | null> {
+  return states.map((runs) => {
+    const o = runs.map((r) => outcomeIn(r, id));
+    return o.every((x) => x === o[0]) ? o[0]! : null;
+  });
+}
+
+/**
+ * Which tests each stage makes pass: stage K's tests fail (or are not collected) before stage K
+ * and pass after stages 1..K, in every run, and keep passing through the last stage. P2P: tests
+ * of the files tests.patch touches that pass in every state.
+ */
+export async function stageTests(dataset: Dataset, task: LoadedTask, work: string, runs: number, testFiles: readonly string[], log: (t: string) => void): Promise<StageVerdict> {
+  const states = await runAllStates(dataset, task, work, runs, log);
+  if (!Array.isArray(states)) return states;
+  const k = task.stagePatches.length;
+  const changing = new Set(changingIds([...states[0]!.map((r) => new Set(r.cases.keys()))], [...states[k]!.map((r) => new Set(r.cases.keys()))]));
+  const universe = new Set<string>();
+  for (const list of states) for (const r of list) for (const id of r.cases.keys()) if (!changing.has(id)) universe.add(id);
+  const stage: string[][] = Array.from({ length: k }, () => []);
+  const p2p: string[] = [];
+  const unstable: string[] = [];
+  for (const id of [...universe].sort()) {
+    const o = stableOutcomes(states, id);
+    if (o[0] === null || o[k] === null) {
+      unstable.push(id);
+      continue;
+    }
+    if (o[0] === "pass" && o.every((x) => x === "pass")) {
+      if (testFiles.includes(id.split("::")[0]!)) p2p.push(id);
+      continue;
+    }
+    if (o[0] !== "fail" || o[k] !== "pass") continue;
+    let first = k;
+    while (first > 1 && o[first - 1] === "pass") first--;
+    stage[first - 1]!.push(id);
+  }
+  if (stage.every((s) => s.length === 0)) {
+    return unstable.length > 0 ? { ok: false, reason: "unstable", detail: `no stable fail-to-pass test; unstable: ${unstable.slice(0, 5).join(", ")}` } : { ok: false, reason: "no F2P", detail: "no test fails before the stages and passes after them" };
+  }
+  return { ok: true, stageTests: stage, p2p, unstable };
+}
+
+/**
+ * Stages without tests of their own are folded into the next stage (trailing ones into the
+ * previous): returns the kept cut indices (0-based, into the candidate's cuts) and each kept
+ * stage's tests.
+ */
+export function foldStages(stageTestsList: readonly string[][]): Array<{ cut: number; tests: string[] }> {
+  const out: Array<{ cut: number; tests: string[] }> = [];
+  stageTestsList.forEach((tests, i) => {
+    if (tests.length > 0) out.push({ cut: i, tests: [...tests] });
+  });
+  if (out.length > 0) out[out.length - 1]!.cut = stageTestsList.length - 1;
+  return out;
+}

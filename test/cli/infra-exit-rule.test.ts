@@ -1,0 +1,41 @@
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cli } from "../helpers/cli.js";
+import { layoutTen, writeSyntheticDataset } from "../helpers/synthetic-dataset.js";
+import { makeRunFixture, type RunFixture } from "../run/fixture.js";
+
+let fx: RunFixture;
+beforeAll(() => {
+  fx = makeRunFixture(1);
+  // A set-up that fails: every verification is an infrastructure fault (not the agent's doing).
+  const file = join(fx.datasetDir, "dataset.json");
+  const manifest = JSON.parse(readFileSync(file, "utf8")) as { repos: Record<string, Record<string, unknown>> };
+  manifest.repos.demo!.environment = { setup: ["echo broken set-up >&2; exit 3"] };
+  writeFileSync(file, JSON.stringify(manifest, null, 2));
+});
+afterAll(() => rmSync(fx.root, { recursive: true, force: true }));
+
+describe("run and verify share one exit-code rule for infrastructure faults", () => {
+  it("run exits 1 and says so when its own verification left infrastructure faults; verify exits 1 on the same state", () => {
+    const out = join(fx.root, "run");
+    const session = `${fx.sessions.pairs[0]!.id}.base`;
+    const env = { SWITCH_SWE_CACHE: fx.cache };
+    const r = cli(["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--agent", "oracle", "--session", session, "--out", out, "--quiet"], { env });
+    expect(r.stderr).toContain(`1 verdict(s) are infrastructure faults (${session})`);
+    expect(r.code).toBe(1);
+    const v = cli(["verify", out], { env });
+    expect(v.stdout).toMatch(/1 infrastructure fault\(s\)/);
+    expect(v.code).toBe(1);
+  });
+});
+
+describe("demo --dataset", () => {
+  it("runs on the given dataset, and refuses one from which no session pair can be built (exit 2, one line)", () => {
+    const small = writeSyntheticDataset(join(fx.root, "small"), layoutTen.files, layoutTen.tasks.slice(0, 2));
+    const r = cli(["demo", "--dataset", small, "--out", join(fx.root, "demo")], { env: { SWITCH_SWE_CACHE: fx.cache } });
+    expect(r.stdout).toBe("dataset synthetic@1: 2 tasks, valid\n");
+    expect(r.stderr.trim()).toMatch(new RegExp(`^${small}: no session pair can be built \\(2 focus task\\(s\\) excluded: a repository needs at least five tasks\\)$`));
+    expect(r.code).toBe(2);
+  });
+});

@@ -1,0 +1,129 @@
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cli } from "../helpers/cli.js";
+import { git, tempDir, writeFiles } from "../verify/fixture.js";
+
+const root = tempDir("switch-swe-mine-");
+const env = { SWITCH_SWE_CACHE: join(root, "cache") };
+const repo = join(root, "shapes");
+const out = join(root, "mined");
+
+function commit(message: string, files: Record<string, string>): string {
+  writeFiles(repo, files);
+  git(repo, "add", "-A");
+  git(repo, "commit", "-qm", message);
+  return git(repo, "rev-parse", "HEAD").trim();
+}
+
+/**
+ * A small history written for this test: a merged branch of two steps (each adds a function and
+ * its test), a chain of two commits on one module, a chain whose tests pass before its changes
+ * (no F2P), and a commit of documentation only.
+ */
+beforeAll(() => {
+  git(root, "init", "-q", "-b", "main", repo);
+  commit("Initial layout", {
+    "shapes/__init__.py": "",
+    "shapes/geometry/area.py": "def square(a):\n    return a * a\n",
+    "shapes/text/label.py": "def label(name):\n    return name\n",
+    "shapes/util/clamp.py": "def clamp(x, lo, hi):\n    return max(lo, min(x, hi))\n",
+    "tests/test_base.py": "from shapes.geometry.area import square\n\n\ndef test_square():\n    assert square(3) == 9\n",
+  });
+  git(repo, "checkout", "-q", "-b", "circle-and-rect");
+  commit("Add the area of a rectangle\n\nRectangles are the next most common shape.", {
+    "shapes/geometry/area.py": "def square(a):\n    return a * a\n\n\ndef rect(a, b):\n    return a * b\n",
+    "tests/test_rect.py": "from shapes.geometry.area import rect\n\n\ndef test_rect():\n    assert rect(2, 3) == 6\n",
+  });
+  commit("Add the area of a triangle", {
+    "shapes/geometry/area.py": "def square(a):\n    return a * a\n\n\ndef rect(a, b):\n    return a * b\n\n\ndef triangle(b, h):\n    return b * h / 2\n",
+    "tests/test_triangle.py": "from shapes.geometry.area import triangle\n\n\ndef test_triangle():\n    assert triangle(4, 3) == 6\n",
+  });
+  git(repo, "checkout", "-q", "main");
+  git(repo, "merge", "-q", "--no-ff", "-m", "Merge branch 'circle-and-rect'", "circle-and-rect");
+  commit("Upper-case labels", {
+    "shapes/text/label.py": "def label(name):\n    return name.upper()\n",
+    "tests/test_label.py": "from shapes.text.label import label\n\n\ndef test_upper():\n    assert label('a') == 'A'\n",
+  });
+  commit("Labels can carry a unit", {
+    "shapes/text/label.py": "def label(name, unit=''):\n    return (name + unit).upper()\n",
+    "tests/test_label.py": "from shapes.text.label import label\n\n\ndef test_upper():\n    assert label('a') == 'A'\n\n\ndef test_unit():\n    assert label('a', 'm') == 'AM'\n",
+  });
+  commit("Document the package", { "README.md": "shapes\n" });
+  commit("Clamp: name the bounds", {
+    "shapes/util/clamp.py": "def clamp(x, lo, hi):\n    low, high = lo, hi\n    return max(low, min(x, high))\n",
+    "tests/test_clamp.py": "from shapes.util.clamp import clamp\n\n\ndef test_clamp():\n    assert clamp(5, 0, 3) == 3\n",
+  });
+  commit("Clamp: document", {
+    "shapes/util/clamp.py": '"""Clamping."""\n\n\ndef clamp(x, lo, hi):\n    low, high = lo, hi\n    return max(low, min(x, high))\n',
+    "tests/test_clamp.py": "from shapes.util.clamp import clamp\n\n\ndef test_clamp():\n    assert clamp(5, 0, 3) == 3\n\n\ndef test_low():\n    assert clamp(-1, 0, 3) == 0\n",
+  });
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const taskDirs = (d: string) => readdirSync(join(d, "tasks")).sort();
+const filesOf = (d: string, id: string) =>
+  Object.fromEntries(readdirSync(join(d, "tasks", id)).sort().map((f) => [f, readFileSync(join(d, "tasks", id, f), "utf8")]));
+
+describe("tasks mine", () => {
+  it("mines the merged branch and the chain, rejects the chain without F2P, and the dataset validates and qualifies", { timeout: 600_000 }, () => {
+    const r = cli(["tasks", "mine", repo, "--out", out, "--runs", "1"], { env });
+    expect(r.stdout).toMatch(/^\d+ commits, 3 candidate\(s\): 2 mined, 1 rejected \(1 no F2P\); /);
+    expect(r.code).toBe(0);
+    const ids = taskDirs(out);
+    expect(ids).toHaveLength(2);
+    const tasks = ids.map((id) => JSON.parse(readFileSync(join(out, "tasks", id, "task.json"), "utf8")));
+    const merged = tasks.find((t) => t.requests[0].text.startsWith("Add the area of a rectangle"))!;
+    expect(merged.requests.map((q: { tests: string[] }) => q.tests)).toEqual([["tests/test_rect.py::test_rect"], ["tests/test_triangle.py::test_triangle"]]);
+    expect(merged.requests[1].text).toBe("Add the area of a triangle");
+    const chain = tasks.find((t) => t.requests[0].text === "Upper-case labels")!;
+    expect(chain.verifier.fail_to_pass).toEqual(["tests/test_label.py::test_upper", "tests/test_label.py::test_unit"]);
+    expect(readFileSync(join(out, "tasks", chain.id, "stage-1.patch"), "utf8")).toContain("+    return name.upper()");
+    expect(readFileSync(join(out, "tasks", chain.id, "tests.patch"), "utf8")).not.toContain("shapes/text/label.py");
+
+    const report = JSON.parse(readFileSync(join(out, "mine-report.json"), "utf8"));
+    expect(report.rejected).toEqual([expect.objectContaining({ reason: "no F2P" })]);
+    expect(cli(["tasks", "validate", out], { env }).code).toBe(0);
+    const q = cli(["tasks", "qualify", out, "--runs", "1"], { env });
+    expect(q.stdout).toContain("2 of 2 task(s) qualify");
+  });
+
+  it("refuses a non-empty output directory and a bad range with one line each (exit 2)", () => {
+    const again = cli(["tasks", "mine", repo, "--out", out], { env });
+    expect(again.code).toBe(2);
+    expect(again.stderr.trim()).toBe(`${out}: the output directory is not empty`);
+    const range = cli(["tasks", "mine", repo, "--out", join(root, "other"), "--range", "nope..main"], { env });
+    expect(range.code).toBe(2);
+    expect(range.stderr.trim()).toBe(`${repo}: --range: "nope..main" is not a revision range of this repository`);
+  });
+});
+
+describe("datasets materialize", () => {
+  it("rebuilds the mined tasks byte for byte from the manifest and a bundle of the repository", () => {
+    const bundle = join(root, "shapes.bundle");
+    git(repo, "bundle", "create", "-q", bundle, "--all");
+    const manifest = JSON.parse(readFileSync(join(out, "manifest.json"), "utf8"));
+    expect(JSON.stringify(manifest)).not.toContain("return name.upper()");
+    const again = join(root, "materialized");
+    const r = cli(["datasets", "materialize", join(out, "manifest.json"), "--out", again, "--repo", `shapes=${bundle}`], { env: { SWITCH_SWE_CACHE: join(root, "cache2") } });
+    expect(r.stdout).toBe(`2 task(s) materialized into ${again}; every digest matches\n`);
+    expect(r.code).toBe(0);
+    expect(taskDirs(again)).toEqual(taskDirs(out));
+    for (const id of taskDirs(out)) expect(filesOf(again, id)).toEqual(filesOf(out, id));
+    expect(cli(["tasks", "validate", again], { env }).code).toBe(0);
+  });
+
+  it("a digest that does not match is refused with one line per mismatch, and nothing is written", () => {
+    const manifest = JSON.parse(readFileSync(join(out, "manifest.json"), "utf8"));
+    manifest.tasks[0].stages[1].patch_sha256 = "0".repeat(64);
+    const file = join(root, "tampered.json");
+    writeFileSync(file, JSON.stringify(manifest));
+    const dest = join(root, "tampered");
+    const r = cli(["datasets", "materialize", file, "--out", dest], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split("\n")).toEqual([
+      expect.stringMatching(new RegExp(`^${file}: tasks\\[0\\]\\.stages\\[1\\]: ${manifest.tasks[0].id}: stage-2\\.patch has sha256 [0-9a-f]{64}, the manifest records 0{64}$`)),
+    ]);
+    expect(() => readdirSync(join(dest, "tasks"))).toThrow();
+  });
+});

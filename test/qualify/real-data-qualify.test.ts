@@ -1,0 +1,84 @@
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { cli } from "../helpers/cli.js";
+import { calcFiles, calcTestsPatchFiles, defaultPytest, diffAgainst, fixedOps, tempDir, writeCalcDataset } from "../verify/fixture.js";
+
+const cache = tempDir("switch-swe-cache-");
+const scratch = tempDir();
+const env = { SWITCH_SWE_CACHE: cache };
+afterAll(() => {
+  rmSync(cache, { recursive: true, force: true });
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/** The reference adds calc/extra.py; the test patch adds a module that imports it (cannot be collected without it). */
+const extraSource = "def triple(x):\n    return 3 * x\n";
+const newTestModule = "from calc.extra import triple\n\n\ndef test_triple():\n    assert triple(2) == 6\n";
+const stage = diffAgainst(calcFiles, (d) => {
+  writeFileSync(join(d, "calc", "ops.py"), fixedOps);
+  writeFileSync(join(d, "calc", "extra.py"), extraSource);
+});
+const testsPatch = diffAgainst(calcFiles, (d) => {
+  for (const [f, text] of Object.entries(calcTestsPatchFiles)) writeFileSync(join(d, f), text);
+  writeFileSync(join(d, "tests", "test_extra.py"), newTestModule);
+});
+const f2p = ["tests/test_extra.py::test_triple", "tests/test_ops.py::test_add"];
+const p2p = ["tests/test_ops.py::test_mul"];
+
+describe("tasks qualify on a test patch whose new module cannot be collected without the reference", () => {
+  it("keeps running the other files: only the right tests are F2P, the untouched ones stay P2P", () => {
+    const root = writeCalcDataset(join(scratch, "collect"), { tasks: [{ id: "extra", f2p, p2p, stage, testsPatch }] });
+    const r = cli(["tasks", "qualify", root, "--runs", "1", "--json"], { env });
+    expect(r.stderr).toBe("");
+    const [report] = JSON.parse(r.stdout) as Array<{ qualified: boolean; observed: { fail_to_pass: string[]; pass_to_pass: number }; problems: string[] }>;
+    expect(report!.problems).toEqual([]);
+    expect(report!.qualified).toBe(true);
+    expect(report!.observed.fail_to_pass).toContain("tests/test_extra.py::test_triple");
+    expect(report!.observed.fail_to_pass).not.toContain("tests/test_ops.py::test_mul");
+    expect(report!.observed.pass_to_pass).toBe(1);
+    expect(r.code).toBe(0);
+  });
+
+  it("does not believe a run that stopped at collection, and --write leaves the task as it was", () => {
+    // A test command that clears PYTEST_ADDOPTS behaves like pytest without --continue-on-collection-errors.
+    const root = writeCalcDataset(join(scratch, "interrupted"), {
+      testCommand: `PYTEST_ADDOPTS= ${defaultPytest}`,
+      tasks: [{ id: "extra", f2p, p2p, stage, testsPatch }],
+    });
+    const taskFile = join(root, "tasks", "extra", "task.json");
+    const before = readFileSync(taskFile, "utf8");
+    const r = cli(["tasks", "qualify", root, "--runs", "1", "--write"], { env });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("NOT QUALIFIED");
+    expect(r.stdout).toMatch(/problem: suite run 1 without the reference: pytest stopped at collection \(Interrupted: 1 error during collection\)/);
+    expect(readFileSync(taskFile, "utf8")).toBe(before);
+  });
+});
+
+describe("time-dependent parametrized ids", () => {
+  const stampTests =
+    "import datetime\nimport pytest\nfrom calc.ops import add\n\n\n" +
+    "@pytest.mark.parametrize('stamp', [datetime.datetime.now().isoformat()])\ndef test_stamp(stamp):\n    assert add(1, 1) == 2\n\n\n" +
+    "def test_add():\n    assert add(2, 3) == 5\n";
+  const stampPatch = diffAgainst(calcFiles, (d) => writeFileSync(join(d, "tests", "test_stamp.py"), stampTests));
+
+  it("qualify drops them (they change between runs) and --write never declares them", () => {
+    const root = writeCalcDataset(join(scratch, "stamp"), { tasks: [{ id: "stamp", f2p: ["tests/test_stamp.py::test_add"], p2p, testsPatch: stampPatch }] });
+    const r = cli(["tasks", "qualify", root, "--runs", "2", "--write"], { env });
+    expect(r.stdout).toMatch(/difference: dropped 4 parametrized id\(s\) that change between runs \(time- or environment-dependent\): tests\/test_stamp\.py::test_stamp\[/);
+    expect(r.code).toBe(0);
+    const task = JSON.parse(readFileSync(join(root, "tasks", "stamp", "task.json"), "utf8")) as { verifier: { fail_to_pass: string[] } };
+    expect(task.verifier.fail_to_pass).toEqual(["tests/test_stamp.py::test_add"]);
+  });
+
+  it("validate warns on declared ids that look generated, without failing", () => {
+    const declared = ["tests/test_stamp.py::test_add", "tests/test_stamp.py::test_stamp[2026-12-01T03:40:01.123456]"];
+    const root = writeCalcDataset(join(scratch, "stamp-declared"), { tasks: [{ id: "stamp", f2p: declared, p2p, testsPatch: stampPatch }] });
+    const r = cli(["tasks", "validate", root], { env });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe(
+      `warning: ${join(root, "tasks", "stamp", "task.json")}: verifier.fail_to_pass: tests/test_stamp.py::test_stamp[2026-12-01T03:40:01.123456] looks generated (its parameters hold a date): it will differ on the next run; run \`tasks qualify --write\` to drop it\n`,
+    );
+  });
+});
