@@ -13,6 +13,11 @@ export default tseslint.config(
     },
   },
   {
+    // The report page's script runs in the browser (compiled by tsconfig.page.json).
+    files: ["src/report/page/**/*.ts"],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
     files: ["src/**/*.ts"],
     rules: { "max-lines-per-function": ["error", { max: 80, skipBlankLines: true, skipComments: true, IIFEs: true }] },
   },

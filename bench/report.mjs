@@ -3,6 +3,9 @@
 // 200 model calls and 200 tool calls per session, 22 requests per switched session (7 per uninterrupted one).
 // Measures (1) buildReport + renderReport(json) in a fresh process: time and peak RSS (maxRSS), and
 // (2) the CLI end to end (`report RUN_DIR --format json`): wall time and peak RSS (VmHWM from /proc).
+// Every session carries the per-request evidence (a workspace_state line per request: five trees, three
+// changed files with blob ids) and every task reference patches of 40 lines per stage, artifacts of
+// 240 lines, so the signatures (contamination included) are computed as in a real run.
 // Targets: under 10 s and under 500 MB.
 //
 //   npm run bench:report                      # build, then run
@@ -41,6 +44,7 @@ if (process.argv[2] === "--measure") {
       max_rss_kb: process.resourceUsage().maxRSS,
       cpu_ms: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
       gap: report.configs[0].groups.overall.gap,
+      signatures_available: report.configs[0].signatures.switch.cross_task_contamination.available,
     }) + "\n",
   );
   process.exit(0);
@@ -77,6 +81,22 @@ function schedules(focus, interruptions, f) {
   return { base, switch: sw, workspaces };
 }
 
+/** A reference patch of 40 added lines with identifiers of its own (task i, stage k). */
+function stagePatch(i, k) {
+  const lines = Array.from({ length: 40 }, (_, j) => `+    value_${i}_${k}_${j} = compute_task${i}_stage${k}(item_${j})`);
+  return [`diff --git a/src/t${i}.py b/src/t${i}.py`, `--- a/src/t${i}.py`, `+++ b/src/t${i}.py`, `@@ -1,1 +1,41 @@`, " def existing_function():", ...lines, ""].join("\n");
+}
+
+const hex = (n) => n.toString(16).padStart(40, "0");
+let blobCounter = 1;
+
+/** The workspace_state line after request `index`: five trees, and three changed files of its own workspace. */
+function stateLine(t, index, step) {
+  const trees = Object.fromEntries(WS.map((w) => [w, { tree: hex(blobCounter++) }]));
+  const changed = step && step.kind === "stage" ? { [step.workspace]: [0, 1, 2].map((j) => ({ path: `src/${step.task}/m${j}.py`, before: hex(blobCounter++), after: hex(blobCounter++) })) } : {};
+  return JSON.stringify({ type: "workspace_state", time: t, ...(index === null ? {} : { index }), trees, changed });
+}
+
 function generate(root) {
   const datasetDir = join(root, "dataset");
   const runDir = join(root, "run");
@@ -92,7 +112,7 @@ function generate(root) {
     mkdirSync(taskDir, { recursive: true });
     const requests = Array.from({ length: FOCUS_STAGES }, (_, k) => ({ text: `stage ${k + 1}`, tests: [`tests/test_${i}.py::test_s${k + 1}`] }));
     writeFileSync(join(taskDir, "task.json"), JSON.stringify({ id: focus, repo: "r", base: "HEAD", requests, verifier: { fail_to_pass: requests.map((r) => r.tests[0]), pass_to_pass: [`tests/test_${i}.py::test_old`] } }));
-    for (let k = 1; k <= FOCUS_STAGES; k++) writeFileSync(join(taskDir, `stage-${k}.patch`), "");
+    for (let k = 1; k <= FOCUS_STAGES; k++) writeFileSync(join(taskDir, `stage-${k}.patch`), stagePatch(i, k));
     writeFileSync(join(taskDir, "tests.patch"), "");
   }
   const sessions = { format: "switch-swe.sessions/1", dataset: { name: "bench", version: "1.0.0" }, seed: 0, pairs, excluded: [] };
@@ -122,6 +142,7 @@ function generate(root) {
       const steps = pair.schedules[condition];
       const t = "2025-01-01T00:00:00.000Z";
       const out = [JSON.stringify({ type: "session_start", time: t, session: id, pair: pair.id, condition, attempt: 1, agent: "synthetic" })];
+      out.push(stateLine(t, null, null));
       let seenFocus = false;
       steps.forEach((step, index) => {
         const role = step.task === pair.focus ? "focus" : "interruption";
@@ -135,6 +156,7 @@ function generate(root) {
           out.push(JSON.stringify({ type: "agent_event", time: t, index, event: { kind: "tool_call", name: "bash", args: { command: "pytest -q" }, paths: ["src/x.py"], status: "ok", output: toolOutput } }));
         }
         out.push(JSON.stringify({ type: "request_end", time: t, index, outcome: "yielded", duration_ms: 1000 }));
+        out.push(stateLine(t, index, step));
       });
       out.push(JSON.stringify({ type: "session_end", time: t, status: "finished", finalized: true }));
       const text = out.join("\n") + "\n";
@@ -142,7 +164,7 @@ function generate(root) {
       lines += out.length;
       writeFileSync(join(dir, "trajectory.jsonl"), text);
       writeFileSync(join(dir, "session.json"), JSON.stringify({ status: "finished", finalized: true, attempts: 1 }));
-      writeFileSync(join(dir, "artifact.patch"), "diff --git a/x b/x\n");
+      writeFileSync(join(dir, "artifact.patch"), Array.from({ length: FOCUS_STAGES }, (_, k) => stagePatch(i, k + 1)).join(""));
       const resolved = condition === "base" ? i % 10 < 7 : i % 10 < 4;
       const tests = {};
       for (let k = 1; k <= FOCUS_STAGES; k++) tests[`tests/test_${i}.py::test_s${k}`] = resolved || k !== 1 + (i % FOCUS_STAGES) ? "passed" : "failed";

@@ -49,6 +49,36 @@ export const agentEventSchema = z.discriminatedUnion("kind", [
 /** How one request ended. Only `infra_fault` is ever retried (by restarting the session). */
 export const requestOutcomeSchema = z.enum(["yielded", "timeout", "agent_error", "infra_fault"]);
 
+/** One file whose content a request changed: blob ids before and after (null = the file did not exist). */
+export const fileChangeSchema = z
+  .object({ path: z.string(), before: z.string().nullable(), after: z.string().nullable() })
+  .strict();
+
+/**
+ * The working state of one workspace: the git tree id of its files (tracked and untracked, minus
+ * .gitignore'd and artifact-excluded paths), null when it could not be read (`error` says why).
+ */
+export const workspaceTreeSchema = z
+  .object({ tree: z.string().nullable(), error: z.string().optional() })
+  .strict();
+
+/**
+ * Per-request evidence (`workspace_state`): after every delivery of a request (and once before the first,
+ * without `index`), the tree of each of the five workspaces and the files that changed since the previous
+ * state line. Written by the harness from a private index and object store; the agent never sees it.
+ */
+export const workspaceStateLineSchema = z
+  .object({
+    type: z.literal("workspace_state"),
+    time: z.string(),
+    /** The request just delivered; absent for the initial state (workspaces checked out, nothing sent). */
+    index: z.number().int().nonnegative().optional(),
+    trees: z.record(workspaceNameSchema, workspaceTreeSchema),
+    /** Workspaces whose files changed since the previous state line (absent = unchanged). */
+    changed: z.partialRecord(workspaceNameSchema, z.array(fileChangeSchema)),
+  })
+  .strict();
+
 export const trajectoryLineSchema = z.discriminatedUnion("type", [
   z
     .object({
@@ -108,12 +138,14 @@ export const trajectoryLineSchema = z.discriminatedUnion("type", [
       reason: z.string().optional(),
     })
     .strict(),
+  workspaceStateLineSchema,
 ]);
 
 export type ModelCallEvent = z.infer<typeof modelCallEventSchema>;
 export type AgentEvent = z.infer<typeof agentEventSchema>;
 export type RequestOutcome = z.infer<typeof requestOutcomeSchema>;
 export type TrajectoryLine = z.infer<typeof trajectoryLineSchema>;
+export type FileChange = z.infer<typeof fileChangeSchema>;
 
 /** The one token-accounting rule of the project: every token once, cached input included. */
 export function tokenTotal(e: ModelCallEvent): number {

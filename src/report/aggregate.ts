@@ -1,20 +1,31 @@
 import { harnessInfoSchema } from "../formats/run-config.js";
 import type { RunInput } from "./read-run.js";
 import type { ConfigReport } from "./report-schema.js";
+import { buildFailureSections } from "./failures.js";
 import { buildGroupSections } from "./groups.js";
 import { buildSessionSections } from "./session-entries.js";
 import type { BootstrapOptions } from "./stats.js";
 import { buildWorkload } from "./workload.js";
 
+const text = (x: unknown): string | null => (typeof x === "string" && x !== "" ? x : null);
+
+/** run.json's `agent.harness` as recorded by real CLI agents; anything else (older runs, oracle) is unknown. */
+function harnessOf(h: unknown): ConfigReport["harness"] {
+  const r = typeof h === "object" && h !== null ? (h as Record<string, unknown>) : {};
+  return { name: text(r.name), version: text(r.version), model: text(r.model), effort: text(r.effort) };
+}
+
 /** Everything the report says about one configuration, from what readRun gathered: one builder per section. Pure. */
 export function buildConfigReport(input: RunInput, opts: BootstrapOptions = {}): ConfigReport {
   const s = buildSessionSections(input);
   const g = buildGroupSections(input, s.entryById, opts);
+  const f = buildFailureSections(input, s.entryById);
   const attributionAvailable = input.tasks !== null;
   return {
     label: input.label,
     run_dir: input.runDir,
     agent: { name: input.config.agent.name, options: input.config.agent.options ?? null, harness: harnessInfoSchema.safeParse(input.config.agent.harness).data ?? null },
+    harness: harnessOf(input.config.agent.harness),
     dataset: {
       name: input.config.dataset?.name ?? input.sessions.dataset.name,
       version: input.config.dataset?.version ?? input.sessions.dataset.version,
@@ -28,7 +39,10 @@ export function buildConfigReport(input: RunInput, opts: BootstrapOptions = {}):
       groups: g.attribution,
     },
     workload: buildWorkload(input, s.usageById),
+    workload_by_locality: { near: buildWorkload(input, s.usageById, "near"), far: buildWorkload(input, s.usageById, "far") },
     profile: g.profile,
+    failure_categories: f.failure_categories,
+    signatures: f.signatures,
     errors: s.errors,
     sessions: s.entries,
     request_texts: s.requestTexts,

@@ -1,8 +1,8 @@
 import { groupNames, type ByGroup, type Comparison, type ComparisonGroup, type ConfigReport } from "./report-schema.js";
-import { gapOf, pairedGapDifferenceCI, type BootstrapOptions, type Pair } from "./stats.js";
+import { gapOf, pairedGapDifferenceCI, signFlipExactP, type BootstrapOptions, type Pair } from "./stats.js";
 
 /** Per focus task (pair id): [uninterrupted resolved, switched resolved], and its locality. */
-function pairsOf(c: ConfigReport): Map<string, { pair: [boolean, boolean]; locality: string }> {
+export function pairsOf(c: ConfigReport): Map<string, { pair: [boolean, boolean]; locality: string }> {
   const out = new Map<string, { pair: [boolean, boolean]; locality: string }>();
   for (const s of c.sessions) {
     let e = out.get(s.pair);
@@ -35,6 +35,7 @@ export function compareConfigs(a: ConfigReport, b: ConfigReport, opts: Bootstrap
       b: gb,
       gap_difference: ga.gap === null || gb.gap === null ? null : ga.gap - gb.gap,
       ci95: pairedGapDifferenceCI(common, opts),
+      p_value: signFlipExactP(common.map(({ a, b }) => 100 * (Number(a[0]) - Number(a[1]) - (Number(b[0]) - Number(b[1]))))),
     };
   }
   return { a: a.label, b: b.label, groups };

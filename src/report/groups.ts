@@ -93,6 +93,7 @@ export function buildGroupSections(input: RunInput, entryById: ReadonlyMap<strin
       const list = entries(c);
       profile[g][c] = {
         sessions: list.length,
+        repositories: new Set(pairsInGroup.map((p) => p.repo)).size,
         requests: summarize(list.map((s) => s.requests.scheduled)),
         workspace_switches: summarize(list.map((s) => s.workspace_switches)),
         focus_returns: summarize(list.map((s) => s.focus_returns)),

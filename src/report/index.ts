@@ -1,6 +1,7 @@
 import { inputError } from "../core/errors.js";
 import { buildConfigReport } from "./aggregate.js";
 import { compareConfigs } from "./compare.js";
+import { crossConfigSummary, figuresData } from "./cross-config.js";
 import { readRun, type ReadRunOptions } from "./read-run.js";
 import { REPORT_FORMAT, type Report } from "./report-schema.js";
 import { renderCsv } from "./render-csv.js";
@@ -46,6 +47,8 @@ export async function buildReport(runDirs: readonly string[], opts: BuildReportO
     format: REPORT_FORMAT,
     bootstrap: { seed, resamples, method: "percentile", level: 0.95 },
     configs,
+    summary: crossConfigSummary(configs, { seed, resamples }),
+    figures: figuresData(configs),
     comparison: opts.compare ? compareConfigs(configs[0]!, configs[1]!, { seed, resamples }) : null,
   };
 }
@@ -55,7 +58,7 @@ export interface RenderOptions {
   outFile?: string;
 }
 
-/** The report in one of the formats; json is the complete `switch-swe.report/1` document. */
+/** The report in one of the formats; json is the complete `switch-swe.report/2` document. */
 export function renderReport(report: Report, format: ReportFormat, opts: RenderOptions = {}): string {
   switch (format) {
     case "table":

@@ -11,8 +11,12 @@ import { sessionId, sessionsFileSchema, type SessionsFile } from "../formats/ses
 import { verdictSchema, type Verdict } from "../formats/verdict.js";
 import { readVerdictKey, sealMatches } from "../formats/verdict-seal.js";
 import { addUsage, emptyUsage, type UsageTally as Usage } from "../formats/usage.js";
+import { artifactLines, taskMaterial, type ArtifactLines, type TaskMaterial } from "./contamination.js";
 import { readTrajectorySummary, type TrajectorySummary } from "./trajectory-summary.js";
 import { sha256 } from "../core/digest.js";
+
+/** Artifacts larger than this are not read for the contamination signature (it is then unavailable). */
+const maxArtifactBytes = 4 * 1024 * 1024;
 
 /** Which stage introduced each F2P test, and which tests are F2P or P2P, for one task. */
 export interface TaskTests {
@@ -22,6 +26,8 @@ export interface TaskTests {
   f2pStage: Map<string, number>;
   f2p: Set<string>;
   p2p: Set<string>;
+  /** The task's requests and reference patches, for the contamination signature. */
+  material: TaskMaterial;
 }
 
 export interface SessionInput {
@@ -32,6 +38,8 @@ export interface SessionInput {
   /** A verdict.json that exists but cannot be read. */
   verdictProblem: string | null;
   hasArtifact: boolean;
+  /** The artifact's lines for the contamination signature (null: no artifact, too large, or no dataset). */
+  artifact: ArtifactLines | null;
   /** Usage of earlier attempts that a restart superseded (their trajectories live in attempts/N/). */
   superseded: Usage;
   /** The report was asked to count suspicious verdicts as they are (`--trust-suspicious`). */
@@ -81,12 +89,18 @@ function taskTestsFrom(dir: string): { tasks: Map<string, TaskTests> | null; not
       f2pStage,
       f2p: new Set(t.verifier.fail_to_pass),
       p2p: new Set(t.verifier.pass_to_pass),
+      material: taskMaterial([...t.stagePatches, t.testsPatch], t.requests.map((r) => r.text)),
     });
   }
   return { tasks, note: null };
 }
 
-async function readSession(runDir: string, id: string, trustSuspicious: boolean): Promise<SessionInput> {
+function readArtifact(file: string): ArtifactLines | null {
+  if (!existsSync(file) || statSync(file).size > maxArtifactBytes) return null;
+  return artifactLines(readFileSync(file, "utf8"));
+}
+
+async function readSession(runDir: string, id: string, trustSuspicious: boolean, withArtifact: boolean): Promise<SessionInput> {
   const trajFile = runFiles.trajectory(runDir, id);
   const trajectory = existsSync(trajFile) ? await readTrajectorySummary(trajFile) : null;
   let summary: SessionSummaryRead | null = null;
@@ -122,7 +136,9 @@ async function readSession(runDir: string, id: string, trustSuspicious: boolean)
       if (existsSync(old)) addUsage(superseded, (await readTrajectorySummary(old)).usage);
     }
   }
-  return { id, trajectory, summary, verdict, verdictProblem, hasArtifact: existsSync(runFiles.artifact(runDir, id)), superseded, ...(trustSuspicious ? { trustSuspicious } : {}) };
+  const artifactFile = runFiles.artifact(runDir, id);
+  const artifact = withArtifact ? readArtifact(artifactFile) : null;
+  return { id, trajectory, summary, verdict, verdictProblem, hasArtifact: existsSync(artifactFile), artifact, superseded, ...(trustSuspicious ? { trustSuspicious } : {}) };
 }
 
 /** Reads one run directory: run.json, its sessions file, the dataset's test-to-stage map and every session. */
@@ -171,7 +187,7 @@ export async function readRun(runDirArg: string, opts: ReadRunOptions = {}): Pro
       warnings.push(`${extra.length} session director${extra.length === 1 ? "y is" : "ies are"} not in the sessions file and ignored: ${extra.slice(0, 5).join(", ")}${extra.length > 5 ? ", ..." : ""}`);
     }
   }
-  const read = await mapPool(ids, opts.concurrency ?? 8, (id) => readSession(runDir, id, opts.trustSuspicious === true));
+  const read = await mapPool(ids, opts.concurrency ?? 8, (id) => readSession(runDir, id, opts.trustSuspicious === true, tasks !== null));
   const sessionData = new Map(read.map((s) => [s.id, s]));
   for (const s of read) {
     if (s.trajectory && s.trajectory.invalid_lines > 0) {

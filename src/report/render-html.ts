@@ -1,7 +1,8 @@
 import { dirname, relative, resolve, sep } from "node:path";
 import { gapChart, resolutionChart, tokenRatioChart } from "./html/charts.js";
 import { esc, scriptJson } from "./html/escape.js";
-import { script } from "./html/script.js";
+import { costChart, failureChart } from "./html/figures.js";
+import { pageScript } from "./html/page-script.js";
 import { css } from "./html/style.js";
 import type { Report } from "./report-schema.js";
 import { reportSections, type Section } from "./sections.js";
@@ -27,6 +28,7 @@ function sectionHtml(s: Section): string {
 }
 
 const statusOptions = ["not run", "not finalized", "no verdict", "infra fault", "did not apply", "tests failed", "suspicious"];
+const categoryOptions = ["implementation", "submission", "incomplete_execution"];
 
 /** One self-contained page: inline CSS, inline script, inline data, inline SVG; nothing is fetched. */
 export function renderHtml(report: Report, opts: HtmlOptions = {}): string {
@@ -58,6 +60,8 @@ export function renderHtml(report: Report, opts: HtmlOptions = {}): string {
 <figure><figcaption>Resolution by condition</figcaption>${resolutionChart(report)}</figure>
 <figure><figcaption>Resumption gap with 95% CI</figcaption>${gapChart(report)}</figure>
 <figure><figcaption>Token ratios</figcaption>${tokenRatioChart(report)}</figure>
+<figure><figcaption>Resolution against cost (Figure 1a)</figcaption>${costChart(report)}</figure>
+<figure><figcaption>Outcome categories (Figure 1b)</figcaption>${failureChart(report)}</figure>
 </div>
 <h2 id="tables">Tables</h2>
 ${reportSections(report).map(sectionHtml).join("\n")}
@@ -70,6 +74,7 @@ ${reportSections(report).map(sectionHtml).join("\n")}
 <select id="session-status" aria-label="status">
 <option value="">all</option><option value="resolved">resolved</option><option value="unresolved">unresolved</option>
 ${statusOptions.map((r) => `<option value="reason:${esc(r)}">${esc(r)}</option>`).join("")}
+${categoryOptions.map((c) => `<option value="category:${esc(c)}">failure: ${esc(c.replace("_", " "))}</option>`).join("")}
 </select>
 <span id="session-count" class="meta"></span>
 </div>
@@ -79,7 +84,7 @@ ${statusOptions.map((r) => `<option value="reason:${esc(r)}">${esc(r)}</option>`
 </div>
 </main>
 <script type="application/json" id="report-data">${scriptJson({ report, links })}</script>
-<script>${script}</script>
+<script type="module">${pageScript()}</script>
 </body>
 </html>
 `;

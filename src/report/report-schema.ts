@@ -4,10 +4,10 @@ import { conditionSchema, localitySchema, workspaceNameSchema } from "../formats
 import { testStatusSchema } from "../formats/verdict.js";
 
 /**
- * The `switch-swe.report/1` document (docs/report-format.md documents every field).
+ * The `switch-swe.report/2` document (docs/report-format.md documents every field).
  * Rates are percentages (0..100), gaps percentage points; null where a value is undefined (no sessions).
  */
-export const REPORT_FORMAT = "switch-swe.report/1";
+export const REPORT_FORMAT = "switch-swe.report/2";
 
 const num = z.number().nullable();
 const interval = z.tuple([z.number(), z.number()]).nullable();
@@ -95,6 +95,8 @@ export const summarySchema = z.object({ median: num, mean: num, min: num, max: n
 export const profileEntrySchema = z
   .object({
     sessions: z.number().int(),
+    /** Distinct repositories of the focus tasks. */
+    repositories: z.number().int(),
     requests: summarySchema,
     workspace_switches: summarySchema,
     focus_returns: summarySchema,
@@ -145,6 +147,24 @@ export const sessionUsageSchema = z
     resumed_focus_tokens: z.number(),
   })
   .strict();
+
+/** Per session; null = unavailable (the run directory lacks what the signature needs), never "zero". */
+export const sessionSignaturesSchema = z
+  .object({
+    /** (request, other workspace) pairs: a request of one task changed another task's checkout. */
+    wrong_workspace_edits: z.number().int().nullable(),
+    /** Added lines of the focus artifact that carry an interruption task's material. */
+    cross_task_contamination: z.number().int().nullable(),
+    /** Stage attribution named: an F2P test of a focus stage before the last tested stage does not pass. */
+    lost_requirement: z.boolean().nullable(),
+    /** Focus files returned to earlier content by a later stage request. */
+    reverted_work: z.number().int().nullable(),
+    incomplete_execution: z.boolean().nullable(),
+    submission: z.boolean().nullable(),
+  })
+  .strict();
+
+export const failureCategorySchema = z.enum(["implementation", "submission", "incomplete_execution"]);
 
 export const sessionEntrySchema = z
   .object({
@@ -202,6 +222,30 @@ export const sessionEntrySchema = z
         .strict(),
     ),
     files: z.object({ trajectory: z.string().nullable(), artifact: z.string().nullable() }).strict(),
+    signatures: sessionSignaturesSchema,
+    failure_category: failureCategorySchema.nullable(),
+  })
+  .strict();
+
+export const signatureNames = ["wrong_workspace_edits", "cross_task_contamination", "lost_requirement", "reverted_work", "incomplete_execution", "submission"] as const;
+export type SignatureName = (typeof signatureNames)[number];
+
+/** One signature over one condition's sessions: how many could be checked, how many show it, how often. */
+export const signatureCountSchema = z
+  .object({ available: z.number().int(), sessions: z.number().int().nullable(), count: z.number().int().nullable() })
+  .strict();
+
+export const signatureTotalsSchema = z.object(Object.fromEntries(signatureNames.map((n) => [n, signatureCountSchema])) as Record<SignatureName, typeof signatureCountSchema>).strict();
+
+export const failureCountsSchema = z
+  .object({
+    sessions: z.number().int(),
+    resolved: z.number().int(),
+    implementation: z.number().int(),
+    submission: z.number().int(),
+    incomplete_execution: z.number().int(),
+    /** Unresolved without a score of the agent's work: not run, no verdict, infrastructure fault. */
+    not_scored: z.number().int(),
   })
   .strict();
 
@@ -211,12 +255,18 @@ export const configReportSchema = z
     run_dir: z.string(),
     /** `harness`: what run.json recorded about a real CLI agent (null for other agents and older runs). */
     agent: z.object({ name: z.string(), options: z.unknown(), harness: harnessInfoSchema.nullable() }).strict(),
+    /** The harness table's view of run.json `agent.harness`; null fields = not recorded ("unknown"). */
+    harness: z.object({ name: z.string().nullable(), version: z.string().nullable(), model: z.string().nullable(), effort: z.string().nullable() }).strict(),
     dataset: z.object({ name: z.string().nullable(), version: z.string().nullable(), path: z.string().nullable() }).strict(),
     sessions_file: z.object({ path: z.string(), sha256: z.string().nullable(), pairs: z.number().int() }).strict(),
     groups: byGroup(groupResultSchema),
     stage_attribution: stageAttributionSchema,
     workload: workloadSchema,
+    /** The workload section again over near and far focus tasks only. */
+    workload_by_locality: z.object({ near: workloadSchema, far: workloadSchema }).strict(),
     profile: byGroup(byCondition(profileEntrySchema)),
+    failure_categories: byGroup(byCondition(failureCountsSchema)),
+    signatures: byCondition(signatureTotalsSchema),
     errors: byCondition(errorCountsSchema),
     sessions: z.array(sessionEntrySchema),
     request_texts: z.record(z.string(), z.record(z.string(), z.string())),
@@ -231,11 +281,40 @@ export const comparisonGroupSchema = z
     b: z.object({ uninterrupted: num, switched: num, gap: num }).strict(),
     gap_difference: num,
     ci95: interval,
+    /** Exact two-sided sign-flip (paired permutation) test of gap_difference = 0 over the common tasks. */
+    p_value: num,
   })
   .strict();
 
 export const comparisonSchema = z
   .object({ a: z.string(), b: z.string(), groups: byGroup(comparisonGroupSchema) })
+  .strict();
+
+/** Mean of the configurations' gaps (the paper's averages), its range, and a bootstrap CI of the mean. */
+export const crossConfigSchema = z
+  .object({ configs: z.number().int(), mean_gap: num, min_gap: num, max_gap: num, ci95: interval })
+  .strict();
+
+const figurePointSchema = z
+  .object({
+    config: z.number().int(),
+    label: z.string(),
+    condition: conditionSchema,
+    sessions: z.number().int(),
+    resolution: num,
+    tokens: num,
+    cost_usd: num,
+  })
+  .strict();
+
+const figureBarSchema = z
+  .object({ config: z.number().int(), label: z.string(), condition: conditionSchema })
+  .extend(failureCountsSchema.shape)
+  .strict();
+
+/** The data of the page's Figure 1a (resolution against mean cost) and 1b (failure categories). */
+export const figuresSchema = z
+  .object({ resolution_vs_cost: z.array(figurePointSchema), failure_categories: z.array(figureBarSchema) })
   .strict();
 
 export const reportSchema = z
@@ -245,6 +324,8 @@ export const reportSchema = z
       .object({ seed: z.number().int(), resamples: z.number().int(), method: z.literal("percentile"), level: z.literal(0.95) })
       .strict(),
     configs: z.array(configReportSchema),
+    summary: byGroup(crossConfigSchema),
+    figures: figuresSchema,
     comparison: comparisonSchema.nullable(),
   })
   .strict();
@@ -261,5 +342,12 @@ export type ConfigReport = z.infer<typeof configReportSchema>;
 export type ComparisonGroup = z.infer<typeof comparisonGroupSchema>;
 export type Comparison = z.infer<typeof comparisonSchema>;
 export type Report = z.infer<typeof reportSchema>;
+export type SessionSignatures = z.infer<typeof sessionSignaturesSchema>;
+export type FailureCategory = z.infer<typeof failureCategorySchema>;
+export type SignatureCount = z.infer<typeof signatureCountSchema>;
+export type SignatureTotals = z.infer<typeof signatureTotalsSchema>;
+export type FailureCounts = z.infer<typeof failureCountsSchema>;
+export type CrossConfig = z.infer<typeof crossConfigSchema>;
+export type Figures = z.infer<typeof figuresSchema>;
 export type ByGroup<T> = Record<GroupName, T>;
 export type ByCondition<T> = { base: T; switch: T };

@@ -1,4 +1,5 @@
 import { groupNames, type ConfigReport, type Report, type UsageMeans } from "./report-schema.js";
+import { failureSection, harnessSection, summarySection } from "./sections-analysis.js";
 
 /** A report as titled tables of text cells: what the table, markdown and html renderers lay out. */
 export interface Column {
@@ -89,8 +90,8 @@ function comparisonSection(report: Report): Section | null {
   return {
     id: "comparison",
     title: `Comparison: A = ${cmp.a}, B = ${cmp.b}`,
-    notes: ["Over focus tasks common to both runs; difference = gap(A) − gap(B), paired bootstrap 95% CI."],
-    columns: [L("Group"), R("n common"), R("A unint."), R("A switched"), R("A gap"), R("B unint."), R("B switched"), R("B gap"), R("Difference (pp)"), R("95% CI")],
+    notes: ["Over focus tasks common to both runs; difference = gap(A) − gap(B), paired bootstrap 95% CI; p: exact two-sided sign-flip (paired permutation) test of a zero difference."],
+    columns: [L("Group"), R("n common"), R("A unint."), R("A switched"), R("A gap"), R("B unint."), R("B switched"), R("B gap"), R("Difference (pp)"), R("95% CI"), R("p")],
     rows: groupNames.map((g) => {
       const r = cmp.groups[g];
       return [
@@ -104,6 +105,7 @@ function comparisonSection(report: Report): Section | null {
         fmtPoints(r.b.gap),
         fmtPoints(r.gap_difference),
         fmtInterval(r.ci95),
+        fmtP(r.p_value),
       ];
     }),
   };
@@ -170,12 +172,14 @@ function workloadSections(report: Report): Section[] {
       "Resumed focus stages = focus stage requests delivered after work in another workspace (first focus request and finalization excluded). 'Same stages, uninterrupted' = those stage numbers in the paired uninterrupted session.",
     ],
     columns: [L("Configuration"), L("Scope"), R("Sessions"), R("Tokens"), R("Model calls"), R("Tool calls"), R("Cost"), R("Aux tokens")],
-    rows: report.configs.flatMap((c) => [
-      usageRow(c, "uninterrupted session", c.workload.uninterrupted),
-      usageRow(c, "switched session", c.workload.switched),
-      usageRow(c, "resumed focus stages", c.workload.resumed_focus),
-      usageRow(c, "same stages, uninterrupted (paired)", c.workload.resumed_focus_paired.uninterrupted_same_stages),
-    ]),
+    rows: report.configs.flatMap((c) =>
+      ([["", c.workload], ["near: ", c.workload_by_locality.near], ["far: ", c.workload_by_locality.far]] as const).flatMap(([prefix, w]) => [
+        usageRow(c, `${prefix}uninterrupted session`, w.uninterrupted),
+        usageRow(c, `${prefix}switched session`, w.switched),
+        usageRow(c, `${prefix}resumed focus stages`, w.resumed_focus),
+        usageRow(c, `${prefix}same stages, uninterrupted (paired)`, w.resumed_focus_paired.uninterrupted_same_stages),
+      ]),
+    ),
   };
   const ratios: Section = {
     id: "workload-ratios",
@@ -198,8 +202,8 @@ function profileSection(report: Report): Section {
   return {
     id: "profile",
     title: "Schedule profile (median per session)",
-    notes: ["From the sessions file: requests, workspace switches (consecutive requests naming different workspaces), focus returns."],
-    columns: [L("Configuration"), L("Group"), L("Condition"), R("Sessions"), R("Requests"), R("Workspace switches"), R("Focus returns")],
+    notes: ["From the sessions file: repositories of the focus tasks, requests, workspace switches (consecutive requests naming different workspaces), focus returns."],
+    columns: [L("Configuration"), L("Group"), L("Condition"), R("Sessions"), R("Repositories"), R("Requests"), R("Workspace switches"), R("Focus returns")],
     rows: report.configs.flatMap((c) =>
       groupNames.flatMap((g) =>
         (["base", "switch"] as const).map((cond) => {
@@ -209,6 +213,7 @@ function profileSection(report: Report): Section {
             groupTitle[g],
             conditionTitle[cond],
             String(p.sessions),
+            String(p.repositories),
             fmtNumber(p.requests.median),
             fmtNumber(p.workspace_switches.median),
             fmtNumber(p.focus_returns.median),
@@ -293,22 +298,13 @@ function warningsSection(report: Report): Section | null {
 
 /** The report as the ordered tables every text format shows. Pure. */
 /** The harness table: which CLI, exact version, model and effort each configuration ran (real CLI agents). */
-function harnessSection(report: Report): Section | null {
-  const rows = report.configs.flatMap((c) => {
-    const h = c.agent.harness;
-    if (!h) return [];
-    const settings = Object.entries(h.settings ?? {}).map(([k, v]) => `${k}=${String(v)}`).join(", ");
-    return [[c.label, h.name, h.version ?? "?", h.model ?? "(default)", h.effort ?? "(default)", settings]];
-  });
-  if (rows.length === 0) return null;
-  return { id: "harness", title: "Harness", notes: ["Version as the CLI reported it when the run started; model and effort as given (default: the harness's own)."], columns: [L("configuration"), L("harness"), L("version"), L("model"), L("effort"), L("settings")], rows };
-}
-
 export function reportSections(report: Report): Section[] {
   return [
     harnessSection(report),
     resolutionSection(report),
+    summarySection(report),
     comparisonSection(report),
+    failureSection(report),
     attributionSection(report),
     ...workloadSections(report),
     profileSection(report),

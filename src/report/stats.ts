@@ -156,3 +156,59 @@ export function ratio(numerator: number | null, denominator: number | null): num
   if (numerator === null || denominator === null || denominator === 0) return null;
   return numerator / denominator;
 }
+
+/**
+ * Exact two-sided sign-flip test (the paired permutation test) of "the per-task differences are
+ * symmetric around 0": p = P(|Σ ±|d_i|| ≥ |Σ d_i|) over all 2^n sign assignments, counted exactly by
+ * dynamic programming over the integer sums (values are whole percentage points, multiples of 100 here).
+ * Null for no tasks; 1 when every difference is 0.
+ */
+export function signFlipExactP(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const unit = 100;
+  const mags = values.map((v) => Math.round(Math.abs(v) / unit)).filter((m) => m > 0);
+  const observed = Math.abs(Math.round(values.reduce((a, b) => a + b, 0) / unit));
+  const total = mags.reduce((a, b) => a + b, 0);
+  if (total === 0) return 1;
+  // dist[s + total] = probability of sum s; each nonzero magnitude is +m or −m with probability 1/2.
+  let dist = new Float64Array(2 * total + 1);
+  dist[total] = 1;
+  for (const m of mags) {
+    const next = new Float64Array(2 * total + 1);
+    for (let i = 0; i < dist.length; i++) {
+      const p = dist[i]!;
+      if (p === 0) continue;
+      next[i - m] = (next[i - m] ?? 0) + p / 2;
+      next[i + m] = (next[i + m] ?? 0) + p / 2;
+    }
+    dist = next;
+  }
+  let p = 0;
+  for (let i = 0; i < dist.length; i++) if (Math.abs(i - total) >= observed) p += dist[i]!;
+  return Math.min(1, p);
+}
+
+/**
+ * 95% percentile bootstrap CI of the mean over configurations of each one's gap: every resample draws
+ * each configuration's focus tasks with replacement (independently), takes each gap, then their mean.
+ * Values are per-task gap contributions (see gapContributions). Null when no configuration has tasks.
+ */
+export function bootstrapMeanGapCI(perConfig: ReadonlyArray<readonly number[]>, opts: BootstrapOptions = {}): [number, number] | null {
+  const lists = perConfig.filter((v) => v.length > 0);
+  if (lists.length === 0) return null;
+  const resamples = opts.resamples ?? DEFAULT_RESAMPLES;
+  const rng = bootstrapRandom(opts.seed ?? DEFAULT_SEED);
+  const stats = new Float64Array(resamples);
+  for (let r = 0; r < resamples; r++) {
+    let sumOfMeans = 0;
+    for (const values of lists) {
+      const n = values.length;
+      let sum = 0;
+      for (let i = 0; i < n; i++) sum += values[Math.floor(rng() * n)]!;
+      sumOfMeans += sum / n;
+    }
+    stats[r] = sumOfMeans / lists.length;
+  }
+  stats.sort();
+  return [percentileSorted(stats, 0.025), percentileSorted(stats, 0.975)];
+}

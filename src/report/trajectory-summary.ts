@@ -1,6 +1,6 @@
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
-import { trajectoryLineSchema, type TrajectoryLine } from "../formats/trajectory.js";
+import { trajectoryLineSchema, type FileChange, type RequestOutcome, type TrajectoryLine } from "../formats/trajectory.js";
 import { addEvent, addUsage, emptyUsage, type UsageTally as Usage } from "../formats/usage.js";
 
 /**
@@ -30,6 +30,26 @@ export interface TrajectorySummary {
   resumed_stages: Set<number>;
   invalid_lines: number;
   first_invalid: string | null;
+  /** Per request index of the last attempt: what was sent and how its last delivery ended (null: no request_end). */
+  request_log: Map<number, RequestRecord>;
+  /** The last attempt's workspace_state lines in order (empty for runs recorded before per-request evidence). */
+  states: StateRecord[];
+}
+
+export interface RequestRecord {
+  task: string;
+  role: "focus" | "interruption";
+  workspace: string;
+  kind: "stage" | "finalization";
+  stage: number | null;
+  outcome: RequestOutcome | null;
+}
+
+export interface StateRecord {
+  /** null: the initial state, before the first request. */
+  index: number | null;
+  trees: Record<string, string | null>;
+  changed: Partial<Record<string, FileChange[]>>;
 }
 
 interface RequestInfo {
@@ -83,6 +103,8 @@ export class TrajectoryAccumulator {
       focusStages: new Map<number, Usage>(),
       resumed: new Set<number>(),
       requests: new Map<number, RequestInfo>(),
+      log: new Map<number, RequestRecord>(),
+      states: [] as StateRecord[],
       seenFocus: false,
       firstFocusStage: null as number | null,
     };
@@ -140,6 +162,7 @@ export class TrajectoryAccumulator {
           a.seenFocus = true;
         }
         a.requests.set(line.index, { focusStage });
+        a.log.set(line.index, { task: line.task, role: line.role, workspace: line.workspace, kind: line.kind, stage: line.stage ?? null, outcome: null });
         return;
       }
       case "agent_event": {
@@ -157,6 +180,10 @@ export class TrajectoryAccumulator {
         return;
       }
       case "request_end":
+        {
+          const r = a.log.get(line.index);
+          if (r) r.outcome = line.outcome;
+        }
         if (line.outcome === "timeout") a.timeouts++;
         else if (line.outcome === "agent_error") a.agentErrors++;
         else if (line.outcome === "infra_fault") {
@@ -167,6 +194,12 @@ export class TrajectoryAccumulator {
       case "session_end":
         a.ended = { status: line.status, finalized: line.finalized, reason: line.reason ?? null };
         return;
+      case "workspace_state": {
+        const trees: Record<string, string | null> = {};
+        for (const [w, t] of Object.entries(line.trees)) trees[w] = t.tree;
+        a.states.push({ index: line.index ?? null, trees, changed: line.changed });
+        return;
+      }
     }
   }
 
@@ -187,6 +220,8 @@ export class TrajectoryAccumulator {
       resumed_stages: a.resumed,
       invalid_lines: this.invalid,
       first_invalid: this.firstInvalid,
+      request_log: a.log,
+      states: a.states,
     };
   }
 }

@@ -42,15 +42,15 @@ export function stageSum(stages: ReadonlyMap<number, Usage>, which: Iterable<num
 export type SessionUsage = Map<string, { all: Usage; resumed: Usage }>;
 
 /** The workload section: mean usage per condition, resumed focus stages, and their paired ratios. Pure. */
-export function buildWorkload(input: RunInput, usageById: SessionUsage): Workload {
-  const ran = (c: Condition) =>
-    input.sessions.pairs.map((p) => usageById.get(sessionId(p.id, c))).filter((u) => u !== undefined);
+export function buildWorkload(input: RunInput, usageById: SessionUsage, locality: "near" | "far" | null = null): Workload {
+  const pairs = input.sessions.pairs.filter((p) => locality === null || p.locality === locality);
+  const ran = (c: Condition) => pairs.map((p) => usageById.get(sessionId(p.id, c))).filter((u) => u !== undefined);
   const uninterrupted = usageMeans(ran("base").map((u) => u.all));
   const switched = usageMeans(ran("switch").map((u) => u.all));
   const resumedFocus = usageMeans(ran("switch").map((u) => u.resumed));
   const pairedSwitch: Usage[] = [];
   const pairedBase: Usage[] = [];
-  for (const p of input.sessions.pairs) {
+  for (const p of pairs) {
     const b = input.sessionData.get(sessionId(p.id, "base"))?.trajectory;
     const s = input.sessionData.get(sessionId(p.id, "switch"))?.trajectory;
     if (!b || !s) continue;

@@ -16,6 +16,7 @@ import type { PatchInfo, SessionSummary } from "../formats/session-summary.js";
 import { TrajectoryWriter } from "./trajectory.js";
 import { emptyUsage, usageOf } from "../formats/usage.js";
 import { SessionRecorder } from "./recorder.js";
+import { WorkspaceEvidence } from "./workspace-evidence.js";
 import { createWorkspaces, removeWorkDir, type SessionWorkspaces } from "./workspaces.js";
 
 export interface AttemptParams {
@@ -97,13 +98,16 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
 
   recorder.sessionStart({ pair: p.pair.id, condition: p.condition, attempt: p.attempt, agent: p.agent.name, conversation: conversationId });
   let conversation: Conversation | null = null;
+  let evidence: WorkspaceEvidence | null = null;
   try {
     const setupStart = Date.now();
     const ws = await createWorkspaces(p.dataset, p.pair, p.workDir);
+    evidence = await WorkspaceEvidence.open(ws.paths);
     recorder.workspacesReady(p.attempt, Date.now() - setupStart);
+    recorder.workspaceState(null, await evidence.snapshot());
     const sandbox = p.sandbox ? sessionSandbox({ repo: p.pair.repo, workspaces: ws.paths, stateDir: join(p.workDir, "agent"), homeDir: sandboxHome(p.workDir), network: p.sandbox.network }) : undefined;
     conversation = await startConversation(p, ws, sessionDir, conversationId, sandbox);
-    const deliverParams = { conversation, schedule, repo: p.pair.repo, focus: p.pair.focus, paths: sandbox?.insidePaths ?? ws.paths, recorder, usage };
+    const deliverParams = { conversation, schedule, repo: p.pair.repo, focus: p.pair.focus, paths: sandbox?.insidePaths ?? ws.paths, recorder, evidence, usage };
     delivered = await deliverSchedule({ ...deliverParams, requestTimeoutMs: p.requestTimeoutMs, maxContinuations: p.maxContinuations, signal: p.signal });
     await closeQuietly(conversation);
     conversation = null;
@@ -120,6 +124,7 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
     recorder.sessionEnd("failed", false, `${kind}: ${reason}`);
     throw new AttemptAborted(kind, reason, summary("failed", `${kind}: ${reason}`));
   } finally {
+    evidence?.close();
     if (!p.keepWorkspaces) await removeWorkDir(p.workDir).catch(() => undefined);
   }
 }

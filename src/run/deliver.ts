@@ -5,6 +5,7 @@ import { addEvent, type UsageTally } from "../formats/usage.js";
 import type { ScheduleStep, WorkspaceName } from "../formats/sessions.js";
 import { continuationMessage, finalizationMessage, stageMessage } from "./message-templates.js";
 import type { SessionRecorder } from "./recorder.js";
+import type { WorkspaceEvidence } from "./workspace-evidence.js";
 
 /** The run is being stopped (Ctrl-C, SIGTERM): the attempt ends without blaming anyone. */
 export class RunInterrupted extends Error {}
@@ -20,6 +21,8 @@ export interface DeliverParams {
   /** Absolute path of each workspace as the agent sees it. */
   paths: Readonly<Record<WorkspaceName, string>>;
   recorder: SessionRecorder;
+  /** Records the five workspaces' trees after every delivery (absent: no evidence recorded). */
+  evidence?: WorkspaceEvidence;
   /** Running usage totals, updated in place as events arrive. */
   usage: UsageTally;
   requestTimeoutMs: number;
@@ -85,6 +88,7 @@ async function deliverRequest(p: DeliverParams, st: LoopState, index: number, st
     st.turn++;
     const outcome = result.outcome;
     p.recorder.requestEnd(index, outcome, Date.now() - t0, result.detail);
+    if (p.evidence) p.recorder.workspaceState(index, await p.evidence.snapshot());
     if (p.signal.aborted) throw new RunInterrupted();
     if (outcome === "infra_fault") throw new InfraFault(`request ${index}: ${result.detail ?? "agent infrastructure fault"}`);
     if (!continuation) st.requests.delivered++;

@@ -1,4 +1,5 @@
 import type { AgentEvent, RequestOutcome, TrajectoryLine } from "../formats/trajectory.js";
+import type { WorkspaceSnapshot } from "./workspace-evidence.js";
 import type { ScheduleStep, WorkspaceName } from "../formats/sessions.js";
 import { nowIso, type ProgressSink } from "./progress-events.js";
 
@@ -63,6 +64,11 @@ export class SessionRecorder {
     const extra = detail ? { detail } : {};
     this.writeLine({ type: "request_end", time, index, outcome, duration_ms: durationMs, ...extra });
     this.progress({ type: "request_end", time, session: this.session, index, outcome, duration_ms: durationMs, ...extra });
+  }
+
+  /** The per-request evidence: workspace trees and changed files (index absent = before the first request). */
+  workspaceState(index: number | null, snap: WorkspaceSnapshot): void {
+    this.writeLine({ type: "workspace_state", time: nowIso(), ...(index === null ? {} : { index }), trees: snap.trees, changed: snap.changed });
   }
 
   warning(message: string): void {

@@ -74,6 +74,16 @@ describe.skipIf(!mustRun)("html report in headless chromium", () => {
     const h = await page.locator('#chart-resolution rect.res-bar[data-config="0"][data-group="overall"][data-condition="uninterrupted"]').getAttribute("height");
     expect(Number(h)).toBeCloseTo(180 * 0.8, 6);
 
+    // Figure 1a: a point per configuration and condition (tokens on x: the fixture records no cost);
+    // Figure 1b: stacked outcome segments (a: switched 5 categories, uninterrupted resolved + not scored; b likewise).
+    expect(await page.locator("#chart-cost .cost-point").count()).toBe(4);
+    expect(await page.locator("#chart-cost").textContent()).toContain("mean tokens per session");
+    expect(await page.locator("#chart-failures rect.fail-bar").count()).toBe(14);
+    const subW = await page.locator('#chart-failures rect.fail-bar[data-config="0"][data-condition="switch"][data-category="submission"]').getAttribute("width");
+    expect(Number(subW)).toBeCloseTo(320 / 10, 6);
+    expect(await page.locator("#table-failures tbody tr").count()).toBe(12);
+    expect(await page.locator("#table-harness").innerText()).toContain("unknown");
+
     // Tables and escaping: the label with markup is text, not elements.
     expect(await page.locator("#table-resolution tbody tr").count()).toBe(6);
     expect(await page.locator("#table-resolution").innerText()).toContain("oracle + <b>RCM</b>");
@@ -100,6 +110,15 @@ describe.skipIf(!mustRun)("html report in headless chromium", () => {
     const hrefs = await page.locator("#session-detail a.file-link").evaluateAll((els) => els.map((e) => e.getAttribute("href")));
     expect(hrefs).toEqual(["../../a/run/sessions/t01.switch/trajectory.jsonl", "../../a/run/sessions/t01.switch/artifact.patch"]);
     for (const href of hrefs) expect(existsSync(resolve(join(root, "pages", "nested"), href!))).toBe(true);
+
+    // Signatures a run without per-request evidence cannot show are marked unavailable.
+    expect(await page.locator("#session-detail").innerText()).toMatch(/wrong workspace edits: unavailable/);
+    expect(await page.locator("#session-detail").innerText()).toContain("Failure category: implementation");
+
+    // Filter by failure category: the session whose artifact did not apply, in both configurations.
+    await page.fill("#session-filter", "");
+    await page.selectOption("#session-status", "category:submission");
+    expect(await page.locator("#session-rows tr").count()).toBe(2);
 
     // A session that never ran has no links and no verdict.
     await page.fill("#session-filter", "");

@@ -18,7 +18,7 @@ beforeAll(async () => {
 });
 
 describe("resolution and statistics (reference fixture, hand-computed)", () => {
-  it("is a valid switch-swe.report/1 document", () => {
+  it("is a valid switch-swe.report/2 document", () => {
     expect(reportSchema.safeParse(report).success).toBe(true);
     expect(report.configs).toHaveLength(1);
     expect(report.configs[0]!.label).toBe("oracle forget=0.5"); // run.json has no label
@@ -238,7 +238,7 @@ describe("CLI", () => {
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout) as Report;
-    expect(doc.format).toBe("switch-swe.report/1");
+    expect(doc.format).toBe("switch-swe.report/2");
     expect(doc.bootstrap.seed).toBe(3);
     expect(doc.configs[0]!.groups.overall.gap).toBe(50);
     const out = join(root, "cli", "report.md");

@@ -79,6 +79,13 @@ describe("run with the oracle agent", () => {
         focusMessages[condition] = starts.filter((l) => l.task === pair.focus).map((l) => l.message);
         expect(starts.map((l) => l.task)).toEqual(schedule.map((x) => x.task));
         expect(starts.map((l) => l.workspace)).toEqual(schedule.map((x) => x.workspace));
+        // Evidence: the initial state, then one state per request; the oracle changes only the request's workspace.
+        const states = lines.filter((l) => l.type === "workspace_state");
+        expect(states.map((l) => l.index)).toEqual([undefined, ...schedule.map((_, i) => i)]);
+        for (const st of states.slice(1)) {
+          const step = schedule[st.index!]!;
+          expect(Object.keys(st.changed)).toEqual(step.kind === "stage" ? [step.workspace] : []);
+        }
         const returns = starts.filter((l) => l.focus_return).length;
         const expectedReturns = schedule.filter((x, i) => i > 0 && x.kind === "stage" && x.task === pair.focus && schedule[i - 1]!.task !== pair.focus).length;
         expect(returns).toBe(expectedReturns);

@@ -10,7 +10,7 @@ export function configColor(i: number): string {
   return palette[i % palette.length]!;
 }
 
-function shorten(s: string, max = 30): string {
+export function shorten(s: string, max = 30): string {
   return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
 }
 
@@ -149,6 +149,6 @@ export function tokenRatioChart(report: Report): string {
   return svg("chart-tokens", width, height + 6, "Token ratios", parts);
 }
 
-function svg(id: string, width: number, height: number, title: string, parts: string[]): string {
+export function svg(id: string, width: number, height: number, title: string, parts: string[]): string {
   return `<svg id="${id}" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${esc(title)}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${parts.join("")}</svg>`;
 }

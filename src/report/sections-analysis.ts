@@ -1,0 +1,71 @@
+import { groupNames, signatureNames, type Report, type SignatureCount, type SignatureName } from "./report-schema.js";
+import { fmtInterval, fmtPoints, type Column, type Section } from "./sections.js";
+
+/** The sections that explain the gap: harness table, cross-configuration summary, failure categories. Pure. */
+
+const L = (header: string): Column => ({ header, align: "left" });
+const R = (header: string): Column => ({ header, align: "right" });
+const groupTitle = { overall: "Overall", near: "Near", far: "Far" } as const;
+const conditionTitle = { base: "uninterrupted", switch: "switched" } as const;
+const unknown = "unknown";
+
+export function harnessSection(report: Report): Section {
+  return {
+    id: "harness",
+    title: "Configurations",
+    notes: ["From each run.json: the agent adapter and, for real CLI agents, the harness, its version, model and effort as recorded when the run started (unknown = not recorded)."],
+    columns: [L("Configuration"), L("Agent"), L("Harness"), L("Version"), L("Model"), L("Effort")],
+    rows: report.configs.map((c) => [c.label, c.agent.name, c.harness.name ?? unknown, c.harness.version ?? unknown, c.harness.model ?? unknown, c.harness.effort ?? unknown]),
+  };
+}
+
+export function summarySection(report: Report): Section | null {
+  if (report.configs.length < 2) return null;
+  return {
+    id: "summary",
+    title: "Across configurations",
+    notes: [`Mean of the configurations' gaps (each over its own focus tasks), their range, and a 95% percentile bootstrap CI of the mean that resamples each configuration's focus tasks (${report.bootstrap.resamples} resamples).`],
+    columns: [L("Group"), R("Configurations"), R("Mean gap (pp)"), R("95% CI"), R("Smallest"), R("Largest")],
+    rows: groupNames.map((g) => {
+      const s = report.summary[g];
+      return [groupTitle[g], String(s.configs), fmtPoints(s.mean_gap), fmtInterval(s.ci95), fmtPoints(s.min_gap), fmtPoints(s.max_gap)];
+    }),
+  };
+}
+
+const signatureTitle: Record<SignatureName, string> = {
+  wrong_workspace_edits: "Wrong-workspace",
+  cross_task_contamination: "Contamination",
+  lost_requirement: "Lost requirement",
+  reverted_work: "Reverted work",
+  incomplete_execution: "Incomplete",
+  submission: "Submission",
+};
+
+/** "sessions (events)", or n/a when no session of the condition could be checked. */
+function signatureCell(s: SignatureCount, counted: boolean): string {
+  if (s.sessions === null) return "n/a";
+  return counted && s.count !== s.sessions ? `${s.sessions} (${s.count})` : String(s.sessions);
+}
+
+export function failureSection(report: Report): Section {
+  const rows = report.configs.flatMap((c) =>
+    groupNames.flatMap((g) =>
+      (["base", "switch"] as const).map((cond) => {
+        const f = c.failure_categories[g][cond];
+        const sig = g === "overall" ? signatureNames.map((n) => signatureCell(c.signatures[cond][n], n === "wrong_workspace_edits" || n === "cross_task_contamination" || n === "reverted_work")) : signatureNames.map(() => "");
+        return [c.label, groupTitle[g], conditionTitle[cond], String(f.sessions), String(f.resolved), String(f.implementation), String(f.submission), String(f.incomplete_execution), String(f.not_scored), ...sig];
+      }),
+    ),
+  );
+  return {
+    id: "failures",
+    title: "Failure categories and signatures",
+    notes: [
+      "Each unresolved session in one category: incomplete execution (not finalized, or the last focus stage or finalization request timed out or failed), else submission (the artifact did not apply, or the focus checkout at the end is not what the focus requests produced), else implementation. Not scored: not run, no verdict, infrastructure fault.",
+      "Signatures (overall rows): sessions showing each, with the number of edits, lines or files in parentheses when it differs; n/a = the run holds no evidence for it (runs recorded before per-request workspace states, a dataset that cannot be read). Definitions: docs/report-format.md.",
+    ],
+    columns: [L("Configuration"), L("Group"), L("Condition"), R("Sessions"), R("Resolved"), R("Implementation"), R("Submission"), R("Incomplete"), R("Not scored"), ...signatureNames.map((n) => R(signatureTitle[n]))],
+    rows,
+  };
+}
