@@ -47,6 +47,28 @@ export interface RunOptions {
   progress: ProgressSink;
   /** Stops the run (the CLI wires Ctrl-C and SIGTERM to it). */
   signal?: AbortSignal;
+  /** Runs the sessions elsewhere (`--queue`: src/queue/coordinator.ts); default: in this process. */
+  backend?: SessionBackend;
+}
+
+/** What a backend gets of a prepared run: the ledger and the run directory stay this process's. */
+export interface BackendRun {
+  runDir: string;
+  config: RunConfig;
+  dataset: Dataset;
+  ledger: Ledger;
+  progress: ProgressSink;
+  signal: AbortSignal;
+  concurrency: number;
+}
+
+/** Where sessions run when not in this process. It reports session ends through `outcome`. */
+export interface SessionBackend {
+  /** Settles attempts an earlier invocation left `running` (instead of marking them interrupted). */
+  recover(run: BackendRun): Promise<void>;
+  run(todo: SelectedSession[], run: BackendRun, outcome: RunOutcome): Promise<void>;
+  verify(run: BackendRun, sessions: readonly string[]): Promise<void>;
+  close(): Promise<void>;
 }
 
 export interface RunOutcome {
@@ -147,9 +169,12 @@ export async function runSessions(opts: RunOptions): Promise<RunOutcome> {
   const started = Date.now();
   const signal = opts.signal ?? new AbortController().signal;
   const outcome: RunOutcome = { runDir, finished: [], failed: [], skipped: [], interrupted: false };
+  const backend = opts.backend;
+  const backendRun: BackendRun = { runDir, config, dataset: prep.dataset, ledger, progress: opts.progress, signal, concurrency: opts.concurrency };
   try {
     ledger.startInvocation(prep.existing);
-    for (const cut of ledger.markInterrupted("cut off: the run process ended while this attempt ran")) {
+    if (backend) await backend.recover(backendRun);
+    else for (const cut of ledger.markInterrupted("cut off: the run process ended while this attempt ran")) {
       const workDir = cut.work_dir;
       const group = killStaleGroup(join(workDir, "agent", "pid"));
       if (group !== null) opts.progress({ type: "warning", time: nowIso(), session: cut.session, message: `ended the agent process group ${group} left running by the cut-off attempt ${cut.attempt}` });
@@ -168,17 +193,23 @@ export async function runSessions(opts: RunOptions): Promise<RunOutcome> {
       concurrency: opts.concurrency,
     });
 
-    await runPool(todo, opts.concurrency, async (s) => {
-      if (signal.aborted) return;
-      const status = await runWithRetries(s, prep, ledger, opts, signal);
-      if (status === "finished") outcome.finished.push(s.session);
-      else if (status === "failed") outcome.failed.push(s.session);
-    });
+    if (backend) await backend.run(todo, backendRun, outcome);
+    else
+      await runPool(todo, opts.concurrency, async (s) => {
+        if (signal.aborted) return;
+        const status = await runWithRetries(s, prep, ledger, opts, signal);
+        if (status === "finished") outcome.finished.push(s.session);
+        else if (status === "failed") outcome.failed.push(s.session);
+      });
     outcome.interrupted = signal.aborted;
 
     // The single call site of verification (see verify-hook.ts).
-    if (opts.verify && !outcome.interrupted) await verifyAfterRun(runDir, config.sessions_selected, opts.concurrency, opts.progress);
+    if (opts.verify && !outcome.interrupted) {
+      if (backend) await backend.verify(backendRun, config.sessions_selected);
+      else await verifyAfterRun(runDir, config.sessions_selected, opts.concurrency, opts.progress);
+    }
   } finally {
+    await backend?.close();
     opts.progress({
       type: "run_end",
       time: nowIso(),
@@ -250,7 +281,8 @@ async function runWithRetries(
   return "failed";
 }
 
-function writeSummary(
+/** session.json of an attempt, with the ledger's list of attempts (`current` overrides its own row). */
+export function writeSummary(
   runDir: string,
   summary: AttemptSummary,
   ledger: Ledger,

@@ -58,7 +58,7 @@ function readArtifact(runDir: string, session: string): string | null {
 }
 
 /** An existing verdict that may be kept: same artifact bytes, and not an infrastructure fault. */
-function reusableVerdict(runDir: string, session: string, artifact: string | null): Verdict | null {
+export function reusableVerdict(runDir: string, session: string, artifact: string | null): Verdict | null {
   const file = runFiles.verdict(runDir, session);
   if (!existsSync(file)) return null;
   let parsed;

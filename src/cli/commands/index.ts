@@ -8,6 +8,7 @@ import { registerRun } from "./run.js";
 import { registerVerify } from "./verify.js";
 import { registerRcm } from "./rcm.js";
 import { registerMockModel } from "./mock-model.js";
+import { registerQueue } from "./queue.js";
 
 /** Every command group; each module adds its own subcommands and options. */
 export function registerCommands(program: Command): void {
@@ -20,4 +21,5 @@ export function registerCommands(program: Command): void {
   registerVerify(program);
   registerRcm(program);
   registerMockModel(program);
+  registerQueue(program);
 }

@@ -5,6 +5,8 @@ import { verifyRun } from "../../verify/run-verify.js";
 import type { Verdict } from "../../formats/verdict.js";
 import { ExitCode } from "../exit-codes.js";
 import { collect, parsePositive as positiveInt } from "../options.js";
+import { verifyRunOnQueue } from "../../queue/verify-run.js";
+import { queueTarget } from "./queue.js";
 
 
 /** One line per verdict: outcome, counts, how the artifact applied, and why when it failed. */
@@ -36,15 +38,23 @@ export function registerVerify(program: Command): void {
     .option("--session <id>", "verify only this session (repeatable)", collect)
     .option("--force", "verify again even when a verdict for the same artifact exists")
     .option("--json", "print the verdicts as JSON instead of one line each")
-    .action(async (runDir: string, o: { concurrency: number; session?: string[]; force?: boolean; json?: boolean }) => {
-      const result = await verifyRun(runDir, {
-        concurrency: o.concurrency,
-        ...(o.session ? { sessions: o.session } : {}),
-        ...(o.force ? { force: true } : {}),
-        onProgress: (e) => {
-          if (!o.json) process.stdout.write(`${verdictLine(e.verdict, e.reused)}\n`);
-        },
-      });
+    .option("--queue [url]", "verify on the `switch-swe worker`s of this Redis queue (URL, or $SWITCH_SWE_QUEUE)")
+    .action(async (runDir: string, o: { concurrency: number; session?: string[]; force?: boolean; json?: boolean; queue?: string | boolean }) => {
+      const onProgress = (e: { verdict: Verdict; reused: boolean }) => {
+        if (!o.json) process.stdout.write(`${verdictLine(e.verdict, e.reused)}\n`);
+      };
+      const common = { ...(o.session ? { sessions: o.session } : {}), ...(o.force ? { force: true } : {}) };
+      let lost: string[] = [];
+      let result: { verdicts: Record<string, Verdict>; verified: string[]; reused: string[] };
+      if (o.queue !== undefined) {
+        const r = await verifyRunOnQueue(runDir, { target: queueTarget(o.queue), ...common, onVerdict: onProgress });
+        lost = r.lost;
+        result = r;
+      } else {
+        result = await verifyRun(runDir, { concurrency: o.concurrency, ...common, onProgress });
+      }
+      for (const s of lost) process.stderr.write(`${s}: not verified: its verification job failed three times (workers died?)\n`);
+      if (lost.length > 0) process.exitCode = ExitCode.checkFailed;
       const all = Object.values(result.verdicts);
       const infra = all.filter((v) => v.infra_fault).length;
       if (o.json) {
