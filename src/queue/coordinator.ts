@@ -75,6 +75,8 @@ export class QueueCoordinator implements SessionBackend {
       await sleepUnlessAborted(300, run.signal);
     }
     if (run.signal.aborted) await this.withdrawWaiting();
+    // Every session ended: the progress stream of the run has nothing more to say.
+    else await this.redis!.del(keys.events(this.runId));
   }
 
   async verify(run: BackendRun, sessions: readonly string[]): Promise<void> {

@@ -101,6 +101,22 @@ describe("run --queue with three workers", () => {
     expect(existsSync(join(remote, "queue.json"))).toBe(true);
   }, 600_000);
 
+  it("verify --queue verifies again on the workers and writes the verdict as verify does", async () => {
+    const remote = join(root, "remote-oracle");
+    const s = chosen[0]!;
+    const before = readFileSync(runFiles.verdict(remote, s), "utf8");
+    const kept = cli(["verify", remote, "--queue", redis.url]);
+    expect(kept.code).toBe(0);
+    expect(kept.stdout).toContain(`${chosen.length} session(s): ${chosen.length} resolved, 0 unresolved, 0 infrastructure fault(s); 0 verified, ${chosen.length} kept`);
+    const again = cli(["verify", remote, "--queue", redis.url, "--session", s, "--force"]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain("1 session(s): 1 resolved, 0 unresolved, 0 infrastructure fault(s); 1 verified, 0 kept");
+    const after = JSON.parse(readFileSync(runFiles.verdict(remote, s), "utf8")) as { resolved: boolean; tests: unknown; log: string };
+    expect(after.tests).toEqual(JSON.parse(before).tests);
+    expect(after.log).toBe(`sessions/${s}/verify.log`);
+    expect(readFileSync(runFiles.verifyLog(remote, s), "utf8")).toContain(`verification of ${s}`);
+  }, 600_000);
+
   it("refuses bad queue URLs and unreachable queues as bad input, without printing a password", async () => {
     const bad = cli(runArgs("nop", join(root, "bad"), ["--queue", "http://x"]));
     expect(bad.code).toBe(2);

@@ -88,6 +88,11 @@ describe("faults of a distributed run", () => {
     hangPids.push(Number(readFileSync(mark, "utf8").trim()));
     const victim = workers.find((w) => w.log().includes(`start ${hung} attempt 1`))!;
     expect(victim).toBeDefined();
+    // `queue status` shows, from anywhere, which worker runs what and the run's coordinator.
+    const status = cli(["queue", "status", redis.url]);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toMatch(new RegExp(`workers: 3\\n[^]*${hung.replace(/\./g, "\\.")}#1`));
+    expect(status.stdout).toMatch(/runs: 1\n\s+[0-9a-f]{16}\s+run-worker-killed\s+"command[^"]*"\s+4 sessions: \d+ queued, [1-9]\d* running, 0 verifications; coordinator \S+ pid \d+/);
     await victim.stop();
     const res = await run.done;
     expect(res.code).toBe(0);
