@@ -3,7 +3,7 @@ import { seededRandom } from "../core/random.js";
 import { gitTry } from "../core/git.js";
 import { taskById, type LoadedTask } from "../dataset/load.js";
 import { touchedPaths } from "../dataset/patch-files.js";
-import type { WorkspaceName } from "../sessions/schema.js";
+import type { WorkspaceName } from "../formats/sessions.js";
 import { validateAgentOptions } from "./options.js";
 import type { Agent, AgentContext, AgentFactory, AgentRequest, AgentResult, Conversation, EventSink } from "./types.js";
 

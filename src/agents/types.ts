@@ -1,6 +1,6 @@
 import type { Dataset } from "../dataset/load.js";
 import type { AgentEvent, RequestOutcome } from "../formats/trajectory.js";
-import type { Condition, SessionPair, WorkspaceName } from "../sessions/schema.js";
+import type { Condition, SessionPair, WorkspaceName } from "../formats/sessions.js";
 
 /**
  * Harness-side facts about one session attempt. Real CLI agents use only `request.message` and

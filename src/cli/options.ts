@@ -1,18 +1,27 @@
 import { InvalidArgumentError } from "commander";
 
-/** A commander parser for non-negative integers that names the option in its error. */
-export function parseCount(name: string) {
+/** The one integer parser of the CLI: a commander parser for integers in [min, max] that names the option. */
+export function parseInteger(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
+  const what = max === Number.MAX_SAFE_INTEGER ? (min === 0 ? "a non-negative integer" : min === 1 ? "a positive integer" : `an integer >= ${min}`) : `an integer from ${min} to ${max}`;
   return (value: string): number => {
-    if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`${name} must be a non-negative integer, got "${value}"`);
-    return Number(value);
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be ${what}, got "${value}"`);
+    return n;
   };
 }
 
-/** A commander parser for positive integers that names the option in its error. */
-export function parsePositive(name: string) {
+/** Non-negative integers (seeds, counts). */
+export const parseCount = (name: string) => parseInteger(name, 0);
+
+/** Positive integers (concurrency, runs). */
+export const parsePositive = (name: string) => parseInteger(name, 1);
+
+/** A positive number of seconds or other quantity. */
+export function parsePositiveNumber(name: string) {
   return (value: string): number => {
-    if (!/^[1-9]\d*$/.test(value)) throw new InvalidArgumentError(`${name} must be a positive integer, got "${value}"`);
-    return Number(value);
+    const n = Number(value);
+    if (value.trim() === "" || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a positive number, got "${value}"`);
+    return n;
   };
 }
 

@@ -1,4 +1,4 @@
-import picomatch from "picomatch";
+import { pathMatcher } from "../core/path-globs.js";
 import type { RepoSpec } from "./schema.js";
 
 const codeExtensions = [
@@ -36,8 +36,6 @@ export const defaultSourceExclude = [
   "**/noxfile.py",
 ];
 
-const opts = { dot: true };
-
 const sourceMatchers = new WeakMap<object, (path: string) => boolean>();
 
 /** A predicate for "this path is source" under the repository's rules (or the defaults). */
@@ -45,8 +43,8 @@ export function sourceMatcher(repo: Pick<RepoSpec, "source">): (path: string) =>
   // Compiling globs dominates when thousands of tasks share a repository: compile once per spec.
   const cached = sourceMatchers.get(repo);
   if (cached) return cached;
-  const include = picomatch(repo.source?.include ?? defaultSourceInclude, opts);
-  const exclude = picomatch(repo.source?.exclude ?? defaultSourceExclude, opts);
+  const include = pathMatcher(repo.source?.include ?? defaultSourceInclude);
+  const exclude = pathMatcher(repo.source?.exclude ?? defaultSourceExclude);
   const matcher = (path: string) => include(path) && !exclude(path);
   sourceMatchers.set(repo, matcher);
   return matcher;
@@ -54,5 +52,5 @@ export function sourceMatcher(repo: Pick<RepoSpec, "source">): (path: string) =>
 
 /** A predicate for "the verifier treats this path as a test file". */
 export function testFileMatcher(repo: Pick<RepoSpec, "tests">): (path: string) => boolean {
-  return picomatch(repo.tests ?? defaultTestGlobs, opts);
+  return pathMatcher(repo.tests ?? defaultTestGlobs);
 }

@@ -1,9 +1,9 @@
-import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { git, gitOut, gitTry } from "../core/git.js";
 import type { Dataset } from "./load.js";
+import { sha256 } from "../core/digest.js";
 
 /** Where repositories and environments are cached across runs. */
 export function cacheRoot(): string {
@@ -11,7 +11,7 @@ export function cacheRoot(): string {
 }
 
 function shortHash(text: string): string {
-  return createHash("sha256").update(text).digest("hex").slice(0, 16);
+  return sha256(text).slice(0, 16);
 }
 
 /** Build outputs and caches that a plain source tree may contain but that are never part of it. */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** Globs (picomatch, matched against repository-relative POSIX paths). */
+/** Globs in the project's path dialect (core/path-globs.ts: picomatch, dotfiles matched, repository-relative POSIX paths). */
 const globs = z.array(z.string().min(1));
 
 export const sourceRulesSchema = z
@@ -81,10 +81,6 @@ export const taskSchema = z
   })
   .strict();
 
-export type SourceRules = z.infer<typeof sourceRulesSchema>;
-export type Environment = z.infer<typeof environmentSchema>;
 export type RepoSpec = z.infer<typeof repoSchema>;
 export type DatasetManifest = z.infer<typeof datasetManifestSchema>;
-export type TaskRequest = z.infer<typeof requestSchema>;
-export type Verifier = z.infer<typeof verifierSchema>;
 export type TaskSpec = z.infer<typeof taskSchema>;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { conditionSchema, workspaceNameSchema } from "../sessions/schema.js";
+import { conditionSchema, workspaceNameSchema } from "./sessions.js";
 import { usageSchema } from "./usage.js";
 
 const patchInfoSchema = z

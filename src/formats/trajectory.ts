@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { conditionSchema, workspaceNameSchema } from "../sessions/schema.js";
+import { conditionSchema, workspaceNameSchema } from "./sessions.js";
 
 /**
  * What an agent reports while it works on one request. Token fields follow one rule
@@ -111,7 +111,6 @@ export const trajectoryLineSchema = z.discriminatedUnion("type", [
 ]);
 
 export type ModelCallEvent = z.infer<typeof modelCallEventSchema>;
-export type ToolCallEvent = z.infer<typeof toolCallEventSchema>;
 export type AgentEvent = z.infer<typeof agentEventSchema>;
 export type RequestOutcome = z.infer<typeof requestOutcomeSchema>;
 export type TrajectoryLine = z.infer<typeof trajectoryLineSchema>;

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256 } from "../core/digest.js";
 import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join, posix } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
@@ -46,7 +46,7 @@ export function packDataset(root: string): DatasetPack {
     parts.push(Buffer.from(`${JSON.stringify({ p: e.path, k: e.kind, m: e.mode, n: e.data.length })}\n`), e.data);
   }
   const raw = Buffer.concat(parts);
-  return { digest: createHash("sha256").update(raw).digest("hex"), gz: gzipSync(raw), files: entries.length };
+  return { digest: sha256(raw), gz: gzipSync(raw), files: entries.length };
 }
 
 function safeRelative(p: string): boolean {
@@ -60,7 +60,7 @@ function safeRelative(p: string): boolean {
  */
 export function unpackDataset(gz: Buffer, expectedDigest: string, dest: string): number {
   const raw = gunzipSync(gz);
-  const digest = createHash("sha256").update(raw).digest("hex");
+  const digest = sha256(raw);
   if (digest !== expectedDigest) throw new Error(`dataset pack digest ${digest.slice(0, 12)} differs from the job's ${expectedDigest.slice(0, 12)}`);
   mkdirSync(dest, { recursive: true });
   let at = 0;

@@ -4,7 +4,7 @@ import type { AttemptSummary } from "../run/controller.js";
 import type { Ledger } from "../run/ledger.js";
 import { writeSummary } from "../run/runner.js";
 import { archivePreviousAttempt } from "../run/session-dir.js";
-import { workspaceNames } from "../sessions/schema.js";
+import { workspaceNames } from "../formats/sessions.js";
 import type { SessionJob } from "./job-schema.js";
 import type { SessionResult } from "./result-schema.js";
 import { writeSessionFiles } from "./session-files.js";

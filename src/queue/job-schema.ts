@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { conditionSchema, sessionPairSchema } from "../sessions/schema.js";
+import { conditionSchema, sessionPairSchema } from "../formats/sessions.js";
 
 /** What every job names so that a worker can refuse one it cannot run faithfully. */
 const jobCommon = {

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256 } from "../core/digest.js";
 import { existsSync, readFileSync } from "node:fs";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
@@ -8,7 +8,7 @@ import { runFiles } from "../formats/run-layout.js";
 import type { Verdict } from "../formats/verdict.js";
 import { nowIso } from "../run/progress-events.js";
 import type { BackendRun } from "../run/runner.js";
-import { parseSessionId } from "../sessions/schema.js";
+import { parseSessionId } from "../formats/sessions.js";
 import { reusableVerdict } from "../verify/run-verify.js";
 import type { VerifyJob } from "./job-schema.js";
 import { keys, verifyJobId, verifyQueue } from "./keys.js";
@@ -56,7 +56,7 @@ export async function verifyOnQueue(p: QueueVerifyParams): Promise<{ verdicts: R
         p.onVerdict({ session, verdict: kept, reused: true, done: ++done, total });
         continue;
       }
-      const sha = text === null ? "none" : createHash("sha256").update(text).digest("hex");
+      const sha = text === null ? "none" : sha256(text);
       const job: VerifyJob = {
         kind: "verify",
         run_id: p.runId,

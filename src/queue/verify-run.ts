@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { InputError, inputError } from "../core/errors.js";
 import type { Verdict } from "../formats/verdict.js";
-import { runDataset, runSessions } from "../verify/run-verify.js";
+import { runDataset, sessionDirs } from "../verify/run-verify.js";
 import { putBlob } from "./blob-store.js";
 import { connectChecked } from "./connect.js";
 import { packDataset } from "./dataset-pack.js";
@@ -23,7 +23,7 @@ export async function verifyRunOnQueue(runDir: string, o: QueueVerifyOptions) {
   const root = resolve(runDir);
   if (!existsSync(root)) throw inputError(root, "", "run directory not found");
   const dataset = runDataset(root);
-  const all = runSessions(root);
+  const all = sessionDirs(root);
   const chosen = o.sessions && o.sessions.length > 0 ? [...new Set(o.sessions)] : all;
   const unknown = chosen.filter((s) => !all.includes(s));
   if (unknown.length > 0) throw new InputError(unknown.map((s) => ({ file: join(root, "sessions"), path: s, message: "no such session in the run" })));

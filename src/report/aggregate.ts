@@ -5,8 +5,6 @@ import { buildSessionSections } from "./session-entries.js";
 import type { BootstrapOptions } from "./stats.js";
 import { buildWorkload } from "./workload.js";
 
-export { failedStages, hadRunInfraFault, sessionOutcome, type SessionOutcome } from "./session-outcome.js";
-
 /** Everything the report says about one configuration, from what readRun gathered: one builder per section. Pure. */
 export function buildConfigReport(input: RunInput, opts: BootstrapOptions = {}): ConfigReport {
   const s = buildSessionSections(input);

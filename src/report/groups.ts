@@ -1,4 +1,4 @@
-import { sessionId, type Condition, type SessionPair } from "../sessions/schema.js";
+import { sessionId, type Condition, type SessionPair } from "../formats/sessions.js";
 import type { RunInput } from "./read-run.js";
 import {
   groupNames,

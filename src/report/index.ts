@@ -9,7 +9,7 @@ import { renderMarkdown } from "./render-markdown.js";
 import { renderTable } from "./render-table.js";
 import { DEFAULT_RESAMPLES, DEFAULT_SEED } from "./stats.js";
 
-export { REPORT_FORMAT, reportSchema, type Report, type ConfigReport } from "./report-schema.js";
+export { reportSchema, type Report } from "./report-schema.js";
 
 export const reportFormats = ["table", "markdown", "json", "csv", "html"] as const;
 export type ReportFormat = (typeof reportFormats)[number];

@@ -1,16 +1,17 @@
-import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { InputError, inputError, zodProblems } from "../core/errors.js";
 import { readJson, readJsonWith } from "../core/json-file.js";
+import { mapPool } from "../core/pool.js";
 import { loadDatasetCollecting } from "../dataset/load.js";
 import { defaultLabel, recordedPath, runConfigReadSchema, type RunConfigRead } from "../formats/run-config.js";
 import { runFiles } from "../formats/run-layout.js";
 import { sessionSummaryReadSchema, type SessionSummaryRead } from "../formats/session-summary.js";
-import { sessionId, sessionsFileSchema, type SessionsFile } from "../sessions/schema.js";
+import { sessionId, sessionsFileSchema, type SessionsFile } from "../formats/sessions.js";
 import { verdictSchema, type Verdict } from "../formats/verdict.js";
 import { addUsage, emptyUsage, type UsageTally as Usage } from "../formats/usage.js";
 import { readTrajectorySummary, type TrajectorySummary } from "./trajectory-summary.js";
+import { sha256 } from "../core/digest.js";
 
 /** Which stage introduced each F2P test, and which tests are F2P or P2P, for one task. */
 export interface TaskTests {
@@ -114,19 +115,6 @@ async function readSession(runDir: string, id: string): Promise<SessionInput> {
   return { id, trajectory, summary, verdict, verdictProblem, hasArtifact: existsSync(runFiles.artifact(runDir, id)), superseded };
 }
 
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return out;
-}
-
 /** Reads one run directory: run.json, its sessions file, the dataset's test-to-stage map and every session. */
 export async function readRun(runDirArg: string, opts: ReadRunOptions = {}): Promise<RunInput> {
   const runDir = resolve(runDirArg);
@@ -147,7 +135,7 @@ export async function readRun(runDirArg: string, opts: ReadRunOptions = {}): Pro
   const sessions = readJsonWith(sessionsPath, sessionsFileSchema);
   const recordedSha = config.sessions_file?.sha256;
   if (recordedSha) {
-    const sha = createHash("sha256").update(readFileSync(sessionsPath)).digest("hex");
+    const sha = sha256(readFileSync(sessionsPath));
     if (sha !== recordedSha) {
       warnings.push(`${sessionsPath}: sha256 differs from the one recorded in run.json (the sessions file changed after the run)`);
     }
@@ -173,7 +161,7 @@ export async function readRun(runDirArg: string, opts: ReadRunOptions = {}): Pro
       warnings.push(`${extra.length} session director${extra.length === 1 ? "y is" : "ies are"} not in the sessions file and ignored: ${extra.slice(0, 5).join(", ")}${extra.length > 5 ? ", ..." : ""}`);
     }
   }
-  const read = await mapLimit(ids, opts.concurrency ?? 8, (id) => readSession(runDir, id));
+  const read = await mapPool(ids, opts.concurrency ?? 8, (id) => readSession(runDir, id));
   const sessionData = new Map(read.map((s) => [s.id, s]));
   for (const s of read) {
     if (s.trajectory && s.trajectory.invalid_lines > 0) {

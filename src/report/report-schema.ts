@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { conditionSchema, localitySchema, workspaceNameSchema } from "../sessions/schema.js";
+import { conditionSchema, localitySchema, workspaceNameSchema } from "../formats/sessions.js";
 import { testStatusSchema } from "../formats/verdict.js";
 
 /**
@@ -244,7 +244,6 @@ export const reportSchema = z
 
 export type GroupResult = z.infer<typeof groupResultSchema>;
 export type Attribution = z.infer<typeof attributionSchema>;
-export type StageAttribution = z.infer<typeof stageAttributionSchema>;
 export type UsageMeans = z.infer<typeof usageMeansSchema>;
 export type Workload = z.infer<typeof workloadSchema>;
 export type ProfileEntry = z.infer<typeof profileEntrySchema>;

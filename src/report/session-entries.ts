@@ -1,6 +1,6 @@
 import { runFiles } from "../formats/run-layout.js";
 import type { Verdict } from "../formats/verdict.js";
-import { sessionId, type Condition, type SessionPair } from "../sessions/schema.js";
+import { sessionId, type Condition, type SessionPair } from "../formats/sessions.js";
 import { profileSteps } from "../sessions/stats.js";
 import type { RunInput, SessionInput, TaskTests } from "./read-run.js";
 import type { ByCondition, ErrorCounts, SessionEntry } from "./report-schema.js";

@@ -1,5 +1,5 @@
 import { addUsage, emptyUsage, type UsageTally as Usage } from "../formats/usage.js";
-import { sessionId, type Condition } from "../sessions/schema.js";
+import { sessionId, type Condition } from "../formats/sessions.js";
 import type { RunInput } from "./read-run.js";
 import type { UsageMeans, Workload } from "./report-schema.js";
 import { ratio } from "./stats.js";

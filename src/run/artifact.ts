@@ -1,13 +1,15 @@
-import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { git } from "../core/git.js";
+import { pathMatcher } from "../core/path-globs.js";
+import { sha256 } from "../core/digest.js";
 
 /**
  * Paths never collected into an artifact: build outputs, caches, virtual environments and agent logs.
- * Git pathspec globs relative to the repository root (`**\/` = any directory, including the root).
- * Changes under these paths are ignored, even to files that the base revision tracks.
+ * Globs in the project's path dialect (core/path-globs.ts); changes under these paths are ignored, even
+ * to files that the base revision tracks. Git's own glob pathspecs agree with the dialect on these
+ * patterns (no braces), so git skips them without hashing; the matcher then has the last word.
  */
 export const artifactExcludes: readonly string[] = [
   "**/__pycache__/**",
@@ -50,6 +52,7 @@ export async function collectPatch(workspace: string, baseCommit: string, outFil
     await git([...safeConfig, "-C", workspace, "read-tree", baseCommit], { env });
     const excludes = artifactExcludes.map((g) => `:(exclude,glob)${g}`);
     await git([...safeConfig, "-C", workspace, "add", "-A", "--", ".", ...excludes], { env });
+    const files = await dropExcluded(workspace, baseCommit, env);
     const diffArgs = ["diff", "--cached", "--no-renames", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/"];
     await git([...safeConfig, "-C", workspace, ...diffArgs, "--binary", `--output=${tmpOut}`, baseCommit, "--"], { env });
     const data = readFileSync(tmpOut);
@@ -57,8 +60,8 @@ export async function collectPatch(workspace: string, baseCommit: string, outFil
     return {
       file: outFile,
       bytes: data.length,
-      sha256: createHash("sha256").update(data).digest("hex"),
-      files: diffPaths(data.toString("utf8")),
+      sha256: sha256(data),
+      files,
     };
   } finally {
     rmSync(index, { force: true });
@@ -66,45 +69,20 @@ export async function collectPatch(workspace: string, baseCommit: string, outFil
   }
 }
 
-/** Undoes git's C-style quoting of a path ("a/caf\\303\\251 x.py" → a/café x.py). */
-function unquote(text: string): string {
-  if (!text.startsWith('"')) return text;
-  const body = text.slice(1, -1);
-  const bytes: number[] = [];
-  const escapes: Record<string, number> = { n: 10, t: 9, r: 13, b: 8, f: 12, v: 11, a: 7, '"': 34, "\\": 92 };
-  for (let i = 0; i < body.length; i++) {
-    const c = body[i]!;
-    if (c !== "\\") {
-      bytes.push(...Buffer.from(c, "utf8"));
-      continue;
-    }
-    const next = body[i + 1] ?? "";
-    if (/[0-7]/.test(next)) {
-      bytes.push(parseInt(body.slice(i + 1, i + 4), 8));
-      i += 3;
-    } else {
-      bytes.push(escapes[next] ?? next.charCodeAt(0));
-      i += 1;
-    }
-  }
-  return Buffer.from(bytes).toString("utf8");
+const isExcluded = pathMatcher(artifactExcludes);
+
+/** Changed paths of the staged index against the base, NUL-separated so no path needs unquoting. */
+async function changedPaths(workspace: string, baseCommit: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+  const out = await git([...safeConfig, "-C", workspace, "diff", "--cached", "--no-renames", "--name-only", "-z", baseCommit, "--"], { env });
+  return out.stdout.split("\0").filter((p) => p !== "");
 }
 
-/** The paths of a `git diff --no-renames` patch, from its `diff --git a/P b/P` headers, sorted. */
-export function diffPaths(patch: string): string[] {
-  const out = new Set<string>();
-  for (const line of patch.split("\n")) {
-    if (!line.startsWith("diff --git ")) continue;
-    const rest = line.slice("diff --git ".length);
-    let path: string;
-    if (rest.startsWith('"')) {
-      const m = /^("(?:[^"\\]|\\.)*")/.exec(rest);
-      path = unquote(m ? m[1]! : rest).replace(/^a\//, "");
-    } else {
-      // Both sides are the same path (no renames): "a/P b/P".
-      path = rest.slice(2, (rest.length - 1) / 2);
-    }
-    out.add(path);
+/** Unstages whatever the dialect excludes that git's pathspecs let through; returns the paths kept, sorted. */
+async function dropExcluded(workspace: string, baseCommit: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+  const paths = await changedPaths(workspace, baseCommit, env);
+  const excluded = paths.filter(isExcluded);
+  if (excluded.length > 0) {
+    await git([...safeConfig, "-C", workspace, "reset", "-q", "--pathspec-from-file=-", "--pathspec-file-nul", baseCommit], { env, input: `${excluded.join("\0")}\0` });
   }
-  return [...out].sort();
+  return paths.filter((p) => !isExcluded(p)).sort();
 }

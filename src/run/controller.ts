@@ -5,7 +5,7 @@ import { gitTry } from "../core/git.js";
 import type { Dataset } from "../dataset/load.js";
 import { InfraFault } from "../core/infra-fault.js";
 import type { Agent, AgentContext, Conversation } from "../agents/types.js";
-import { workspaceNames, type Condition, type SessionPair, type WorkspaceName } from "../sessions/schema.js";
+import { workspaceNames, type Condition, type SessionPair, type WorkspaceName } from "../formats/sessions.js";
 import { collectPatch } from "./artifact.js";
 import { runFiles } from "../formats/run-layout.js";
 import { deliverSchedule, RunInterrupted, type Delivered } from "./deliver.js";

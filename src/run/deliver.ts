@@ -2,7 +2,7 @@ import { InfraFault } from "../core/infra-fault.js";
 import type { AgentResult, Conversation } from "../agents/types.js";
 import type { AgentEvent, RequestOutcome } from "../formats/trajectory.js";
 import { addEvent, type UsageTally } from "../formats/usage.js";
-import type { ScheduleStep, WorkspaceName } from "../sessions/schema.js";
+import type { ScheduleStep, WorkspaceName } from "../formats/sessions.js";
 import { continuationMessage, finalizationMessage, stageMessage } from "./message-templates.js";
 import type { SessionRecorder } from "./recorder.js";
 

@@ -1,5 +1,5 @@
 import type { AgentEvent, RequestOutcome, TrajectoryLine } from "../formats/trajectory.js";
-import type { ScheduleStep, WorkspaceName } from "../sessions/schema.js";
+import type { ScheduleStep, WorkspaceName } from "../formats/sessions.js";
 import { nowIso, type ProgressSink } from "./progress-events.js";
 
 export interface RequestStart {

@@ -1,11 +1,10 @@
-import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { InputError, inputError } from "../core/errors.js";
 import { readJsonWith, writeJsonAtomic } from "../core/json-file.js";
 import { loadDataset, type Dataset } from "../dataset/load.js";
-import { sessionsFileSchema } from "../sessions/schema.js";
-import { agentFactory } from "../agents/registry.js";
+import { sessionsFileSchema } from "../formats/sessions.js";
+import { createAgent } from "../agents/registry.js";
 import { killStaleGroup } from "../agents/command.js";
 import type { Agent } from "../agents/types.js";
 import { AttemptAborted, runSessionAttempt, type AttemptSummary } from "./controller.js";
@@ -13,7 +12,7 @@ import { packageVersion } from "../core/package-paths.js";
 import { runFiles } from "../formats/run-layout.js";
 import { Ledger } from "./ledger.js";
 import { nowIso, type ProgressSink } from "./progress-events.js";
-import { runPool } from "./pool.js";
+import { mapPool } from "../core/pool.js";
 import { acquireRunLock } from "./run-lock.js";
 import { defaultLabel, recordedPath, runConfigSchema, type RunConfig } from "../formats/run-config.js";
 import { assertSameRun } from "./same-run.js";
@@ -23,6 +22,7 @@ import { sessionsMismatch } from "./sessions-match.js";
 import { attemptWorkDir } from "./session-dir.js";
 import { verifyAfterRun } from "./verify-hook.js";
 import { removeWorkDir } from "./workspaces.js";
+import { sha256 } from "../core/digest.js";
 
 export const defaultRequestTimeoutS = 900;
 export const maxContinuations = 3;
@@ -114,8 +114,7 @@ function prepare(opts: RunOptions): Prepared {
   if (agentName === undefined) throw inputError("--agent", "", "required");
   const agentOptions = opts.agentOptions ?? previous?.agent.options ?? {};
 
-  const factory = agentFactory(agentName);
-  const agent = factory.create(factory.parse(agentOptions));
+  const agent = createAgent(agentName, agentOptions);
   const dataset = loadDataset(datasetPath);
   const sessionsText = (() => {
     try {
@@ -139,7 +138,7 @@ function prepare(opts: RunOptions): Prepared {
     created_at: previous?.created_at ?? nowIso(),
     switch_swe_version: previous?.switch_swe_version ?? packageVersion,
     dataset: { path: dataset.root, name: dataset.manifest.name, version: dataset.manifest.version },
-    sessions_file: { path: resolve(sessionsPath), sha256: createHash("sha256").update(sessionsText).digest("hex"), seed: sessions.seed },
+    sessions_file: { path: resolve(sessionsPath), sha256: sha256(sessionsText), seed: sessions.seed },
     agent: { name: agentName, options: agentOptions },
     label: opts.label ?? previous?.label ?? defaultLabel({ name: agentName, options: agentOptions }),
     seed: opts.seed ?? previous?.seed ?? 0,
@@ -195,7 +194,7 @@ export async function runSessions(opts: RunOptions): Promise<RunOutcome> {
 
     if (backend) await backend.run(todo, backendRun, outcome);
     else
-      await runPool(todo, opts.concurrency, async (s) => {
+      await mapPool(todo, opts.concurrency, async (s) => {
         if (signal.aborted) return;
         const status = await runWithRetries(s, prep, ledger, opts, signal);
         if (status === "finished") outcome.finished.push(s.session);

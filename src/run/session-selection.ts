@@ -1,5 +1,5 @@
 import { inputError } from "../core/errors.js";
-import { parseSessionId, sessionId, type Condition, type SessionPair, type SessionsFile } from "../sessions/schema.js";
+import { parseSessionId, sessionId, type Condition, type SessionPair, type SessionsFile } from "../formats/sessions.js";
 
 export type ConditionChoice = Condition | "both";
 

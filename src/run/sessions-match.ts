@@ -1,6 +1,6 @@
 import type { Problem } from "../core/errors.js";
 import type { Dataset } from "../dataset/load.js";
-import { workspaceNames, type SessionsFile } from "../sessions/schema.js";
+import { workspaceNames, type SessionsFile } from "../formats/sessions.js";
 
 /**
  * What the controller needs from a sessions file to run it against a dataset: the same dataset name and

@@ -5,7 +5,7 @@ import { runProcess } from "../core/process.js";
 import { taskById, type Dataset } from "../dataset/load.js";
 import { checkoutAt, materializeRepo, resolveBase } from "../dataset/repo-cache.js";
 import { InfraFault } from "../core/infra-fault.js";
-import { workspaceNames, type SessionPair, type WorkspaceName } from "../sessions/schema.js";
+import { workspaceNames, type SessionPair, type WorkspaceName } from "../formats/sessions.js";
 
 /** The branch each workspace is on; it starts at the task's base revision. */
 export const workspaceBranch = "main";

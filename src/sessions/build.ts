@@ -4,7 +4,7 @@ import type { Dataset } from "../dataset/load.js";
 import { candidatesByTask, type Candidates, type Footprint } from "./locality.js";
 import { datasetFootprints } from "./footprints.js";
 import { baseSchedule, switchSchedule, type ScheduledTask } from "./schedule.js";
-import { workspaceNames, type Locality, type SessionPair, type SessionsFile } from "./schema.js";
+import { workspaceNames, type Locality, type SessionPair, type SessionsFile } from "../formats/sessions.js";
 
 export interface BuildOptions {
   seed: number;

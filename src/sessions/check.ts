@@ -2,7 +2,7 @@ import { posix } from "node:path";
 import type { Dataset, LoadedTask } from "../dataset/load.js";
 import { sourceMatcher } from "../dataset/file-rules.js";
 import { touchedPaths } from "../dataset/patch-files.js";
-import { sessionId, type ScheduleStep, type SessionPair, type SessionsFile } from "./schema.js";
+import { sessionId, type ScheduleStep, type SessionPair, type SessionsFile } from "../formats/sessions.js";
 
 /** One violated property of one session. */
 export interface SessionViolation {

@@ -1,4 +1,4 @@
-import type { Locality } from "./schema.js";
+import type { Locality } from "../formats/sessions.js";
 
 /** What locality is computed from: a task's source files and their immediate parent directories. */
 export interface Footprint {

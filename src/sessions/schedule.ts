@@ -1,5 +1,5 @@
 import { randomInt, sample, shuffled, type Random } from "../core/random.js";
-import type { ScheduleStep, WorkspaceName } from "./schema.js";
+import type { ScheduleStep, WorkspaceName } from "../formats/sessions.js";
 
 export interface ScheduledTask {
   id: string;

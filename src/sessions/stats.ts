@@ -1,5 +1,5 @@
-import type { Condition, Locality, ScheduleStep, SessionsFile } from "./schema.js";
-import { sessionId } from "./schema.js";
+import type { Condition, Locality, ScheduleStep, SessionsFile } from "../formats/sessions.js";
+import { sessionId } from "../formats/sessions.js";
 
 export interface SessionProfile {
   session: string;

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join, posix } from "node:path";
-import picomatch from "picomatch";
 import { gitTry } from "../core/git.js";
+import { pathMatcher } from "../core/path-globs.js";
 import { testFileMatcher } from "../dataset/file-rules.js";
 import { touchedPaths } from "../dataset/patch-files.js";
 import type { RepoSpec } from "../dataset/schema.js";
@@ -22,7 +22,7 @@ export const harnessProtectedGlobs = [
   "**/*.pth",
 ];
 
-const isProtected = picomatch(harnessProtectedGlobs, { dot: true });
+const isProtected = pathMatcher(harnessProtectedGlobs);
 
 export interface FilteredArtifact {
   kept: PatchBlock[];

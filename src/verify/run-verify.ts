@@ -7,7 +7,7 @@ import { readJson, writeJsonAtomic } from "../core/json-file.js";
 import { loadDataset, taskById, type Dataset } from "../dataset/load.js";
 import { recordedPath } from "../formats/run-config.js";
 import { runFiles } from "../formats/run-layout.js";
-import { parseSessionId } from "../sessions/schema.js";
+import { parseSessionId } from "../formats/sessions.js";
 import { verdictSchema, type Verdict } from "../formats/verdict.js";
 import { verifyArtifact } from "./verify-artifact.js";
 
@@ -73,8 +73,19 @@ export function reusableVerdict(runDir: string, session: string, artifact: strin
   return v.artifact_sha256 === (artifact === null ? null : sha256(artifact)) ? v : null;
 }
 
+/** The focus task a session was run for: session.json's `focus`, else (no summary yet) from the session id. */
+function focusOf(runDir: string, session: string): string | null {
+  try {
+    const summary = readJson(runFiles.summary(runDir, session)) as { focus?: unknown } | null;
+    if (typeof summary?.focus === "string") return summary.focus;
+  } catch {
+    // no session.json (the session was cut off before its end): the id still names the pair
+  }
+  return parseSessionId(session)?.pairId ?? null;
+}
+
 /** Every session directory of a run, sorted. */
-export function runSessions(runDir: string): string[] {
+export function sessionDirs(runDir: string): string[] {
   const dir = join(runDir, "sessions");
   if (!existsSync(dir)) return [];
   return readdirSync(dir, { withFileTypes: true })
@@ -93,7 +104,7 @@ export async function verifyRun(runDir: string, opts: VerifyRunOptions = {}): Pr
   if (!existsSync(root)) throw inputError(root, "", "run directory not found");
   const dataset = runDataset(root);
   const tasks = taskById(dataset);
-  const all = runSessions(root);
+  const all = sessionDirs(root);
   const chosen = opts.sessions && opts.sessions.length > 0 ? [...new Set(opts.sessions)] : all;
   const problems: Problem[] = [];
   const jobs: Array<{ session: string; taskId: string }> = [];
@@ -102,16 +113,16 @@ export async function verifyRun(runDir: string, opts: VerifyRunOptions = {}): Pr
       problems.push({ file: join(root, "sessions"), path: session, message: "no such session in the run" });
       continue;
     }
-    const parsed = parseSessionId(session);
-    if (!parsed) {
-      problems.push({ file: runFiles.sessionDir(root, session), path: "", message: "not a session id (<focus task>.<base|switch>)" });
+    const focus = focusOf(root, session);
+    if (focus === null) {
+      problems.push({ file: runFiles.sessionDir(root, session), path: "", message: "not a session id (<focus task>.<base|switch>) and no session.json names its focus" });
       continue;
     }
-    if (!tasks.has(parsed.pairId)) {
-      problems.push({ file: runFiles.sessionDir(root, session), path: "", message: `task ${parsed.pairId} is not in the dataset ${dataset.root}` });
+    if (!tasks.has(focus)) {
+      problems.push({ file: runFiles.sessionDir(root, session), path: "", message: `task ${focus} is not in the dataset ${dataset.root}` });
       continue;
     }
-    jobs.push({ session, taskId: parsed.pairId });
+    jobs.push({ session, taskId: focus });
   }
   if (problems.length > 0) throw new InputError(problems);
 

@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { packageRoot } from "../../src/core/package-paths.js";
 
@@ -8,9 +8,18 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the built CLI (`npm test` builds first) as a user would. */
-export function cli(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): CliResult {
-  const r = spawnSync(process.execPath, [join(packageRoot, "dist", "cli", "main.js"), ...args], {
+export interface CliOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  input?: string;
+}
+
+/** The built CLI (`npm test` builds first). */
+export const cliPath = join(packageRoot, "dist", "cli", "main.js");
+
+/** Runs the built CLI as a user would and waits for it. */
+export function cli(args: string[], opts: CliOptions = {}): CliResult {
+  const r = spawnSync(process.execPath, [cliPath, ...args], {
     cwd: opts.cwd,
     env: { ...process.env, ...opts.env },
     encoding: "utf8",
@@ -18,4 +27,25 @@ export function cli(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEn
     timeout: 600_000,
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/**
+ * Runs the built CLI without blocking this process: needed when the test serves something the CLI calls
+ * (a scripted model server), since a synchronous spawn would block the event loop that must answer.
+ */
+export function cliAsync(args: string[], opts: CliOptions = {}): Promise<CliResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [cliPath, ...args], {
+      cwd: opts.cwd,
+      env: { ...process.env, ...opts.env },
+      stdio: [opts.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout!.on("data", (d: Buffer) => (stdout += d.toString("utf8")));
+    child.stderr!.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
+    child.on("error", reject);
+    child.on("close", (code) => resolvePromise({ code, stdout, stderr }));
+    if (opts.input !== undefined) child.stdin!.end(opts.input);
+  });
 }

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sampleDatasetDir } from "../../src/core/package-paths.js";
 import { runFiles } from "../../src/formats/run-layout.js";
 import { Ledger } from "../../src/run/ledger.js";
-import { sessionId, type SessionsFile } from "../../src/sessions/schema.js";
+import { sessionId, type SessionsFile } from "../../src/formats/sessions.js";
 import { cli } from "../helpers/cli.js";
 import { freePort, RedisServer, runCli, WorkerProcess } from "./fleet.js";
 

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runFiles } from "../../src/formats/run-layout.js";
 import { Ledger } from "../../src/run/ledger.js";
-import { sessionId } from "../../src/sessions/schema.js";
+import { sessionId } from "../../src/formats/sessions.js";
 import { cli } from "../helpers/cli.js";
 import { makeRunFixture, writeScript, type RunFixture } from "../run/fixture.js";
 import { freePort, RedisServer, runCli, waitFor, WorkerProcess } from "./fleet.js";

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { createHash } from "node:crypto";
+import { sha256 } from "../../src/core/digest.js";
 import { describe, expect, it } from "vitest";
 import { sampleDatasetDir, packageVersion } from "../../src/core/package-paths.js";
 import { packDataset, unpackDataset } from "../../src/queue/dataset-pack.js";
@@ -45,7 +45,7 @@ describe("dataset packs", () => {
     const root = mkdtempSync(join(tmpdir(), "switch-swe-pack-"));
     expect(() => unpackDataset(a.gz, "0".repeat(64), join(root, "x"))).toThrow(/digest .* differs/);
     const evil = Buffer.concat([Buffer.from(`${JSON.stringify({ p: "../escape", k: "file", m: 420, n: 2 })}\n`), Buffer.from("hi")]);
-    const digest = createHash("sha256").update(evil).digest("hex");
+    const digest = sha256(evil);
     expect(() => unpackDataset(gzipSync(evil), digest, join(root, "y"))).toThrow("unsafe path");
   });
 });

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentEvent } from "../../src/formats/trajectory.js";
-import type { Condition, Locality, ScheduleStep, SessionPair, SessionsFile, WorkspaceName } from "../../src/sessions/schema.js";
+import type { Condition, Locality, ScheduleStep, SessionPair, SessionsFile, WorkspaceName } from "../../src/formats/sessions.js";
 import type { Verdict } from "../../src/formats/verdict.js";
 
 /**

@@ -114,7 +114,7 @@ describe("the command agent", () => {
   });
 
   it("on a timeout kills the whole process tree, children included", async () => {
-    const { root, ctx, agent, request } = setup(`sh -c 'sleep 30 & echo $! > "${"$SWITCH_SWE_STATE_DIR"}/child"; wait'`);
+    const { ctx, agent, request } = setup(`sh -c 'sleep 30 & echo $! > "${"$SWITCH_SWE_STATE_DIR"}/child"; wait'`);
     const conv = await agent.startConversation(ctx);
     const t0 = Date.now();
     const r = await conv.send(request({ timeoutMs: 500 }), () => undefined);
@@ -123,7 +123,6 @@ describe("the command agent", () => {
     const child = Number(readFileSync(join(ctx.stateDir, "child"), "utf8"));
     await new Promise((res) => setTimeout(res, 200));
     expect(running(child)).toBe(false);
-    expect(root).toBeTruthy();
   });
 
   it("a non-zero exit is an agent error with the stderr tail; a program the shell cannot find is an infrastructure fault", async () => {

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { SessionsFile } from "../../src/sessions/schema.js";
+import type { SessionsFile } from "../../src/formats/sessions.js";
 import { cli } from "../helpers/cli.js";
 import { makeRunFixture, type RunFixture } from "./fixture.js";
 

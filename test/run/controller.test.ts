@@ -7,9 +7,9 @@ import { continuationText } from "../../src/run/message-templates.js";
 import type { ProgressEvent } from "../../src/run/progress-events.js";
 import { runSessions, type RunOptions } from "../../src/run/runner.js";
 import { sessionSummarySchema } from "../../src/formats/session-summary.js";
-import { readTrajectory } from "../../src/run/trajectory.js";
+import { readTrajectory } from "../../src/formats/trajectory-file.js";
 import { tokenTotal } from "../../src/formats/trajectory.js";
-import { sessionId } from "../../src/sessions/schema.js";
+import { sessionId } from "../../src/formats/sessions.js";
 import { makeRunFixture, type RunFixture } from "./fixture.js";
 
 let fx: RunFixture;

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadDataset, type Dataset } from "../../src/dataset/load.js";
 import { buildSessions } from "../../src/sessions/build.js";
-import type { SessionsFile } from "../../src/sessions/schema.js";
+import type { SessionsFile } from "../../src/formats/sessions.js";
 import { layoutTen, tempDir, writeSyntheticDataset } from "../helpers/synthetic-dataset.js";
 
 export interface RunFixture {

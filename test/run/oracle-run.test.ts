@@ -9,8 +9,8 @@ import { Ledger } from "../../src/run/ledger.js";
 import type { ProgressEvent } from "../../src/run/progress-events.js";
 import { runSessions } from "../../src/run/runner.js";
 import { sessionSummarySchema } from "../../src/formats/session-summary.js";
-import { readTrajectory } from "../../src/run/trajectory.js";
-import { sessionId } from "../../src/sessions/schema.js";
+import { readTrajectory } from "../../src/formats/trajectory-file.js";
+import { sessionId } from "../../src/formats/sessions.js";
 import { tempDir } from "../helpers/synthetic-dataset.js";
 import { makeRunFixture, type RunFixture } from "./fixture.js";
 

@@ -86,9 +86,20 @@ describe("progress", () => {
     const r = jsonReporter(out);
     r.emit(events[0]!);
     expect(JSON.parse(out.text)).toEqual(events[0]);
-    const tty = { write: () => true, isTTY: true };
-    const pipe = { write: () => true };
-    expect(reporterFor({ quiet: false, json: true }, pipe, tty).emit).toBeDefined();
+    // --json writes JSON lines to stdout, nothing to the terminal on stderr.
+    const stdout = sink();
+    const tty = Object.assign(sink(), { isTTY: true });
+    reporterFor({ quiet: false, json: true }, stdout, tty).emit(events[0]!);
+    expect(JSON.parse(stdout.text)).toEqual(events[0]);
+    expect(tty.text).toBe("");
+    // Without --json a terminal on stderr gets the live block (ANSI), stdout nothing.
+    const stdout2 = sink();
+    const tty2 = Object.assign(sink(), { isTTY: true });
+    const live = reporterFor({ quiet: false, json: false }, stdout2, tty2);
+    live.emit(events[0]!);
+    live.close();
+    expect(tty2.text).toContain("sessions done");
+    expect(stdout2.text).toBe("");
     const quiet = sink();
     reporterFor({ quiet: true, json: false }, quiet, quiet).emit(events[0]!);
     expect(quiet.text).toBe("");

@@ -5,8 +5,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/core/package-paths.js";
 import { runFiles } from "../../src/formats/run-layout.js";
 import { Ledger } from "../../src/run/ledger.js";
-import { readTrajectory } from "../../src/run/trajectory.js";
-import { sessionId } from "../../src/sessions/schema.js";
+import { readTrajectory } from "../../src/formats/trajectory-file.js";
+import { sessionId } from "../../src/formats/sessions.js";
 import { cli } from "../helpers/cli.js";
 import { makeRunFixture, running, type RunFixture } from "./fixture.js";
 

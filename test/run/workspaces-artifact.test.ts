@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { InfraFault } from "../../src/core/infra-fault.js";
 import { checkoutAt, materializeRepo } from "../../src/dataset/repo-cache.js";
-import { artifactExcludes, collectPatch, diffPaths } from "../../src/run/artifact.js";
+import { artifactExcludes, collectPatch } from "../../src/run/artifact.js";
 import { createWorkspaces, withoutSections, type SessionWorkspaces } from "../../src/run/workspaces.js";
-import { workspaceNames } from "../../src/sessions/schema.js";
+import { workspaceNames } from "../../src/formats/sessions.js";
 import { tempDir } from "../helpers/synthetic-dataset.js";
 import { makeRunFixture, type RunFixture } from "./fixture.js";
 
@@ -110,8 +110,11 @@ describe("artifact collection", () => {
     expect(artifactExcludes).toContain("**/__pycache__/**");
   });
 
-  it("reads paths from diff headers, quoted or not", () => {
-    const patch = 'diff --git a/x y.py b/x y.py\nindex 1..2\ndiff --git "a/caf\\303\\251.py" "b/caf\\303\\251.py"\nnew file\n';
-    expect(diffPaths(patch)).toEqual(["café.py", "x y.py"]);
+  it("lists changed paths exactly, also those git quotes (tab, quote, backslash, non-ASCII)", async () => {
+    const dir = ws.paths.w03;
+    const names = ["tab\tname.py", 'quo"te.py', "back\\slash.py", "caf\u00e9 x.py"];
+    for (const n of names) writeFileSync(join(dir, n), "x = 1\n");
+    const c = await collectPatch(dir, ws.baseCommits.w03, join(fx.root, "patches", "w03.patch"));
+    expect(c.files).toEqual([...names].sort());
   });
 });

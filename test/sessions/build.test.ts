@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { loadDataset, type Dataset } from "../../src/dataset/load.js";
 import { buildSessions } from "../../src/sessions/build.js";
 import { checkSessions } from "../../src/sessions/check.js";
-import { sessionsFileSchema, type SessionsFile } from "../../src/sessions/schema.js";
+import { sessionsFileSchema, type SessionsFile } from "../../src/formats/sessions.js";
 import { profileSteps } from "../../src/sessions/stats.js";
 import { cli } from "../helpers/cli.js";
 import { layoutTen, tempDir, writeSyntheticDataset } from "../helpers/synthetic-dataset.js";

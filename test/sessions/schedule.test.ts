@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { seededRandom } from "../../src/core/random.js";
 import { candidatesByTask, pairLocality, type Footprint } from "../../src/sessions/locality.js";
 import { baseSchedule, countFocusReturns, switchSchedule, type ScheduledTask } from "../../src/sessions/schedule.js";
-import { workspaceNames } from "../../src/sessions/schema.js";
+import { workspaceNames } from "../../src/formats/sessions.js";
 
 function fp(id: string, files: string[], repo = "r"): Footprint {
   return { id, repo, files: new Set(files), parents: new Set(files.map((f) => (f.includes("/") ? f.slice(0, f.lastIndexOf("/")) : "."))) };

@@ -2,7 +2,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseJunitReport } from "../../src/testbed/junit-xml.js";
-import { caseNodeId, collectionErrorScope, mangleNodeId } from "../../src/testbed/pytest-ids.js";
+import { caseKey, caseNodeId, collectionErrorScope, mangleNodeId } from "../../src/testbed/pytest-ids.js";
 import { parsePytestSummary } from "../../src/testbed/pytest-output.js";
 import { buildTestCommand, shellQuote } from "../../src/testbed/test-run.js";
 import { tempDir } from "./fixture.js";
@@ -32,7 +32,10 @@ describe("the JUnit reader", () => {
       ["", "tests.sub.test_y", "error"],
     ]);
     expect(caseNodeId(cases[0]!, checkout)).toBe("tests/sub/test_x.py::TestC::test_a[a&b-<1>]");
-    expect(mangleNodeId("tests/sub/test_x.py::TestC::test_a[a&b-<1>]")).toBe(mangleNodeId("tests/sub/test_x.py::TestC::test_a[a&b-<1>]"));
+    // A declared node id finds its JUnit case by pytest's mangling, and only that case.
+    expect(mangleNodeId("tests/sub/test_x.py::TestC::test_a[a&b-<1>]")).toBe(caseKey(cases[0]!));
+    expect(mangleNodeId("tests/sub/test_x.py::test_b")).toBe(caseKey(cases[1]!));
+    expect(mangleNodeId("tests/sub/test_x.py::TestC::test_b")).not.toBe(caseKey(cases[1]!));
     expect(collectionErrorScope(cases[4]!, checkout)).toBe("tests/sub/test_y.py");
   });
 

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
-import { InputError, formatProblem } from "../../core/errors.js";
+import { formatProblem } from "../../core/errors.js";
 import { toJsonText, writeFileAtomic } from "../../core/json-file.js";
 import { sampleDatasetDir } from "../../core/package-paths.js";
 import { validateDataset } from "../../dataset/validate.js";
@@ -10,11 +10,10 @@ import { runFiles } from "../../formats/run-layout.js";
 import { describe as describeEvent, reporterFor } from "../../run/progress.js";
 import type { ProgressEvent } from "../../run/progress-events.js";
 import { runSessions } from "../../run/runner.js";
-import { buildSessions } from "../../sessions/build.js";
-import { checkSessions } from "../../sessions/check.js";
+import { buildCheckedSessions } from "../../sessions/checked-build.js";
 import { formatProfileTable, profileTable } from "../../sessions/stats.js";
 import { ExitCode } from "../exit-codes.js";
-import { parseCount } from "../options.js";
+import { parseCount, parsePositive } from "../options.js";
 
 interface DemoOptions {
   out: string;
@@ -46,7 +45,7 @@ export function registerDemo(program: Command): void {
     )
     .option("--out <dir>", "where the demo writes its files (re-running resumes)", "switch-swe-demo")
     .option("--seed <n>", "seed of the sessions and of the forgetting oracle", parseCount("--seed"), 0)
-    .option("--concurrency <n>", "sessions run in parallel", parseCount("--concurrency"), 2)
+    .option("--concurrency <n>", "sessions run in parallel", parsePositive("--concurrency"), 2)
     .option("--forget <p>", "probability that the forgetting oracle drops earlier stages on a return", "0.5")
     .action(async (o: DemoOptions) => {
       const out = resolve(o.out);
@@ -57,9 +56,7 @@ export function registerDemo(program: Command): void {
         return;
       }
       process.stdout.write(`dataset ${dataset.manifest.name}@${dataset.manifest.version}: ${dataset.tasks.length} tasks, valid\n`);
-      const file = buildSessions(dataset, { seed: o.seed });
-      const violations = checkSessions(file, dataset);
-      if (violations.length > 0) throw new InputError(violations.map((v) => ({ file: v.session, path: v.property, message: v.message })));
+      const file = buildCheckedSessions(dataset, { seed: o.seed });
       const sessionsPath = join(out, "sessions.json");
       writeFileAtomic(sessionsPath, toJsonText(file));
       process.stdout.write(`sessions: ${sessionsPath} (${file.pairs.length} pairs, validated)\n\n${formatProfileTable(profileTable(file))}\n\n`);

@@ -1,19 +1,14 @@
 import type { Command } from "commander";
-import { InvalidArgumentError } from "commander";
+import { parseInteger } from "../options.js";
 import { loadScript } from "../../mock-model/script.js";
 import { startMockModel } from "../../mock-model/server.js";
-
-function parsePort(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError(`--port must be 0..65535, got "${value}"`);
-  return Number(value);
-}
 
 export function registerMockModel(program: Command): void {
   program
     .command("mock-model")
     .description("serve a scripted OpenAI-compatible model on 127.0.0.1 (deterministic replays of agent setups)")
     .requiredOption("--script <file>", "JSON script: a list of turns, or {turns, fallback, models} (docs/rcm.md)")
-    .option("--port <n>", "port; 0 picks a free one", parsePort, 0)
+    .option("--port <n>", "port; 0 picks a free one", parseInteger("--port", 0, 65535), 0)
     .option("--record <file>", "append every request received to this JSONL file")
     .action(async (o: { script: string; port: number; record?: string }) => {
       const script = loadScript(o.script);

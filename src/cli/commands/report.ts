@@ -1,5 +1,6 @@
 import { extname, resolve } from "node:path";
-import { InvalidArgumentError, Option, type Command } from "commander";
+import { Option, type Command } from "commander";
+import { parseCount, parsePositive } from "../options.js";
 import { writeFileAtomic } from "../../core/json-file.js";
 import { buildReport, renderReport, reportFormats, type ReportFormat } from "../../report/index.js";
 import { DEFAULT_RESAMPLES, DEFAULT_SEED } from "../../report/stats.js";
@@ -11,15 +12,6 @@ interface ReportCliOptions {
   resamples: number;
   sessions?: string;
   dataset?: string;
-}
-
-function nonNegativeInt(name: string, min = 0) {
-  return (value: string): number => {
-    if (!/^\d+$/.test(value) || Number(value) < min || !Number.isSafeInteger(Number(value))) {
-      throw new InvalidArgumentError(`${name} must be an integer >= ${min}, got "${value}"`);
-    }
-    return Number(value);
-  };
 }
 
 const formatByExtension: Record<string, ReportFormat> = {
@@ -37,8 +29,8 @@ function addCommonOptions(cmd: Command): Command {
       new Option("--format <format>", "output format (default: from --out's extension, else table)").choices(reportFormats),
     )
     .option("--out <file>", "write to FILE (atomically) instead of stdout")
-    .option("--seed <n>", "bootstrap seed", nonNegativeInt("--seed"), DEFAULT_SEED)
-    .option("--resamples <n>", "bootstrap resamples", nonNegativeInt("--resamples", 1), DEFAULT_RESAMPLES)
+    .option("--seed <n>", "bootstrap seed", parseCount("--seed"), DEFAULT_SEED)
+    .option("--resamples <n>", "bootstrap resamples", parsePositive("--resamples"), DEFAULT_RESAMPLES)
     .option("--sessions <file>", "sessions file to use instead of the one named in run.json")
     .option("--dataset <dir>", "dataset to use instead of the one named in run.json (for stage attribution)");
 }
@@ -57,11 +49,6 @@ async function emit(runDirs: string[], o: ReportCliOptions, compare: boolean): P
     writeFileAtomic(resolve(o.out), text);
     process.stderr.write(`report: wrote ${format} to ${o.out}\n`);
   } else {
-    // `report ... | head` closes the pipe early: end quietly instead of with an EPIPE stack trace.
-    process.stdout.on("error", (e: NodeJS.ErrnoException) => {
-      if (e.code === "EPIPE") process.exit(0);
-      throw e;
-    });
     process.stdout.write(text);
   }
 }

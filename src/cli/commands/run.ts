@@ -1,12 +1,11 @@
 import { Command, Option } from "commander";
-import { inputError } from "../../core/errors.js";
 import { agentNames } from "../../agents/registry.js";
 import { parseAgentOptionPairs } from "../../agents/options.js";
 import { reporterFor } from "../../run/progress.js";
 import { defaultRequestTimeoutS, runSessions } from "../../run/runner.js";
 import type { ConditionChoice } from "../../run/session-selection.js";
 import { ExitCode } from "../exit-codes.js";
-import { collect } from "../options.js";
+import { collect, parseCount, parsePositive, parsePositiveNumber } from "../options.js";
 import { queueBackendFor } from "./queue-backend.js";
 
 interface RunFlags {
@@ -16,11 +15,11 @@ interface RunFlags {
   agentOpt?: string[];
   condition?: ConditionChoice;
   session?: string[];
-  concurrency: string;
-  requestTimeout?: string;
+  concurrency: number;
+  requestTimeout?: number;
   out: string;
   resume?: boolean;
-  seed?: string;
+  seed?: number;
   keepWorkspaces?: boolean;
   label?: string;
   verify: boolean;
@@ -29,24 +28,6 @@ interface RunFlags {
   queue?: string | boolean;
 }
 
-
-function positiveInt(flag: string, text: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 1) throw inputError(flag, "", `"${text}" is not a positive integer`);
-  return n;
-}
-
-function nonNegativeInt(flag: string, text: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 0) throw inputError(flag, "", `"${text}" is not a non-negative integer`);
-  return n;
-}
-
-function positiveNumber(flag: string, text: string): number {
-  const n = Number(text);
-  if (!Number.isFinite(n) || n <= 0) throw inputError(flag, "", `"${text}" is not a positive number`);
-  return n;
-}
 
 export function registerRun(program: Command): void {
   program
@@ -58,11 +39,11 @@ export function registerRun(program: Command): void {
     .option("--agent-opt <key=value>", "agent option, repeatable (oracle: forget=P; command: command=CMD)", collect)
     .addOption(new Option("--condition <condition>", "which sessions of each pair (default both)").choices(["base", "switch", "both"]))
     .option("--session <id>", "run only this session (<focus>.base or <focus>.switch), repeatable", collect)
-    .option("--concurrency <n>", "sessions run in parallel", "1")
-    .option("--request-timeout <seconds>", `wall-clock budget per request (default ${defaultRequestTimeoutS})`)
+    .option("--concurrency <n>", "sessions run in parallel", parsePositive("--concurrency"), 1)
+    .option("--request-timeout <seconds>", `wall-clock budget per request (default ${defaultRequestTimeoutS})`, parsePositiveNumber("--request-timeout"))
     .requiredOption("--out <run_dir>", "run directory (must not exist or be empty, unless --resume)")
     .option("--resume", "continue the run in --out: finished sessions are kept, cut-off sessions restart")
-    .option("--seed <n>", "run seed (the oracle's forget draws; default 0)")
+    .option("--seed <n>", "run seed (the oracle's forget draws; default 0)", parseCount("--seed"))
     .option("--keep-workspaces", "keep the workspace checkouts under RUN_DIR/work after each session")
     .option("--label <text>", "configuration label for reports (default: agent and options)")
     .option("--no-verify", "do not verify the artifacts at the end")
@@ -92,10 +73,10 @@ export function registerRun(program: Command): void {
           ...(o.agentOpt !== undefined ? { agentOptions: parseAgentOptionPairs(o.agentOpt) } : {}),
           ...(o.condition !== undefined ? { condition: o.condition } : {}),
           ...(o.session !== undefined ? { sessionIds: o.session } : {}),
-          ...(o.seed !== undefined ? { seed: nonNegativeInt("--seed", o.seed) } : {}),
+          ...(o.seed !== undefined ? { seed: o.seed } : {}),
           ...(o.label !== undefined ? { label: o.label } : {}),
-          ...(o.requestTimeout !== undefined ? { requestTimeoutS: positiveNumber("--request-timeout", o.requestTimeout) } : {}),
-          concurrency: positiveInt("--concurrency", o.concurrency),
+          ...(o.requestTimeout !== undefined ? { requestTimeoutS: o.requestTimeout } : {}),
+          concurrency: o.concurrency,
           keepWorkspaces: o.keepWorkspaces === true,
           verify: o.verify,
           progress: (e) => reporter.emit(e),

@@ -1,9 +1,9 @@
 import type { Command } from "commander";
 import { readJsonWith, toJsonText, writeFileAtomic } from "../../core/json-file.js";
 import { loadDataset } from "../../dataset/load.js";
-import { buildSessions } from "../../sessions/build.js";
 import { checkSessions } from "../../sessions/check.js";
-import { sessionsFileSchema } from "../../sessions/schema.js";
+import { buildCheckedSessions } from "../../sessions/checked-build.js";
+import { sessionsFileSchema } from "../../formats/sessions.js";
 import { formatProfileTable, profileTable, sessionProfiles } from "../../sessions/stats.js";
 import { ExitCode } from "../exit-codes.js";
 import { parseCount } from "../options.js";
@@ -20,13 +20,7 @@ export function registerSessions(program: Command): void {
     .requiredOption("--out <file>", "sessions file to write")
     .action((dir: string, o: { seed: number; near?: number; far?: number; out: string }) => {
       const dataset = loadDataset(dir);
-      const file = buildSessions(dataset, { seed: o.seed, near: o.near, far: o.far });
-      const violations = checkSessions(file, dataset);
-      if (violations.length > 0) {
-        // A builder bug, not bad input: say so and keep the file unwritten.
-        for (const v of violations) process.stderr.write(`${v.session}: ${v.property}: ${v.message}\n`);
-        throw new Error("built sessions failed validation");
-      }
+      const file = buildCheckedSessions(dataset, { seed: o.seed, near: o.near, far: o.far });
       writeFileAtomic(o.out, toJsonText(file));
       const near = file.pairs.filter((p) => p.locality === "near").length;
       process.stdout.write(`${o.out}: ${file.pairs.length} session pairs (${near} near, ${file.pairs.length - near} far), ${file.excluded.length} focus tasks excluded\n`);

@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { countTokens } from "gpt-tokenizer";
 import { inputError } from "../../core/errors.js";
 import { runFiles } from "../../formats/run-layout.js";
-import { readTrajectory } from "../../run/trajectory.js";
+import { readTrajectory } from "../../formats/trajectory-file.js";
 import { missingRequests, renderAssembly, type RenderedMessage } from "../assembly.js";
 import { RcmEngine } from "../engine.js";
 import type { Group } from "../history.js";

@@ -6,7 +6,7 @@ import type { Dataset, LoadedTask } from "../../../src/dataset/load.js";
 import { touchedPaths } from "../../../src/dataset/patch-files.js";
 import type { ScriptInput } from "../../../src/mock-model/script.js";
 import { finalizationText } from "../../../src/run/message-templates.js";
-import type { Condition, SessionPair } from "../../../src/sessions/schema.js";
+import type { Condition, SessionPair } from "../../../src/formats/sessions.js";
 
 /** A substring that identifies a request: its end (the start may be quoted in a state record's goal). */
 export function requestKey(text: string): string {

@@ -39,7 +39,9 @@ export const sessionPairSchema = z
     source_files: z.record(z.string(), z.array(z.string())),
     schedules: z.object({ base: z.array(scheduleStepSchema).min(1), switch: z.array(scheduleStepSchema).min(1) }).strict(),
   })
-  .strict();
+  .strict()
+  // One name for one thing: a pair is named by its focus task, so code may use either field.
+  .refine((p) => p.id === p.focus, { path: ["id"], message: "must equal focus (a pair is named by its focus task)" });
 
 export const excludedFocusSchema = z.object({ task: z.string(), reason: z.string() }).strict();
 

@@ -1,0 +1,48 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, normalize, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+import { packageRoot } from "../../src/core/package-paths.js";
+
+/**
+ * The layers of docs/architecture.md, bottom first. A folder may import from its own layer and the ones
+ * below it; an import that runs back up the pipeline is a bug in the shape of the code.
+ */
+const layers: string[][] = [
+  ["core"],
+  ["formats"],
+  ["dataset"],
+  ["testbed"],
+  ["sessions", "rcm", "mock-model"],
+  ["agents", "verify", "qualify", "importers"],
+  ["run"],
+  ["report", "opencode-plugin", "handoff", "queue"],
+  ["cli"],
+];
+const rank = new Map(layers.flatMap((names, i) => names.map((n) => [n, i] as const)));
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? sourceFiles(join(dir, d.name)) : d.name.endsWith(".ts") ? [join(dir, d.name)] : []));
+}
+
+/** Every relative import of src/ as [importing file, imported file], both relative to src/. */
+function imports(): Array<[string, string]> {
+  const src = join(packageRoot, "src");
+  const spec = /(?:from|import)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g;
+  return sourceFiles(src).flatMap((file) =>
+    [...readFileSync(file, "utf8").matchAll(spec)].map((m) => [relative(src, file), normalize(join(relative(src, dirname(file)), m[1]!))] as [string, string]),
+  );
+}
+
+describe("the layers of the code", () => {
+  it("every folder of src/ has a layer", () => {
+    const folders = readdirSync(join(packageRoot, "src"), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+    expect(folders.filter((f) => !rank.has(f))).toEqual([]);
+  });
+
+  it("no import runs back up the pipeline", () => {
+    const upward = imports()
+      .filter(([from, to]) => (rank.get(to.split("/")[0]!) ?? -1) > (rank.get(from.split("/")[0]!) ?? -1))
+      .map(([from, to]) => `${from} -> ${to}`);
+    expect(upward).toEqual([]);
+  });
+});

@@ -1,0 +1,4 @@
+import { afterAll } from "vitest";
+import { removeTempDirs } from "./helpers/temp.js";
+
+afterAll(() => removeTempDirs());
