@@ -30,7 +30,7 @@ beforeAll(async () => {
   writeFileSync(sessionsPath, JSON.stringify({ ...file, pairs }, null, 2));
   chosen = pairs.flatMap((p) => [sessionId(p.id, "base"), sessionId(p.id, "switch")]);
   workers = [1, 2, 3].map((n) => new WorkerProcess(root, n, redis.url));
-});
+}, 300_000);
 
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.stop()));

@@ -21,8 +21,8 @@ beforeAll(async () => {
   order = fx.sessions.pairs.flatMap((p) => [sessionId(p.id, "base"), sessionId(p.id, "switch")]);
   redis = new RedisServer(await freePort(), join(fx.root, "redis"));
   await redis.start();
-  workers = [1, 2, 3].map((n) => new WorkerProcess(fx.root, n, redis.url, ["--concurrency", "2"]));
-});
+  workers = [1, 2, 3].map((n) => new WorkerProcess(fx.root, n, redis.url, ["--concurrency", "2"], 8));
+}, 300_000);
 
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.stop()));
@@ -110,7 +110,7 @@ describe("faults of a distributed run", () => {
     expect(report.code).toBe(0);
     const entries = (JSON.parse(report.stdout) as { configs: Array<{ sessions: Array<{ id: string; attempts: number }> }> }).configs[0]!.sessions;
     expect(entries.map((e) => [e.id, e.attempts]).sort()).toEqual(order.map((s) => [s, rows.filter((r) => r.session === s).length]).sort());
-    workers[workers.indexOf(victim)] = new WorkerProcess(fx.root, 4, redis.url, ["--concurrency", "2"]);
+    workers[workers.indexOf(victim)] = new WorkerProcess(fx.root, 4, redis.url, ["--concurrency", "2"], 8);
   }, 400_000);
 
   it("the coordinator killed with -9, then --resume: the same run directory as an uninterrupted run", async () => {

@@ -64,12 +64,14 @@ export class RedisServer {
 export class WorkerProcess {
   readonly child: ChildProcess;
   readonly logFile: string;
-  constructor(root: string, n: number, queueUrl: string, extra: string[] = [], env: NodeJS.ProcessEnv = {}) {
+  /** `stallS`: how long a job may go without lock renewal; short enough to find a killed worker soon,
+   * long enough that a worker slowed down by a loaded machine keeps its jobs. */
+  constructor(root: string, n: number, queueUrl: string, extra: string[] = [], stallS = 15) {
     const dir = join(root, `worker-${n}`);
     mkdirSync(dir, { recursive: true });
     this.logFile = join(dir, "worker.log");
-    this.child = spawn(process.execPath, [cliPath, "worker", "--queue", queueUrl, "--stall-timeout", "3", ...extra], {
-      env: { ...process.env, ...env, SWITCH_SWE_CACHE: join(dir, "cache") },
+    this.child = spawn(process.execPath, [cliPath, "worker", "--queue", queueUrl, "--stall-timeout", String(stallS), ...extra], {
+      env: { ...process.env, SWITCH_SWE_CACHE: join(dir, "cache") },
       stdio: ["ignore", "ignore", "pipe"],
     });
     this.child.stderr?.pipe(createWriteStream(this.logFile));
