@@ -23,9 +23,7 @@ function sh(cwd: string, ...args: string[]): string {
   return execFileSync("git", args, { cwd, env: gitEnv, encoding: "utf8" });
 }
 
-export function tempDir(prefix = "switch-swe-test-"): string {
-  return mkdtempSync(join(tmpdir(), prefix));
-}
+export { tempDir } from "./temp.js";
 
 /**
  * Writes a real dataset directory: a local repository tree, and tasks whose stage patches

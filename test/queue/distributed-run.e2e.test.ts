@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sampleDatasetDir } from "../../src/core/package-paths.js";
@@ -7,6 +6,7 @@ import { runFiles } from "../../src/formats/run-layout.js";
 import { Ledger } from "../../src/run/ledger.js";
 import { sessionId, type SessionsFile } from "../../src/formats/sessions.js";
 import { cli } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp.js";
 import { freePort, RedisServer, runCli, WorkerProcess } from "./fleet.js";
 
 // A distributed run of part of the sample (two pairs, both conditions) on three worker processes with
@@ -19,7 +19,7 @@ let chosen: string[];
 const secret = "coordinator-secret-4b1d";
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), "switch-swe-queue-"));
+  root = tempDir("switch-swe-queue-");
   redis = new RedisServer(await freePort(), join(root, "redis"));
   await redis.start();
   const all = join(root, "all-sessions.json");

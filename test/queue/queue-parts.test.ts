@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { sha256 } from "../../src/core/digest.js";
@@ -10,6 +9,7 @@ import { parseQueueUrl } from "../../src/queue/queue-url.js";
 import { writeSessionFiles } from "../../src/queue/session-files.js";
 import { refusal } from "../../src/queue/session-processor.js";
 import { scrubEnvironment } from "../../src/queue/worker-env.js";
+import { tempDir } from "../helpers/temp.js";
 
 describe("queue URLs", () => {
   it("parse host, port, database, password and TLS, and print the password masked", () => {
@@ -31,7 +31,7 @@ describe("dataset packs", () => {
   it("are deterministic, leave caches out and unpack to the same files", () => {
     const a = packDataset(sampleDatasetDir);
     expect(packDataset(sampleDatasetDir).digest).toBe(a.digest);
-    const dest = join(mkdtempSync(join(tmpdir(), "switch-swe-pack-")), "d");
+    const dest = join(tempDir("switch-swe-pack-"), "d");
     expect(unpackDataset(a.gz, a.digest, dest)).toBe(a.files);
     expect(readFileSync(join(dest, "dataset.json"), "utf8")).toBe(readFileSync(join(sampleDatasetDir, "dataset.json"), "utf8"));
     expect(packDataset(dest).digest).toBe(a.digest);
@@ -42,7 +42,7 @@ describe("dataset packs", () => {
 
   it("refuse a wrong digest and paths that leave the directory", () => {
     const a = packDataset(sampleDatasetDir);
-    const root = mkdtempSync(join(tmpdir(), "switch-swe-pack-"));
+    const root = tempDir("switch-swe-pack-");
     expect(() => unpackDataset(a.gz, "0".repeat(64), join(root, "x"))).toThrow(/digest .* differs/);
     const evil = Buffer.concat([Buffer.from(`${JSON.stringify({ p: "../escape", k: "file", m: 420, n: 2 })}\n`), Buffer.from("hi")]);
     const digest = sha256(evil);
@@ -52,7 +52,7 @@ describe("dataset packs", () => {
 
 describe("results written back", () => {
   it("refuse files outside the session directory", () => {
-    const dir = mkdtempSync(join(tmpdir(), "switch-swe-session-"));
+    const dir = tempDir("switch-swe-session-");
     expect(() => writeSessionFiles(dir, [{ path: "../x", b64: "" }])).toThrow("outside the session directory");
     expect(() => writeSessionFiles(dir, [{ path: "/etc/x", b64: "" }])).toThrow("outside the session directory");
     writeSessionFiles(dir, [{ path: "attempts/1/agent/stderr.log", b64: Buffer.from("log").toString("base64") }]);

@@ -1,11 +1,11 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildReport, renderReport } from "../../src/report/index.js";
 import { referenceSpec, writeRunFixture } from "./fixtures.js";
+import { tempDir } from "../helpers/temp.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const haveChromium = existsSync(CHROMIUM);
@@ -23,7 +23,7 @@ describe.skipIf(!mustRun)("html report in headless chromium", () => {
   let htmlFile: string;
 
   beforeAll(async () => {
-    root = mkdtempSync(join(tmpdir(), "report-html-"));
+    root = tempDir("report-html-");
     const a = writeRunFixture(join(root, "a"), referenceSpec());
     const b = writeRunFixture(join(root, "b"), {
       ...referenceSpec(),

@@ -1,22 +1,21 @@
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
 import { buildReport, renderReport, reportSchema, type Report } from "../../src/report/index.js";
 import { csvColumns } from "../../src/report/render-csv.js";
 import { referenceSpec, writeRunFixture, type Fixture } from "./fixtures.js";
+import { cli } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp.js";
 
 let root: string;
 let fx: Fixture;
 let report: Report;
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), "report-test-"));
+  root = tempDir("report-test-");
   fx = writeRunFixture(join(root, "ref"), referenceSpec());
   report = await buildReport([fx.runDir]);
 });
-afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe("resolution and statistics (reference fixture, hand-computed)", () => {
   it("is a valid switch-swe.report/1 document", () => {
@@ -234,25 +233,23 @@ describe("compare", () => {
 });
 
 describe("CLI", () => {
-  const main = resolve("dist/cli/main.js");
   it("report --format json and --out with the format from the extension", () => {
-    expect(existsSync(main), "build first: npm run build").toBe(true);
-    const r = spawnSync(process.execPath, [main, "report", fx.runDir, "--format", "json", "--seed", "3"], { encoding: "utf8" });
+    const r = cli(["report", fx.runDir, "--format", "json", "--seed", "3"]);
     expect(r.stderr).toBe("");
-    expect(r.status).toBe(0);
+    expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout) as Report;
     expect(doc.format).toBe("switch-swe.report/1");
     expect(doc.bootstrap.seed).toBe(3);
     expect(doc.configs[0]!.groups.overall.gap).toBe(50);
     const out = join(root, "cli", "report.md");
-    const m = spawnSync(process.execPath, [main, "report", fx.runDir, "--out", out], { encoding: "utf8" });
-    expect(m.status).toBe(0);
+    const m = cli(["report", fx.runDir, "--out", out]);
+    expect(m.code).toBe(0);
     expect(readFileSync(out, "utf8")).toContain("### Resolution");
-    const bad = spawnSync(process.execPath, [main, "report", join(root, "nowhere")], { encoding: "utf8" });
-    expect(bad.status).toBe(2);
+    const bad = cli(["report", join(root, "nowhere")]);
+    expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/run directory not found/);
-    const cmp = spawnSync(process.execPath, [main, "compare", fx.runDir, fx.runDir, "--format", "csv"], { encoding: "utf8" });
-    expect(cmp.status).toBe(0);
+    const cmp = cli(["compare", fx.runDir, fx.runDir, "--format", "csv"]);
+    expect(cmp.code).toBe(0);
     expect(cmp.stdout.trimEnd().split("\r\n")).toHaveLength(7);
   });
 });

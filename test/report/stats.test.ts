@@ -92,10 +92,8 @@ describe("schedule profile", () => {
   it("flags exactly the focus returns it counts", async () => {
     const { profileSteps } = await import("../../src/sessions/stats.js");
     const { referenceSpec, writeRunFixture } = await import("./fixtures.js");
-    const { mkdtempSync } = await import("node:fs");
-    const { tmpdir } = await import("node:os");
-    const { join } = await import("node:path");
-    const fx = writeRunFixture(mkdtempSync(join(tmpdir(), "profile-")), referenceSpec());
+    const { tempDir } = await import("../helpers/temp.js");
+    const fx = writeRunFixture(tempDir("profile-"), referenceSpec());
     for (const p of fx.sessions.pairs) {
       for (const c of ["base", "switch"] as const) {
         const prof = profileSteps(p.schedules[c], p.focus);

@@ -1,9 +1,9 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readTrajectorySummary, TrajectoryAccumulator } from "../../src/report/trajectory-summary.js";
 import type { TrajectoryLine } from "../../src/formats/trajectory.js";
+import { tempDir } from "../helpers/temp.js";
 
 const t = "2025-01-01T00:00:00Z";
 const start = (attempt = 1): TrajectoryLine => ({ type: "session_start", time: t, session: "a.switch", pair: "a", condition: "switch", attempt, agent: "x" });
@@ -103,7 +103,7 @@ describe("trajectory summary", () => {
   });
 
   it("streams a file and counts lines that are not JSON or off-schema", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "traj-"));
+    const dir = tempDir("traj-");
     const file = join(dir, "trajectory.jsonl");
     writeFileSync(
       file,

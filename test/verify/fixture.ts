@@ -1,7 +1,9 @@
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { tempDir } from "../helpers/temp.js";
+
+export { tempDir };
 
 const gitEnv = {
   ...process.env,
@@ -17,9 +19,6 @@ export function git(cwd: string, ...args: string[]): string {
   return execFileSync("git", args, { cwd, env: gitEnv, encoding: "utf8" });
 }
 
-export function tempDir(prefix = "switch-swe-verify-test-"): string {
-  return mkdtempSync(join(tmpdir(), prefix));
-}
 
 export function writeFiles(root: string, files: Record<string, string | Buffer>): void {
   for (const [rel, content] of Object.entries(files)) {

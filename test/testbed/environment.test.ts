@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadDataset, taskById, type Dataset } from "../../src/dataset/load.js";
 import { verifyArtifact } from "../../src/verify/verify-artifact.js";
 import { cacheInfo, clearCache } from "../../src/testbed/cache-admin.js";
-import { calcRepo, diffAgainst, fixedOps, tempDir, writeCalcDataset, writeFiles } from "./fixture.js";
+import { calcRepo, diffAgainst, fixedOps, tempDir, writeCalcDataset, writeFiles } from "../verify/fixture.js";
 
 const cache = tempDir("switch-swe-cache-");
 const scratch = tempDir();

@@ -5,7 +5,7 @@ import { parseJunitReport } from "../../src/testbed/junit-xml.js";
 import { caseKey, caseNodeId, collectionErrorScope, mangleNodeId } from "../../src/testbed/pytest-ids.js";
 import { parsePytestSummary } from "../../src/testbed/pytest-output.js";
 import { buildTestCommand, shellQuote } from "../../src/testbed/test-run.js";
-import { tempDir } from "./fixture.js";
+import { tempDir } from "../verify/fixture.js";
 
 const checkout = tempDir();
 afterAll(() => rmSync(checkout, { recursive: true, force: true }));

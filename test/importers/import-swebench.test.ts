@@ -7,7 +7,7 @@ import { InputError } from "../../src/core/errors.js";
 import { loadDataset } from "../../src/dataset/load.js";
 import { importSwebench } from "../../src/importers/import-swebench.js";
 import { cli } from "../helpers/cli.js";
-import { tempDir } from "./fixture.js";
+import { tempDir } from "../verify/fixture.js";
 
 const dir = tempDir();
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -12,7 +12,7 @@ import { RcmEngine } from "../../src/rcm/engine.js";
 import { parseRcmOptions, resolveStateDir } from "../../src/rcm/options.js";
 import { loadStateFile, stateFiles } from "../../src/rcm/store.js";
 import { tempDir } from "../helpers/synthetic-dataset.js";
-import { Conversation } from "./helpers/opencode-messages.js";
+import { Conversation } from "../rcm/helpers/opencode-messages.js";
 
 const logged: unknown[] = [];
 const input = (directory: string) =>

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/core/package-paths.js";
 import { qualifyDataset } from "../../src/qualify/qualify-dataset.js";
-import { tempDir } from "./fixture.js";
+import { tempDir } from "../verify/fixture.js";
 
 const sample = join(packageRoot, "datasets", "sample");
 const cache = tempDir("switch-swe-cache-");

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { cli } from "./helpers/cli.js";
-import { tempDir } from "./helpers/synthetic-dataset.js";
+import { cli } from "../helpers/cli.js";
+import { tempDir } from "../helpers/synthetic-dataset.js";
 
 interface Group {
   n: number;

@@ -9,7 +9,7 @@ import { agentFactory, agentNames, createAgent } from "../../src/agents/registry
 import type { AgentContext, AgentRequest } from "../../src/agents/types.js";
 import type { AgentEvent } from "../../src/formats/trajectory.js";
 import { tempDir } from "../helpers/synthetic-dataset.js";
-import { running } from "./fixture.js";
+import { running } from "../run/fixture.js";
 
 function message(fn: () => unknown): string {
   try {

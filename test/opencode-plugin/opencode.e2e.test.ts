@@ -9,8 +9,8 @@ import { startMockModel, type MockModelServer } from "../../src/mock-model/serve
 import { readTrajectory } from "../../src/formats/trajectory-file.js";
 import type { SessionsFile } from "../../src/formats/sessions.js";
 import { tempDir } from "../helpers/synthetic-dataset.js";
-import { lastUserText, userTexts } from "./helpers/bodies.js";
-import { scriptForPair } from "./helpers/scripted-pair.js";
+import { lastUserText, userTexts } from "../rcm/helpers/bodies.js";
+import { scriptForPair } from "../rcm/helpers/scripted-pair.js";
 
 const cliMain = join(packageRoot, "dist", "cli", "main.js");
 

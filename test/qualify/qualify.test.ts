@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { addQualifyCommand } from "../../src/cli/commands/tasks-qualify.js";
 import { classifyTest } from "../../src/qualify/classify.js";
 import { qualifyDataset } from "../../src/qualify/qualify-dataset.js";
-import { calcF2P, calcP2P, calcRepo, diffAgainst, tempDir, writeCalcDataset, writeFiles } from "./fixture.js";
+import { calcF2P, calcP2P, calcRepo, diffAgainst, tempDir, writeCalcDataset, writeFiles } from "../verify/fixture.js";
 
 const cache = tempDir("switch-swe-cache-");
 const scratch = tempDir();

@@ -8,7 +8,7 @@ import { startMockModel } from "../../src/mock-model/server.js";
 import type { AgentEvent } from "../../src/formats/trajectory.js";
 import { tempDir } from "../helpers/synthetic-dataset.js";
 import { running } from "../run/fixture.js";
-import { allTexts, lastUserText, userTexts } from "./helpers/bodies.js";
+import { allTexts, lastUserText, userTexts } from "../rcm/helpers/bodies.js";
 
 
 describe("opencode agent: options, config and events", () => {
