@@ -54,7 +54,9 @@ function artifacts(out: string, session: string): Record<string, string> {
 
 function summaryFacts(out: string, session: string) {
   const s = JSON.parse(readFileSync(runFiles.summary(out, session), "utf8")) as Record<string, unknown>;
-  const { started_at: _a, ended_at: _b, duration_ms: _c, conversation: _d, ...rest } = s;
+  // attempt/attempts: a worker starved of CPU for longer than its stall timeout loses its job, which then
+  // runs again as attempt 2 (checked below as such); the artifacts must not depend on it.
+  const { started_at: _a, ended_at: _b, duration_ms: _c, conversation: _d, attempt: _e, attempts: _f, ...rest } = s;
   return rest;
 }
 
@@ -81,7 +83,9 @@ describe("run --queue with three workers", () => {
     }
     // One attempt each, ledger owned by the coordinator; the work was spread over the workers.
     const ledger = Ledger.openReadonly(runFiles.ledger(remote));
-    expect(ledger.attempts().map((a) => [a.session, a.attempt, a.status])).toEqual([...chosen].sort().map((s) => [s, 1, "finished"]));
+    const rows = ledger.attempts();
+    for (const s of chosen) expect(rows.filter((a) => a.session === s && a.status === "finished")).toHaveLength(1);
+    for (const a of rows.filter((x) => x.status !== "finished")) expect([a.status, a.detail]).toEqual(["infra_fault", expect.stringContaining("stopped renewing its lock")]);
     ledger.close();
     expect(workers.filter((w) => /start \S+ attempt 1/.test(w.log())).length).toBeGreaterThanOrEqual(2);
     expect(workers.filter((w) => /verified /.test(w.log())).length).toBeGreaterThanOrEqual(1);
