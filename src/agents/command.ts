@@ -4,7 +4,9 @@ import { z } from "zod";
 import { inputError } from "../core/errors.js";
 import { runProcess } from "../core/process.js";
 import { agentEventSchema, type AgentEvent } from "../formats/trajectory.js";
+import { cliOptionFields, requireVariables } from "./cli-options.js";
 import { programOf, resolveOnPath } from "./command-path.js";
+import { agentEnv, envNames } from "./private-env.js";
 import { validateAgentOptions } from "./options.js";
 import type { Agent, AgentContext, AgentFactory, AgentRequest, AgentResult, Conversation, EventSink } from "./types.js";
 
@@ -12,10 +14,12 @@ const commandOptionsSchema = z
   .object({
     /** A shell command line run with `sh -c` once per request, in the workspace. */
     command: z.string({ error: "required: --agent-opt command=CMD" }).trim().min(1, "must not be empty"),
+    /** Variables of the caller's environment the command gets, comma-separated (nothing else leaks in). */
+    env: cliOptionFields.env,
   })
   .strict();
 
-export type CommandOptions = z.infer<typeof commandOptionsSchema>;
+export type CommandOptions = z.infer<typeof commandOptionsSchema> & { pass?: string[] };
 
 /** Longest text kept from a stdout line that is not an event, and from stderr in a detail. */
 const maxTextChars = 4000;
@@ -31,18 +35,20 @@ export const commandAgent: AgentFactory<CommandOptions> = {
   description: "runs --agent-opt command=CMD (sh -c) per request; stdout JSON lines are agent events",
   parse: (options) => {
     const parsed = validateAgentOptions("command", commandOptionsSchema, options);
+    const pass = envNames(parsed.env);
+    requireVariables(pass, "env");
     const program = programOf(parsed.command);
     if (program !== null && resolveOnPath(program) === null) {
       throw inputError("--agent-opt", "command", `program "${program}" not found${program.startsWith("/") ? "" : " on PATH"}`);
     }
-    return parsed;
+    return { ...parsed, pass };
   },
   create: (options): Agent => ({
     name: "command",
     startConversation: async (ctx) => {
       mkdirSync(ctx.stateDir, { recursive: true });
       mkdirSync(ctx.logDir, { recursive: true });
-      return new CommandConversation(ctx, options.command);
+      return new CommandConversation(ctx, options.command, options.pass ?? []);
     },
   }),
 };
@@ -68,13 +74,14 @@ class CommandConversation implements Conversation {
   constructor(
     private readonly ctx: AgentContext,
     private readonly command: string,
+    private readonly pass: readonly string[],
   ) {
     this.pidFile = join(ctx.stateDir, "pid");
   }
 
   async send(req: AgentRequest, onEvent: EventSink): Promise<AgentResult> {
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
+    // A private HOME (with XDG directories) per session, and only the variables the caller named.
+    const env = agentEnv(join(this.ctx.stateDir, "home"), this.pass, {
       SWITCH_SWE_SESSION: this.ctx.session,
       SWITCH_SWE_WORKSPACE: req.workspacePath,
       SWITCH_SWE_REQUEST_INDEX: String(req.index),
@@ -83,7 +90,7 @@ class CommandConversation implements Conversation {
       SWITCH_SWE_CONTINUATION: req.continuation ? "1" : "0",
       SWITCH_SWE_STATE_DIR: this.ctx.stateDir,
       SWITCH_SWE_PIDFILE: this.pidFile,
-    };
+    });
     // The first line records the process group id (the shell's pid), so the group can be ended on Ctrl-C
     // and found again after the harness itself was killed. The user's command follows unchanged.
     const script = `echo $$ > "$SWITCH_SWE_PIDFILE"\n${this.command}`;

@@ -8,7 +8,11 @@ import { runProcess } from "../core/process.js";
 import { stateFiles } from "../rcm/store.js";
 import type { AgentEvent } from "../formats/trajectory.js";
 import { killGroupFromPidFile } from "./command.js";
+import { cliOptionFields, requireVariables } from "./cli-options.js";
 import { resolveOnPath } from "./command-path.js";
+import { contextLimit } from "./context-limits.js";
+import { cliVersion } from "./harness-version.js";
+import { agentEnv, envNames } from "./private-env.js";
 import { validateAgentOptions } from "./options.js";
 import type { Agent, AgentContext, AgentFactory, AgentRequest, AgentResult, Conversation, EventSink } from "./types.js";
 
@@ -26,8 +30,12 @@ const opencodeOptionsSchema = z
     base_url: z.string().url().optional(),
     /** Name of the environment variable holding the API key of the custom provider. */
     api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
-    /** Context limit of the custom model; 0 (the default) turns OpenCode's auto-compaction off. */
-    context: z.coerce.number().int().nonnegative().default(0),
+    /** Context limit of the custom model (default: its known limit, see context-limits.ts); 0 turns OpenCode's auto-compaction off. */
+    context: z.coerce.number().int().nonnegative().optional(),
+    /** Reasoning effort: OpenCode's model variant (`--variant`, e.g. minimal, low, medium, high, max). */
+    effort: z.string().regex(/^[a-z][a-z0-9_-]*$/, "must be a variant name such as high").optional(),
+    /** Variables of the caller's environment OpenCode gets, comma-separated (nothing else leaks in). */
+    env: cliOptionFields.env,
     /** Output limit of the custom model. */
     output: z.coerce.number().int().positive().default(8192),
     /** OpenAI-compatible endpoint and model for RCM's auxiliary routing calls (`URL|MODEL`). */
@@ -37,7 +45,7 @@ const opencodeOptionsSchema = z
   })
   .strict();
 
-export type OpencodeOptions = z.infer<typeof opencodeOptionsSchema> & { binaryPath: string };
+export type OpencodeOptions = z.infer<typeof opencodeOptionsSchema> & { binaryPath: string; pass?: string[] };
 
 /** Where the RCM plugin entry is (built by `npm run build`). */
 export const rcmPluginEntry = join(packageRoot, "dist", "opencode-plugin", "index.js");
@@ -68,11 +76,25 @@ export const opencodeAgent: AgentFactory<OpencodeOptions> = {
     if (binaryPath === null) throw inputError("--agent-opt", "binary", `opencode not found${parsed.binary ? `: ${parsed.binary}` : " (npm install opencode-ai@1.18.33)"}`);
     if (parsed.rcm !== "off" && !existsSync(rcmPluginEntry)) throw inputError("--agent-opt", "rcm", `the RCM plugin is not built (${rcmPluginEntry}); run npm run build`);
     if (parsed.api_key_env && process.env[parsed.api_key_env] === undefined) throw inputError("--agent-opt", "api_key_env", `${parsed.api_key_env} is not set`);
-    return { ...parsed, binaryPath };
+    const pass = envNames(parsed.env);
+    requireVariables(pass, "env");
+    return { ...parsed, binaryPath, pass: [...pass, ...(parsed.api_key_env ? [parsed.api_key_env] : [])] };
   },
   create: (options): Agent => ({
     name: "opencode",
     startConversation: async (ctx) => new OpencodeConversation(ctx, options),
+    describe: async () => {
+      const context = contextLimit(options.model, options.base_url !== undefined, options.context);
+      return {
+        name: "opencode",
+        package: "opencode-ai",
+        version: await cliVersion(options.binaryPath),
+        binary: options.binaryPath,
+        model: options.model,
+        effort: options.effort ?? null,
+        settings: { rcm: options.rcm, context_limit: context.limit, context_limit_source: context.source, auto_compaction: context.limit !== 0 },
+      };
+    },
   }),
 };
 
@@ -92,7 +114,13 @@ export function opencodeConfig(o: OpencodeOptions, rcmStateDir: string): Record<
         npm: "@ai-sdk/openai-compatible",
         name: provider,
         options: { baseURL: o.base_url, apiKey: o.api_key_env ? `{env:${o.api_key_env}}` : "switch-swe" },
-        models: { [model]: { name: model, limit: { context: o.context, output: o.output } } },
+        models: {
+          [model]: {
+            name: model,
+            limit: { context: contextLimit(o.model, true, o.context).limit!, output: o.output },
+            ...(o.effort ? { variants: { [o.effort]: { reasoningEffort: o.effort } } } : {}),
+          },
+        },
       },
     };
   }
@@ -190,14 +218,8 @@ class OpencodeConversation implements Conversation {
     for (const d of [this.home, this.rcmDir, ctx.logDir]) mkdirSync(d, { recursive: true });
     const config = opencodeConfig(o, this.rcmDir);
     writeFileSync(join(ctx.logDir, "opencode-config.json"), `${JSON.stringify(config, null, 2)}\n`);
-    const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("OPENCODE_")));
-    this.env = {
-      ...base,
-      HOME: this.home,
-      XDG_CONFIG_HOME: join(this.home, ".config"),
-      XDG_DATA_HOME: join(this.home, ".local", "share"),
-      XDG_STATE_HOME: join(this.home, ".local", "state"),
-      XDG_CACHE_HOME: join(this.home, ".cache"),
+    // A private HOME and XDG directories, and only the variables the caller named.
+    this.env = agentEnv(this.home, o.pass ?? [], {
       OPENCODE_CONFIG_CONTENT: JSON.stringify(config),
       OPENCODE_DISABLE_MODELS_FETCH: "1",
       OPENCODE_DISABLE_AUTOUPDATE: "1",
@@ -205,11 +227,11 @@ class OpencodeConversation implements Conversation {
       OPENCODE_DISABLE_SHARE: "1",
       OPENCODE_DISABLE_EXTERNAL_SKILLS: "1",
       SWITCH_SWE_PIDFILE: this.pidFile,
-    };
+    });
   }
 
   async send(req: AgentRequest, onEvent: EventSink): Promise<AgentResult> {
-    const args = ["run", "--format", "json", "--dir", this.root, "-m", this.o.model, "--auto"];
+    const args = ["run", "--format", "json", "--dir", this.root, "-m", this.o.model, "--auto", ...(this.o.effort ? ["--variant", this.o.effort] : [])];
     // An explicit title: OpenCode then makes no extra title-generation model call.
     if (this.sessionID) args.push("--session", this.sessionID);
     else args.push("--title", `switch-swe ${this.ctx.session}`);

@@ -1,12 +1,15 @@
 import { inputError } from "../core/errors.js";
+import { claudeCodeAgent } from "./claude-code.js";
+import { codexAgent } from "./codex.js";
 import { commandAgent } from "./command.js";
+import { geminiAgent } from "./gemini.js";
 import { nopAgent } from "./nop.js";
 import { oracleAgent } from "./oracle.js";
 import { opencodeAgent } from "./opencode.js";
 import type { Agent, AgentFactory } from "./types.js";
 
 /** Every agent by name. To add one, write its factory in its own file and list it here. */
-const factories: ReadonlyArray<AgentFactory<unknown>> = [oracleAgent, nopAgent, commandAgent, opencodeAgent];
+const factories: ReadonlyArray<AgentFactory<unknown>> = [oracleAgent, nopAgent, commandAgent, opencodeAgent, claudeCodeAgent, codexAgent, geminiAgent];
 
 export function agentNames(): string[] {
   return factories.map((f) => f.name).sort();

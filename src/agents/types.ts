@@ -1,3 +1,5 @@
+import type { z } from "zod";
+import type { harnessInfoSchema } from "../formats/run-config.js";
 import type { Dataset } from "../dataset/load.js";
 import type { AgentEvent, RequestOutcome } from "../formats/trajectory.js";
 import type { Condition, SessionPair, WorkspaceName } from "../formats/sessions.js";
@@ -61,9 +63,14 @@ export interface Conversation {
   close(): Promise<void>;
 }
 
+/** What run.json records about the agent harness (src/formats/run-config.ts). */
+export type HarnessInfo = z.infer<typeof harnessInfoSchema>;
+
 export interface Agent {
   readonly name: string;
   startConversation(ctx: AgentContext): Promise<Conversation>;
+  /** Asks the harness what it is (version from the CLI itself); recorded in run.json. */
+  describe?(): Promise<HarnessInfo>;
 }
 
 /**

@@ -2,8 +2,10 @@
 import { Command, CommanderError } from "commander";
 import { packageVersion } from "../core/package-paths.js";
 import { InputError } from "../core/errors.js";
+import { DiskFull, firstLine, isDiskFull } from "../core/disk-full.js";
 import { registerCommands } from "./commands/index.js";
 import { ExitCode } from "./exit-codes.js";
+import { usageErrorLine } from "./usage-error.js";
 
 // `switch-swe report | head` closes the pipe early: that is the reader's choice, not an error.
 for (const stream of [process.stdout, process.stderr]) {
@@ -18,10 +20,18 @@ program
   .name("switch-swe")
   .description("Measure and improve how coding agents resume unfinished work.")
   .version(packageVersion)
-  .showHelpAfterError()
   .exitOverride();
 registerCommands(program);
-for (const cmd of allCommands(program)) cmd.exitOverride();
+for (const cmd of [program, ...allCommands(program)]) {
+  cmd.exitOverride();
+  cmd.configureOutput({ outputError: (text, write) => write(usageErrorLine(commandPath(cmd), text)) });
+}
+
+function commandPath(cmd: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) names.unshift(c.name());
+  return names.join(" ");
+}
 
 function allCommands(cmd: Command): Command[] {
   return cmd.commands.flatMap((c) => [c, ...allCommands(c)]);
@@ -36,6 +46,12 @@ try {
   } else if (e instanceof InputError) {
     process.stderr.write(`${e.message}\n`);
     process.exitCode = ExitCode.badInput;
+  } else if (e instanceof DiskFull) {
+    process.stderr.write(`switch-swe: ${e.message}\n`);
+    process.exitCode = ExitCode.diskFull;
+  } else if (isDiskFull(e)) {
+    process.stderr.write(`switch-swe: the disk is full (${firstLine(e)}): free space, then run the command again\n`);
+    process.exitCode = ExitCode.diskFull;
   } else {
     process.stderr.write(`switch-swe: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
     process.exitCode = 3;

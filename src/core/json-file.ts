@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync, openSync, fsyncSync, closeSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, openSync, fsyncSync, closeSync } from "node:fs";
 import { dirname, basename, join } from "node:path";
 import type { z } from "zod";
 import { InputError, inputError, zodProblems } from "./errors.js";
@@ -15,7 +15,10 @@ export function readTextFile(file: string): string {
 
 /** Reads and parses a JSON file; a missing file or bad JSON is an InputError naming the file. */
 export function readJson(file: string): unknown {
-  const text = readTextFile(file);
+  return parseJsonText(file, readTextFile(file));
+}
+
+function parseJsonText(file: string, text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (e) {
@@ -23,25 +26,36 @@ export function readJson(file: string): unknown {
   }
 }
 
-/** Reads a JSON file and checks it against its schema; every problem is reported, not only the first. */
-export function readJsonWith<S extends z.ZodType>(file: string, schema: S): z.output<S> {
-  const parsed = schema.safeParse(readJson(file));
+/** Parses the text of `file` (already read) and checks it against its schema. */
+export function parseJsonWith<S extends z.ZodType>(file: string, text: string, schema: S): z.output<S> {
+  const parsed = schema.safeParse(parseJsonText(file, text));
   if (!parsed.success) throw new InputError(zodProblems(file, parsed.error));
   return parsed.data;
+}
+
+/** Reads a JSON file and checks it against its schema; every problem is reported, not only the first. */
+export function readJsonWith<S extends z.ZodType>(file: string, schema: S): z.output<S> {
+  return parseJsonWith(file, readTextFile(file), schema);
 }
 
 /** Writes through a temporary file and a rename, so a reader (or a crash) never sees half a file. */
 export function writeFileAtomic(file: string, data: string | Uint8Array): void {
   mkdirSync(dirname(file), { recursive: true });
   const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.${Date.now()}.tmp`);
-  writeFileSync(tmp, data);
-  const fd = openSync(tmp, "r");
   try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    writeFileSync(tmp, data);
+    const fd = openSync(tmp, "r");
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, file);
+  } catch (e) {
+    // A full disk (or any failure) leaves the previous file as it was, and no half-written file beside it.
+    rmSync(tmp, { force: true });
+    throw e;
   }
-  renameSync(tmp, file);
 }
 
 /** Stable, human-readable JSON: two-space indent and a final newline. */

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 
 export interface RunOptions {
   cwd?: string;
@@ -24,6 +25,30 @@ export interface RunResult {
   spawnError?: string;
 }
 
+/** Told of every process group this process starts and sees end (the verifier records them in its scratch). */
+export interface GroupWatcher {
+  started(pgid: number): void;
+  ended(pgid: number): void;
+}
+
+const groupWatchers = new Set<GroupWatcher>();
+
+/** Adds a watcher of process groups; returns the function that removes it. */
+export function watchProcessGroups(w: GroupWatcher): () => void {
+  groupWatchers.add(w);
+  return () => groupWatchers.delete(w);
+}
+
+/** Tells the watchers that a group started; returns the function that tells them it ended. */
+function noteGroup(pgid: number | undefined): () => void {
+  if (pgid === undefined || groupWatchers.size === 0) return () => undefined;
+  const watchers = [...groupWatchers];
+  for (const w of watchers) w.started(pgid);
+  return () => {
+    for (const w of watchers) w.ended(pgid);
+  };
+}
+
 /**
  * Runs one program in its own process group with a deadline. On timeout the whole group gets
  * SIGTERM, then SIGKILL after a grace period, so children that a tool spawned do not outlive it.
@@ -45,10 +70,10 @@ export function runProcess(command: string, args: readonly string[], opts: RunOp
       resolve({ code: null, signal: null, stdout: "", stderr: "", timedOut: false, durationMs: 0, spawnError: String(e) });
       return;
     }
+    const groupEnded = noteGroup(child.pid);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    let outLen = 0;
-    let errLen = 0;
+    let [outLen, errLen] = [0, 0];
     let lineRest = "";
     let timedOut = false;
     let spawnError: string | undefined;
@@ -99,6 +124,7 @@ export function runProcess(command: string, args: readonly string[], opts: RunOp
       if (opts.onStdoutLine && lineRest) opts.onStdoutLine(lineRest);
       // Children that detached from the pipes may still run; the group is ours to end.
       killGroup("SIGKILL");
+      groupEnded();
       if (killTimer) clearTimeout(killTimer);
       resolve({
         code,
@@ -121,6 +147,17 @@ export async function runChecked(command: string, args: readonly string[], opts:
     throw new Error(`${command} ${args.join(" ")}: ${why}: ${r.stderr.trim().slice(-2000)}`);
   }
   return r;
+}
+
+/** When a process started (field 22 of /proc/PID/stat, clock ticks since boot), to tell it from a later one with its pid. */
+export function processStartTime(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name (field 2) is in parentheses and may hold spaces: count fields after the last ")".
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
+  } catch {
+    return null;
+  }
 }
 
 /** Whether a process with this pid exists (EPERM: it exists but belongs to someone else). */

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { Problem } from "../core/errors.js";
 import { git, gitTry } from "../core/git.js";
 import { testFileMatcher } from "./file-rules.js";
+import { testIdPathProblem } from "./test-id-paths.js";
 import { loadDatasetCollecting, type Dataset, type LoadedTask } from "./load.js";
 import { patchFiles } from "./patch-files.js";
 import { materializeRepo, resolveBase } from "./repo-cache.js";
@@ -38,6 +39,12 @@ export function checkTaskStatic(task: LoadedTask, dataset: Dataset): Problem[] {
   const repo = dataset.manifest.repos[task.repo];
   if (!repo) return out;
   const isTest = testFileMatcher(repo);
+  for (const [field, ids] of [["verifier.fail_to_pass", f2p], ["verifier.pass_to_pass", p2p]] as const) {
+    for (const id of new Set(ids)) {
+      const why = testIdPathProblem(id, isTest);
+      if (why) p(field, why);
+    }
+  }
   task.stagePatches.forEach((text, k) => {
     const patchFile = join(task.dir, `stage-${k + 1}.patch`);
     try {

@@ -2,6 +2,26 @@ import { z } from "zod";
 import { existsSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 
+/** run.json `agent.harness`: what a real CLI agent said it is when the run started (the report's harness table). */
+export const harnessInfoSchema = z
+  .object({
+    /** The harness (`claude-code`, `codex`, `gemini`, `opencode`). */
+    name: z.string(),
+    /** The npm package it comes from. */
+    package: z.string().optional(),
+    /** The exact version the CLI itself reports (`--version`), or null when it could not tell. */
+    version: z.string().nullable(),
+    /** The binary that ran. */
+    binary: z.string().optional(),
+    /** The model as the harness names it, or null for the harness's default. */
+    model: z.string().nullable(),
+    /** The reasoning-effort setting, or null for the harness's default. */
+    effort: z.string().nullable(),
+    /** Further settings that change what the agent does (e.g. OpenCode's context limit and where it comes from). */
+    settings: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).optional(),
+  })
+  .strict();
+
 /** RUN_DIR/run.json: written once, before the first session starts, after every input was checked. */
 export const runConfigSchema = z
   .object({
@@ -10,7 +30,7 @@ export const runConfigSchema = z
     switch_swe_version: z.string(),
     dataset: z.object({ path: z.string(), name: z.string(), version: z.string() }).strict(),
     sessions_file: z.object({ path: z.string(), sha256: z.string(), seed: z.number() }).strict(),
-    agent: z.object({ name: z.string(), options: z.record(z.string(), z.string()) }).strict(),
+    agent: z.object({ name: z.string(), options: z.record(z.string(), z.string()), harness: harnessInfoSchema.optional() }).strict(),
     /** The configuration's name in reports. */
     label: z.string(),
     seed: z.number().int().nonnegative(),

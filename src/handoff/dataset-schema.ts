@@ -23,7 +23,7 @@ const candidateListSchema = z
   .array(candidateSchema, {
     error: (iss) => (iss.input === undefined ? "missing candidates for this field" : "candidates are a list of {id, text}"),
   })
-  .min(2, "a field needs at least two candidates (the answer and a distractor)")
+  .min(1, "a field needs at least one candidate")
   .superRefine((list, ctx) => {
     const first = new Map<string, number>();
     list.forEach((c, i) => {

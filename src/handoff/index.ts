@@ -1,6 +1,7 @@
 /** The handoff continuity benchmark: what the CLI (and other stages) may use. */
 export { CONDITIONS, DEFAULT_RUBRIC, FIELDS, type Condition, type Field, type Rubric } from "./fields.js";
 export { handoffDatasetSchema, type HandoffCase, type HandoffDataset } from "./dataset-schema.js";
+export { datasetWarnings } from "./dataset-warnings.js";
 export { datasetLabel, loadHandoffDataset, parseHandoffDataset, type LoadedHandoffDataset } from "./load-dataset.js";
 export { submissionSchema, RETRY_ON, type RetryOn, type Submission, type SubmissionRecord } from "./submission-schema.js";
 export { scoreSubmission, scoreField, setF1, type ScoreProblem, type ScoreResult } from "./score.js";

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { basename } from "node:path";
-import { InputError, inputError, zodProblems } from "../core/errors.js";
+import { formatProblem, InputError, inputError, zodProblems, type Problem } from "../core/errors.js";
 import { readTextFile } from "../core/json-file.js";
 import { handoffDatasetSchema, type HandoffDataset } from "./dataset-schema.js";
 
@@ -20,8 +20,19 @@ export function parseHandoffDataset(file: string, text: string): LoadedHandoffDa
     throw inputError(file, "", `not valid JSON (${(e as Error).message})`);
   }
   const parsed = handoffDatasetSchema.safeParse(raw);
-  if (!parsed.success) throw new InputError(zodProblems(file, parsed.error));
+  if (!parsed.success) throw new InputError(uniqueProblems(zodProblems(file, parsed.error)));
   return { file, sha256: createHash("sha256").update(text).digest("hex"), dataset: parsed.data };
+}
+
+/** Each problem once, in order of first appearance. */
+export function uniqueProblems(list: readonly Problem[]): Problem[] {
+  const seen = new Set<string>();
+  return list.filter((p) => {
+    const line = formatProblem(p);
+    if (seen.has(line)) return false;
+    seen.add(line);
+    return true;
+  });
 }
 
 export function loadHandoffDataset(file: string): LoadedHandoffDataset {

@@ -16,6 +16,8 @@ const usageSchema = z
     completion_tokens: z.number().int().nonnegative().optional(),
     cached_tokens: z.number().int().nonnegative().optional(),
     reasoning_tokens: z.number().int().nonnegative().optional(),
+    /** Input tokens written to a prompt cache (reported by protocols that have the field: Anthropic). */
+    cache_write_tokens: z.number().int().nonnegative().optional(),
   })
   .strict();
 

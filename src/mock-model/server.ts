@@ -2,7 +2,11 @@ import { appendFileSync, mkdirSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname } from "node:path";
-import { completionBody, contentText, estimateTokens, streamChunks, type Answer } from "./completion.js";
+import { estimateTokens, writeJson, type Answer, type Protocol, type RequestFacts } from "./answer.js";
+import { anthropicCountTokens, anthropicMessages } from "./anthropic-messages.js";
+import { geminiCountTokens, geminiGenerate } from "./gemini.js";
+import { openaiChat } from "./openai-chat.js";
+import { openaiResponses } from "./openai-responses.js";
 import { fillTemplate, pickTurn, type Script } from "./script.js";
 
 /** One request the server received, as recorded (one JSON line each in the record file). */
@@ -11,8 +15,12 @@ export interface RecordedRequest {
   time: string;
   method: string;
   path: string;
-  /** Index of the script turn that answered, or null for the fallback (or a non-completion request). */
+  /** The protocol that answered (openai-chat, anthropic-messages, openai-responses, gemini, …), if any. */
+  protocol?: string;
+  /** Index of the script turn that answered, or null for the fallback (or a request that is not a model call). */
   turn: number | null;
+  /** The usage the server reported in the answer (absent for errors and non-model requests). */
+  usage?: Answer["usage"];
   body: unknown;
 }
 
@@ -28,6 +36,8 @@ export interface MockModelServer {
   port: number;
   /** `http://127.0.0.1:PORT/v1`, the base URL for OpenAI-compatible clients. */
   baseUrl: string;
+  /** `http://127.0.0.1:PORT`, the base URL for Anthropic and Gemini clients (they add their own path). */
+  origin: string;
   requests(): RecordedRequest[];
   /** Indexes of the script turns not used yet. */
   unusedTurns(): number[];
@@ -36,10 +46,38 @@ export interface MockModelServer {
 
 const maxBodyBytes = 64 * 1024 * 1024;
 
+/** Count-token endpoints first: their paths end like the generating ones. */
+const protocols: readonly Protocol[] = [anthropicCountTokens, geminiCountTokens, openaiChat, anthropicMessages, openaiResponses, geminiGenerate];
+
+function modelList(script: Script, path: string): unknown {
+  if (path.includes("/v1beta/")) return { models: script.models.map((id) => ({ name: `models/${id}`, displayName: id, supportedGenerationMethods: ["generateContent"] })) };
+  return { object: "list", data: script.models.map((id) => ({ id, object: "model", type: "model", created: 0, display_name: id, owned_by: "switch-swe" })) };
+}
+
+/** The answer a turn (or the fallback) gives, with the usage the script names or an estimate. */
+function answerOf(script: Script, facts: RequestFacts, turn: Script["turns"][number] | undefined, vars: Record<string, string>): Answer {
+  const text = turn ? fillTemplate(turn.text ?? "", vars) : script.fallback;
+  const toolCalls = turn?.tool_calls ? fillTemplate(turn.tool_calls, vars) : [];
+  const u = turn?.usage ?? {};
+  return {
+    model: facts.model ?? script.models[0] ?? "mock",
+    text,
+    toolCalls,
+    usage: {
+      inputTokens: u.prompt_tokens ?? estimateTokens(JSON.stringify(facts.prompt) ?? ""),
+      outputTokens: u.completion_tokens ?? estimateTokens(text + JSON.stringify(toolCalls.map((c) => c.arguments))),
+      cachedTokens: u.cached_tokens ?? 0,
+      cacheWriteTokens: u.cache_write_tokens ?? 0,
+      reasoningTokens: u.reasoning_tokens ?? 0,
+    },
+  };
+}
+
 /**
- * A scripted OpenAI-compatible model on 127.0.0.1: `POST /v1/chat/completions` (streamed or not; usage
- * in the final chunk) and `GET /v1/models`. Answers come from the script's turns in order (see pickTurn);
- * every request body is kept and optionally appended to a JSONL file.
+ * A scripted model on 127.0.0.1 that speaks OpenAI chat completions, OpenAI Responses, Anthropic
+ * Messages and Gemini generateContent (each streamed as the real API streams it, usage in the
+ * protocol's own fields), and lists models. Answers come from the script's turns in order (see
+ * pickTurn), whatever the protocol; every request body is kept and optionally appended to a JSONL file.
  */
 export async function startMockModel(opts: MockModelOptions): Promise<MockModelServer> {
   const { script } = opts;
@@ -55,6 +93,7 @@ export async function startMockModel(opts: MockModelOptions): Promise<MockModelS
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? "/").split("?")[0]!;
+    const method = req.method ?? "GET";
     const raw = await readBody(req);
     let body: unknown = raw;
     try {
@@ -62,59 +101,41 @@ export async function startMockModel(opts: MockModelOptions): Promise<MockModelS
     } catch {
       // recorded as text
     }
-    const entry: RecordedRequest = { seq: seq++, time: new Date().toISOString(), method: req.method ?? "GET", path, turn: null, body };
-    if (req.method === "GET" && /\/models$/.test(path)) {
+    const entry: RecordedRequest = { seq: seq++, time: new Date().toISOString(), method, path, turn: null, body };
+    if (method === "GET" && /\/models$/.test(path)) {
       record(entry);
-      return json(res, 200, { object: "list", data: script.models.map((id) => ({ id, object: "model", created: 0, owned_by: "switch-swe" })) });
+      return writeJson(res, 200, modelList(script, path));
     }
-    if (req.method !== "POST" || !/\/chat\/completions$/.test(path)) {
+    const protocol = protocols.find((p) => p.accepts(method, path));
+    if (!protocol) {
       record(entry);
-      return json(res, 404, { error: { message: `not found: ${req.method} ${path}`, type: "invalid_request_error" } });
+      return writeJson(res, 404, { error: { message: `not found: ${method} ${path}`, type: "invalid_request_error" } });
     }
-    if (!body || typeof body !== "object") {
+    entry.protocol = protocol.name;
+    if (!body || typeof body !== "object" || Array.isArray(body)) {
       record(entry);
-      return json(res, 400, { error: { message: "body must be a JSON object", type: "invalid_request_error" } });
+      return protocol.error(res, 400, "body must be a JSON object");
     }
-    const b = body as { model?: unknown; messages?: unknown; tools?: unknown; stream?: unknown };
-    const messages = Array.isArray(b.messages) ? (b.messages as { role?: unknown; content?: unknown }[]) : [];
-    const lastUser = [...messages].reverse().find((m) => m.role === "user");
-    const hasTools = Array.isArray(b.tools) && b.tools.length > 0;
-    const picked = pickTurn(script, used, { lastUserText: contentText(lastUser?.content), hasTools });
+    const facts = protocol.view(body as Record<string, unknown>, path);
+    if (protocol.kind === "count") {
+      record(entry);
+      return protocol.respond(res, answerOf(script, facts, undefined, {}), String(entry.seq), facts);
+    }
+    const picked = pickTurn(script, used, facts);
     if (picked) used.add(picked.index);
     entry.turn = picked?.index ?? null;
-    record(entry);
     const turn = picked ? script.turns[picked.index]! : undefined;
+    const answer = answerOf(script, facts, turn, picked?.vars ?? {});
+    if (!turn?.error) entry.usage = answer.usage;
+    record(entry);
     if (turn?.delay_ms) await new Promise((r) => setTimeout(r, turn.delay_ms));
-    if (turn?.error) return json(res, turn.error.status, { error: { message: turn.error.message, type: "mock_error" } });
-    const text = turn ? fillTemplate(turn.text ?? "", picked!.vars) : script.fallback;
-    const toolCalls = turn?.tool_calls ? fillTemplate(turn.tool_calls, picked!.vars) : [];
-    const promptTokens = estimateTokens(JSON.stringify(messages));
-    const completionTokens = estimateTokens(text + JSON.stringify(toolCalls.map((c) => c.arguments)));
-    const answer: Answer = {
-      model: typeof b.model === "string" ? b.model : (script.models[0] ?? "mock"),
-      text,
-      toolCalls,
-      usage: {
-        prompt_tokens: turn?.usage?.prompt_tokens ?? promptTokens,
-        completion_tokens: turn?.usage?.completion_tokens ?? completionTokens,
-        cached_tokens: turn?.usage?.cached_tokens ?? 0,
-        reasoning_tokens: turn?.usage?.reasoning_tokens ?? 0,
-      },
-    };
-    const id = String(entry.seq);
-    const created = Math.floor(Date.now() / 1000);
-    if (b.stream === true) {
-      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
-      for (const chunk of streamChunks(answer, id, created)) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
-      res.end("data: [DONE]\n\n");
-      return;
-    }
-    json(res, 200, completionBody(answer, id, created));
+    if (turn?.error) return protocol.error(res, turn.error.status, turn.error.message);
+    protocol.respond(res, answer, String(entry.seq), facts);
   };
 
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
-      if (!res.headersSent) json(res, 500, { error: { message: String(e), type: "mock_error" } });
+      if (!res.headersSent) writeJson(res, 500, { error: { message: String(e), type: "mock_error" } });
       else res.end();
     });
   });
@@ -126,6 +147,7 @@ export async function startMockModel(opts: MockModelOptions): Promise<MockModelS
   return {
     port,
     baseUrl: `http://127.0.0.1:${port}/v1`,
+    origin: `http://127.0.0.1:${port}`,
     requests: () => [...recorded],
     unusedTurns: () => script.turns.map((_, i) => i).filter((i) => !used.has(i)),
     close: () =>
@@ -134,11 +156,6 @@ export async function startMockModel(opts: MockModelOptions): Promise<MockModelS
         server.close(() => resolve());
       }),
   };
-}
-
-function json(res: ServerResponse, status: number, value: unknown): void {
-  res.writeHead(status, { "content-type": "application/json" });
-  res.end(JSON.stringify(value));
 }
 
 function readBody(req: IncomingMessage): Promise<string> {

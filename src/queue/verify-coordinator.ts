@@ -49,7 +49,7 @@ export async function verifyOnQueue(p: QueueVerifyParams): Promise<{ verdicts: R
       const file = runFiles.artifact(p.runDir, session);
       const bytes = existsSync(file) ? readFileSync(file) : null;
       const text = bytes === null ? null : bytes.toString("utf8");
-      const kept = p.force ? null : reusableVerdict(p.runDir, session, text);
+      const kept = p.force ? null : reusableVerdict(p.runDir, session, text === null ? null : sha256(text));
       if (kept) {
         out.verdicts[session] = kept;
         out.reused.push(session);

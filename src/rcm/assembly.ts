@@ -56,11 +56,24 @@ export function planAssembly(input: AssemblyInput): AssemblyPlan {
       continue;
     }
     recent++;
-    if (mode === "rcm" && recent > input.keepRecent && covered.has(g.id) && g.actions.length > 0) treatments[i] = "elided";
+    if (mode === "rcm" && recent > input.keepRecent && covered.has(g.id) && worthEliding(g)) treatments[i] = "elided";
   }
-  const visible = new Set(groups.filter((g, i) => treatments[i] !== "dropped").map((g) => g.userMessageId));
+  // What the model reads verbatim: requests that stay, and the exchanges of groups that stay whole.
+  const visible = new Set<string>();
+  groups.forEach((g, i) => {
+    if (treatments[i] === "dropped") return;
+    visible.add(g.userMessageId);
+    if (treatments[i] === "verbatim") for (const [k, x] of g.actions.entries()) visible.add(x.messageId ?? `${g.id}#${k}`);
+  });
   const record = mode === "rcm" && state && state.requests > 0 ? renderTaskState(state, visible) : null;
   return { mode, active, confidence: a.confidence, filtered: true, treatments, record };
+}
+
+/** Exchanges are replaced by the note only when that saves text (a few tool calls with short output do not). */
+function worthEliding(g: Group): boolean {
+  let chars = 0;
+  for (const a of g.actions) chars += actionText(a).length;
+  return chars > 4 * elidedNote.length;
 }
 
 /** The text that stands for an elided group's exchanges. */

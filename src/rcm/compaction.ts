@@ -20,7 +20,8 @@ export function compactionContext(mode: "router" | "rcm", router: RouterState, s
   }
   for (const t of router.tasks) {
     const s = states[t.id];
-    if (s && s.requests > 0) out.push(renderTaskState(s));
+    const record = s && s.requests > 0 ? renderTaskState(s) : null;
+    if (record) out.push(record);
   }
   return out;
 }

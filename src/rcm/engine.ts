@@ -3,7 +3,8 @@ import { auxRoute, auxStateItems, type AuxUsage } from "./aux-model.js";
 import { compactionContext } from "./compaction.js";
 import type { Group } from "./history.js";
 import type { RcmOptions } from "./options.js";
-import { commitAssignment, emptyRouterState, requestFeatures, RouterIndex, routeRequest, type Assignment, type RouterState } from "./router.js";
+import { commitAssignment, emptyRouterState, routeRequest, type Assignment, type RouterState } from "./router.js";
+import { requestFeatures, RouterIndex } from "./router-index.js";
 import { emptyTaskState, type TaskState } from "./state-record.js";
 import { clip, foldGroup } from "./state-updater.js";
 

@@ -32,11 +32,6 @@ export function workspaceOf(text: string): string | null {
   return m ? stripSlash(m[1]!) : null;
 }
 
-export function repositoryOf(text: string): string | null {
-  const m = repositoryLine.exec(text);
-  return m ? m[1]! : null;
-}
-
 function stripSlash(p: string): string {
   return p.length > 1 && p.endsWith("/") ? p.slice(0, -1) : p;
 }
@@ -73,6 +68,8 @@ export function extractRefs(text: string, workspaceHint: string | null = null): 
   for (const m of body.matchAll(backticked)) {
     const inner = m[1]!.trim();
     if (/^[A-Za-z_][\w.]*$/.test(inner)) addSymbol(symbols, paths, inner);
+    // A command line (`ledgerkit register --since`): its words are names of the program and its commands.
+    else if (/^[\w.-]+(?: [\w.=-]+)+$/.test(inner)) for (const w of inner.split(" ")) if (/^[A-Za-z_]\w{2,}$/.test(w)) symbols.add(w);
   }
   for (const m of body.matchAll(identifier)) symbols.add(m[0]);
   for (const m of body.matchAll(callName)) symbols.add(m[1]!);

@@ -53,37 +53,39 @@ function origin(i: StateItem): string {
 }
 
 /**
- * The record as the model reads it. It is labelled as stored state, and it tells the model that the
- * current request wins over it; empty sections are left out. Requirements of requests that the model
- * sees verbatim anyway (`visible`: their message ids) are not repeated: the record then carries what
- * those requests do not show (progress, files, uncertainties) and everything of requests that are no
- * longer in the history (after the host compacted it).
+ * The record as the model reads it, or null when it would tell nothing new. It is labelled as stored
+ * state, and it tells the model that the current request wins over it; empty sections are left out.
+ * Items whose source the model sees verbatim anyway (`visible`: message ids of the requests and
+ * exchanges that stay in the history) are not repeated: the record carries what the history no
+ * longer shows (exchanges replaced by the record, everything a compaction removed), so it never costs
+ * tokens for what the model already reads.
  */
-export function renderTaskState(s: TaskState, visible: ReadonlySet<string> = new Set()): string {
-  const hidden = (i: StateItem) => i.kind === "requirement" && visible.has(i.source);
+export function renderTaskState(s: TaskState, visible: ReadonlySet<string> = new Set()): string | null {
+  const shown = (i: StateItem) => !visible.has(i.source);
   // The workspace is named by the visible requests themselves; a record read without them names it.
   const workspace = s.workspace && visible.size === 0 ? ` workspace="${s.workspace}"` : "";
-  const lines = [
-    `${recordOpen} task="${s.task}"${workspace}>`,
-    "Stored state of this task from earlier turns; the current request overrides it. Kinds: requirement (user), observation (tool result), claim (assistant, unverified).",
-  ];
-  if (s.goal) lines.push(`Goal: ${clip(s.goal.text, 100)} [${origin(s.goal)}]`);
+  const body: string[] = [];
+  if (s.goal && shown(s.goal)) body.push(`Goal: ${clip(s.goal.text, 100)} [${origin(s.goal)}]`);
   const section = (title: string, items: StateItem[]) => {
     if (items.length === 0) return;
-    lines.push(`${title}:`);
-    for (const i of items) lines.push(`- ${i.text} [${origin(i)}]`);
+    body.push(`${title}:`);
+    for (const i of items) body.push(`- ${i.text} [${origin(i)}]`);
   };
-  section("Constraints", s.constraints.filter((i) => !hidden(i)));
-  section("Completed", s.completed);
-  const pending = s.pending.map((i) => (hidden(i) ? { ...i, text: `request ${i.request} (no change seen yet)` } : i));
-  section("Pending", pending);
+  section("Constraints", s.constraints.filter(shown));
+  section("Completed", s.completed.filter(shown));
+  section("Pending", s.pending.filter(shown));
   // Files already named in a completed item are not listed again.
-  const inCompleted = new Set(s.completed.flatMap((i) => i.paths ?? []));
-  const files = s.files.filter((f) => !hidden(f) && !inCompleted.has(f.text.replace(/ \(\w+\)$/, "")));
-  if (files.length > 0) lines.push(`Files: ${files.map((f) => f.text).join(", ")}`);
-  const symbols = s.symbols.filter((f) => !hidden(f));
-  if (symbols.length > 0) lines.push(`Symbols: ${symbols.map((f) => f.text).join(", ")}`);
-  section("Open uncertainties", s.uncertainties);
-  lines.push(recordClose);
-  return lines.join("\n");
+  const inCompleted = new Set(s.completed.filter(shown).flatMap((i) => i.paths ?? []));
+  const files = s.files.filter((f) => shown(f) && !inCompleted.has(f.text.replace(/ \(\w+\)$/, "")));
+  if (files.length > 0) body.push(`Files: ${files.map((f) => f.text).join(", ")}`);
+  const symbols = s.symbols.filter(shown);
+  if (symbols.length > 0) body.push(`Symbols: ${symbols.map((f) => f.text).join(", ")}`);
+  section("Open uncertainties", s.uncertainties.filter(shown));
+  if (body.length === 0) return null;
+  return [
+    `${recordOpen} task="${s.task}"${workspace}>`,
+    "Stored state of this task; the current request overrides it. [requirement: user; observation: tool result; claim: assistant, unverified]",
+    ...body,
+    recordClose,
+  ].join("\n");
 }

@@ -1,12 +1,12 @@
 import { isWritingTool, type Action, type Group } from "./history.js";
 import { extractRefs, normalizePath } from "./refs.js";
-import { toolPaths } from "./router.js";
+import { toolPaths } from "./router-index.js";
 import type { StateItem, TaskState } from "./state-record.js";
 
 /** Bounds of the record: the newest items of each section are kept. */
 export const stateLimits = { constraints: 6, completed: 6, pending: 4, files: 12, symbols: 12, uncertainties: 4, itemChars: 140 } as const;
 
-const constraintWords =
+export const constraintWords =
   /\b(must|must not|should|shouldn't|never|always|do not|don't|only|ensure|make sure|keep|leave|unchanged|required|requires|without|instead of|stay(s)?)\b/i;
 const completionClaim =
   /\b(added|updated|implemented|fixed|created|changed|wrote|written|removed|renamed|refactored|completed|finished|done)\b/i;

@@ -40,7 +40,7 @@ const assignmentSchema = z
   .object({
     task: z.string().nullable(),
     confidence: z.number(),
-    method: z.enum(["first", "workspace", "refs", "similarity", "aux", "shared", "follow-up", "new", "ambiguous"]),
+    method: z.enum(["first", "workspace", "refs", "similarity", "aux", "shared", "closing", "follow-up", "new", "ambiguous"]),
   })
   .strict();
 

@@ -1,3 +1,4 @@
+import { harnessInfoSchema } from "../formats/run-config.js";
 import type { RunInput } from "./read-run.js";
 import type { ConfigReport } from "./report-schema.js";
 import { buildGroupSections } from "./groups.js";
@@ -13,7 +14,7 @@ export function buildConfigReport(input: RunInput, opts: BootstrapOptions = {}):
   return {
     label: input.label,
     run_dir: input.runDir,
-    agent: { name: input.config.agent.name, options: input.config.agent.options ?? null },
+    agent: { name: input.config.agent.name, options: input.config.agent.options ?? null, harness: harnessInfoSchema.safeParse(input.config.agent.harness).data ?? null },
     dataset: {
       name: input.config.dataset?.name ?? input.sessions.dataset.name,
       version: input.config.dataset?.version ?? input.sessions.dataset.version,

@@ -1,3 +1,4 @@
+import { harnessInfoSchema } from "../formats/run-config.js";
 import { z } from "zod";
 import { conditionSchema, localitySchema, workspaceNameSchema } from "../formats/sessions.js";
 import { testStatusSchema } from "../formats/verdict.js";
@@ -203,7 +204,8 @@ export const configReportSchema = z
   .object({
     label: z.string(),
     run_dir: z.string(),
-    agent: z.object({ name: z.string(), options: z.unknown() }).strict(),
+    /** `harness`: what run.json recorded about a real CLI agent (null for other agents and older runs). */
+    agent: z.object({ name: z.string(), options: z.unknown(), harness: harnessInfoSchema.nullable() }).strict(),
     dataset: z.object({ name: z.string().nullable(), version: z.string().nullable(), path: z.string().nullable() }).strict(),
     sessions_file: z.object({ path: z.string(), sha256: z.string().nullable(), pairs: z.number().int() }).strict(),
     groups: byGroup(groupResultSchema),

@@ -290,8 +290,21 @@ function warningsSection(report: Report): Section | null {
 }
 
 /** The report as the ordered tables every text format shows. Pure. */
+/** The harness table: which CLI, exact version, model and effort each configuration ran (real CLI agents). */
+function harnessSection(report: Report): Section | null {
+  const rows = report.configs.flatMap((c) => {
+    const h = c.agent.harness;
+    if (!h) return [];
+    const settings = Object.entries(h.settings ?? {}).map(([k, v]) => `${k}=${String(v)}`).join(", ");
+    return [[c.label, h.name, h.version ?? "?", h.model ?? "(default)", h.effort ?? "(default)", settings]];
+  });
+  if (rows.length === 0) return null;
+  return { id: "harness", title: "Harness", notes: ["Version as the CLI reported it when the run started; model and effort as given (default: the harness's own)."], columns: [L("configuration"), L("harness"), L("version"), L("model"), L("effort"), L("settings")], rows };
+}
+
 export function reportSections(report: Report): Section[] {
   return [
+    harnessSection(report),
     resolutionSection(report),
     comparisonSection(report),
     attributionSection(report),

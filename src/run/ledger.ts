@@ -1,3 +1,4 @@
+import { inputError } from "../core/errors.js";
 import Database from "better-sqlite3";
 
 /**
@@ -45,6 +46,15 @@ CREATE TABLE IF NOT EXISTS attempts (
 
 const now = () => new Date().toISOString();
 
+/** SQLite's codes (and extended codes) for a file that is not, or no longer, a database. */
+const unreadablePrefixes = ["SQLITE_NOTADB", "SQLITE_CORRUPT", "SQLITE_CANTOPEN"];
+
+function unreadableLedger(file: string, e: unknown): Error {
+  const code = (e as { code?: unknown }).code;
+  if (typeof code !== "string" || !unreadablePrefixes.some((p) => code.startsWith(p))) return e as Error;
+  return inputError(file, "", `the run's ledger is unreadable (${(e as Error).message}); restore it from a backup, or start a new run`);
+}
+
 /** The run's ledger: which attempt of which session started and how it ended (SQLite, WAL, fsync'd). */
 export class Ledger {
   private readonly db: Database.Database;
@@ -60,12 +70,21 @@ export class Ledger {
     }
   }
 
+  /** Opens (or creates) the ledger; one that is not a readable SQLite database is bad input naming the file. */
   static open(file: string): Ledger {
-    return new Ledger(file, false);
+    try {
+      return new Ledger(file, false);
+    } catch (e) {
+      throw unreadableLedger(file, e);
+    }
   }
 
   static openReadonly(file: string): Ledger {
-    return new Ledger(file, true);
+    try {
+      return new Ledger(file, true);
+    } catch (e) {
+      throw unreadableLedger(file, e);
+    }
   }
 
   /** Records this process as an invocation of the run; attempts it starts refer to it. */

@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { InputError, inputError } from "../core/errors.js";
-import { readJsonWith, writeJsonAtomic } from "../core/json-file.js";
+import { parseJsonWith, readJsonWith, writeJsonAtomic } from "../core/json-file.js";
 import { loadDataset, type Dataset } from "../dataset/load.js";
 import { sessionsFileSchema } from "../formats/sessions.js";
 import { createAgent } from "../agents/registry.js";
@@ -13,7 +13,8 @@ import { runFiles } from "../formats/run-layout.js";
 import { Ledger } from "./ledger.js";
 import { nowIso, type ProgressSink } from "./progress-events.js";
 import { mapPool } from "../core/pool.js";
-import { acquireRunLock } from "./run-lock.js";
+import { claimRunDir, emptyButLock } from "./run-dir-claim.js";
+import { DiskFullStop, firstLine, fullDiskBehind, isDiskFull } from "../core/disk-full.js";
 import { defaultLabel, recordedPath, runConfigSchema, type RunConfig } from "../formats/run-config.js";
 import { assertSameRun } from "./same-run.js";
 import { selectSessions, type ConditionChoice, type SelectedSession } from "./session-selection.js";
@@ -21,6 +22,7 @@ import type { SessionSummary } from "../formats/session-summary.js";
 import { sessionsMismatch } from "./sessions-match.js";
 import { attemptWorkDir } from "./session-dir.js";
 import { verifyAfterRun } from "./verify-hook.js";
+import { reapNotices, reapStaleScratch } from "../testbed/verifier-scratch.js";
 import { removeWorkDir } from "./workspaces.js";
 import { sha256 } from "../core/digest.js";
 
@@ -89,20 +91,14 @@ interface Prepared {
 }
 
 
-function isEmptyDir(dir: string): boolean {
-  return readdirSync(dir).length === 0;
-}
-
-/** Checks every input before anything is written; returns what the run needs. */
-function prepare(opts: RunOptions): Prepared {
-  const runDir = resolve(opts.out);
+/** Checks every input before anything is written (the caller holds the run directory's lock). */
+function prepare(runDir: string, opts: RunOptions): Prepared {
   const configFile = runFiles.config(runDir);
   let previous: RunConfig | null = null;
-  if (existsSync(runDir) && !statSync(runDir).isDirectory()) throw inputError(runDir, "", "exists and is not a directory");
   if (opts.resume) {
     if (!existsSync(configFile)) throw inputError(runDir, "", "no run.json here: nothing to resume (start the run without --resume)");
     previous = readJsonWith(configFile, runConfigSchema);
-  } else if (existsSync(runDir) && !isEmptyDir(runDir)) {
+  } else if (!emptyButLock(runDir)) {
     throw inputError(runDir, "", "already exists and is not empty (add --resume to continue the run in it, or choose another --out)");
   }
 
@@ -116,6 +112,7 @@ function prepare(opts: RunOptions): Prepared {
 
   const agent = createAgent(agentName, agentOptions);
   const dataset = loadDataset(datasetPath);
+  // Read once: the hash in run.json is of the very bytes that were parsed.
   const sessionsText = (() => {
     try {
       return readFileSync(resolve(sessionsPath));
@@ -123,7 +120,7 @@ function prepare(opts: RunOptions): Prepared {
       throw inputError(resolve(sessionsPath), "", "file not found");
     }
   })();
-  const sessions = readJsonWith(resolve(sessionsPath), sessionsFileSchema);
+  const sessions = parseJsonWith(resolve(sessionsPath), sessionsText.toString("utf8"), sessionsFileSchema);
   const problems = sessionsMismatch(sessions, resolve(sessionsPath), dataset);
   if (problems.length > 0) throw new InputError(problems.slice(0, 20));
   const condition = opts.condition ?? previous?.condition ?? "both";
@@ -159,17 +156,27 @@ function prepare(opts: RunOptions): Prepared {
  * `concurrency` sessions at a time. Sessions hit by infrastructure faults are retried (twice).
  */
 export async function runSessions(opts: RunOptions): Promise<RunOutcome> {
-  const prep = prepare(opts);
+  // The lock first: a second `run` on the same directory fails here, having read and written nothing.
+  const claim = claimRunDir(opts.out);
+  let prep: Prepared | undefined;
+  let ledger: Ledger;
+  try {
+    prep = prepare(claim.runDir, opts);
+    // The harness is asked once, when the run starts (a resumed run keeps what run.json says).
+    if (!prep.existing && prep.agent.describe) prep.config.agent.harness = await prep.agent.describe();
+    if (!prep.existing) writeJsonAtomic(runFiles.config(claim.runDir), prep.config);
+    ledger = Ledger.open(runFiles.ledger(claim.runDir));
+  } catch (e) {
+    // A new run that could not start leaves nothing behind; an existing one is left as it was.
+    claim.abandon(prep !== undefined && !prep.existing);
+    throw e;
+  }
   const { runDir, config } = prep;
-  mkdirSync(runDir, { recursive: true });
-  if (!prep.existing) writeJsonAtomic(runFiles.config(runDir), config);
-  const release = acquireRunLock(runDir);
-  const ledger = Ledger.open(runFiles.ledger(runDir));
   const started = Date.now();
   const signal = opts.signal ?? new AbortController().signal;
   const outcome: RunOutcome = { runDir, finished: [], failed: [], skipped: [], interrupted: false };
-  const backend = opts.backend;
-  const backendRun: BackendRun = { runDir, config, dataset: prep.dataset, ledger, progress: opts.progress, signal, concurrency: opts.concurrency };
+  const { backend } = opts, backendRun: BackendRun = { runDir, config, dataset: prep.dataset, ledger, progress: opts.progress, signal, concurrency: opts.concurrency };
+  const diskFull = new DiskFullStop();
   try {
     ledger.startInvocation(prep.existing);
     if (backend) await backend.recover(backendRun);
@@ -179,6 +186,8 @@ export async function runSessions(opts: RunOptions): Promise<RunOutcome> {
       if (group !== null) opts.progress({ type: "warning", time: nowIso(), session: cut.session, message: `ended the agent process group ${group} left running by the cut-off attempt ${cut.attempt}` });
       await removeWorkDir(workDir);
     }
+    // A run killed while verifying left the verifier's test commands and scratch behind: end them.
+    if (prep.existing) for (const message of reapNotices(reapStaleScratch())) opts.progress({ type: "warning", time: nowIso(), message });
     const finished = ledger.finishedSessions();
     const todo = prep.selected.filter((s) => !finished.has(s.session));
     outcome.skipped = prep.selected.filter((s) => finished.has(s.session)).map((s) => s.session);
@@ -195,15 +204,20 @@ export async function runSessions(opts: RunOptions): Promise<RunOutcome> {
     if (backend) await backend.run(todo, backendRun, outcome);
     else
       await mapPool(todo, opts.concurrency, async (s) => {
-        if (signal.aborted) return;
-        const status = await runWithRetries(s, prep, ledger, opts, signal);
-        if (status === "finished") outcome.finished.push(s.session);
-        else if (status === "failed") outcome.failed.push(s.session);
+        // A full disk stops the run from taking new sessions: each would fail the same way.
+        if (signal.aborted || diskFull.stopped) return;
+        try {
+          const status = await runWithRetries(s, prep, ledger, opts, signal);
+          if (status === "finished") outcome.finished.push(s.session);
+          else if (status === "failed") outcome.failed.push(s.session);
+        } catch (e) {
+          if (!diskFull.record(s.session, e)) throw e;
+        }
       });
     outcome.interrupted = signal.aborted;
 
     // The single call site of verification (see verify-hook.ts).
-    if (opts.verify && !outcome.interrupted) {
+    if (opts.verify && !outcome.interrupted && !diskFull.stopped) {
       if (backend) await backend.verify(backendRun, config.sessions_selected);
       else await verifyAfterRun(runDir, config.sessions_selected, opts.concurrency, opts.progress);
     }
@@ -218,11 +232,27 @@ export async function runSessions(opts: RunOptions): Promise<RunOutcome> {
       interrupted: signal.aborted,
       elapsed_ms: Date.now() - started,
     });
-    ledger.endInvocation(signal.aborted ? "interrupted" : outcome.failed.length > 0 ? "some sessions failed" : "ok");
-    ledger.close();
-    release();
+    endLedger(ledger, signal.aborted ? "interrupted" : diskFull.stopped ? "disk full" : outcome.failed.length > 0 ? "some sessions failed" : "ok");
+    claim.release();
   }
+  const stop = diskFull.error(
+    (f) =>
+      `${runDir}: the disk is full (${f.reason}); session ${f.item} stopped as an infrastructure fault and no new session was started ` +
+      `(${outcome.finished.length} finished now, ${outcome.skipped.length} earlier; all kept). Free space, then continue with: switch-swe run --out ${runDir} --resume`,
+  );
+  if (stop) throw stop;
   return outcome;
+}
+
+/** Ends this invocation in the ledger; on a full disk that record is lost, and --resume copes without it. */
+function endLedger(ledger: Ledger, result: string): void {
+  try {
+    ledger.endInvocation(result);
+  } catch (e) {
+    if (!isDiskFull(e)) throw e;
+  } finally {
+    ledger.close();
+  }
 }
 
 async function runWithRetries(
@@ -261,6 +291,12 @@ async function runWithRetries(
       opts.progress({ type: "session_end", time: nowIso(), session: s.session, attempt, status: "finished" });
       return "finished";
     } catch (e) {
+      const full = signal.aborted ? null : fullDiskBehind(e, runDir);
+      if (full) {
+        // Not the agent's doing, and no retry helps until there is space: the run stops (see runSessions).
+        endOnFullDisk(ledger, opts, s.session, attempt, full);
+        throw full;
+      }
       if (!(e instanceof AttemptAborted)) {
         // A harness error outside the attempt's own handling: this session fails, the others go on.
         const detail = e instanceof Error ? (e.stack ?? e.message) : String(e);
@@ -278,6 +314,17 @@ async function runWithRetries(
   }
   if (last) writeSummary(runDir, last.partial, ledger, null);
   return "failed";
+}
+
+/** Records the attempt as an infrastructure fault where the ledger still can (else --resume marks it cut off). */
+function endOnFullDisk(ledger: Ledger, opts: RunOptions, session: string, attempt: number, e: unknown): void {
+  const detail = `the disk is full: ${firstLine(e)}`;
+  try {
+    ledger.end(session, attempt, "infra_fault", detail);
+  } catch (again) {
+    if (!isDiskFull(again)) throw again;
+  }
+  opts.progress({ type: "session_end", time: nowIso(), session, attempt, status: "infra_fault", retry: false, detail });
 }
 
 /** session.json of an attempt, with the ledger's list of attempts (`current` overrides its own row). */

@@ -2,6 +2,7 @@ import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, statSync } fr
 import { join } from "node:path";
 import { cacheRoot } from "../dataset/repo-cache.js";
 import { envsRoot } from "./env-cache.js";
+import { listScratch, type ScratchDir } from "./verifier-scratch.js";
 
 export interface EnvInfo {
   key: string;
@@ -21,6 +22,8 @@ export interface CacheInfo {
   root: string;
   repos: { count: number; bytes: number };
   envs: EnvInfo[];
+  /** The verifier's scratch directories (checkouts being verified; stale ones a dead verifier left). */
+  scratch: ScratchDir[];
 }
 
 /** Bytes under a directory (symbolic links count as themselves, never followed). */
@@ -67,7 +70,7 @@ export function cacheInfo(): CacheInfo {
       });
     }
   }
-  return { root, repos: { count: repos.length, bytes: diskUsage(reposDir) }, envs };
+  return { root, repos: { count: repos.length, bytes: diskUsage(reposDir) }, envs, scratch: listScratch(diskUsage) };
 }
 
 export interface ClearResult {

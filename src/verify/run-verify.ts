@@ -1,10 +1,11 @@
-import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { InputError, inputError, type Problem } from "../core/errors.js";
 import { readJson, writeJsonAtomic } from "../core/json-file.js";
-import { loadDataset, taskById, type Dataset } from "../dataset/load.js";
+import { loadDataset, taskById, type Dataset, type LoadedTask } from "../dataset/load.js";
+import { DiskFullStop } from "../core/disk-full.js";
+import { defaultMaxArtifactMb, inspectArtifact, oversizedReason, readArtifactText, refusedVerdict } from "./artifact-file.js";
+import { openScratch, reapNotices, reapStaleScratch, type Scratch } from "../testbed/verifier-scratch.js";
 import { recordedPath } from "../formats/run-config.js";
 import { runFiles } from "../formats/run-layout.js";
 import { parseSessionId } from "../formats/sessions.js";
@@ -20,7 +21,11 @@ export interface VerifyRunOptions {
   force?: boolean;
   maxInfraRetries?: number;
   setupTimeoutMs?: number;
+  /** Artifacts larger than this are not read: their verdict is `not applied` (default defaultMaxArtifactMb). */
+  maxArtifactMb?: number;
   onProgress?: (event: VerifyProgress) => void;
+  /** Told what was cleaned up after a verifier that died (its test commands, its scratch directory). */
+  onNotice?: (message: string) => void;
 }
 
 export interface VerifyProgress {
@@ -48,17 +53,8 @@ export function runDataset(runDir: string): Dataset {
   return loadDataset(recordedPath(runDir, p));
 }
 
-function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
-}
-
-function readArtifact(runDir: string, session: string): string | null {
-  const file = runFiles.artifact(runDir, session);
-  return existsSync(file) ? readFileSync(file, "utf8") : null;
-}
-
-/** An existing verdict that may be kept: same artifact bytes, and not an infrastructure fault. */
-export function reusableVerdict(runDir: string, session: string, artifact: string | null): Verdict | null {
+/** An existing verdict that may be kept: same artifact bytes, not an infrastructure fault, not refused for its size. */
+export function reusableVerdict(runDir: string, session: string, artifactSha256: string | null): Verdict | null {
   const file = runFiles.verdict(runDir, session);
   if (!existsSync(file)) return null;
   let parsed;
@@ -69,8 +65,9 @@ export function reusableVerdict(runDir: string, session: string, artifact: strin
   }
   if (!parsed.success) return null;
   const v = parsed.data;
-  if (v.infra_fault) return null;
-  return v.artifact_sha256 === (artifact === null ? null : sha256(artifact)) ? v : null;
+  // A size refusal is cheap to redo, and the limit may have changed since.
+  if (v.infra_fault || v.apply_error?.includes("(--max-artifact-mb)")) return null;
+  return v.artifact_sha256 === artifactSha256 ? v : null;
 }
 
 /** The focus task a session was run for: session.json's `focus`, else (no summary yet) from the session id. */
@@ -127,44 +124,99 @@ export async function verifyRun(runDir: string, opts: VerifyRunOptions = {}): Pr
   if (problems.length > 0) throw new InputError(problems);
 
   const result: VerifyRunResult = { verdicts: {}, reused: [], verified: [] };
+  for (const notice of reapNotices(reapStaleScratch())) opts.onNotice?.(notice);
+  const ctx: JobContext = { root, dataset, tasks, opts, scratch: openScratch(), maxBytes: (opts.maxArtifactMb ?? defaultMaxArtifactMb) * 1024 * 1024 };
+  const diskFull = new DiskFullStop();
   let done = 0;
   let next = 0;
   const worker = async () => {
-    while (next < jobs.length) {
+    // A full disk stops new verifications: each would fail the same way.
+    while (next < jobs.length && !diskFull.stopped) {
       const job = jobs[next++]!;
-      const artifact = readArtifact(root, job.session);
-      let verdict = opts.force ? null : reusableVerdict(root, job.session, artifact);
-      const reused = verdict !== null;
-      if (!verdict) {
-        const workRoot = mkdtempSync(join(tmpdir(), "switch-swe-verify-"));
-        try {
-          verdict = await verifyArtifact({
-            dataset,
-            task: tasks.get(job.taskId)!,
-            artifactText: artifact,
-            workRoot,
-            session: job.session,
-            logFile: runFiles.verifyLog(root, job.session),
-            logLabel: `sessions/${job.session}/verify.log`,
-            ...(opts.maxInfraRetries !== undefined ? { maxInfraRetries: opts.maxInfraRetries } : {}),
-            ...(opts.setupTimeoutMs !== undefined ? { setupTimeoutMs: opts.setupTimeoutMs } : {}),
-          });
-        } finally {
-          rmSync(workRoot, { recursive: true, force: true, maxRetries: 3 });
-        }
-        writeJsonAtomic(runFiles.verdict(root, job.session), verdict);
-        result.verified.push(job.session);
-      } else {
-        result.reused.push(job.session);
+      let r: { verdict: Verdict; reused: boolean };
+      try {
+        r = await verifyJob(ctx, job);
+      } catch (e) {
+        if (diskFull.record(job.session, e)) continue;
+        throw e;
       }
-      result.verdicts[job.session] = verdict;
+      if (r.verdict.infra_fault) diskFull.record(job.session, r.verdict.infra_reason);
+      (r.reused ? result.reused : result.verified).push(job.session);
+      result.verdicts[job.session] = r.verdict;
       done++;
-      opts.onProgress?.({ session: job.session, verdict, reused, done, total: jobs.length });
+      opts.onProgress?.({ session: job.session, verdict: r.verdict, reused: r.reused, done, total: jobs.length });
     }
   };
   const n = Math.max(1, Math.min(opts.concurrency ?? 2, jobs.length || 1));
-  await Promise.all(Array.from({ length: n }, worker));
+  try {
+    await Promise.all(Array.from({ length: n }, worker));
+  } finally {
+    ctx.scratch.close();
+  }
+  const stop = diskFull.error(
+    (f) =>
+      `${root}: the disk is full (${f.reason}); stopped at session ${f.item}: ${done} verdict(s) written or kept, ${jobs.length - done} not; ` +
+      `verdicts and logs written before are unchanged. Free space, then run: switch-swe verify ${root}`,
+  );
+  if (stop) throw stop;
   result.verified.sort();
   result.reused.sort();
   return result;
+}
+
+interface JobContext {
+  root: string;
+  dataset: Dataset;
+  tasks: Map<string, LoadedTask>;
+  opts: VerifyRunOptions;
+  scratch: Scratch;
+  maxBytes: number;
+}
+
+/**
+ * Verifies one session (or keeps its verdict). The new log is written beside the old one and both files
+ * replace the old ones only once the verdict is complete: a failure (a full disk) leaves them as they were.
+ */
+async function verifyJob(ctx: JobContext, job: { session: string; taskId: string }): Promise<{ verdict: Verdict; reused: boolean }> {
+  const { root, opts } = ctx;
+  const info = await inspectArtifact(runFiles.artifact(root, job.session), ctx.maxBytes);
+  const sha = info.kind === "none" ? null : info.sha256;
+  const kept = opts.force ? null : reusableVerdict(root, job.session, sha);
+  if (kept) return { verdict: kept, reused: true };
+  const task = ctx.tasks.get(job.taskId)!;
+  const logFile = runFiles.verifyLog(root, job.session);
+  const newLog = `${logFile}.partial`;
+  const logLabel = `sessions/${job.session}/verify.log`;
+  try {
+    let verdict: Verdict;
+    if (info.kind === "file" && info.oversized) {
+      const reason = oversizedReason(info.bytes, ctx.maxBytes);
+      writeFileSync(newLog, `verification of ${job.session} (task ${task.id}) at ${new Date().toISOString()}\nnot applied: ${reason}\n`);
+      verdict = refusedVerdict(task, job.session, info.sha256, reason, logLabel);
+    } else {
+      const workRoot = ctx.scratch.workDir(job.session);
+      try {
+        verdict = await verifyArtifact({
+          dataset: ctx.dataset,
+          task,
+          artifactText: readArtifactText(info),
+          artifactSha256: sha,
+          workRoot,
+          session: job.session,
+          logFile: newLog,
+          logLabel,
+          ...(opts.maxInfraRetries !== undefined ? { maxInfraRetries: opts.maxInfraRetries } : {}),
+          ...(opts.setupTimeoutMs !== undefined ? { setupTimeoutMs: opts.setupTimeoutMs } : {}),
+        });
+      } finally {
+        rmSync(workRoot, { recursive: true, force: true, maxRetries: 3 });
+      }
+    }
+    writeJsonAtomic(runFiles.verdict(root, job.session), verdict);
+    renameSync(newLog, logFile);
+    return { verdict, reused: false };
+  } catch (e) {
+    rmSync(newLog, { force: true });
+    throw e;
+  }
 }

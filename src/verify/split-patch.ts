@@ -1,3 +1,5 @@
+import { closeSync, openSync, writeSync } from "node:fs";
+
 /**
  * Splits a unified diff into one raw text block per file, without rewriting a byte, so that a
  * block can be dropped and the rest re-joined and applied (binary `GIT binary patch` blocks,
@@ -22,100 +24,99 @@ export interface PatchBlock {
   deleted: boolean;
 }
 
+/** One file's section: a contiguous range of the patch text (offsets, so a large patch is never copied). */
 interface Draft {
-  lines: string[];
+  start: number;
+  end: number;
   gitHeader: boolean;
   sawMinus: boolean;
   sawHunk: boolean;
 }
 
-function splitLines(text: string): string[] {
-  const out: string[] = [];
-  let start = 0;
-  for (let i = 0; i < text.length; i++) {
-    if (text.charCodeAt(i) === 10) {
-      out.push(text.slice(start, i + 1));
-      start = i + 1;
-    }
-  }
-  if (start < text.length) out.push(text.slice(start));
-  return out;
+/** The end of the line starting at `pos` (after its newline), and the end of its content (before `\r?\n`). */
+function lineAt(text: string, pos: number): { end: number; bareEnd: number } {
+  const nl = text.indexOf("\n", pos);
+  if (nl < 0) return { end: text.length, bareEnd: text.length };
+  return { end: nl + 1, bareEnd: nl > pos && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl };
 }
 
 const hunkHeader = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/;
 
+/** Inside a hunk: the line's kind by its first character ("" for an empty line, as git writes blank context). */
+function hunkLineKind(text: string, pos: number, bareEnd: number): " " | "-" | "+" | "\\" | null {
+  if (pos === bareEnd) return " ";
+  const c = text[pos];
+  return c === " " || c === "-" || c === "+" || c === "\\" ? c : null;
+}
+
 /** The raw per-file blocks of a diff. Text before the first file header (a commit message) is dropped. */
 export function splitPatch(text: string): PatchBlock[] {
-  const lines = splitLines(text);
   const drafts: Draft[] = [];
   let cur: Draft | null = null;
   let remOld = 0;
   let remNew = 0;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    const bare = line.replace(/\r?\n$/, "");
+  for (let pos = 0; pos < text.length; ) {
+    const { end, bareEnd } = lineAt(text, pos);
+    const line = { pos, end };
+    pos = end;
     if (remOld > 0 || remNew > 0) {
-      const c = bare[0];
-      if (c === " " || bare === "") {
-        remOld--;
-        remNew--;
-        cur!.lines.push(line);
-        continue;
-      }
-      if (c === "-") {
-        remOld--;
-        cur!.lines.push(line);
-        continue;
-      }
-      if (c === "+") {
-        remNew--;
-        cur!.lines.push(line);
-        continue;
-      }
-      if (c === "\\") {
-        cur!.lines.push(line);
+      const kind = hunkLineKind(text, line.pos, bareEnd);
+      if (kind !== null) {
+        if (kind !== "+" && kind !== "\\") remOld--;
+        if (kind !== "-" && kind !== "\\") remNew--;
+        cur!.end = end;
         continue;
       }
       // A truncated hunk: fall through and read the line as a header.
       remOld = 0;
       remNew = 0;
     }
-    if (bare.startsWith("\\")) {
+    if (text.charCodeAt(line.pos) === 92) {
       // "\ No newline at end of file" right after a hunk's last line.
-      if (cur) cur.lines.push(line);
+      if (cur) cur.end = end;
       continue;
     }
-    if (bare.startsWith("diff --git ")) {
-      cur = { lines: [line], gitHeader: true, sawMinus: false, sawHunk: false };
+    if (text.startsWith("diff --git ", line.pos)) {
+      cur = { start: line.pos, end, gitHeader: true, sawMinus: false, sawHunk: false };
       drafts.push(cur);
       continue;
     }
-    const next = lines[i + 1]?.replace(/\r?\n$/, "");
-    if (bare.startsWith("--- ") && next !== undefined && next.startsWith("+++ ")) {
+    if (text.startsWith("--- ", line.pos) && end < text.length && text.startsWith("+++ ", end)) {
       if (!cur || cur.sawMinus || cur.sawHunk || !cur.gitHeader) {
-        cur = { lines: [], gitHeader: false, sawMinus: false, sawHunk: false };
+        cur = { start: line.pos, end, gitHeader: false, sawMinus: false, sawHunk: false };
         drafts.push(cur);
       }
       cur.sawMinus = true;
-      cur.lines.push(line);
+      cur.end = end;
       continue;
     }
-    const m = hunkHeader.exec(bare);
+    const m = cur && text.startsWith("@@ -", line.pos) ? hunkHeader.exec(text.slice(line.pos, bareEnd)) : null;
     if (m && cur) {
       remOld = m[1] === undefined ? 1 : Number(m[1]);
       remNew = m[2] === undefined ? 1 : Number(m[2]);
       cur.sawHunk = true;
-      cur.lines.push(line);
+      cur.end = end;
       continue;
     }
-    if (cur) cur.lines.push(line);
+    if (cur) cur.end = end;
   }
-  return drafts.map(toBlock);
+  return drafts.map((d) => toBlock(text, d));
 }
 
 /** Re-joins blocks into one patch text. */
 export function joinBlocks(blocks: readonly PatchBlock[]): string {
   return blocks.map((b) => b.text).join("");
+}
+
+/** Writes blocks to a file one slice at a time: a large patch is never joined or encoded whole in memory. */
+export function writeBlocks(file: string, blocks: readonly PatchBlock[]): void {
+  const fd = openSync(file, "w");
+  try {
+    const chunk = 1 << 20;
+    for (const b of blocks) for (let i = 0; i < b.text.length; i += chunk) writeSync(fd, b.text.slice(i, i + chunk));
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Undoes git's C-style quoting of a path ("a/t\303\251st\tx"). */
@@ -179,7 +180,7 @@ function gitLineNames(rest: string): [string, string] | null {
   return [rest.slice(0, at), rest.slice(at + 1)];
 }
 
-function toBlock(d: Draft): PatchBlock {
+function toBlock(text: string, d: Draft): PatchBlock {
   const paths = new Set<string>();
   let from: string | null | undefined;
   let to: string | null | undefined;
@@ -194,13 +195,17 @@ function toBlock(d: Draft): PatchBlock {
   const add = (p: string | null) => {
     if (p !== null) paths.add(p);
   };
-  for (const line of d.lines) {
-    const bare = line.replace(/\r?\n$/, "");
+  for (let pos = d.start; pos < d.end; ) {
+    const { end, bareEnd } = lineAt(text, pos);
+    const at = pos;
+    pos = end;
     if (inHunk) {
-      if (symlink && symlinkTarget === undefined && bare.startsWith("+")) symlinkTarget = bare.slice(1);
-      if (/^[ +\\-]/.test(bare) || bare === "") continue;
+      if (symlink && symlinkTarget === undefined && text[at] === "+") symlinkTarget = text.slice(at + 1, bareEnd);
+      if (hunkLineKind(text, at, bareEnd) !== null) continue;
       inHunk = false;
     }
+    // Only header lines are read as strings; hunk lines (nearly all of a large patch) never are.
+    const bare = text.slice(at, bareEnd);
     if (bare.startsWith("@@ ")) {
       inHunk = true;
       continue;
@@ -242,7 +247,7 @@ function toBlock(d: Draft): PatchBlock {
   if (isNew) from = null;
   if (deleted) to = null;
   return {
-    text: d.lines.join(""),
+    text: text.slice(d.start, d.end),
     from,
     to,
     paths: [...paths],

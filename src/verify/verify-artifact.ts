@@ -8,7 +8,7 @@ import { dropTestFiles, restorePytestConfig } from "./artifact-filter.js";
 import { envFingerprint, invalidateEnvironment, type PreparedEnv } from "../testbed/env-cache.js";
 import { checkAppliedPaths, checkPatchPaths, checkSymlinkEscapes } from "./path-safety.js";
 import { describeRun, environmentFor, freshCheckout, requiredTests, runTaskTests } from "../testbed/task-testbed.js";
-import { joinBlocks, splitPatch } from "./split-patch.js";
+import { splitPatch, writeBlocks } from "./split-patch.js";
 import { requiredStatuses, untrustedRunReason } from "../testbed/test-run.js";
 import { verdictSchema, type TestStatus, type Verdict } from "../formats/verdict.js";
 
@@ -17,6 +17,8 @@ export interface VerifyArtifactOptions {
   task: LoadedTask;
   /** The frozen artifact; null when the session left none (it did not finalize). */
   artifactText: string | null;
+  /** sha256 of the artifact's bytes when the caller has it (hashed from the file: no second copy in memory). */
+  artifactSha256?: string | null;
   /** A scratch directory for checkouts and reports (created; each attempt's files removed afterwards unless keepWork). */
   workRoot: string;
   /** Session id recorded in the verdict (default: the task id). */
@@ -93,7 +95,7 @@ async function attempt(opts: VerifyArtifactOptions, dir: string, log: (t: string
       res.applyMethod = "empty";
     } else {
       const patchFile = join(dir, "artifact.kept.patch");
-      writeFileSync(patchFile, joinBlocks(kept));
+      writeBlocks(patchFile, kept);
       const applied = await applyWithFallbacks(checkout, patchFile, log);
       if (!applied.ok) {
         res.applyError = applied.error;
@@ -209,7 +211,7 @@ export async function verifyArtifact(opts: VerifyArtifactOptions): Promise<Verdi
     format: "switch-swe.verdict/1" as const,
     session,
     task: opts.task.id,
-    artifact_sha256: opts.artifactText === null ? null : sha256(opts.artifactText),
+    artifact_sha256: opts.artifactSha256 !== undefined ? opts.artifactSha256 : opts.artifactText === null ? null : sha256(opts.artifactText),
     log: opts.logLabel ?? logFile,
   };
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { InputError } from "../../src/core/errors.js";
-import { DEFAULT_RUBRIC, parseHandoffDataset } from "../../src/handoff/index.js";
+import { formatProblem } from "../../src/core/errors.js";
+import { DEFAULT_RUBRIC, datasetWarnings, parseHandoffDataset, setF1 } from "../../src/handoff/index.js";
 import { fixtureJson } from "./fixtures.js";
 
 type Json = ReturnType<typeof fixtureJson> & Record<string, unknown>;
@@ -101,14 +102,28 @@ describe("handoff dataset validation", () => {
     ]);
   });
 
-  it("rejects fields without a distractor and candidates without text", () => {
+  it("accepts a single candidate and a lone distractor with warnings; rejects empty fields and candidates without text", () => {
+    const d = fixtureJson() as Json;
+    d.cases[0]!.candidates.owner = d.cases[0]!.candidates.owner.filter((c) => c.id === d.cases[0]!.answer.owner);
+    const lone = d.cases[1]!.candidates.evidence.find((c) => !(d.cases[1]!.answer.evidence as string[]).includes(c.id))!;
+    d.cases[1]!.candidates.evidence = [lone];
+    (d.cases[1]!.answer as { evidence: string[] }).evidence = [];
+    const loaded = parseHandoffDataset("ds.json", JSON.stringify(d));
+    expect(datasetWarnings("ds.json", loaded.dataset).map(formatProblem)).toEqual([
+      "ds.json: cases[0].candidates.owner: warning: a single candidate (the field tells nothing apart)",
+      "ds.json: cases[1].candidates.evidence: warning: the only candidate is a distractor (the right answer is the empty set)",
+    ]);
+    // The empty answer scores: an empty set against the empty key is a match, the distractor is not.
+    expect(setF1([], [])).toBe(1);
+    expect(setF1([lone.id], [])).toBe(0);
     expect(
-      problems((d) => {
-        d.cases[0]!.candidates.owner = [{ id: "w1", text: "someone" }];
-        d.cases[1]!.candidates.owner[1]!.text = "  ";
+      problems((x) => {
+        x.cases[0]!.candidates.owner = [];
+        x.cases[1]!.candidates.owner[1]!.text = "  ";
       }),
     ).toEqual([
-      "ds.json: cases[0].candidates.owner: a field needs at least two candidates (the answer and a distractor)",
+      "ds.json: cases[0].candidates.owner: a field needs at least one candidate",
+      'ds.json: cases[0].answer.owner: "w1" is not a candidate id of owner',
       "ds.json: cases[1].candidates.owner[1].text: a candidate needs text",
     ]);
   });

@@ -1,5 +1,9 @@
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CONDITIONS, FIELDS } from "../../src/handoff/index.js";
+import { CONDITIONS, FIELDS, parseHandoffDataset } from "../../src/handoff/index.js";
+import { lossyMemory, retainedDetailVariant } from "../../src/handoff/lossy-memory.js";
+import { pilotPath } from "./cli-helpers.js";
 import { isSingleValue } from "../../src/handoff/fields.js";
 import { pilotDataset } from "./fixtures.js";
 
@@ -33,5 +37,30 @@ describe("the pilot dataset", () => {
     const owners = dataset.cases.map((c) => c.candidates.owner.find((w) => w.id === c.answer.owner)!.text);
     expect(owners.filter((t) => t.startsWith("You")).length).toBeGreaterThan(0);
     expect(owners.filter((t) => !t.startsWith("You")).length).toBeGreaterThan(0);
+  });
+});
+
+describe("the pilot's retained-detail variant", () => {
+  const variantPath = join(dirname(pilotPath), "pilot-retained-detail.json");
+
+  it("is the pilot with a lossy memory: same cases, candidates and key; transcript and handoff unchanged", () => {
+    const pilot = pilotDataset().dataset;
+    const variant = parseHandoffDataset(variantPath, readFileSync(variantPath, "utf8")).dataset;
+    expect(variant).toEqual(retainedDetailVariant(pilot));
+    pilot.cases.forEach((c, i) => {
+      const v = variant.cases[i]!;
+      expect(v.candidates).toEqual(c.candidates);
+      expect(v.answer).toEqual(c.answer);
+      expect(v.conditions.transcript).toBe(c.conditions.transcript);
+      expect(v.conditions.handoff).toBe(c.conditions.handoff);
+      // The memory keeps less: shorter, and every line of it begins a line of the pilot's memory.
+      expect(v.conditions.memory.length).toBeLessThan(c.conditions.memory.length * 0.8);
+      for (const line of v.conditions.memory.split("\n")) expect(c.conditions.memory).toContain(line.replace(/…$/, ""));
+    });
+  });
+
+  it("lossyMemory keeps the first sentence of each line, clipped", () => {
+    expect(lossyMemory("Fixed the parser. Tests pass.\n\nNext: add docs. Then release.", 12)).toBe("Fixed the p…\nNext: add d…");
+    expect(lossyMemory("No full stop here")).toBe("No full stop here");
   });
 });

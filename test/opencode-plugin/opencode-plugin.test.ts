@@ -31,7 +31,7 @@ function interleaved(): { c: Conversation; texts: string[] } {
   const c = new Conversation();
   const texts = [header("/r/w00", "ALPHA-1: create alpha.py."), header("/r/w01", "BETA-1: create beta.py."), header("/r/w00", "ALPHA-2: change A to 2.")];
   c.user(texts[0]!);
-  c.assistant([{ tool: "write", input: { filePath: "/r/w00/alpha.py", content: "A = 1" }, output: "Wrote file successfully." }]);
+  c.assistant([{ tool: "write", input: { filePath: "/r/w00/alpha.py", content: "A = 1\n".repeat(80) }, output: "Wrote file successfully." }]);
   c.assistant([{ text: "I added alpha.py." }]);
   c.user(texts[1]!);
   c.assistant([{ tool: "write", input: { filePath: "/r/w01/beta.py", content: "B = 1" }, output: "Wrote file successfully." }, { text: "Added beta.py." }]);
@@ -64,7 +64,7 @@ describe("OpenCode messages", () => {
     const { c, texts } = interleaved();
     const messages = c.snapshot();
     const same = messages;
-    const e = new RcmEngine(parseRcmOptions({ mode: "rcm" }));
+    const e = new RcmEngine(parseRcmOptions({ mode: "rcm", keepRecent: 0 }));
     // Route the turns one by one, as the hook sees them.
     e.prepare(historyView(messages.slice(0, 1)).groups);
     e.prepare(historyView(messages.slice(0, 4)).groups);
@@ -90,7 +90,7 @@ describe("the RCM OpenCode plugin", () => {
   });
 
   it("mode rcm: routes each turn, edits output.messages in place and persists state across restarts", async () => {
-    const { h, dir } = await hooks({ mode: "rcm" });
+    const { h, dir } = await hooks({ mode: "rcm", keepRecent: 0 });
     const { c, texts } = interleaved();
     const transform = h["experimental.chat.messages.transform"]!;
     const chat = h["chat.message"]!;
@@ -223,8 +223,9 @@ describe("the RCM OpenCode plugin after a restart", () => {
     await fresh["experimental.chat.messages.transform"]!({}, output);
     const saved = loadStateFile(join(dir, "state"), c.sessionID)!;
     expect(saved.router.assignments[id]).toMatchObject({ task: "t1", method: "refs" });
-    // The other task's confident continuation is left out; its uncertain first request stays visible.
+    // The other task (started with files no task had named, so confidently new) is left out.
     expect(textsOf(output.messages)).not.toContain(texts[2]);
-    expect(textsOf(output.messages)).toContain(texts[1]);
+    expect(textsOf(output.messages)).not.toContain(texts[1]);
+    expect(textsOf(output.messages)).toContain(texts[0]);
   });
 });

@@ -5,7 +5,7 @@ import { RcmEngine } from "../../src/rcm/engine.js";
 import type { Action, Group } from "../../src/rcm/history.js";
 import { parseRcmOptions } from "../../src/rcm/options.js";
 import { recordOpen } from "../../src/rcm/state-record.js";
-import { harnessGroup, plainGroup, write } from "./helpers/history.js";
+import { harnessGroup, plainGroup, read, write } from "./helpers/history.js";
 
 const words = "amount ledger report parse render csv export slug wrap template filter balance income month rule category total".split(" ");
 
@@ -105,7 +105,7 @@ describe("assembly", () => {
     for (let i = 0; i < 4; i++) {
       groups.push(harnessGroup("/r/w00", `Stage ${i} of the export.`));
       e.prepare(groups);
-      groups[i]!.actions.push(write(`/r/w00/export_${i}.py`));
+      groups[i]!.actions.push(read(`/r/w00/export_${i}.py`, 2000), write(`/r/w00/export_${i}.py`));
     }
     groups.push(harnessGroup("/r/w00", "Stage 4 of the export."));
     const plan = e.prepare(groups);
@@ -113,6 +113,23 @@ describe("assembly", () => {
     const rendered = renderAssembly(groups, plan);
     expect(rendered.filter((m) => m.text === elidedNote)).toHaveLength(3);
     expect(plan.record).toContain("request 1: changed export_0.py");
+    // What the model still reads verbatim (stage 3's exchange) is not repeated in the record.
+    expect(plan.record).not.toContain("request 4: changed");
     expect(missingRequests(rendered, groups.map((g) => g.userText))).toEqual([]);
+  });
+
+  it("mode rcm: no record and no elision when they would only repeat or lengthen what the model reads", () => {
+    const e = new RcmEngine(parseRcmOptions({ mode: "rcm", keepRecent: 0 }));
+    const groups: Group[] = [];
+    for (let i = 0; i < 3; i++) {
+      groups.push(harnessGroup("/r/w00", `Stage ${i} of the export.`));
+      e.prepare(groups);
+      groups[i]!.actions.push(write(`/r/w00/export_${i}.py`));
+    }
+    groups.push(harnessGroup("/r/w00", "Stage 3 of the export."));
+    const plan = e.prepare(groups);
+    // One short tool call per request: the note would be longer than what it replaces.
+    expect(plan.treatments).toEqual(["verbatim", "verbatim", "verbatim", "verbatim"]);
+    expect(plan.record).toBeNull();
   });
 });

@@ -41,7 +41,7 @@ beforeAll(() => {
 describe("switch-swe run: bad input", () => {
   it("unknown agent, unknown option, missing command binary", () => {
     let out = nextOut();
-    expect(expectBadInput(base(out, "--agent", "gpt"), out)).toMatch(/^--agent: unknown agent "gpt" \(known: (\w+, )*command, nop, (\w+, )*oracle(, \w+)*\)$/);
+    expect(expectBadInput(base(out, "--agent", "gpt"), out)).toMatch(/^--agent: unknown agent "gpt" \(known: ([\w-]+, )*command, ([\w-]+, )*nop, ([\w-]+, )*oracle(, [\w-]+)*\)$/);
     out = nextOut();
     expect(expectBadInput(base(out, "--agent", "oracle", "--agent-opt", "forgot=1"), out)).toBe("--agent-opt: forgot: unknown option of agent oracle");
     out = nextOut();

@@ -1,12 +1,13 @@
 import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
 import { InvalidArgumentError, Option, type Command } from "commander";
-import { inputError } from "../../core/errors.js";
+import { formatProblem, inputError } from "../../core/errors.js";
 import { readJsonWith, toJsonText, writeFileAtomic, writeJsonAtomic } from "../../core/json-file.js";
 import {
   RETRY_ON,
   buildPromptSet,
   datasetLabel,
+  datasetWarnings,
   loadHandoffDataset,
   makeTemplate,
   rawLogPath,
@@ -74,18 +75,25 @@ interface RunFlags {
   timeoutS: number;
 }
 
-export function registerHandoff(program: Command): void {
-  const handoff = program.command("handoff").description("the handoff continuity benchmark: can a model recover the state of interrupted work?");
+/** Each problem line once (the record check and the scorer may notice the same thing). */
+function uniqueScoreProblems<T extends { path: string; message: string }>(list: readonly T[]): T[] {
+  const seen = new Set<string>();
+  return list.filter((p) => !seen.has(`${p.path}\0${p.message}`) && seen.add(`${p.path}\0${p.message}`) !== undefined);
+}
 
+function addValidate(handoff: Command): void {
   handoff
     .command("validate")
     .description("check a handoff dataset file; every problem on its own line")
     .argument("<dataset>", "dataset JSON file")
     .action((file: string) => {
       const loaded = loadHandoffDataset(file);
+      for (const w of datasetWarnings(file, loaded.dataset)) process.stderr.write(`${formatProblem(w)}\n`);
       process.stdout.write(`${file}: valid, ${datasetLabel(loaded)}, sha256 ${loaded.sha256}\n`);
     });
+}
 
+function addValidateScorer(handoff: Command): void {
   handoff
     .command("validate-scorer")
     .description("self-test of the scorer on built-in fixtures (perfect, empty, hand-computed partial answers)")
@@ -96,7 +104,9 @@ export function registerHandoff(program: Command): void {
       process.stdout.write(failed === 0 ? `all ${checks.length} scorer checks passed\n` : `${failed} of ${checks.length} scorer checks failed\n`);
       if (failed > 0) process.exitCode = ExitCode.checkFailed;
     });
+}
 
+function addPrompts(handoff: Command): void {
   handoff
     .command("prompts")
     .description("write one prompt file per case x condition, plus index.json with their sha256")
@@ -108,7 +118,9 @@ export function registerHandoff(program: Command): void {
       writePromptSet(set, o.out);
       process.stdout.write(`${o.out}: ${set.files.length} prompts for ${datasetLabel(loaded)}, index in ${join(o.out, "index.json")}\n`);
     });
+}
 
+function addTemplate(handoff: Command): void {
   handoff
     .command("template")
     .description("write an empty submission (every answer null) to fill in by hand")
@@ -121,7 +133,9 @@ export function registerHandoff(program: Command): void {
       writeJsonAtomic(o.out, makeTemplate(loaded));
       process.stdout.write(`${o.out}: template for ${datasetLabel(loaded)}; fill in "record" and every null answer\n`);
     });
+}
 
+function addScore(handoff: Command): void {
   handoff
     .command("score")
     .description("score a submission: per field, per case and condition, per condition and overall (0-100)")
@@ -133,7 +147,7 @@ export function registerHandoff(program: Command): void {
       const loaded = loadHandoffDataset(file);
       const submission = readJsonWith(o.submission, submissionSchema);
       const result = scoreSubmission(loaded.dataset, submission);
-      const problems = [...recordProblems(submission.record, loaded), ...result.problems];
+      const problems = uniqueScoreProblems([...recordProblems(submission.record, loaded), ...result.problems]);
       const report =
         o.format === "json"
           ? toJsonText(scoreJson(result, problems, submission.record))
@@ -144,7 +158,9 @@ export function registerHandoff(program: Command): void {
         process.stderr.write(`${o.output}: overall ${result.overall.toFixed(2)}, ${problems.length} problems listed\n`);
       }
     });
+}
 
+function addRun(handoff: Command): void {
   handoff
     .command("run")
     .description("ask a model every prompt (fresh conversation each) through an OpenAI-compatible API and write the submission")
@@ -193,4 +209,35 @@ export function registerHandoff(program: Command): void {
         process.exitCode = ExitCode.checkFailed;
       } else process.stdout.write(`score it: switch-swe handoff score ${file} --submission ${out}\n`);
     });
+}
+
+function addFromRun(handoff: Command): void {
+  handoff
+    .command("from-run")
+    .description("build a handoff dataset from a run's recorded switched sessions: one case per focus return")
+    .argument("<run-dir>", "run directory (switch-swe run)")
+    .requiredOption("--out <file>", "dataset file to write")
+    .option("--session <id...>", "only these switched sessions")
+    .option("--force", "overwrite an existing file")
+    .action(async (runDir: string, o: { out: string; session?: string[]; force?: boolean }) => {
+      if (existsSync(o.out) && !o.force) throw inputError(o.out, "", "already exists (use --force to overwrite it)");
+      const { handoffFromRun } = await import("../../handoff/from-run/index.js");
+      const dataset = handoffFromRun(runDir, o.session ? { sessions: o.session } : {});
+      writeJsonAtomic(o.out, dataset);
+      const loaded = loadHandoffDataset(o.out);
+      const warnings = datasetWarnings(o.out, loaded.dataset).length;
+      process.stdout.write(`${o.out}: ${datasetLabel(loaded)} from ${runDir}${warnings > 0 ? `, ${warnings} warnings (handoff validate lists them)` : ""}\n`);
+      process.stdout.write(`next: switch-swe handoff prompts ${o.out} --out DIR, or handoff run ${o.out} --model PROVIDER:MODEL\n`);
+    });
+}
+
+export function registerHandoff(program: Command): void {
+  const handoff = program.command("handoff").description("the handoff continuity benchmark: can a model recover the state of interrupted work?");
+  addValidate(handoff);
+  addValidateScorer(handoff);
+  addPrompts(handoff);
+  addTemplate(handoff);
+  addScore(handoff);
+  addRun(handoff);
+  addFromRun(handoff);
 }

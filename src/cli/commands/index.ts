@@ -9,6 +9,7 @@ import { registerVerify } from "./verify.js";
 import { registerRcm } from "./rcm.js";
 import { registerMockModel } from "./mock-model.js";
 import { registerQueue } from "./queue.js";
+import { registerAgents } from "./agents.js";
 
 /** Every command group; each module adds its own subcommands and options. */
 export function registerCommands(program: Command): void {
@@ -22,4 +23,5 @@ export function registerCommands(program: Command): void {
   registerRcm(program);
   registerMockModel(program);
   registerQueue(program);
+  registerAgents(program);
 }

@@ -27,9 +27,10 @@ export function registerRcm(program: Command): void {
     .option("--mode <mode>", "router or rcm", oneOf("--mode", ["router", "rcm"] as const), "rcm")
     .option("--threshold <x>", "routing confidence threshold", parseThreshold)
     .option("--format <format>", "text or json", oneOf("--format", ["text", "json"] as const), "text")
-    .option("--hide-workspace", "ablation: remove the Workspace: line from requests before routing")
-    .action((runDir: string, o: { mode: "router" | "rcm"; threshold?: number; format: "text" | "json"; hideWorkspace?: boolean }) => {
-      const report = evaluateRun(runDir, { mode: o.mode, ...(o.threshold !== undefined ? { threshold: o.threshold } : {}), ...(o.hideWorkspace ? { hideWorkspace: true } : {}) });
+    .option("--workspace-lines <which>", "both, shown or hidden: measure with the harness's Workspace: lines, without them (routing by what the conversation shows), or both", oneOf("--workspace-lines", ["both", "shown", "hidden"] as const), "both")
+    .action((runDir: string, o: { mode: "router" | "rcm"; threshold?: number; format: "text" | "json"; workspaceLines: "both" | "shown" | "hidden" }) => {
+      const workspaceLines = o.workspaceLines === "both" ? (["shown", "hidden"] as const) : [o.workspaceLines];
+      const report = evaluateRun(runDir, { mode: o.mode, workspaceLines, ...(o.threshold !== undefined ? { threshold: o.threshold } : {}) });
       process.stdout.write(o.format === "json" ? toJsonText(report) : formatEvalReport(report));
     });
   rcm

@@ -2,6 +2,8 @@ import type { Command } from "commander";
 import { toJsonText } from "../../core/json-file.js";
 import { cacheInfo, clearCache } from "../../testbed/cache-admin.js";
 import { verifyRun } from "../../verify/run-verify.js";
+import { defaultMaxArtifactMb } from "../../verify/artifact-file.js";
+import type { ScratchDir } from "../../testbed/verifier-scratch.js";
 import type { Verdict } from "../../formats/verdict.js";
 import { ExitCode } from "../exit-codes.js";
 import { collect, parsePositive as positiveInt } from "../options.js";
@@ -37,9 +39,10 @@ export function registerVerify(program: Command): void {
     .option("--concurrency <n>", "verifications at once", positiveInt("--concurrency"), 2)
     .option("--session <id>", "verify only this session (repeatable)", collect)
     .option("--force", "verify again even when a verdict for the same artifact exists")
+    .option("--max-artifact-mb <n>", "artifacts larger than this are not read: not applied, with the reason", positiveInt("--max-artifact-mb"), defaultMaxArtifactMb)
     .option("--json", "print the verdicts as JSON instead of one line each")
     .option("--queue [url]", "verify on the `switch-swe worker`s of this Redis queue (URL, or $SWITCH_SWE_QUEUE)")
-    .action(async (runDir: string, o: { concurrency: number; session?: string[]; force?: boolean; json?: boolean; queue?: string | boolean }) => {
+    .action(async (runDir: string, o: { concurrency: number; session?: string[]; force?: boolean; json?: boolean; queue?: string | boolean; maxArtifactMb: number }) => {
       const onProgress = (e: { verdict: Verdict; reused: boolean }) => {
         if (!o.json) process.stdout.write(`${verdictLine(e.verdict, e.reused)}\n`);
       };
@@ -51,7 +54,7 @@ export function registerVerify(program: Command): void {
         lost = r.lost;
         result = r;
       } else {
-        result = await verifyRun(runDir, { concurrency: o.concurrency, ...common, onProgress });
+        result = await verifyRun(runDir, { concurrency: o.concurrency, ...common, maxArtifactMb: o.maxArtifactMb, onNotice: (m) => process.stderr.write(`verify: ${m}\n`), onProgress });
       }
       for (const s of lost) process.stderr.write(`${s}: not verified: its verification job failed three times (workers died?)\n`);
       if (lost.length > 0) process.exitCode = ExitCode.checkFailed;
@@ -83,6 +86,7 @@ export function registerVerify(program: Command): void {
       }
       const mb = (b: number) => `${(b / 1e6).toFixed(1)} MB`;
       process.stdout.write(`cache: ${info.root}\nrepositories: ${info.repos.count} (${mb(info.repos.bytes)})\nenvironments: ${info.envs.length}\n`);
+      printScratch(info.scratch, mb);
       for (const e of info.envs) {
         const state = e.ready ? "ready" : e.locked ? "setting up" : "incomplete";
         process.stdout.write(
@@ -104,4 +108,14 @@ export function registerVerify(program: Command): void {
       for (const p of r.skipped) process.stdout.write(`kept ${p} (a set-up holds its lock)\n`);
       if (r.removed.length === 0 && r.skipped.length === 0) process.stdout.write("nothing to remove\n");
     });
+}
+
+/** The verifier's scratch directories: in use by a running verifier, or left by one that died. */
+function printScratch(scratch: readonly ScratchDir[], mb: (b: number) => string): void {
+  const total = scratch.reduce((n, s) => n + s.bytes, 0);
+  const stale = scratch.filter((s) => !s.inUse).length;
+  process.stdout.write(`verifier scratch: ${scratch.length} (${mb(total)})${stale > 0 ? `, ${stale} left by a verifier that died (removed by the next verify or run --resume)` : ""}\n`);
+  for (const s of scratch) {
+    process.stdout.write(`  ${s.dir}  ${(s.inUse ? "in use" : "stale").padEnd(6)}  ${mb(s.bytes).padStart(9)}${s.pid !== null ? `  pid ${s.pid}` : ""}\n`);
+  }
 }

@@ -1,66 +1,61 @@
 import { existsSync, readdirSync } from "node:fs";
-import { countTokens } from "gpt-tokenizer";
 import { inputError } from "../../core/errors.js";
 import { runFiles } from "../../formats/run-layout.js";
 import { readTrajectory } from "../../formats/trajectory-file.js";
-import { missingRequests, renderAssembly, type RenderedMessage } from "../assembly.js";
-import { RcmEngine } from "../engine.js";
-import type { Group } from "../history.js";
-import { parseRcmOptions } from "../options.js";
+import { parseRcmOptions, type RcmOptions } from "../options.js";
 import { replaySession, type ReplaySession } from "./replay.js";
+import { evalTokenizer, evaluateSession, uninterruptedContext, type MethodCount, type SessionEval } from "./session-eval.js";
+
+export type WorkspaceLines = "shown" | "hidden";
 
 export interface EvalOptions {
   mode: "router" | "rcm";
   threshold?: number;
-  /** Ablation: remove the `Workspace:` line from every request, so routing relies on files, symbols and text. */
-  hideWorkspace?: boolean;
+  /** Which variants to measure: with the harness's `Workspace:` lines, without them (routing by what the conversation shows), or both. */
+  workspaceLines?: readonly WorkspaceLines[];
 }
 
-export interface SessionEval {
-  session: string;
-  requests: number;
-  routed_correctly: number;
-  abstained: number;
-  resumed_focus_steps: number;
-  full_tokens: number;
-  rcm_tokens: number;
-  invariant_violations: number;
-}
-
-export interface EvalReport {
-  mode: "router" | "rcm";
-  threshold: number;
-  /** False in the ablation that hides the `Workspace:` lines from the router. */
+/** The figures of one variant (workspace lines shown or hidden). */
+export interface EvalVariant {
   workspace_lines: boolean;
-  tokenizer: string;
-  sessions: number;
-  requests: number;
   /** Requests whose task the router got right, with confidence at or above the threshold. */
   routing_accuracy: number;
+  routed_correctly: number;
   /** Requests below the threshold (the full history was kept). */
   abstained: number;
-  resumed_focus_steps: number;
+  /** Requests and correct ones per routing method. */
+  methods: Record<string, MethodCount>;
   full_tokens: number;
   rcm_tokens: number;
   /** RCM context tokens / full-history tokens, over resumed focus steps. */
   context_ratio: number;
+  /** Resumed focus steps with an uninterrupted counterpart at the same focus stage. */
+  uninterrupted_steps: number;
+  /** RCM context tokens / the uninterrupted session's context tokens at the same focus stages (1.0: the physical limit). */
+  uninterrupted_ratio: number | null;
   /** Requests of the active task missing from what the model would receive, over all steps. */
   invariant_violations: number;
   step_ms: { mean: number; p95: number; max: number };
   per_session: SessionEval[];
 }
 
-export const evalTokenizer = "gpt-tokenizer o200k_base";
-
-export function tokensOf(messages: readonly RenderedMessage[]): number {
-  return messages.reduce((n, m) => n + countTokens(m.text), 0);
+export interface EvalReport {
+  mode: "router" | "rcm";
+  threshold: number;
+  tokenizer: string;
+  sessions: number;
+  /** Uninterrupted (base) sessions of the same focus tasks found in the run. */
+  uninterrupted_sessions: number;
+  requests: number;
+  resumed_focus_steps: number;
+  variants: EvalVariant[];
 }
 
-/** Replays every switched session of a run directory through RCM (no model calls) and measures it. */
-export function evaluateRun(runDir: string, opts: EvalOptions): EvalReport {
+/** Every session of a run directory with a readable trajectory, as replay sessions. */
+export function readSessions(runDir: string): ReplaySession[] {
   const sessionsDir = runFiles.sessionDir(runDir, "");
   if (!existsSync(sessionsDir)) throw inputError(runDir, "", "not a run directory (no sessions/)");
-  const sessions: ReplaySession[] = [];
+  const out: ReplaySession[] = [];
   for (const name of readdirSync(sessionsDir).sort()) {
     const file = runFiles.trajectory(runDir, name);
     if (!existsSync(file)) continue;
@@ -71,36 +66,64 @@ export function evaluateRun(runDir: string, opts: EvalOptions): EvalReport {
       throw inputError(file, "", (e as Error).message.replace(`${file}: `, ""));
     }
     const s = replaySession(lines);
-    if (s && s.condition === "switch") sessions.push(s);
+    if (s) out.push(s);
   }
-  if (sessions.length === 0) throw inputError(runDir, "", "no switched session with a trajectory");
-  return evaluateSessions(sessions, opts);
+  return out;
 }
 
-export function evaluateSessions(sessions: readonly ReplaySession[], opts: EvalOptions): EvalReport {
+/** Replays every switched session of a run directory through RCM (no model calls) and measures it. */
+export function evaluateRun(runDir: string, opts: EvalOptions): EvalReport {
+  const all = readSessions(runDir);
+  const switched = all.filter((s) => s.condition === "switch");
+  if (switched.length === 0) throw inputError(runDir, "", "no switched session with a trajectory");
+  return evaluateSessions(switched, all.filter((s) => s.condition === "base"), opts);
+}
+
+export function evaluateSessions(switched: readonly ReplaySession[], base: readonly ReplaySession[], opts: EvalOptions): EvalReport {
   const options = parseRcmOptions({ mode: opts.mode, ...(opts.threshold !== undefined ? { threshold: opts.threshold } : {}) });
-  const per: SessionEval[] = [];
-  const times: number[] = [];
-  for (const s of sessions) per.push(evaluateSession(opts.hideWorkspace ? withoutWorkspace(s) : s, options, times));
-  const sum = (k: keyof Omit<SessionEval, "session">) => per.reduce((n, p) => n + p[k], 0);
-  const requests = sum("requests");
-  const full = sum("full_tokens");
-  const rcm = sum("rcm_tokens");
-  const sorted = [...times].sort((a, b) => a - b);
-  const r3 = (x: number) => Math.round(x * 1000) / 1000;
+  const basePairs = new Set(base.map((b) => b.pair));
+  const variants = (opts.workspaceLines ?? ["shown", "hidden"]).map((w) => evaluateVariant(switched, base, options, w === "shown"));
+  const first = variants[0]!.per_session;
   return {
     mode: opts.mode,
     threshold: options.threshold,
-    workspace_lines: !opts.hideWorkspace,
     tokenizer: evalTokenizer,
-    sessions: per.length,
-    requests,
+    sessions: switched.length,
+    uninterrupted_sessions: switched.filter((s) => basePairs.has(s.pair)).length,
+    requests: first.reduce((n, p) => n + p.requests, 0),
+    resumed_focus_steps: first.reduce((n, p) => n + p.resumed_focus_steps, 0),
+    variants,
+  };
+}
+
+function evaluateVariant(switched: readonly ReplaySession[], base: readonly ReplaySession[], options: RcmOptions, shown: boolean): EvalVariant {
+  const view = (s: ReplaySession) => (shown ? s : withoutWorkspace(s));
+  const baseContext = new Map(base.map((b) => [b.pair, uninterruptedContext(view(b))]));
+  const times: number[] = [];
+  const per = switched.map((s) => evaluateSession(view(s), options, times, baseContext.get(s.pair) ?? null));
+  const sum = (k: keyof Omit<SessionEval, "session" | "methods">) => per.reduce((n, p) => n + p[k], 0);
+  const methods: Record<string, MethodCount> = {};
+  for (const p of per) {
+    for (const [m, c] of Object.entries(p.methods)) {
+      const t = (methods[m] ??= { requests: 0, correct: 0 });
+      t.requests += c.requests;
+      t.correct += c.correct;
+    }
+  }
+  const requests = sum("requests");
+  const sorted = [...times].sort((a, b) => a - b);
+  const uninterrupted = sum("uninterrupted_tokens");
+  return {
+    workspace_lines: shown,
     routing_accuracy: requests === 0 ? 0 : r3(sum("routed_correctly") / requests),
+    routed_correctly: sum("routed_correctly"),
     abstained: sum("abstained"),
-    resumed_focus_steps: sum("resumed_focus_steps"),
-    full_tokens: full,
-    rcm_tokens: rcm,
-    context_ratio: full === 0 ? 0 : r3(rcm / full),
+    methods,
+    full_tokens: sum("full_tokens"),
+    rcm_tokens: sum("rcm_tokens"),
+    context_ratio: sum("full_tokens") === 0 ? 0 : r3(sum("rcm_tokens") / sum("full_tokens")),
+    uninterrupted_steps: sum("matched_steps"),
+    uninterrupted_ratio: uninterrupted === 0 ? null : r3(sum("matched_rcm_tokens") / uninterrupted),
     invariant_violations: sum("invariant_violations"),
     step_ms: {
       mean: r3(times.reduce((a, b) => a + b, 0) / Math.max(1, times.length)),
@@ -111,43 +134,11 @@ export function evaluateSessions(sessions: readonly ReplaySession[], opts: EvalO
   };
 }
 
-function evaluateSession(s: ReplaySession, options: ReturnType<typeof parseRcmOptions>, times: number[]): SessionEval {
-  const engine = new RcmEngine(options);
-  const groups: Group[] = [];
-  const out: SessionEval = { session: s.session, requests: 0, routed_correctly: 0, abstained: 0, resumed_focus_steps: 0, full_tokens: 0, rcm_tokens: 0, invariant_violations: 0 };
-  const predicted: (string | null)[] = [];
-  s.steps.forEach((step, i) => {
-    groups.push(step.group);
-    const t0 = performance.now();
-    const plan = engine.prepare(groups);
-    const rendered = renderAssembly(groups, plan);
-    times.push(performance.now() - t0);
-    const a = engine.memory.router.assignments[step.group.id]!;
-    predicted.push(a.task);
-    out.requests++;
-    if (a.confidence < options.threshold) out.abstained++;
-    else if (consistent(predicted, s.steps.map((x) => x.task), i)) out.routed_correctly++;
-    const activeRequests = s.steps.slice(0, i + 1).filter((x) => x.task === step.task).map((x) => x.group.userText);
-    out.invariant_violations += missingRequests(rendered, activeRequests).length;
-    if (step.role === "focus" && step.focusReturn && !step.continuation) {
-      out.resumed_focus_steps++;
-      out.full_tokens += tokensOf(renderAssembly(groups, null));
-      out.rcm_tokens += tokensOf(rendered);
-    }
-    step.group.actions.push(...step.actions);
-  });
-  return out;
+function r3(x: number): number {
+  return Math.round(x * 1000) / 1000;
 }
 
-/** Request i is routed right when it shares a task with exactly the earlier requests of its true task. */
-function consistent(predicted: readonly (string | null)[], truth: readonly string[], i: number): boolean {
-  if (predicted[i] === null) return false;
-  for (let j = 0; j < i; j++) {
-    if ((predicted[j] === predicted[i]) !== (truth[j] === truth[i])) return false;
-  }
-  return true;
-}
-
+/** The ablation: every `Workspace:` line removed, so routing relies on what the conversation shows. */
 function withoutWorkspace(s: ReplaySession): ReplaySession {
   return { ...s, steps: s.steps.map((st) => ({ ...st, group: { ...st.group, userText: st.group.userText.replace(/^Workspace:.*\n/m, "") } })) };
 }

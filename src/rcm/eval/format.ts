@@ -1,22 +1,36 @@
-import type { EvalReport } from "./evaluate.js";
+import type { EvalReport, EvalVariant } from "./evaluate.js";
 
-export function formatEvalReport(r: EvalReport): string {
+function variantLines(v: EvalVariant, requests: number): string[] {
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  const methods = Object.entries(v.methods)
+    .sort((a, b) => b[1].requests - a[1].requests)
+    .map(([m, c]) => `${m} ${c.correct}/${c.requests}`)
+    .join(", ");
+  const vsBase = v.uninterrupted_ratio === null ? "no uninterrupted sessions in the run" : `${v.uninterrupted_ratio.toFixed(3)} over ${v.uninterrupted_steps} steps`;
   const lines = [
-    `RCM offline evaluation (mode ${r.mode}, threshold ${r.threshold}, tokens: ${r.tokenizer}${r.workspace_lines ? "" : ", Workspace: lines hidden"})`,
-    `  switched sessions       ${r.sessions}`,
-    `  requests                ${r.requests} (${r.abstained} below the threshold: full history kept)`,
-    `  routing accuracy        ${pct(r.routing_accuracy)}`,
-    `  resumed focus steps     ${r.resumed_focus_steps}`,
-    `  context tokens          ${r.rcm_tokens} of ${r.full_tokens} full-history tokens (ratio ${r.context_ratio.toFixed(3)})`,
-    `  invariant violations    ${r.invariant_violations}`,
-    `  routing+assembly        mean ${r.step_ms.mean} ms, p95 ${r.step_ms.p95} ms, max ${r.step_ms.max} ms per step`,
-    "",
+    `Workspace: lines ${v.workspace_lines ? "shown" : "hidden"}`,
+    `  routing accuracy        ${pct(v.routing_accuracy)} (${v.routed_correctly} of ${requests}; ${v.abstained} below the threshold: full history kept)`,
+    `  by method               ${methods}`,
+    `  context / full history  ${v.rcm_tokens} of ${v.full_tokens} tokens (ratio ${v.context_ratio.toFixed(3)})`,
+    `  context / uninterrupted ${vsBase}`,
+    `  invariant violations    ${v.invariant_violations}`,
+    `  routing+assembly        mean ${v.step_ms.mean} ms, p95 ${v.step_ms.p95} ms, max ${v.step_ms.max} ms per step`,
     "  session                                   requests  routed  ratio   violations",
   ];
-  for (const s of r.per_session) {
+  for (const s of v.per_session) {
     const ratio = s.full_tokens === 0 ? "-" : (s.rcm_tokens / s.full_tokens).toFixed(3);
     lines.push(`  ${s.session.padEnd(40)}  ${String(s.requests).padStart(8)}  ${String(s.routed_correctly).padStart(6)}  ${ratio.padStart(5)}  ${String(s.invariant_violations).padStart(10)}`);
   }
+  return lines;
+}
+
+export function formatEvalReport(r: EvalReport): string {
+  const lines = [
+    `RCM offline evaluation (mode ${r.mode}, threshold ${r.threshold}, tokens: ${r.tokenizer})`,
+    `  switched sessions       ${r.sessions} (${r.uninterrupted_sessions} with their uninterrupted session)`,
+    `  requests                ${r.requests}`,
+    `  resumed focus steps     ${r.resumed_focus_steps}`,
+  ];
+  for (const v of r.variants) lines.push("", ...variantLines(v, r.requests));
   return `${lines.join("\n")}\n`;
 }

@@ -7,6 +7,8 @@ export interface ReplayStep {
   /** Ground-truth task (the agent never saw it). */
   task: string;
   role: "focus" | "interruption";
+  /** The task's stage this request delivers (null: finalization). */
+  stage: number | null;
   focusReturn: boolean;
   continuation: boolean;
   /** The agent's actions for this request, added to the group once the step is measured. */
@@ -15,6 +17,8 @@ export interface ReplayStep {
 
 export interface ReplaySession {
   session: string;
+  /** The session pair (the focus task's uninterrupted and switched sessions share it). */
+  pair: string;
   condition: "base" | "switch";
   steps: ReplayStep[];
 }
@@ -39,6 +43,7 @@ export function replaySession(lines: readonly TrajectoryLine[]): ReplaySession |
         group: { id, userMessageId: id, userText: l.message, actions: [] },
         task: l.task,
         role: l.role,
+        stage: l.kind === "stage" ? (l.stage ?? null) : null,
         focusReturn: l.focus_return,
         continuation: l.continuation === true,
         actions: [],
@@ -62,5 +67,5 @@ export function replaySession(lines: readonly TrajectoryLine[]): ReplaySession |
       }
     }
   }
-  return { session: start.session, condition: start.condition, steps };
+  return { session: start.session, pair: start.pair, condition: start.condition, steps };
 }

@@ -20,3 +20,8 @@ export function write(path: string, messageId?: string): Action {
 export function say(text: string, messageId?: string): Action {
   return { kind: "assistant", text, ...(messageId ? { messageId } : {}) };
 }
+
+/** A successful read whose output is `chars` characters of file content. */
+export function read(path: string, chars: number, messageId?: string): Action {
+  return { kind: "tool", tool: "read", args: { filePath: path }, paths: [path], status: "ok", text: "x = 1\n".repeat(Math.ceil(chars / 6)).slice(0, chars), ...(messageId ? { messageId } : {}) };
+}

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Dataset, LoadedTask } from "../../../src/dataset/load.js";
 import { touchedPaths } from "../../../src/dataset/patch-files.js";
-import type { ScriptInput } from "../../../src/mock-model/script.js";
+import type { ScriptInput, ScriptToolCall } from "../../../src/mock-model/script.js";
 import { finalizationText } from "../../../src/run/message-templates.js";
 import type { Condition, SessionPair } from "../../../src/formats/sessions.js";
 
@@ -34,7 +34,13 @@ function stageFiles(dataset: Dataset, task: LoadedTask): Map<string, string>[] {
  * a short text; finalization is answered with text. Turns are matched to requests by the end of the
  * request text, so base and switch sessions (run one after the other) each find theirs.
  */
-export function scriptForPair(dataset: Dataset, pair: SessionPair, conditions: readonly Condition[]): ScriptInput {
+export function scriptForPair(
+  dataset: Dataset,
+  pair: SessionPair,
+  conditions: readonly Condition[],
+  /** The tool call that writes one file (default: OpenCode's `write`); `{{workspace}}` is filled in. */
+  writeCall: (path: string, content: string) => ScriptToolCall = (path, content) => ({ name: "write", arguments: { filePath: `{{workspace}}/${path}`, content } }),
+): ScriptInput {
   const files = new Map<string, Map<string, string>[]>();
   const filesOf = (id: string) => {
     let f = files.get(id);
@@ -55,7 +61,7 @@ export function scriptForPair(dataset: Dataset, pair: SessionPair, conditions: r
       const key = requestKey(step.text);
       turns.push({
         match: key,
-        tool_calls: [...stage].map(([path, content]) => ({ name: "write", arguments: { filePath: `{{workspace}}/${path}`, content } })),
+        tool_calls: [...stage].map(([path, content]) => writeCall(path, content)),
       });
       turns.push({ match: key, text: `I updated ${[...stage.keys()].join(", ")}.` });
     }

@@ -1,36 +1,13 @@
-import type { ScriptToolCall } from "./script.js";
-
-/** What the server answers to one request, before it is put into the wire format. */
-export interface Answer {
-  model: string;
-  text: string;
-  toolCalls: ScriptToolCall[];
-  usage: { prompt_tokens: number; completion_tokens: number; cached_tokens: number; reasoning_tokens: number };
-}
-
-/** Text of an OpenAI chat message content (a string or a list of parts). */
-export function contentText(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (Array.isArray(content)) {
-    return content
-      .map((p: unknown) => (p && typeof p === "object" && "text" in p && typeof p.text === "string" ? p.text : ""))
-      .join("");
-  }
-  return "";
-}
-
-/** A rough token count (4 characters a token): the mock has no tokenizer of any real model. */
-export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
-}
+import type { ServerResponse } from "node:http";
+import { partsText, sseStream, writeJson, type Answer, type Protocol } from "./answer.js";
 
 function usageObject(a: Answer) {
   return {
-    prompt_tokens: a.usage.prompt_tokens,
-    completion_tokens: a.usage.completion_tokens,
-    total_tokens: a.usage.prompt_tokens + a.usage.completion_tokens,
-    prompt_tokens_details: { cached_tokens: a.usage.cached_tokens },
-    completion_tokens_details: { reasoning_tokens: a.usage.reasoning_tokens },
+    prompt_tokens: a.usage.inputTokens,
+    completion_tokens: a.usage.outputTokens,
+    total_tokens: a.usage.inputTokens + a.usage.outputTokens,
+    prompt_tokens_details: { cached_tokens: a.usage.cachedTokens },
+    completion_tokens_details: { reasoning_tokens: a.usage.reasoningTokens },
   };
 }
 
@@ -73,3 +50,29 @@ export function streamChunks(a: Answer, id: string, created: number): unknown[] 
   chunks.push({ ...base, choices: [], usage: usageObject(a) });
   return chunks;
 }
+
+/** OpenAI chat completions: `POST …/chat/completions`, streamed (usage in the last chunk) or not. */
+export const openaiChat: Protocol = {
+  name: "openai-chat",
+  kind: "generate",
+  accepts: (method, path) => method === "POST" && /\/chat\/completions$/.test(path),
+  view: (body) => {
+    const messages = Array.isArray(body.messages) ? (body.messages as { role?: unknown; content?: unknown }[]) : [];
+    const lastUser = [...messages].reverse().find((m) => m.role === "user");
+    return {
+      lastUserText: partsText(lastUser?.content),
+      hasTools: Array.isArray(body.tools) && body.tools.length > 0,
+      ...(typeof body.model === "string" ? { model: body.model } : {}),
+      stream: body.stream === true,
+      prompt: messages,
+    };
+  },
+  respond: (res: ServerResponse, a, id, { stream }) => {
+    const created = Math.floor(Date.now() / 1000);
+    if (!stream) return writeJson(res, 200, completionBody(a, id, created));
+    const s = sseStream(res);
+    for (const chunk of streamChunks(a, id, created)) s.send(null, chunk);
+    s.end("data: [DONE]\n\n");
+  },
+  error: (res, status, message) => writeJson(res, status, { error: { message, type: "mock_error" } }),
+};

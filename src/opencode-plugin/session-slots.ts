@@ -1,0 +1,80 @@
+import type { PluginInput } from "@opencode-ai/plugin";
+import { RcmEngine } from "../rcm/engine.js";
+import type { Group } from "../rcm/history.js";
+import type { RcmOptions } from "../rcm/options.js";
+import { appendAuxUsage, appendLog, loadStateFile, removeStateFiles, saveStateFile, type StateFile } from "../rcm/store.js";
+
+export interface SessionSlot {
+  engine: RcmEngine;
+  /** The history as last seen by the transform (for routing a new request early). */
+  history: Group[];
+  last?: StateFile["last"];
+  compactions: number;
+  /** Set between the compacting hook and the compacted event: the compactor reads the full history. */
+  compacting: boolean;
+}
+
+export function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** RCM's per-session engines of one OpenCode process, with their state files and log. */
+export class SessionSlots {
+  private readonly slots = new Map<string, SessionSlot>();
+
+  constructor(
+    readonly options: RcmOptions,
+    readonly stateDir: string,
+    private readonly client: PluginInput["client"],
+  ) {}
+
+  /** Appends to the plugin log; errors also go to OpenCode's log (service `switch-swe-rcm`). */
+  log(level: "info" | "error", message: string): void {
+    appendLog(this.stateDir, `${level} ${message}`);
+    if (level !== "error") return;
+    void Promise.resolve()
+      .then(() => this.client.app.log({ body: { service: "switch-swe-rcm", level, message } }))
+      .catch(() => undefined);
+  }
+
+  /** The session's slot, loaded from its state file the first time (an unreadable file starts empty). */
+  get(session: string): SessionSlot {
+    const known = this.slots.get(session);
+    if (known) return known;
+    let saved: StateFile | null = null;
+    try {
+      saved = loadStateFile(this.stateDir, session);
+    } catch (e) {
+      this.log("error", `session ${session}: starting with empty state: ${errorText(e)}`);
+    }
+    const s: SessionSlot = {
+      engine: new RcmEngine(this.options, saved ? { router: saved.router, states: saved.states } : undefined),
+      history: [],
+      compactions: saved?.compactions ?? 0,
+      compacting: false,
+      ...(saved?.last ? { last: saved.last } : {}),
+    };
+    this.slots.set(session, s);
+    return s;
+  }
+
+  /** Writes auxiliary usage lines, and the state file when something changed. */
+  persist(session: string, s: SessionSlot): void {
+    appendAuxUsage(this.stateDir, session, s.engine.drainAuxUsage());
+    if (!s.engine.takeDirty() && !s.last) return;
+    saveStateFile(this.stateDir, session, this.options.mode, s.engine.memory, { ...(s.last ? { last: s.last } : {}), compactions: s.compactions });
+  }
+
+  compacted(session: string): void {
+    const s = this.get(session);
+    s.compactions++;
+    s.compacting = false;
+    s.last = undefined;
+    saveStateFile(this.stateDir, session, this.options.mode, s.engine.memory, { compactions: s.compactions });
+  }
+
+  deleted(session: string): void {
+    this.slots.delete(session);
+    removeStateFiles(this.stateDir, session);
+  }
+}

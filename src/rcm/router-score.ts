@@ -1,0 +1,89 @@
+import type { RequestFeatures, RouterIndex } from "./router-index.js";
+import { pathKeys } from "./refs.js";
+import { cosine } from "./similarity.js";
+import { symbolStems } from "./router-index.js";
+
+/** How much of a request one task explains. */
+export interface TaskScore {
+  task: string;
+  /** idf-weighted references shared with the task (files and modules 3, symbols 2, partial symbols 1). */
+  ref: number;
+  /** Share of the request's reference weight the task holds. */
+  coverage: number;
+  /** tf-idf cosine of the request with the task's requests. */
+  sim: number;
+  /** Files and symbols of the request that this task alone holds (each path and symbol counts once). */
+  exclusive: number;
+}
+
+export interface RequestNovelty {
+  /** Total reference weight of the request (files and modules 3, symbols 2). */
+  weight: number;
+  /** Share of that weight no task holds, not even partially. */
+  unknown: number;
+}
+
+const keyWeight = 3;
+/** Names of the languages' own types and exceptions: they say nothing about which task a request continues. */
+const generic = /^(?:[A-Z]\w*(?:Error|Exception|Warning)|Decimal|datetime|date|Path|Optional|Any|None|True|False|self|cls|str|int|float|bool|dict|list|tuple|set|bytes|object|Promise|Array|Map|Set|Record|string|number|boolean|undefined|null)$/;
+
+/**
+ * The request's symbols that can tell tasks apart: not the languages' own names, and not the name of
+ * the project's top package (the first segment of the paths it names: `ledgerkit` of `ledgerkit/cli/x.py`).
+ */
+export function telling(f: RequestFeatures): string[] {
+  const roots = new Set([...f.refs.paths].filter((p) => p.includes("/")).map((p) => p.split("/")[0]!));
+  return [...f.refs.symbols].filter((s) => !generic.test(s) && !roots.has(s));
+}
+const symbolWeight = 2;
+
+export function requestWeight(f: RequestFeatures): number {
+  return keyWeight * f.keys.length + symbolWeight * telling(f).length;
+}
+
+/** Scores every candidate task against a request. */
+export function scoreTasks(index: RouterIndex, f: RequestFeatures, tasks: readonly string[]): TaskScore[] {
+  const weight = requestWeight(f);
+  const moduleNames = new Set([...f.refs.paths].map((p) => (p.split("/").pop() ?? p).replace(/\.\w+$/, "")));
+  return tasks.map((task) => {
+    const p = index.profile(task);
+    let ref = 0;
+    let covered = 0;
+    let exclusive = 0;
+    for (const path of f.refs.paths) {
+      const keys = pathKeys(path).filter((k) => p.keys.has(k));
+      for (const k of keys) ref += keyWeight * index.refIdf("k", k);
+      covered += keyWeight * keys.length;
+      if (keys.some((k) => index.holders("k", k) === 1)) exclusive++;
+    }
+    for (const s of telling(f)) {
+      if (p.symbols.has(s)) {
+        ref += symbolWeight * index.refIdf("s", s);
+        covered += symbolWeight;
+        // `pkg.mod` names the module `mod` and the path pkg/mod: one thing, counted once.
+        if (index.holders("s", s) === 1 && !moduleNames.has(s)) exclusive++;
+        continue;
+      }
+      // A new symbol built from the task's names (`balance_sheet_to_csv` in a balance-sheet task).
+      const stems = symbolStems(s).filter((st) => p.stems.has(st));
+      if (stems.length === 0) continue;
+      ref += Math.max(...stems.map((st) => index.refIdf("t", st)));
+      covered += 1;
+    }
+    return { task, ref, coverage: weight === 0 ? 0 : Math.min(1, covered / weight), sim: cosine(f.terms, p.terms, index.termIdf), exclusive };
+  });
+}
+
+/** How much of what a request names is unknown to every task. */
+export function requestNovelty(index: RouterIndex, f: RequestFeatures): RequestNovelty {
+  const weight = requestWeight(f);
+  if (weight === 0) return { weight, unknown: 0 };
+  let unknown = 0;
+  for (const k of f.keys) if (index.holders("k", k) === 0) unknown += keyWeight;
+  for (const s of telling(f)) {
+    if (index.holders("s", s) > 0) continue;
+    if (symbolStems(s).some((st) => index.holders("t", st) > 0)) continue;
+    unknown += symbolWeight;
+  }
+  return { weight, unknown: unknown / weight };
+}

@@ -1,0 +1,71 @@
+import { createHash } from "node:crypto";
+import { createReadStream, readFileSync, statSync } from "node:fs";
+import type { LoadedTask } from "../dataset/load.js";
+import { requiredTests } from "../testbed/task-testbed.js";
+import { verdictSchema, type TestStatus, type Verdict } from "../formats/verdict.js";
+
+/** Default of `verify --max-artifact-mb`: far above any real patch, far below what one process can hold. */
+export const defaultMaxArtifactMb = 256;
+
+/** What is known of a session's artifact.patch before it is read: whether it exists, its size and hash. */
+export type ArtifactInfo = { kind: "none" } | { kind: "file"; file: string; bytes: number; sha256: string; oversized: boolean };
+
+/** Hashes the artifact as a stream (never held in memory whole) and compares its size with the limit. */
+export async function inspectArtifact(file: string, maxBytes: number): Promise<ArtifactInfo> {
+  let bytes: number;
+  try {
+    const st = statSync(file);
+    if (!st.isFile()) return { kind: "none" };
+    bytes = st.size;
+  } catch {
+    return { kind: "none" };
+  }
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
+  return { kind: "file", file, bytes, sha256: hash.digest("hex"), oversized: bytes > maxBytes };
+}
+
+/** The artifact's text, read only when it is to be verified (and known to be within the limit). */
+export function readArtifactText(info: ArtifactInfo): string | null {
+  return info.kind === "none" ? null : readFileSync(info.file, "utf8");
+}
+
+function megabytes(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+export function oversizedReason(bytes: number, maxBytes: number): string {
+  return `the artifact is ${megabytes(bytes)}, over the limit of ${megabytes(maxBytes)} (--max-artifact-mb); it was not read`;
+}
+
+/**
+ * The verdict of an artifact refused before any checkout (too large to verify): not applied, every
+ * required test missing, unresolved; not an infrastructure fault, since the artifact is what the agent left.
+ */
+export function refusedVerdict(task: LoadedTask, session: string, sha256: string, reason: string, log: string): Verdict {
+  const tests = Object.fromEntries(requiredTests(task).map((id) => [id, "missing" as TestStatus]));
+  const count = (ids: readonly string[]) => ({ passed: 0, total: new Set(ids).size });
+  return verdictSchema.parse({
+    format: "switch-swe.verdict/1",
+    session,
+    task: task.id,
+    artifact_sha256: sha256,
+    applied: false,
+    apply_method: null,
+    apply_error: reason,
+    dropped_files: [],
+    tests,
+    fail_to_pass: count(task.verifier.fail_to_pass),
+    pass_to_pass: count(task.verifier.pass_to_pass),
+    resolved: false,
+    infra_fault: false,
+    timed_out: false,
+    exit_code: null,
+    result_source: "none",
+    setup_cached: false,
+    duration_ms: 0,
+    attempts: 1,
+    log,
+    verified_at: new Date().toISOString(),
+  });
+}

@@ -1,0 +1,29 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { anthropicMessages } from "../../src/mock-model/anthropic-messages.js";
+import { expectPairResolvedAndAccounted, expectResumedRequestsShowEarlierTurns, reportMarkdown, runSamplePair, shellWrite, type PairRun } from "./helpers/pair-e2e.js";
+
+/** Real Claude Code 2.1.332 runs one sample pair (both conditions) against the scripted Anthropic Messages server. */
+describe("switch-swe run --agent claude-code (real Claude Code, sample pair)", () => {
+  let run: PairRun;
+  beforeAll(async () => {
+    run = await runSamplePair("claude-code", (s) => [`base_url=${s.origin}`, "model=claude-sonnet-4-5", "effort=high"], (path, content) => ({
+      name: "Bash",
+      arguments: { command: shellWrite(path, content), description: `write ${path}` },
+    }));
+  }, 30 * 60_000);
+  afterAll(async () => {
+    await run?.server.close();
+  });
+
+  it("resolves both artifacts; the trajectories hold every token the server reported, once", () => {
+    expectPairResolvedAndAccounted(run, "claude-code", "2.1.332");
+  });
+
+  it("the report's harness table names the CLI, its version, model and effort", async () => {
+    expect(await reportMarkdown(run)).toMatch(/\| claude-code \| 2\.1\.332 \| claude-sonnet-4-5 \| high \|/);
+  });
+
+  it("resumed requests show the earlier turns to the model", () => {
+    expectResumedRequestsShowEarlierTurns(run, (b) => anthropicMessages.view(b as Record<string, unknown>, "/v1/messages").lastUserText);
+  });
+});

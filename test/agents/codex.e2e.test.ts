@@ -1,0 +1,25 @@
+import { afterAll, beforeAll, describe, it } from "vitest";
+import { openaiResponses } from "../../src/mock-model/openai-responses.js";
+import { expectPairResolvedAndAccounted, expectResumedRequestsShowEarlierTurns, runSamplePair, shellWrite, type PairRun } from "./helpers/pair-e2e.js";
+
+/** Real Codex 0.171.0 runs one sample pair (both conditions) against the scripted OpenAI Responses server. */
+describe("switch-swe run --agent codex (real Codex, sample pair)", () => {
+  let run: PairRun;
+  beforeAll(async () => {
+    run = await runSamplePair("codex", (s) => [`base_url=${s.baseUrl}`, "model=gpt-5.5", "effort=high"], (path, content) => ({
+      name: "exec_command",
+      arguments: { cmd: shellWrite(path, content), workdir: "{{workspace}}" },
+    }));
+  }, 30 * 60_000);
+  afterAll(async () => {
+    await run?.server.close();
+  });
+
+  it("resolves both artifacts; the trajectories hold every token the server reported, once", () => {
+    expectPairResolvedAndAccounted(run, "codex", "0.171.0");
+  });
+
+  it("resumed requests show the earlier turns to the model", () => {
+    expectResumedRequestsShowEarlierTurns(run, (b) => openaiResponses.view(b as Record<string, unknown>, "/v1/responses").lastUserText);
+  });
+});

@@ -1,0 +1,25 @@
+import { afterAll, beforeAll, describe, it } from "vitest";
+import { geminiGenerate } from "../../src/mock-model/gemini.js";
+import { expectPairResolvedAndAccounted, expectResumedRequestsShowEarlierTurns, runSamplePair, shellWrite, type PairRun } from "./helpers/pair-e2e.js";
+
+/** Real Gemini CLI 0.61.0 runs one sample pair (both conditions) against the scripted Gemini server. */
+describe("switch-swe run --agent gemini (real Gemini CLI, sample pair)", () => {
+  let run: PairRun;
+  beforeAll(async () => {
+    run = await runSamplePair("gemini", (s) => [`base_url=${s.origin}`, "model=gemini-3-pro"], (path, content) => ({
+      name: "run_shell_command",
+      arguments: { command: shellWrite(path, content) },
+    }));
+  }, 30 * 60_000);
+  afterAll(async () => {
+    await run?.server.close();
+  });
+
+  it("resolves both artifacts; the trajectories hold every token the server reported, once", () => {
+    expectPairResolvedAndAccounted(run, "gemini", "0.61.0");
+  });
+
+  it("resumed requests show the earlier turns to the model", () => {
+    expectResumedRequestsShowEarlierTurns(run, (b) => geminiGenerate.view(b as Record<string, unknown>, "/v1beta/models/m:streamGenerateContent").lastUserText);
+  });
+});

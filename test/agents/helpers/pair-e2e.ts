@@ -1,0 +1,143 @@
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { expect } from "vitest";
+import { packageRoot, sampleDatasetDir } from "../../../src/core/package-paths.js";
+import { runProcess } from "../../../src/core/process.js";
+import { loadDataset } from "../../../src/dataset/load.js";
+import type { ScriptToolCall } from "../../../src/mock-model/script.js";
+import { parseScript } from "../../../src/mock-model/script.js";
+import { startMockModel, type MockModelServer, type RecordedRequest } from "../../../src/mock-model/server.js";
+import type { RunConfig } from "../../../src/formats/run-config.js";
+import { readTrajectory } from "../../../src/formats/trajectory-file.js";
+import { tokenTotal, type TrajectoryLine } from "../../../src/formats/trajectory.js";
+import type { SessionsFile } from "../../../src/formats/sessions.js";
+import { tempDir } from "../../helpers/temp.js";
+import { requestKey, scriptForPair } from "../../rcm/helpers/scripted-pair.js";
+
+const cliMain = join(packageRoot, "dist", "cli", "main.js");
+
+async function cli(args: string[], timeoutMs: number, env: NodeJS.ProcessEnv = {}) {
+  const r = await runProcess(process.execPath, [cliMain, ...args], { timeoutMs, env: { ...process.env, ...env } });
+  return { code: r.code, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** A shell command that writes one file of the workspace byte for byte (base64, so any content is safe). */
+export function shellWrite(path: string, content: string): string {
+  const b64 = Buffer.from(content, "utf8").toString("base64");
+  // No command substitution: Gemini CLI refuses shell commands that contain one.
+  return `mkdir -p '{{workspace}}/${dirname(path)}' && printf '%s' '${b64}' | base64 -d > '{{workspace}}/${path}'`;
+}
+
+export interface PairRun {
+  code: number | null;
+  output: string;
+  runDir: string;
+  pairId: string;
+  server: MockModelServer;
+  config: RunConfig;
+  trajectory(condition: "base" | "switch"): TrajectoryLine[];
+  verdict(condition: "base" | "switch"): { applied: boolean; resolved: boolean };
+}
+
+/**
+ * Runs the sample pair with the shortest switched schedule, both conditions, through
+ * `switch-swe run --agent AGENT` against a scripted server whose turns write each stage's files with
+ * `writeCall` (the CLI's own tool).
+ */
+export async function runSamplePair(agent: string, options: (server: MockModelServer) => string[], writeCall: (path: string, content: string) => ScriptToolCall): Promise<PairRun> {
+  const root = tempDir(`switch-swe-${agent}-e2e-`);
+  const runDir = join(root, "run");
+  const sessionsFile = join(root, "sessions.json");
+  const built = await cli(["sessions", "build", sampleDatasetDir, "--seed", "0", "--out", sessionsFile], 120_000);
+  expect(built.code, built.stderr).toBe(0);
+  const sessions = JSON.parse(readFileSync(sessionsFile, "utf8")) as SessionsFile;
+  const pair = [...sessions.pairs].sort((a, b) => a.schedules.switch.length - b.schedules.switch.length || a.id.localeCompare(b.id))[0]!;
+  const script = scriptForPair(loadDataset(sampleDatasetDir), pair, ["base", "switch"], writeCall);
+  mkdirSync(root, { recursive: true });
+  writeFileSync(join(root, "script.json"), JSON.stringify(script, null, 2));
+  const server = await startMockModel({ script: parseScript(script), recordFile: join(root, "requests.jsonl") });
+  const r = await cli(
+    [
+      "run", "--dataset", sampleDatasetDir, "--sessions", sessionsFile,
+      "--session", `${pair.id}.base`, "--session", `${pair.id}.switch`,
+      "--agent", agent, ...options(server).flatMap((o) => ["--agent-opt", o]),
+      "--request-timeout", "300", "--out", runDir, "--quiet",
+    ],
+    40 * 60_000,
+    { SWITCH_SWE_CACHE: join(root, "cache") },
+  );
+  const sessionDir = (c: string) => join(runDir, "sessions", `${pair.id}.${c}`);
+  return {
+    code: r.code,
+    output: `${r.stdout}\n${r.stderr}`,
+    runDir,
+    pairId: pair.id,
+    server,
+    config: JSON.parse(readFileSync(join(runDir, "run.json"), "utf8")) as RunConfig,
+    trajectory: (c) => readTrajectory(join(sessionDir(c), "trajectory.jsonl")),
+    verdict: (c) => JSON.parse(readFileSync(join(sessionDir(c), "verdict.json"), "utf8")) as { applied: boolean; resolved: boolean },
+  };
+}
+
+/** `switch-swe report RUN_DIR --format markdown`. */
+export async function reportMarkdown(run: PairRun): Promise<string> {
+  const r = await cli(["report", run.runDir, "--format", "markdown"], 120_000);
+  expect(r.code, r.stderr).toBe(0);
+  return r.stdout;
+}
+
+/** Every token the server reported, once: input (cached part included) plus output (reasoning included). */
+export function serverTokens(requests: readonly RecordedRequest[]): number {
+  return requests.reduce((n, r) => n + (r.usage ? r.usage.inputTokens + r.usage.outputTokens : 0), 0);
+}
+
+/** Every token the trajectories of both sessions recorded, once (the project's one accounting rule). */
+export function trajectoryTokens(run: PairRun): number {
+  return (["base", "switch"] as const)
+    .flatMap((c) => run.trajectory(c))
+    .reduce((n, l) => n + (l.type === "agent_event" && l.event.kind === "model_call" ? tokenTotal(l.event) : 0), 0);
+}
+
+/** The checks every CLI's end-to-end run must pass. */
+export function expectPairResolvedAndAccounted(run: PairRun, harness: string, version: string): void {
+  expect(run.code, run.output).toBe(0);
+  expect(run.config.agent.harness).toMatchObject({ name: harness, version });
+  for (const condition of ["base", "switch"] as const) {
+    const verdict = run.verdict(condition);
+    expect(verdict.applied, condition).toBe(true);
+    expect(verdict.resolved, condition).toBe(true);
+    const lines = run.trajectory(condition);
+    const events = lines.flatMap((l) => (l.type === "agent_event" ? [l.event] : []));
+    expect(events.some((e) => e.kind === "model_call" && e.input_tokens > 0 && e.output_tokens > 0), condition).toBe(true);
+    expect(events.some((e) => e.kind === "tool_call"), condition).toBe(true);
+    const ends = lines.flatMap((l) => (l.type === "request_end" ? [l] : []));
+    expect(ends.length).toBeGreaterThan(0);
+    expect(ends.filter((l) => l.outcome !== "yielded"), condition).toEqual([]);
+  }
+  expect(trajectoryTokens(run)).toBe(serverTokens(run.server.requests()));
+}
+
+/**
+ * A resumed conversation is the same conversation: every model request made for a focus request
+ * right after a switch holds the earlier requests of the session (base: its own; switch: every one).
+ */
+export function expectResumedRequestsShowEarlierTurns(run: PairRun, lastUserText: (body: unknown) => string): void {
+  const lines = run.trajectory("switch");
+  const starts = lines.flatMap((l) => (l.type === "request_start" ? [l] : []));
+  const ends = lines.flatMap((l) => (l.type === "request_end" ? [l] : []));
+  const returns = starts.filter((s) => s.focus_return);
+  expect(returns.length).toBeGreaterThan(0);
+  const generating = run.server.requests().filter((r) => r.usage !== undefined);
+  for (const step of returns) {
+    // The model requests made while this request ran (the base session sends the same focus texts).
+    const end = ends.find((e) => e.index === step.index && e.time >= step.time)!;
+    const mine = generating.filter((r) => r.time >= step.time && r.time <= end.time && lastUserText(r.body).includes(requestKey(step.message)));
+    expect(mine.length, `model requests for request ${step.index}`).toBeGreaterThan(0);
+    for (const r of mine) {
+      const body = JSON.stringify(r.body);
+      for (const earlier of starts.filter((s) => s.index < step.index)) {
+        expect(body.includes(JSON.stringify(requestKey(earlier.message)).slice(1, -1)), `request ${earlier.index} in the model request for ${step.index}`).toBe(true);
+      }
+    }
+  }
+}

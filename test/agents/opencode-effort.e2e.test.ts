@@ -1,0 +1,24 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { opencodeAgent } from "../../src/agents/opencode.js";
+import { parseScript } from "../../src/mock-model/script.js";
+import { startMockModel, type MockModelServer } from "../../src/mock-model/server.js";
+import { tempDir } from "../helpers/temp.js";
+import { conversationContext, converse } from "./helpers/converse.js";
+
+let server: MockModelServer | null = null;
+afterAll(async () => {
+  await server?.close();
+});
+
+/** Real OpenCode with effort=high against a custom endpoint: the variant reaches the model request. */
+describe("opencode effort (variant)", () => {
+  it("sends the reasoning effort of the chosen variant", async () => {
+    server = await startMockModel({ script: parseScript([{ match: "hello", text: "hi" }]) });
+    const agent = opencodeAgent.create(opencodeAgent.parse({ model: "mock/scripted", base_url: server.baseUrl, effort: "high" }));
+    const [r] = await converse(agent, conversationContext(tempDir("switch-swe-oc-effort-"), "c"), [{ ws: "w00", text: "hello" }]);
+    expect(r!.result.outcome, r!.result.detail).toBe("yielded");
+    const agentCalls = server.requests().filter((q) => q.turn !== null);
+    expect(agentCalls.length).toBeGreaterThan(0);
+    for (const q of agentCalls) expect(q.body).toMatchObject({ reasoning_effort: "high" });
+  }, 300_000);
+});

@@ -1,0 +1,70 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { parseScript } from "../../src/mock-model/script.js";
+import { startMockModel, type MockModelServer } from "../../src/mock-model/server.js";
+import { RcmEngine } from "../../src/rcm/engine.js";
+import type { Group } from "../../src/rcm/history.js";
+import { parseRcmOptions } from "../../src/rcm/options.js";
+import { plainGroup, say, write } from "./helpers/history.js";
+
+let server: MockModelServer | null = null;
+afterEach(async () => {
+  await server?.close();
+  server = null;
+});
+
+async function engineWith(turns: unknown[]): Promise<RcmEngine> {
+  server = await startMockModel({ script: parseScript({ turns, fallback: "{}" }), port: 0 });
+  return new RcmEngine(parseRcmOptions({ mode: "rcm", auxModel: { baseURL: server.baseUrl, model: "mock", stateUpdates: true, timeoutMs: 5000 } }));
+}
+
+/** Feeds groups one by one, as a host would: each is the current request once, then gets its actions. */
+async function replay(e: RcmEngine, groups: Group[]): Promise<void> {
+  const seen: Group[] = [];
+  for (const g of groups) {
+    const actions = g.actions;
+    const current = { ...g, actions: [] as Group["actions"] };
+    seen.push(current);
+    await e.prepareAsync(seen);
+    current.actions.push(...actions);
+  }
+}
+
+const history = () => [
+  plainGroup("Implement `parse_amount` in ledger/amount.py for negative values in parentheses.", [write("ledger/amount.py", "a1"), say("Done.", "a1")], "u1"),
+  plainGroup("Write the income report renderer in reports/income.py with a grand total row.", [write("reports/income.py", "a2")], "u2"),
+  plainGroup("ok, go on", [], "u3"),
+  plainGroup("Anything else?", [], "u4"),
+];
+
+describe("RCM's auxiliary model (against the scripted server)", () => {
+  it("decides an undecided request and adds state items from completed interactions; its calls are usage", async () => {
+    const e = await engineWith([
+      { requests: "auxiliary", match: ["New request", "ok, go on"], text: '{"task": "t1", "confidence": 0.9}' },
+      { requests: "auxiliary", match: "User: Implement `parse_amount`", text: '{"completed": ["parse_amount handles parentheses"], "pending": [], "uncertainties": ["thousands separators not covered"]}' },
+    ]);
+    await replay(e, history());
+    expect(e.memory.router.assignments.u3).toMatchObject({ task: "t1", method: "aux", confidence: 0.9 });
+    const s = e.memory.states.t1!;
+    expect(s.completed).toContainEqual(expect.objectContaining({ text: "parse_amount handles parentheses", kind: "claim", source: "u1#model" }));
+    expect(s.uncertainties).toContainEqual(expect.objectContaining({ text: "thousands separators not covered", kind: "claim" }));
+    const usage = e.drainAuxUsage();
+    expect(usage.filter((u) => u.purpose === "route").length).toBeGreaterThanOrEqual(1);
+    expect(usage.filter((u) => u.purpose === "state").length).toBeGreaterThanOrEqual(1);
+    expect(usage.every((u) => u.input_tokens > 0 && u.model === "mock")).toBe(true);
+    expect(server!.requests().every((r) => (r.body as { tools?: unknown }).tools === undefined)).toBe(true);
+  });
+
+  it("leaves the record as the deterministic updater made it when the model answers malformed output or an error", async () => {
+    const e = await engineWith([
+      { requests: "auxiliary", match: "User: Implement `parse_amount`", text: "Sure! Here is the state: completed = parse_amount" },
+      { requests: "auxiliary", match: "User: Write the income report", text: '{"completed": "not a list", "uncertainties": [3, null]}' },
+      { requests: "auxiliary", match: "New request", error: { status: 500, message: "upstream failed" } },
+    ]);
+    await replay(e, history());
+    const plain = new RcmEngine(parseRcmOptions({ mode: "rcm" }));
+    await replay(plain, history());
+    expect(e.memory.states).toEqual(plain.memory.states);
+    // The failed routing call kept the deterministic decision (below the threshold: full history).
+    expect(e.memory.router.assignments.u3).toEqual(plain.memory.router.assignments.u3);
+  });
+});
