@@ -55,6 +55,29 @@ export interface RunOptions {
   progress: ProgressSink;
   /** Stops the run (the CLI wires Ctrl-C and SIGTERM to it). */
   signal?: AbortSignal;
+  /** Runs the sessions elsewhere (`--queue`: src/queue/coordinator.ts); default: in this process. */
+  backend?: SessionBackend;
+}
+
+/** What a backend gets of a prepared run: the ledger and the run directory stay this process's. */
+export interface BackendRun {
+  runDir: string;
+  config: RunConfig;
+  dataset: Dataset;
+  ledger: Ledger;
+  progress: ProgressSink;
+  signal: AbortSignal;
+  concurrency: number;
+}
+
+/** Where sessions run when not in this process. It reports session ends through `outcome`. */
+export interface SessionBackend {
+  /** Settles attempts an earlier invocation left `running` (instead of marking them interrupted). */
+  recover(run: BackendRun): Promise<void>;
+  run(todo: SelectedSession[], run: BackendRun, outcome: RunOutcome): Promise<void>;
+  /** Returns the sessions whose verdict is an infrastructure fault. */
+  verify(run: BackendRun, sessions: readonly string[]): Promise<string[]>;
+  close(): Promise<void>;
 }
 
 export interface RunOutcome {
@@ -162,10 +185,12 @@ export async function runSessions(opts: RunOptions): Promise<RunOutcome> {
   const started = Date.now();
   const signal = opts.signal ?? new AbortController().signal;
   const outcome: RunOutcome = { runDir, finished: [], failed: [], skipped: [], interrupted: false, infraFaults: [] };
+  const { backend } = opts, backendRun: BackendRun = { runDir, config, dataset: prep.dataset, ledger, progress: opts.progress, signal, concurrency: opts.concurrency };
   const diskFull = new DiskFullStop();
   try {
     ledger.startInvocation(prep.existing);
-    for (const cut of ledger.markInterrupted("cut off: the run process ended while this attempt ran")) {
+    if (backend) await backend.recover(backendRun);
+    else for (const cut of ledger.markInterrupted("cut off: the run process ended while this attempt ran")) {
       const workDir = cut.work_dir;
       const group = killStaleGroup(join(workDir, "agent", "pid"));
       if (group !== null) opts.progress({ type: "warning", time: nowIso(), session: cut.session, message: `ended the agent process group ${group} left running by the cut-off attempt ${cut.attempt}` });
@@ -186,25 +211,30 @@ export async function runSessions(opts: RunOptions): Promise<RunOutcome> {
       concurrency: opts.concurrency,
     });
 
-    await mapPool(todo, opts.concurrency, async (s) => {
-      // A full disk stops the run from taking new sessions: each would fail the same way.
-      if (signal.aborted || diskFull.stopped) return;
-      try {
-        const status = await runWithRetries(s, prep, ledger, opts, signal);
-        if (status === "finished") outcome.finished.push(s.session);
-        else if (status === "failed") outcome.failed.push(s.session);
-      } catch (e) {
-        if (!diskFull.record(s.session, e)) throw e;
-      }
-    });
+    if (backend) await backend.run(todo, backendRun, outcome);
+    else
+      await mapPool(todo, opts.concurrency, async (s) => {
+        // A full disk stops the run from taking new sessions: each would fail the same way.
+        if (signal.aborted || diskFull.stopped) return;
+        try {
+          const status = await runWithRetries(s, prep, ledger, opts, signal);
+          if (status === "finished") outcome.finished.push(s.session);
+          else if (status === "failed") outcome.failed.push(s.session);
+        } catch (e) {
+          if (!diskFull.record(s.session, e)) throw e;
+        }
+      });
     outcome.interrupted = signal.aborted;
 
     // The single call site of verification (see verify-hook.ts).
     // Verification is confined whatever the agent could be: an unsandboxed agent's artifact is no safer.
     if (opts.verify && !outcome.interrupted && !diskFull.stopped) {
-      outcome.infraFaults = await verifyAfterRun(runDir, config.sessions_selected, opts.concurrency, opts.progress, opts.sandbox ?? "bwrap");
+      outcome.infraFaults = backend
+        ? await backend.verify(backendRun, config.sessions_selected)
+        : await verifyAfterRun(runDir, config.sessions_selected, opts.concurrency, opts.progress, opts.sandbox ?? "bwrap");
     }
   } finally {
+    await backend?.close();
     opts.progress({
       type: "run_end",
       time: nowIso(),
@@ -310,7 +340,8 @@ function endOnFullDisk(ledger: Ledger, opts: RunOptions, session: string, attemp
   opts.progress({ type: "session_end", time: nowIso(), session, attempt, status: "infra_fault", retry: false, detail });
 }
 
-function writeSummary(
+/** session.json of an attempt, with the ledger's list of attempts (`current` overrides its own row). */
+export function writeSummary(
   runDir: string,
   summary: AttemptSummary,
   ledger: Ledger,

@@ -60,7 +60,7 @@ export function runDataset(runDir: string): Dataset {
 }
 
 /** An existing verdict that may be kept: sealed by this run's key, same artifact bytes, not an infrastructure fault, not refused for its size. */
-function reusableVerdict(runDir: string, session: string, artifactSha256: string | null, key: Buffer, forged: string[]): Verdict | null {
+export function reusableVerdict(runDir: string, session: string, artifactSha256: string | null, key: Buffer, forged: string[]): Verdict | null {
   const file = runFiles.verdict(runDir, session);
   if (!existsSync(file)) return null;
   let parsed;

@@ -8,6 +8,7 @@ import { registerRun } from "./run.js";
 import { registerVerify } from "./verify.js";
 import { registerRcm } from "./rcm.js";
 import { registerMockModel } from "./mock-model.js";
+import { registerQueue } from "./queue.js";
 import { registerAgents } from "./agents.js";
 import { registerDatasets } from "./datasets.js";
 
@@ -23,5 +24,6 @@ export function registerCommands(program: Command): void {
   registerVerify(program);
   registerRcm(program);
   registerMockModel(program);
+  registerQueue(program);
   registerAgents(program);
 }

@@ -7,6 +7,7 @@ import { defaultRequestTimeoutS, runSessions } from "../../run/runner.js";
 import type { ConditionChoice } from "../../run/session-selection.js";
 import { ExitCode, verificationExitCode } from "../exit-codes.js";
 import { collect, parseCount, parsePositive, parsePositiveNumber } from "../options.js";
+import { queueBackendFor } from "./queue-backend.js";
 
 interface RunFlags {
   dataset?: string;
@@ -27,6 +28,7 @@ interface RunFlags {
   verify: boolean;
   quiet?: boolean;
   json?: boolean;
+  queue?: string | boolean;
 }
 
 
@@ -52,7 +54,9 @@ export function registerRun(program: Command): void {
     .option("--no-verify", "do not verify the artifacts at the end")
     .option("--quiet", "no progress output")
     .option("--json", "progress as JSON lines on stdout")
+    .option("--queue [url]", "coordinate: sessions run on `switch-swe worker`s of this Redis queue (URL, or $SWITCH_SWE_QUEUE)")
     .action(async (o: RunFlags) => {
+      const backend = queueBackendFor(o.queue, o.out, o.resume === true);
       const reporter = reporterFor({ quiet: o.quiet === true, json: o.json === true }, process.stdout, process.stderr);
       const stop = new AbortController();
       let signals = 0;
@@ -84,6 +88,7 @@ export function registerRun(program: Command): void {
           verify: o.verify,
           progress: (e) => reporter.emit(e),
           signal: stop.signal,
+          ...(backend ? { backend } : {}),
         });
         if (outcome.infraFaults.length > 0) {
           process.stderr.write(

@@ -6,8 +6,10 @@ import { verifyRun } from "../../verify/run-verify.js";
 import { defaultMaxArtifactMb } from "../../verify/artifact-file.js";
 import type { ScratchDir } from "../../testbed/verifier-scratch.js";
 import type { Verdict } from "../../formats/verdict.js";
-import { verificationExitCode } from "../exit-codes.js";
+import { ExitCode, verificationExitCode } from "../exit-codes.js";
 import { collect, parsePositive as positiveInt } from "../options.js";
+import { verifyRunOnQueue } from "../../queue/verify-run.js";
+import { queueTarget } from "./queue.js";
 
 
 /** One line per verdict: outcome, counts, how the artifact applied, and why when it failed. */
@@ -42,18 +44,23 @@ export function registerVerify(program: Command): void {
     .option("--max-artifact-mb <n>", "artifacts larger than this are not read: not applied, with the reason", positiveInt("--max-artifact-mb"), defaultMaxArtifactMb)
     .option("--json", "print the verdicts as JSON instead of one line each")
     .addOption(new Option("--sandbox <mode>", "confine each test run: bwrap (checkout and environment only, no network) or none").choices(sandboxModes).default("bwrap"))
-    .action(async (runDir: string, o: { concurrency: number; session?: string[]; force?: boolean; json?: boolean; maxArtifactMb: number; sandbox: SandboxMode }) => {
-      const result = await verifyRun(runDir, {
-        concurrency: o.concurrency,
-        maxArtifactMb: o.maxArtifactMb,
-        sandbox: o.sandbox,
-        ...(o.session ? { sessions: o.session } : {}),
-        ...(o.force ? { force: true } : {}),
-        onNotice: (m) => process.stderr.write(`verify: ${m}\n`),
-        onProgress: (e) => {
-          if (!o.json) process.stdout.write(`${verdictLine(e.verdict, e.reused)}\n`);
-        },
-      });
+    .option("--queue [url]", "verify on the `switch-swe worker`s of this Redis queue (URL, or $SWITCH_SWE_QUEUE)")
+    .action(async (runDir: string, o: { concurrency: number; session?: string[]; force?: boolean; json?: boolean; queue?: string | boolean; maxArtifactMb: number; sandbox: SandboxMode }) => {
+      const onProgress = (e: { verdict: Verdict; reused: boolean }) => {
+        if (!o.json) process.stdout.write(`${verdictLine(e.verdict, e.reused)}\n`);
+      };
+      const common = { ...(o.session ? { sessions: o.session } : {}), ...(o.force ? { force: true } : {}) };
+      let lost: string[] = [];
+      let result: { verdicts: Record<string, Verdict>; verified: string[]; reused: string[]; forged: string[] };
+      if (o.queue !== undefined) {
+        const r = await verifyRunOnQueue(runDir, { target: queueTarget(o.queue), ...common, onVerdict: onProgress });
+        lost = r.lost;
+        result = r;
+      } else {
+        const local = { concurrency: o.concurrency, maxArtifactMb: o.maxArtifactMb, sandbox: o.sandbox };
+        result = await verifyRun(runDir, { ...local, ...common, onNotice: (m) => process.stderr.write(`verify: ${m}\n`), onProgress });
+      }
+      for (const s of lost) process.stderr.write(`${s}: not verified: its verification job failed three times (workers died?)\n`);
       const all = Object.values(result.verdicts);
       const infra = all.filter((v) => v.infra_fault).length;
       if (o.json) {
@@ -66,8 +73,8 @@ export function registerVerify(program: Command): void {
             `${result.verified.length} verified, ${result.reused.length} kept${result.forged.length > 0 ? `, ${result.forged.length} with a bad seal verified again` : ""}\n`,
         );
       }
-      // A verdict that says nothing about the model is a check that did not succeed.
-      process.exitCode = verificationExitCode(infra);
+      // A verdict that says nothing about the model, or none at all, is a check that did not succeed.
+      process.exitCode = lost.length > 0 ? ExitCode.checkFailed : verificationExitCode(infra);
     });
 
   const cache = program.command("cache").description("the cache of repositories and test environments (SWITCH_SWE_CACHE, default ~/.cache/switch-swe)");

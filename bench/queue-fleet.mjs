@@ -1,0 +1,91 @@
+// Throughput of a distributed run (npm run bench:queue), on the built code and a private redis-server:
+// SESSIONS sessions of a scripted agent that sleeps 1 s per request, run by 1, 2, 4 and 8 worker
+// processes (concurrency 1 each) on this machine. The sessions are the sample's, taken as several runs
+// of the same sessions file coordinated at once (each run its own coordinator on the same queue).
+// Prints wall time, the ideal (requests x 1 s / workers), their ratio, and the coordinators' CPU per session.
+//   node bench/queue-fleet.mjs [--sessions 200] [--workers 1,2,4,8] [--sleep 1]
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { loadDataset } from "../dist/dataset/load.js";
+import { buildSessions } from "../dist/sessions/build.js";
+import { runSessions } from "../dist/run/runner.js";
+import { QueueCoordinator } from "../dist/queue/coordinator.js";
+import { parseQueueUrl } from "../dist/queue/queue-url.js";
+
+const arg = (name, def) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : def;
+};
+const sessionsWanted = Number(arg("sessions", "200"));
+const fleets = arg("workers", "1,2,4,8").split(",").map(Number);
+const sleepS = Number(arg("sleep", "1"));
+const cli = new URL("../dist/cli/main.js", import.meta.url).pathname;
+const root = mkdtempSync(join(tmpdir(), "switch-swe-bench-queue-"));
+
+const freePort = () =>
+  new Promise((res) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const p = s.address().port;
+      s.close(() => res(p));
+    });
+  });
+
+const port = await freePort();
+const redis = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
+await new Promise((r) => setTimeout(r, 500));
+const url = `redis://127.0.0.1:${port}/0`;
+
+const datasetDir = new URL("../datasets/sample", import.meta.url).pathname;
+const file = buildSessions(loadDataset(datasetDir), { seed: 0 });
+const sessionsPath = join(root, "sessions.json");
+writeFileSync(sessionsPath, JSON.stringify(file));
+const perRun = file.pairs.length * 2;
+const runs = Math.max(1, Math.round(sessionsWanted / perRun));
+const requests = runs * file.pairs.reduce((n, p) => n + p.schedules.base.length + p.schedules.switch.length, 0);
+const agent = join(root, "agent.sh");
+writeFileSync(agent, `#!/bin/sh\nsleep ${sleepS}\n`, { mode: 0o755 });
+console.log(`${runs} runs x ${perRun} sessions = ${runs * perRun} sessions, ${requests} requests, agent sleeps ${sleepS} s per request`);
+
+async function fleet(n) {
+  const workers = Array.from({ length: n }, (_, i) =>
+    spawn(process.execPath, [cli, "worker", "--queue", url, "--concurrency", "1"], { env: { ...process.env, SWITCH_SWE_CACHE: join(root, `w${i}`) }, stdio: "ignore" }),
+  );
+  await new Promise((r) => setTimeout(r, 2000));
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: runs }, (_, r) =>
+      runSessions({
+        out: join(root, `fleet${n}-run${r}`),
+        resume: false,
+        dataset: datasetDir,
+        sessions: sessionsPath,
+        agent: "command",
+        agentOptions: { command: agent },
+        concurrency: 1,
+        keepWorkspaces: false,
+        verify: false,
+        progress: () => undefined,
+        backend: new QueueCoordinator(parseQueueUrl(url)),
+      }),
+    ),
+  );
+  const wall = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  for (const w of workers) w.kill("SIGTERM");
+  await Promise.all(workers.map((w) => new Promise((r) => w.once("exit", r))));
+  const ideal = (requests * sleepS) / n;
+  const cpuPerSession = (cpu.user + cpu.system) / 1000 / (runs * perRun);
+  console.log(`${n} worker(s): wall ${wall.toFixed(1)} s, ideal ${ideal.toFixed(1)} s, ratio ${(wall / ideal).toFixed(2)}x; coordinator CPU ${cpuPerSession.toFixed(1)} ms per session`);
+}
+
+try {
+  for (const n of fleets) await fleet(n);
+} finally {
+  redis.kill("SIGKILL");
+  rmSync(root, { recursive: true, force: true });
+}

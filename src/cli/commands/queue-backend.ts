@@ -1,0 +1,27 @@
+import { resolve } from "node:path";
+import { inputError } from "../../core/errors.js";
+import { QueueCoordinator } from "../../queue/coordinator.js";
+import { readQueueRun } from "../../queue/queue-run-file.js";
+import type { SessionBackend } from "../../run/runner.js";
+import { queueTarget } from "./queue.js";
+
+/**
+ * `run --queue`: the coordinator backend. A run that was coordinated through a queue is resumed only
+ * through one (its attempts may still be running on workers).
+ */
+export function queueBackendFor(queue: string | boolean | undefined, out: string, resume: boolean): SessionBackend | undefined {
+  if (queue === undefined) {
+    const recorded = resume ? readQueueRunQuietly(out) : null;
+    if (recorded) throw inputError(resolve(out), "", `the run was coordinated through ${recorded}: resume it with --queue URL (its attempts may still run on workers)`);
+    return undefined;
+  }
+  return new QueueCoordinator(queueTarget(queue));
+}
+
+function readQueueRunQuietly(out: string): string | null {
+  try {
+    return readQueueRun(resolve(out))?.queue ?? null;
+  } catch {
+    return null;
+  }
+}

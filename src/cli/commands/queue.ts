@@ -1,0 +1,76 @@
+import type { Command } from "commander";
+import { inputError } from "../../core/errors.js";
+import { toJsonText } from "../../core/json-file.js";
+import { parseQueueUrl, queueUrlEnv, queueUrlFrom, type QueueTarget } from "../../queue/queue-url.js";
+import { formatStatus, queueStatus } from "../../queue/status.js";
+import { runWorker } from "../../queue/worker.js";
+import { scrubEnvironment } from "../../queue/worker-env.js";
+import { collect, parsePositive } from "../options.js";
+
+/** The queue named by `--queue URL` (or `--queue` alone and $SWITCH_SWE_QUEUE). */
+export function queueTarget(option: string | boolean | undefined): QueueTarget {
+  const url = queueUrlFrom(typeof option === "string" ? option : undefined);
+  if (url === undefined) throw inputError("--queue", "", `no URL: give --queue redis://HOST:PORT/DB or set ${queueUrlEnv}`);
+  return parseQueueUrl(url);
+}
+
+function positiveSeconds(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw inputError("--stall-timeout", "", `"${value}" is not a positive number of seconds`);
+  return n;
+}
+
+interface WorkerFlags {
+  queue?: string | boolean;
+  concurrency: number;
+  stallTimeout: string;
+  passEnv?: string[];
+  workDir?: string;
+}
+
+/** `worker` (take jobs from a queue) and `queue status`. */
+export function registerQueue(program: Command): void {
+  program
+    .command("worker")
+    .description("run sessions and verifications from a Redis queue (see `run --queue`) until stopped")
+    .option("--queue [url]", `redis://[:password@]HOST:PORT/DB or rediss://... (default: $${queueUrlEnv})`)
+    .option("--concurrency <n>", "sessions at once", parsePositive("--concurrency"), 1)
+    .option("--stall-timeout <seconds>", "a job whose lock is not renewed this long counts as stalled (its worker died)", "30")
+    .option("--pass-env <name>", "pass this environment variable to agents (repeatable); all others but PATH, HOME, LANG... are removed", collect)
+    .option("--work-dir <dir>", "where session workspaces live (default: the cache's queue/work)")
+    .action(async (o: WorkerFlags) => {
+      const target = queueTarget(o.queue ?? true);
+      const stallTimeoutS = positiveSeconds(o.stallTimeout);
+      delete process.env[queueUrlEnv];
+      scrubEnvironment(o.passEnv ?? []);
+      const stop = new AbortController();
+      let signals = 0;
+      const onSignal = (sig: NodeJS.Signals) => {
+        if (++signals > 1) process.exit(130);
+        process.stderr.write(`${sig}: stopping the worker (again to quit at once)\n`);
+        stop.abort();
+      };
+      process.on("SIGINT", onSignal);
+      process.on("SIGTERM", onSignal);
+      await runWorker({
+        target,
+        concurrency: o.concurrency,
+        stallTimeoutS,
+        ...(o.workDir !== undefined ? { workRoot: o.workDir } : {}),
+        log: (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`),
+        signal: stop.signal,
+      });
+    });
+
+  program
+    .command("queue")
+    .description("the Redis queue of `run --queue` and `worker`")
+    .command("status")
+    .description("live workers and what they run, runs and their coordinators, job counts")
+    .argument("[url]", `queue URL (default: $${queueUrlEnv})`)
+    .option("--json", "print as JSON")
+    .action(async (url: string | undefined, o: { json?: boolean }) => {
+      const status = await queueStatus(queueTarget(url ?? true));
+      process.stdout.write(o.json ? toJsonText(status) : formatStatus(status));
+    });
+}

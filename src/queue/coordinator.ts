@@ -1,0 +1,238 @@
+import { basename } from "node:path";
+import { Queue } from "bullmq";
+import { Redis } from "ioredis";
+import { packageVersion } from "../core/package-paths.js";
+import { nowIso } from "../run/progress-events.js";
+import type { BackendRun, RunOutcome, SessionBackend } from "../run/runner.js";
+import { writeSummary } from "../run/runner.js";
+import { attemptWorkDir } from "../run/session-dir.js";
+import type { SelectedSession } from "../run/session-selection.js";
+import { putBlob, hasBlob } from "./blob-store.js";
+import { connectChecked } from "./connect.js";
+import { acquireCoordinatorLock } from "./coordinator-lock.js";
+import { packDataset, type DatasetPack } from "./dataset-pack.js";
+import { readEvents } from "./events.js";
+import { attemptOpen, ingestSessionResult, lostAttemptSummary, recordLostAttempt } from "./ingest.js";
+import type { SessionJob } from "./job-schema.js";
+import { keys, sessionJobId, sessionQueue } from "./keys.js";
+import { openQueueRun } from "./queue-run-file.js";
+import type { QueueTarget } from "./queue-url.js";
+import { decodeResult, sessionResultSchema, type SessionResult } from "./result-schema.js";
+import { verifyThroughQueue } from "./verify-coordinator.js";
+
+interface Tracked {
+  job: SessionJob;
+  /** Infrastructure faults of this session in this invocation (retried at most max_infra_retries times). */
+  faults: number;
+}
+
+const jobOptions = { removeOnComplete: true, removeOnFail: { age: 7 * 24 * 3600 } };
+
+/**
+ * `run --queue`: this process stays the run's only writer (run directory, ledger) and enqueues one
+ * job per session attempt; workers run them and store each result under its own key, which this
+ * process ingests. A result is written to the run directory once: the ledger says which attempt is open.
+ */
+export class QueueCoordinator implements SessionBackend {
+  private redis: Redis | null = null;
+  private queue: Queue | null = null;
+  private runId = "";
+  private pack: DatasetPack | null = null;
+  private lock: { renew: () => Promise<void>; release: () => Promise<void> } | null = null;
+  private readonly tracked = new Map<string, Tracked>();
+  private lastEventId = "0";
+  private lastSlowTick = 0;
+
+  constructor(private readonly target: QueueTarget) {}
+
+  get id(): string {
+    return this.runId;
+  }
+
+  async recover(run: BackendRun): Promise<void> {
+    this.redis = await connectChecked(this.target);
+    const { run: qr, created } = openQueueRun(run.runDir, this.target.display);
+    this.runId = qr.run_id;
+    this.lock = await acquireCoordinatorLock(this.redis, this.runId, run.runDir);
+    this.pack = packDataset(run.dataset.root);
+    await putBlob(this.redis, this.pack.digest, this.pack.gz);
+    this.queue = new Queue(sessionQueue, { connection: this.target.redis });
+    this.queue.on("error", () => undefined);
+    this.lastEventId = `${Date.now()}-0`;
+    // A run started locally and continued on a queue: its cut-off local attempts are just interrupted.
+    if (created) run.ledger.markInterrupted("cut off: the run process ended while this attempt ran");
+    await this.publishInfo(run);
+  }
+
+  async run(todo: SelectedSession[], run: BackendRun, outcome: RunOutcome): Promise<void> {
+    for (const s of todo) {
+      const open = run.ledger.attempts(s.session).find((r) => r.status === "running");
+      if (open) this.tracked.set(s.session, { job: this.jobFor(s, open.attempt, run), faults: 0 });
+      else await this.startAttempt(s, run, 0);
+    }
+    while (this.tracked.size > 0 && !run.signal.aborted) {
+      await this.tick(run, outcome, todo);
+      await sleepUnlessAborted(300, run.signal);
+    }
+    if (run.signal.aborted) await this.withdrawWaiting();
+    // Every session ended: the progress stream of the run has nothing more to say.
+    else await this.redis!.del(keys.events(this.runId));
+  }
+
+  async verify(run: BackendRun, sessions: readonly string[]): Promise<string[]> {
+    if (!this.redis || !this.pack) return [];
+    return verifyThroughQueue({ run, sessions, redis: this.redis, target: this.target, runId: this.runId, digest: this.pack.digest, renew: () => this.slowTick(run) });
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.lock?.release();
+      await this.queue?.close();
+    } catch {
+      // closing is best effort
+    }
+    this.redis?.disconnect();
+  }
+
+  private jobFor(s: SelectedSession, attempt: number, run: BackendRun): SessionJob {
+    const c = run.config;
+    return {
+      kind: "session",
+      run_id: this.runId,
+      switch_swe_version: packageVersion,
+      dataset: { name: c.dataset.name, version: c.dataset.version, digest: this.pack!.digest },
+      run_created_at: c.created_at,
+      session: s.session,
+      attempt,
+      pair: s.pair,
+      condition: s.condition,
+      agent: { name: c.agent.name, options: c.agent.options },
+      seed: c.seed,
+      request_timeout_s: c.request_timeout_s,
+      max_continuations: c.max_continuations,
+      sandbox: c.sandbox?.mode === "bwrap" ? { network: c.sandbox.network === "on" } : null,
+    };
+  }
+
+  /** Ledger first, then the job: a crash in between leaves an open attempt whose job is added on resume. */
+  private async startAttempt(s: SelectedSession, run: BackendRun, faults: number): Promise<void> {
+    const attempt = run.ledger.begin(s.session, (n) => attemptWorkDir(run.runDir, run.config.created_at, s.session, n));
+    const job = this.jobFor(s, attempt, run);
+    this.tracked.set(s.session, { job, faults });
+    await this.queue!.add("session", job, { ...jobOptions, jobId: sessionJobId(this.runId, s.session, attempt) });
+  }
+
+  private async tick(run: BackendRun, outcome: RunOutcome, todo: SelectedSession[]): Promise<void> {
+    const redis = this.redis!;
+    const { events, lastId } = await readEvents(redis, this.runId, this.lastEventId);
+    this.lastEventId = lastId;
+    for (const e of events) if (e.event.type !== "session_end" && e.event.type !== "run_start" && e.event.type !== "run_end") run.progress(e.event);
+    const entries = [...this.tracked.entries()];
+    const exists = await Promise.all(entries.map(([session, t]) => redis.exists(keys.result(this.runId, session, t.job.attempt))));
+    for (const [i, [session, t]] of entries.entries()) {
+      if (exists[i] !== 1) continue;
+      const data = await redis.getBuffer(keys.result(this.runId, session, t.job.attempt));
+      if (data === null) continue;
+      let result: SessionResult;
+      try {
+        result = decodeResult(data, sessionResultSchema);
+      } catch (e) {
+        result = { format: "switch-swe.queue-result/1", session, attempt: t.job.attempt, worker: "?", outcome: "infra_fault", detail: (e as Error).message, summary: null, files: [] };
+      }
+      await this.settle(t, result, run, outcome, todo);
+    }
+    if (Date.now() - this.lastSlowTick > 2000) {
+      await this.slowTick(run);
+      await this.checkJobs(run, outcome, todo);
+    }
+  }
+
+  /** Keeps the run's claims alive: the coordinator lock, the dataset blob (Redis may have restarted empty). */
+  private async slowTick(run: BackendRun): Promise<void> {
+    this.lastSlowTick = Date.now();
+    await this.lock!.renew();
+    if (!(await hasBlob(this.redis!, this.pack!.digest))) await putBlob(this.redis!, this.pack!.digest, this.pack!.gz);
+    await this.publishInfo(run);
+  }
+
+  /** Jobs that ended without a result (their worker died or hung), and jobs the queue no longer holds. */
+  private async checkJobs(run: BackendRun, outcome: RunOutcome, todo: SelectedSession[]): Promise<void> {
+    for (const [session, t] of [...this.tracked.entries()]) {
+      const id = sessionJobId(this.runId, session, t.job.attempt);
+      const state = await this.queue!.getJobState(id);
+      if (state === "failed" || state === "completed") {
+        if ((await this.redis!.exists(keys.result(this.runId, session, t.job.attempt))) === 1) continue;
+        const job = await this.queue!.getJob(id);
+        const who = job?.processedBy ?? "a worker";
+        const why = state === "failed" ? (job?.failedReason ?? "failed") : "completed without a result";
+        await this.settleLost(t, `${who} stopped renewing its lock or failed: ${why}`, run, outcome, todo);
+        await job?.remove().catch(() => undefined);
+      } else if (state === "unknown") {
+        // Never added (a crash right after the ledger), or lost by Redis: the same attempt, added again.
+        await this.queue!.add("session", t.job, { ...jobOptions, jobId: id });
+      }
+    }
+  }
+
+  private async settle(t: Tracked, r: SessionResult, run: BackendRun, outcome: RunOutcome, todo: SelectedSession[]): Promise<void> {
+    const { session, attempt } = t.job;
+    if (attemptOpen(run.ledger, session, attempt)) {
+      ingestSessionResult(run.runDir, run.ledger, r);
+      await this.next(t, r.outcome, r.detail, r.summary, run, outcome, todo);
+    }
+    await this.forget(session, attempt);
+  }
+
+  private async settleLost(t: Tracked, detail: string, run: BackendRun, outcome: RunOutcome, todo: SelectedSession[]): Promise<void> {
+    const { session, attempt } = t.job;
+    const trajectory = await this.redis!.getBuffer(keys.trajectory(this.runId, session, attempt));
+    recordLostAttempt(run.runDir, run.ledger, session, attempt, trajectory, detail);
+    await this.next(t, "infra_fault", detail, null, run, outcome, todo);
+    await this.forget(session, attempt);
+  }
+
+  /** After an attempt ended: done, or the next attempt (as a local run decides). */
+  private async next(t: Tracked, status: SessionResult["outcome"], detail: string | null, summary: SessionResult["summary"], run: BackendRun, outcome: RunOutcome, todo: SelectedSession[]): Promise<void> {
+    const { session, attempt } = t.job;
+    const s = todo.find((x) => x.session === session)!;
+    this.tracked.delete(session);
+    const faults = t.faults + (status === "infra_fault" ? 1 : 0);
+    const retry = (status === "infra_fault" && faults <= run.config.max_infra_retries) || status === "interrupted";
+    run.progress({ type: "session_end", time: nowIso(), session, attempt, status, ...(status === "infra_fault" ? { retry } : {}), ...(detail ? { detail } : {}) });
+    if (status === "finished") outcome.finished.push(session);
+    else if (retry && !run.signal.aborted) await this.startAttempt(s, run, faults);
+    else if (!run.signal.aborted || status !== "interrupted") {
+      writeSummary(run.runDir, summary ?? lostAttemptSummary(t.job, `${status}: ${detail ?? ""}`), run.ledger, null);
+      outcome.failed.push(session);
+    }
+  }
+
+  private async forget(session: string, attempt: number): Promise<void> {
+    await this.redis!.del(keys.result(this.runId, session, attempt), keys.trajectory(this.runId, session, attempt));
+  }
+
+  /** Ctrl-C: jobs no worker took yet leave the queue; running ones finish and `--resume` collects them. */
+  private async withdrawWaiting(): Promise<void> {
+    for (const [session, t] of this.tracked) {
+      const job = await this.queue!.getJob(sessionJobId(this.runId, session, t.job.attempt));
+      if (job && ["waiting", "delayed", "prioritized"].includes(await job.getState())) await job.remove().catch(() => undefined);
+    }
+  }
+
+  private async publishInfo(run: BackendRun): Promise<void> {
+    const info = { run_dir: basename(run.runDir), label: run.config.label, sessions: run.config.sessions_selected.length, time: nowIso() };
+    await this.redis!.hset(keys.runs(), this.runId, JSON.stringify(info));
+  }
+}
+
+function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done);
+  });
+}

@@ -1,0 +1,46 @@
+import { z } from "zod";
+import { conditionSchema, sessionPairSchema } from "../formats/sessions.js";
+
+/** What every job names so that a worker can refuse one it cannot run faithfully. */
+const jobCommon = {
+  run_id: z.string().regex(/^[0-9a-f]{16}$/),
+  switch_swe_version: z.string().min(1),
+  dataset: z.object({ name: z.string(), version: z.string(), digest: z.string().regex(/^[0-9a-f]{64}$/) }).strict(),
+};
+
+/**
+ * One attempt of one session, as the coordinator enqueues it. It carries no credentials: agent options
+ * are the run's (`--agent-opt`), and workers take API keys from their own environment.
+ */
+export const sessionJobSchema = z
+  .object({
+    kind: z.literal("session"),
+    ...jobCommon,
+    run_created_at: z.string(),
+    session: z.string().min(1),
+    attempt: z.number().int().positive(),
+    pair: sessionPairSchema,
+    condition: conditionSchema,
+    agent: z.object({ name: z.string().min(1), options: z.record(z.string(), z.string()) }).strict(),
+    seed: z.number().int().nonnegative(),
+    request_timeout_s: z.number().positive(),
+    max_continuations: z.number().int().nonnegative(),
+    /** The agent's sandbox as run.json records it (null: none), applied by the worker as a local run would. */
+    sandbox: z.object({ network: z.boolean() }).strict().nullable(),
+  })
+  .strict();
+
+/** One verification of one artifact (null: the session left none). */
+export const verifyJobSchema = z
+  .object({
+    kind: z.literal("verify"),
+    ...jobCommon,
+    session: z.string().min(1),
+    task: z.string().min(1),
+    artifact_sha256: z.string(),
+    artifact_b64: z.string().nullable(),
+  })
+  .strict();
+
+export type SessionJob = z.infer<typeof sessionJobSchema>;
+export type VerifyJob = z.infer<typeof verifyJobSchema>;

@@ -1,0 +1,41 @@
+/**
+ * Names in Redis. BullMQ keeps its own keys under `bull:<queue>:`; everything switch-swe adds lives
+ * under `switch-swe:`. Several runs (and verifications) may share one Redis and one fleet of workers.
+ */
+export const sessionQueue = "switch-swe-sessions";
+export const verifyQueue = "switch-swe-verify";
+
+const root = "switch-swe";
+
+export const keys = {
+  /** Chunks of a content-addressed blob (a packed dataset), and its chunk count. */
+  blobMeta: (digest: string) => `${root}:blob:${digest}`,
+  blobChunk: (digest: string, i: number) => `${root}:blob:${digest}:${i}`,
+  /** The live coordinator of a run: "host pid since", expires unless renewed. */
+  coordinator: (runId: string) => `${root}:run:${runId}:coordinator`,
+  /** Coordinator-published facts for `queue status`: label, run dir name, counts. */
+  runInfo: (runId: string) => `${root}:run:${runId}:info`,
+  runs: () => `${root}:runs`,
+  /** The result of one attempt of one session (gzip JSON), written once by the worker that ran it. */
+  result: (runId: string, session: string, attempt: number) => `${root}:run:${runId}:result:${session}:${attempt}`,
+  /** The trajectory of a running attempt, appended as it grows (what survives a worker that dies). */
+  trajectory: (runId: string, session: string, attempt: number) => `${root}:run:${runId}:trajectory:${session}:${attempt}`,
+  /** Progress events of the run's workers (a Redis stream the coordinator reads). */
+  events: (runId: string) => `${root}:run:${runId}:events`,
+  /** The verdict of one verification job (gzip JSON). */
+  verdict: (runId: string, session: string, artifactSha: string) => `${root}:run:${runId}:verdict:${session}:${artifactSha}`,
+  /** Live workers: hash worker name -> JSON heartbeat (host, pid, version, running jobs, time). */
+  workers: () => `${root}:workers`,
+};
+
+/** BullMQ job id of one attempt of one session of a run (stable, so adding it twice is a no-op). */
+export function sessionJobId(runId: string, session: string, attempt: number): string {
+  return `${runId}.${session}.${attempt}`;
+}
+
+export function verifyJobId(runId: string, session: string, artifactSha: string): string {
+  return `${runId}.${session}.verify.${artifactSha.slice(0, 16)}`;
+}
+
+/** Results and trajectories left in Redis expire after this long (the coordinator deletes them first). */
+export const resultTtlS = 14 * 24 * 3600;

@@ -1,0 +1,105 @@
+import { join } from "node:path";
+import { DelayedError, type Job } from "bullmq";
+import type { Redis } from "ioredis";
+import { createAgent } from "../agents/registry.js";
+import type { Agent } from "../agents/types.js";
+import { InfraFault } from "../core/infra-fault.js";
+import { packageVersion } from "../core/package-paths.js";
+import { sessionJobSchema, type SessionJob } from "./job-schema.js";
+import { keys, resultTtlS } from "./keys.js";
+import { publishEvent } from "./events.js";
+import { encodeResult, type SessionResult } from "./result-schema.js";
+import { runSessionJob } from "./run-session-job.js";
+import { TrajectoryMirror } from "./trajectory-mirror.js";
+import { workerDataset } from "./worker-dataset.js";
+import { runFiles } from "../formats/run-layout.js";
+
+export interface ProcessorContext {
+  redis: Redis;
+  worker: string;
+  /** Where this worker keeps its private run directories. */
+  workRoot: string;
+  /** Aborted when the worker is stopping. */
+  stopping: AbortSignal;
+  log: (line: string) => void;
+  /** Jobs whose lock this worker lost (another worker may run them now): their results are dropped. */
+  lockLost: Set<string>;
+  /** Per job: the controller that stops its attempt (lock lost, worker stopping). */
+  running: Map<string, { controller: AbortController; job: SessionJob; since: string }>;
+}
+
+/** Why this worker cannot run a job faithfully, or null. */
+export function refusal(job: { switch_swe_version: string }): string | null {
+  if (job.switch_swe_version !== packageVersion) return `the job needs switch-swe ${job.switch_swe_version}, this worker runs ${packageVersion}`;
+  return null;
+}
+
+const agents = new Map<string, Agent>();
+function agentFor(job: SessionJob): Agent {
+  const key = JSON.stringify(job.agent);
+  let a = agents.get(key);
+  if (!a) {
+    a = createAgent(job.agent.name, job.agent.options);
+    agents.set(key, a);
+  }
+  return a;
+}
+
+/** Puts a job back for another worker (a refusal is not an attempt). */
+export async function handBack(job: Job, token: string | undefined, why: string, c: ProcessorContext, runId: string): Promise<never> {
+  c.log(`refused job ${job.id}: ${why}`);
+  publishEvent(c.redis, runId, { worker: c.worker, event: { type: "warning", time: new Date().toISOString(), message: `worker ${c.worker} refused a job: ${why}` } });
+  await job.moveToDelayed(Date.now() + 10_000, token);
+  throw new DelayedError();
+}
+
+/** The processor of session jobs: one attempt, its result stored once under its own key. */
+export async function processSessionJob(raw: Job, token: string | undefined, c: ProcessorContext): Promise<string> {
+  const parsed = sessionJobSchema.safeParse(raw.data);
+  if (!parsed.success) throw new Error(`malformed session job: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+  const job = parsed.data;
+  const why = refusal(job);
+  if (why !== null) return handBack(raw, token, why, c, job.run_id);
+  const resultKey = keys.result(job.run_id, job.session, job.attempt);
+  if ((await c.redis.exists(resultKey)) === 1) return "already done";
+  const id = String(raw.id);
+  const controller = new AbortController();
+  const onStop = () => controller.abort();
+  c.stopping.addEventListener("abort", onStop);
+  c.running.set(id, { controller, job, since: new Date().toISOString() });
+  const shadowRunDir = join(c.workRoot, job.run_id);
+  const mirror = new TrajectoryMirror(c.redis, runFiles.trajectory(shadowRunDir, job.session), keys.trajectory(job.run_id, job.session, job.attempt));
+  c.log(`start ${job.session} attempt ${job.attempt} (run ${job.run_id})`);
+  try {
+    let result: SessionResult;
+    try {
+      const dataset = await workerDataset(c.redis, job.dataset.digest, job.dataset.name, job.dataset.version);
+      mirror.start();
+      result = await runSessionJob({
+        job,
+        dataset,
+        agent: agentFor(job),
+        shadowRunDir,
+        worker: c.worker,
+        signal: controller.signal,
+        progress: (event) => publishEvent(c.redis, job.run_id, { worker: c.worker, event }),
+      });
+    } catch (e) {
+      if (!(e instanceof InfraFault)) throw e;
+      result = { format: "switch-swe.queue-result/1", session: job.session, attempt: job.attempt, worker: c.worker, outcome: "infra_fault", detail: e.message, summary: null, files: [] };
+    }
+    await mirror.stop();
+    if (c.lockLost.has(id)) {
+      c.log(`dropped the result of ${job.session} attempt ${job.attempt}: this worker lost the job's lock`);
+      return "lock lost";
+    }
+    await c.redis.set(resultKey, encodeResult(result), "EX", resultTtlS, "NX");
+    c.log(`end ${job.session} attempt ${job.attempt}: ${result.outcome}${result.detail ? ` (${result.detail.split("\n")[0]})` : ""}`);
+    return result.outcome;
+  } finally {
+    await mirror.stop();
+    c.stopping.removeEventListener("abort", onStop);
+    c.running.delete(id);
+    c.lockLost.delete(id);
+  }
+}

@@ -1,0 +1,148 @@
+import { sha256 } from "../core/digest.js";
+import { existsSync, readFileSync } from "node:fs";
+import { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import { writeFileAtomic, writeJsonAtomic } from "../core/json-file.js";
+import { packageVersion } from "../core/package-paths.js";
+import { runFiles } from "../formats/run-layout.js";
+import type { Verdict } from "../formats/verdict.js";
+import { nowIso } from "../run/progress-events.js";
+import type { BackendRun } from "../run/runner.js";
+import { parseSessionId } from "../formats/sessions.js";
+import { reusableVerdict } from "../verify/run-verify.js";
+import type { VerifyJob } from "./job-schema.js";
+import { keys, verifyJobId, verifyQueue } from "./keys.js";
+import type { QueueTarget } from "./queue-url.js";
+import { decodeResult, verifyResultSchema } from "./result-schema.js";
+import { sealVerdict, verdictKey } from "../formats/verdict-seal.js";
+
+export interface QueueVerifyParams {
+  runDir: string;
+  dataset: { name: string; version: string };
+  sessions: readonly string[];
+  redis: Redis;
+  target: QueueTarget;
+  runId: string;
+  digest: string;
+  force?: boolean;
+  /** Called every few seconds while waiting (keeps the coordinator's claims alive). */
+  renew?: () => Promise<void>;
+  onVerdict: (e: { session: string; verdict: Verdict; reused: boolean; done: number; total: number }) => void;
+  signal?: AbortSignal;
+}
+
+/** A job that failed (its worker died) is added again this many times before verification gives up. */
+const maxTries = 3;
+
+/**
+ * Verifies the sessions' artifacts on the queue's workers: unchanged artifacts keep their verdict, the
+ * others become one job each; every verdict and its log are written as `verify` writes them.
+ */
+export async function verifyOnQueue(p: QueueVerifyParams): Promise<{ verdicts: Record<string, Verdict>; verified: string[]; reused: string[]; lost: string[]; forged: string[] }> {
+  const out = { verdicts: {} as Record<string, Verdict>, verified: [] as string[], reused: [] as string[], lost: [] as string[], forged: [] as string[] };
+  const queue = new Queue(verifyQueue, { connection: p.target.redis });
+  queue.on("error", () => undefined);
+  const pending = new Map<string, { job: VerifyJob; tries: number }>();
+  // Verdicts are sealed here, with the run's key that never leaves the coordinator's run directory.
+  const key = verdictKey(p.runDir);
+  let done = 0;
+  const total = p.sessions.length;
+  try {
+    for (const session of p.sessions) {
+      const file = runFiles.artifact(p.runDir, session);
+      const bytes = existsSync(file) ? readFileSync(file) : null;
+      const text = bytes === null ? null : bytes.toString("utf8");
+      const kept = p.force ? null : reusableVerdict(p.runDir, session, text === null ? null : sha256(text), key, out.forged);
+      if (kept) {
+        out.verdicts[session] = kept;
+        out.reused.push(session);
+        p.onVerdict({ session, verdict: kept, reused: true, done: ++done, total });
+        continue;
+      }
+      const sha = text === null ? "none" : sha256(text);
+      const job: VerifyJob = {
+        kind: "verify",
+        run_id: p.runId,
+        switch_swe_version: packageVersion,
+        dataset: { ...p.dataset, digest: p.digest },
+        session,
+        task: parseSessionId(session)?.pairId ?? session,
+        artifact_sha256: sha,
+        artifact_b64: bytes === null ? null : bytes.toString("base64"),
+      };
+      pending.set(session, { job, tries: 1 });
+      await queue.add("verify", job, { jobId: `${verifyJobId(p.runId, session, sha)}.1`, removeOnComplete: true, removeOnFail: { age: 7 * 24 * 3600 } });
+    }
+    let lastCheck = Date.now();
+    while (pending.size > 0 && !p.signal?.aborted) {
+      for (const [session, w] of [...pending]) {
+        const resultKey = keys.verdict(p.runId, session, w.job.artifact_sha256);
+        const data = await p.redis.getBuffer(resultKey);
+        if (data === null) continue;
+        const r = decodeResult(data, verifyResultSchema);
+        writeFileAtomic(runFiles.verifyLog(p.runDir, session), Buffer.from(r.log_b64, "base64"));
+        const verdict = sealVerdict(r.verdict, key);
+        writeJsonAtomic(runFiles.verdict(p.runDir, session), verdict);
+        await p.redis.del(resultKey);
+        pending.delete(session);
+        out.verdicts[session] = verdict;
+        out.verified.push(session);
+        p.onVerdict({ session, verdict, reused: false, done: ++done, total });
+      }
+      if (Date.now() - lastCheck > 2000) {
+        lastCheck = Date.now();
+        await p.renew?.();
+        await retryFailed(queue, p, pending, out.lost);
+      }
+      await new Promise((r) => setTimeout(r, 300));
+    }
+  } finally {
+    await queue.close().catch(() => undefined);
+  }
+  out.verified.sort();
+  out.reused.sort();
+  return out;
+}
+
+async function retryFailed(queue: Queue, p: QueueVerifyParams, pending: Map<string, { job: VerifyJob; tries: number }>, lost: string[]): Promise<void> {
+  for (const [session, w] of [...pending]) {
+    const id = `${verifyJobId(p.runId, session, w.job.artifact_sha256)}.${w.tries}`;
+    const state = await queue.getJobState(id);
+    if (state !== "failed" && state !== "unknown" && state !== "completed") continue;
+    if ((await p.redis.exists(keys.verdict(p.runId, session, w.job.artifact_sha256))) === 1) continue;
+    if (state === "failed") w.tries++;
+    if (w.tries > maxTries) {
+      pending.delete(session);
+      lost.push(session);
+      continue;
+    }
+    await queue.add("verify", w.job, { jobId: `${verifyJobId(p.runId, session, w.job.artifact_sha256)}.${w.tries}`, removeOnComplete: true, removeOnFail: { age: 7 * 24 * 3600 } });
+  }
+}
+
+/** Verification at the end of `run --queue`: every finished session, on the workers. */
+/** Returns the sessions whose verdict is an infrastructure fault (the rule `run` exits by). */
+export async function verifyThroughQueue(a: { run: BackendRun; sessions: readonly string[]; redis: Redis; target: QueueTarget; runId: string; digest: string; renew: () => Promise<void> }): Promise<string[]> {
+  const finished = a.sessions.filter((s) => {
+    try {
+      return (JSON.parse(readFileSync(runFiles.summary(a.run.runDir, s), "utf8")) as { status?: string }).status === "finished";
+    } catch {
+      return false;
+    }
+  });
+  if (finished.length === 0) return [];
+  const r = await verifyOnQueue({
+    runDir: a.run.runDir,
+    dataset: { name: a.run.config.dataset.name, version: a.run.config.dataset.version },
+    sessions: finished,
+    redis: a.redis,
+    target: a.target,
+    runId: a.runId,
+    digest: a.digest,
+    renew: a.renew,
+    signal: a.run.signal,
+    onVerdict: (e) =>
+      a.run.progress({ type: "verify", time: nowIso(), session: e.session, resolved: e.verdict.resolved, infra_fault: e.verdict.infra_fault, reused: e.reused, done: e.done, total: e.total }),
+  });
+  return Object.entries(r.verdicts).filter(([, v]) => v.infra_fault).map(([session]) => session).sort();
+}

@@ -1,0 +1,48 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import type { Job } from "bullmq";
+import { taskById } from "../dataset/load.js";
+import { verifyArtifact } from "../verify/verify-artifact.js";
+import { verifyJobSchema } from "./job-schema.js";
+import { keys, resultTtlS } from "./keys.js";
+import { encodeResult, type VerifyResult } from "./result-schema.js";
+import { handBack, refusal, type ProcessorContext } from "./session-processor.js";
+import { workerDataset } from "./worker-dataset.js";
+
+/**
+ * The processor of verification jobs: the same verifyArtifact as `verify`, next to this worker's warm
+ * environment cache; the verdict and its log are stored once under their own key.
+ */
+export async function processVerifyJob(raw: Job, token: string | undefined, c: ProcessorContext): Promise<string> {
+  const parsed = verifyJobSchema.safeParse(raw.data);
+  if (!parsed.success) throw new Error(`malformed verification job: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+  const job = parsed.data;
+  const why = refusal(job);
+  if (why !== null) return handBack(raw, token, why, c, job.run_id);
+  const key = keys.verdict(job.run_id, job.session, job.artifact_sha256);
+  if ((await c.redis.exists(key)) === 1) return "already done";
+  const dataset = await workerDataset(c.redis, job.dataset.digest, job.dataset.name, job.dataset.version);
+  const task = taskById(dataset).get(job.task);
+  if (!task) throw new Error(`task ${job.task} is not in dataset ${job.dataset.name} ${job.dataset.version}`);
+  const workRoot = mkdtempSync(join(c.workRoot, "verify-"));
+  try {
+    const logFile = join(workRoot, "verify.log");
+    const verdict = await verifyArtifact({
+      dataset,
+      task,
+      artifactText: job.artifact_b64 === null ? null : Buffer.from(job.artifact_b64, "base64").toString("utf8"),
+      workRoot: join(workRoot, "work"),
+      session: job.session,
+      logFile,
+      logLabel: `sessions/${job.session}/verify.log`,
+    });
+    if (c.lockLost.has(String(raw.id))) return "lock lost";
+    const result: VerifyResult = { format: "switch-swe.queue-verdict/1", session: job.session, worker: c.worker, verdict, log_b64: readFileSync(logFile).toString("base64") };
+    await c.redis.set(key, encodeResult(result), "EX", resultTtlS, "NX");
+    c.log(`verified ${job.session}: ${verdict.infra_fault ? "infrastructure fault" : verdict.resolved ? "resolved" : "unresolved"}`);
+    return "verified";
+  } finally {
+    c.lockLost.delete(String(raw.id));
+    rmSync(workRoot, { recursive: true, force: true, maxRetries: 3 });
+  }
+}

@@ -1,0 +1,48 @@
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { InputError, inputError } from "../core/errors.js";
+import type { Verdict } from "../formats/verdict.js";
+import { runDataset, sessionDirs } from "../verify/run-verify.js";
+import { putBlob } from "./blob-store.js";
+import { connectChecked } from "./connect.js";
+import { packDataset } from "./dataset-pack.js";
+import { readQueueRun } from "./queue-run-file.js";
+import type { QueueTarget } from "./queue-url.js";
+import { verifyOnQueue } from "./verify-coordinator.js";
+
+export interface QueueVerifyOptions {
+  target: QueueTarget;
+  sessions?: readonly string[];
+  force?: boolean;
+  onVerdict: (e: { session: string; verdict: Verdict; reused: boolean; done: number; total: number }) => void;
+}
+
+/** `verify RUN_DIR --queue URL`: the run's verifications as jobs for the queue's workers. */
+export async function verifyRunOnQueue(runDir: string, o: QueueVerifyOptions) {
+  const root = resolve(runDir);
+  if (!existsSync(root)) throw inputError(root, "", "run directory not found");
+  const dataset = runDataset(root);
+  const all = sessionDirs(root);
+  const chosen = o.sessions && o.sessions.length > 0 ? [...new Set(o.sessions)] : all;
+  const unknown = chosen.filter((s) => !all.includes(s));
+  if (unknown.length > 0) throw new InputError(unknown.map((s) => ({ file: join(root, "sessions"), path: s, message: "no such session in the run" })));
+  const redis = await connectChecked(o.target);
+  try {
+    const pack = packDataset(dataset.root);
+    await putBlob(redis, pack.digest, pack.gz);
+    return await verifyOnQueue({
+      runDir: root,
+      dataset: { name: dataset.manifest.name, version: dataset.manifest.version },
+      sessions: chosen,
+      redis,
+      target: o.target,
+      runId: readQueueRun(root)?.run_id ?? randomBytes(8).toString("hex"),
+      digest: pack.digest,
+      ...(o.force ? { force: true } : {}),
+      onVerdict: o.onVerdict,
+    });
+  } finally {
+    redis.disconnect();
+  }
+}

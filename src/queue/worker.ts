@@ -1,0 +1,81 @@
+import { mkdirSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { Worker, type Job } from "bullmq";
+import { Redis } from "ioredis";
+import { cacheRoot } from "../dataset/repo-cache.js";
+import { packageVersion } from "../core/package-paths.js";
+import { keys, sessionQueue, verifyQueue } from "./keys.js";
+import type { QueueTarget } from "./queue-url.js";
+import { processSessionJob, type ProcessorContext } from "./session-processor.js";
+import { processVerifyJob } from "./verify-processor.js";
+import { newWorkerName } from "./worker-identity.js";
+
+export interface WorkerOptions {
+  target: QueueTarget;
+  /** Sessions at once (verifications share the same slots). */
+  concurrency: number;
+  /** Seconds without lock renewal after which a job counts as stalled (its worker died or hung). */
+  stallTimeoutS: number;
+  /** Where session work directories live (default: the cache's queue/work). */
+  workRoot?: string;
+  log: (line: string) => void;
+  /** Aborted to stop the worker: running attempts end as interrupted and go back to the queue. */
+  signal: AbortSignal;
+}
+
+function heartbeat(redis: Redis, name: string, o: WorkerOptions, c: ProcessorContext): Promise<unknown> {
+  const running = [...c.running.values()].map((r) => ({ run: r.job.run_id, session: r.job.session, attempt: r.job.attempt, since: r.since }));
+  const beat = { host: hostname(), pid: process.pid, version: packageVersion, concurrency: o.concurrency, running, time: new Date().toISOString() };
+  return redis.hset(keys.workers(), name, JSON.stringify(beat)).catch(() => undefined);
+}
+
+/**
+ * `switch-swe worker`: takes session and verification jobs from the queue until stopped. A dead or
+ * hung worker is found by BullMQ's stalled-job check (its lock is no longer renewed); the job then
+ * fails, and the coordinator records an infrastructure fault and starts the next attempt elsewhere.
+ */
+export async function runWorker(o: WorkerOptions): Promise<void> {
+  const name = newWorkerName();
+  const redis = new Redis({ ...o.target.redis, lazyConnect: false });
+  redis.on("error", () => undefined);
+  const workRoot = o.workRoot ?? join(cacheRoot(), "queue", "work");
+  mkdirSync(workRoot, { recursive: true });
+  const ctx: ProcessorContext = { redis, worker: name, workRoot, stopping: o.signal, log: o.log, lockLost: new Set(), running: new Map() };
+  const lockMs = Math.round(o.stallTimeoutS * 1000);
+  const common = {
+    connection: o.target.redis,
+    name,
+    concurrency: o.concurrency,
+    lockDuration: lockMs,
+    stalledInterval: lockMs,
+    maxStalledCount: 0,
+  };
+  const sessions = new Worker(sessionQueue, (job: Job, token?: string) => processSessionJob(job, token, ctx), common);
+  const verifies = new Worker(verifyQueue, (job: Job, token?: string) => processVerifyJob(job, token, ctx), common);
+  for (const w of [sessions, verifies]) {
+    w.on("error", (e) => o.log(`queue error: ${e.message}`));
+    w.on("lockRenewalFailed", (ids: string[]) => {
+      for (const id of ids) {
+        ctx.lockLost.add(id);
+        ctx.running.get(id)?.controller.abort();
+        o.log(`lost the lock of job ${id}: its attempt is stopped and will run elsewhere`);
+      }
+    });
+  }
+  o.log(`worker ${name} (switch-swe ${packageVersion}) on ${o.target.display}, concurrency ${o.concurrency}`);
+  await heartbeat(redis, name, o, ctx);
+  const beat = setInterval(() => void heartbeat(redis, name, o, ctx), 5000);
+  try {
+    await new Promise<void>((resolve) => {
+      if (o.signal.aborted) resolve();
+      o.signal.addEventListener("abort", () => resolve());
+    });
+    o.log("stopping: running attempts end as interrupted and go back to the queue");
+    await Promise.all([sessions.close(), verifies.close()]);
+  } finally {
+    clearInterval(beat);
+    await redis.hdel(keys.workers(), name).catch(() => undefined);
+    redis.disconnect();
+  }
+}
