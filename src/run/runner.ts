@@ -160,6 +160,15 @@ function prepare(runDir: string, opts: RunOptions): Prepared {
   return { runDir, config, dataset, agent, selected, existing: previous !== null };
 }
 
+/** Attempts an earlier invocation left running: ended (their process groups too) and their workspaces removed. */
+async function settleCutOffAttempts(ledger: Ledger, progress: RunOptions["progress"]): Promise<void> {
+  for (const cut of ledger.markInterrupted("cut off: the run process ended while this attempt ran")) {
+    const group = killStaleGroup(join(cut.work_dir, "agent", "pid"));
+    if (group !== null) progress({ type: "warning", time: nowIso(), session: cut.session, message: `ended the agent process group ${group} left running by the cut-off attempt ${cut.attempt}` });
+    await removeWorkDir(cut.work_dir);
+  }
+}
+
 /**
  * `switch-swe run`: validates the inputs, writes run.json, then runs every selected session that the
  * ledger does not record as finished, restarting sessions that were cut off, with at most
@@ -190,12 +199,7 @@ export async function runSessions(opts: RunOptions): Promise<RunOutcome> {
   try {
     ledger.startInvocation(prep.existing);
     if (backend) await backend.recover(backendRun);
-    else for (const cut of ledger.markInterrupted("cut off: the run process ended while this attempt ran")) {
-      const workDir = cut.work_dir;
-      const group = killStaleGroup(join(workDir, "agent", "pid"));
-      if (group !== null) opts.progress({ type: "warning", time: nowIso(), session: cut.session, message: `ended the agent process group ${group} left running by the cut-off attempt ${cut.attempt}` });
-      await removeWorkDir(workDir);
-    }
+    else await settleCutOffAttempts(ledger, opts.progress);
     // A run killed while verifying left the verifier's test commands and scratch behind: end them.
     if (prep.existing) for (const message of reapNotices(reapStaleScratch())) opts.progress({ type: "warning", time: nowIso(), message });
     const finished = ledger.finishedSessions();
