@@ -21,12 +21,4 @@ export default tseslint.config(
     files: ["src/**/*.ts"],
     rules: { "max-lines-per-function": ["error", { max: 80, skipBlankLines: true, skipComments: true, IIFEs: true }] },
   },
-  {
-    // Functions still being cut along their seams (issue 10); remove a file from this list once it passes.
-    files: [
-      "src/handoff/run.ts",
-      "src/mock-model/server.ts",
-    ],
-    rules: { "max-lines-per-function": "off" },
-  },
 );

@@ -189,5 +189,4 @@ export const handoffDatasetSchema = strict(
 
 export type HandoffDataset = z.infer<typeof handoffDatasetSchema>;
 export type HandoffCase = z.infer<typeof caseSchema>;
-export type Candidate = z.infer<typeof candidateSchema>;
 export type AnswerKey = z.infer<typeof answerKeySchema>;

@@ -120,6 +120,32 @@ function describeTokens(u: Usage): string {
   return `${u.input_tokens ?? "?"} in / ${u.output_tokens ?? "?"} out tokens`;
 }
 
+/** The case x conditions not answered yet, in dataset order; counts the answered ones as skipped. */
+function pendingCases(o: RunOptions, sub: Submission, summary: RunSummary): { caseIndex: number; condition: Condition }[] {
+  const todo: { caseIndex: number; condition: Condition }[] = [];
+  o.loaded.dataset.cases.forEach((c, caseIndex) => {
+    for (const condition of CONDITIONS) {
+      if (sub.answers[c.id]?.[condition] !== undefined || sub.responses?.[c.id]?.[condition] !== undefined) summary.skipped++;
+      else todo.push({ caseIndex, condition });
+    }
+  });
+  return todo;
+}
+
+/** Counts and logs how one case x condition ended; false when its request failed (nothing recorded). */
+function recordOutcome(o: RunOptions, summary: RunSummary, what: string, outcome: ResponseOutcome | undefined, failure: string | undefined): boolean {
+  if (outcome === undefined) {
+    summary.failed++;
+    o.log(`${what}: request failed (${failure ?? "unknown"}); not recorded, a later run will ask again`);
+    return false;
+  }
+  if (outcome.outcome === "answered") summary.answered++;
+  else summary.invalid++;
+  const tokens = describeTokens(outcome.usage ?? { input_tokens: null, output_tokens: null, total_tokens: null });
+  o.log(`${what}: ${outcome.outcome === "answered" ? "answered" : `not valid JSON (${outcome.detail}), scores 0`} (${tokens})`);
+  return true;
+}
+
 /**
  * Asks the model every case x condition not answered yet, each prompt in a fresh conversation,
  * retrying only as the declared policy says. Every attempt is appended to the raw log; the
@@ -137,13 +163,7 @@ export async function runHandoff(o: RunOptions): Promise<RunSummary> {
   mkdirSync(dirname(raw), { recursive: true });
   const summary: RunSummary = { answered: 0, invalid: 0, skipped: 0, failed: 0, stoppedEarly: false, usage: { input_tokens: null, output_tokens: null, total_tokens: null } };
 
-  const todo: { caseIndex: number; condition: Condition }[] = [];
-  o.loaded.dataset.cases.forEach((c, caseIndex) => {
-    for (const condition of CONDITIONS) {
-      if (sub.answers[c.id]?.[condition] !== undefined || responses[c.id]?.[condition] !== undefined) summary.skipped++;
-      else todo.push({ caseIndex, condition });
-    }
-  });
+  const todo = pendingCases(o, sub, summary);
   if (summary.skipped > 0) o.log(`resuming ${o.out}: skipping ${summary.skipped} case/conditions already answered, ${todo.length} to go`);
 
   let consecutiveFailures = 0;
@@ -198,18 +218,8 @@ export async function runHandoff(o: RunOptions): Promise<RunSummary> {
       break;
     }
 
-    if (outcome === undefined) {
-      summary.failed++;
-      consecutiveFailures++;
-      o.log(`${c.id} ${condition}: request failed (${failure ?? "unknown"}); not recorded, a later run will ask again`);
-    } else {
-      consecutiveFailures = 0;
-      (responses[c.id] ??= {})[condition] = outcome;
-      if (outcome.outcome === "answered") summary.answered++;
-      else summary.invalid++;
-      const tokens = describeTokens(outcome.usage ?? { input_tokens: null, output_tokens: null, total_tokens: null });
-      o.log(`${c.id} ${condition}: ${outcome.outcome === "answered" ? "answered" : `not valid JSON (${outcome.detail}), scores 0`} (${tokens})`);
-    }
+    consecutiveFailures = recordOutcome(o, summary, `${c.id} ${condition}`, outcome, failure) ? 0 : consecutiveFailures + 1;
+    if (outcome !== undefined) (responses[c.id] ??= {})[condition] = outcome;
     writeJsonAtomic(o.out, ordered(o.loaded, sub));
     if (consecutiveFailures >= maxConsecutive) {
       summary.stoppedEarly = true;

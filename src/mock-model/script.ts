@@ -56,7 +56,6 @@ export const scriptSchema = z
   .strict();
 
 export type ScriptToolCall = z.infer<typeof scriptToolCallSchema>;
-export type ScriptTurn = z.infer<typeof scriptTurnSchema>;
 export type Script = z.infer<typeof scriptSchema>;
 export type ScriptInput = z.input<typeof scriptSchema> | z.input<typeof scriptTurnSchema>[];
 

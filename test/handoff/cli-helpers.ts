@@ -2,7 +2,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { cliAsync, type CliResult } from "../helpers/cli.js";
 
-export { cliPath, type CliResult } from "../helpers/cli.js";
+export type { CliResult } from "../helpers/cli.js";
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const pilotPath = join(repoRoot, "datasets", "handoff", "pilot.json");

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { tempDir } from "../helpers/temp.js";
 
@@ -153,8 +153,4 @@ export function writeRunDir(runDir: string, datasetRoot: string, artifacts: Reco
     mkdirSync(join(runDir, "sessions", session), { recursive: true });
     if (artifact !== null) writeFileSync(join(runDir, "sessions", session, "artifact.patch"), artifact);
   }
-}
-
-export function copyDir(from: string, to: string): void {
-  cpSync(from, to, { recursive: true, verbatimSymlinks: true });
 }
