@@ -1,8 +1,8 @@
-import { createHash } from "node:crypto";
 import { basename } from "node:path";
 import { formatProblem, InputError, inputError, zodProblems, type Problem } from "../core/errors.js";
 import { readTextFile } from "../core/json-file.js";
 import { handoffDatasetSchema, type HandoffDataset } from "./dataset-schema.js";
+import { sha256 } from "../core/digest.js";
 
 export interface LoadedHandoffDataset {
   file: string;
@@ -21,7 +21,7 @@ export function parseHandoffDataset(file: string, text: string): LoadedHandoffDa
   }
   const parsed = handoffDatasetSchema.safeParse(raw);
   if (!parsed.success) throw new InputError(uniqueProblems(zodProblems(file, parsed.error)));
-  return { file, sha256: createHash("sha256").update(text).digest("hex"), dataset: parsed.data };
+  return { file, sha256: sha256(text), dataset: parsed.data };
 }
 
 /** Each problem once, in order of first appearance. */

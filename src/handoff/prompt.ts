@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type { HandoffCase } from "./dataset-schema.js";
 import { FIELDS, FIELD_QUESTIONS, isSingleValue, type Condition } from "./fields.js";
 
@@ -54,6 +53,3 @@ export function promptFileName(caseId: string, condition: Condition): string {
   return `${caseId}.${condition}.txt`;
 }
 
-export function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
-}

@@ -6,9 +6,10 @@ import { CONDITIONS, type Condition } from "./fields.js";
 import type { LoadedHandoffDataset } from "./load-dataset.js";
 import { RequestFailed, type AskModel, type ModelReply } from "./model-reply.js";
 import { parseModelResponse } from "./parse-response.js";
-import { PROMPT_VERSION, renderPrompt, sha256 } from "./prompt.js";
+import { PROMPT_VERSION, renderPrompt } from "./prompt.js";
 import { TOOL, datasetRef } from "./record.js";
 import { submissionSchema, type ResponseOutcome, type RetryPolicy, type Submission, type SubmissionRecord, type Usage } from "./submission-schema.js";
+import { sha256 } from "../core/digest.js";
 
 /** Everything that decides what the model was asked: it goes into the record, and a resumed run must match it. */
 export interface RunSettings {

@@ -2,8 +2,9 @@ import { join } from "node:path";
 import { toJsonText, writeFileAtomic } from "../core/json-file.js";
 import { CONDITIONS, type Condition } from "./fields.js";
 import type { LoadedHandoffDataset } from "./load-dataset.js";
-import { PROMPT_VERSION, promptFileName, renderPrompt, sha256 } from "./prompt.js";
+import { PROMPT_VERSION, promptFileName, renderPrompt } from "./prompt.js";
 import { datasetRef } from "./record.js";
+import { sha256 } from "../core/digest.js";
 
 export interface PromptFile {
   case: string;

@@ -35,7 +35,7 @@ export interface MockModelOptions {
 export interface MockModelServer {
   port: number;
   /** `http://127.0.0.1:PORT/v1`, the base URL for OpenAI-compatible clients. */
-  baseUrl: string;
+  baseURL: string;
   /** `http://127.0.0.1:PORT`, the base URL for Anthropic and Gemini clients (they add their own path). */
   origin: string;
   requests(): RecordedRequest[];
@@ -146,7 +146,7 @@ export async function startMockModel(opts: MockModelOptions): Promise<MockModelS
   const port = (server.address() as AddressInfo).port;
   return {
     port,
-    baseUrl: `http://127.0.0.1:${port}/v1`,
+    baseURL: `http://127.0.0.1:${port}/v1`,
     origin: `http://127.0.0.1:${port}`,
     requests: () => [...recorded],
     unusedTurns: () => script.turns.map((_, i) => i).filter((i) => !used.has(i)),

@@ -3,6 +3,7 @@ import { inputError } from "../core/errors.js";
 import { readJson, writeJsonAtomic } from "../core/json-file.js";
 import { loadDataset, type Dataset, type LoadedTask } from "../dataset/load.js";
 import { qualifyTask, type QualifyReport } from "./qualify-task.js";
+import { mapPool } from "../core/pool.js";
 
 export interface QualifyDatasetOptions {
   tasks?: readonly string[];
@@ -41,25 +42,19 @@ export async function qualifyDataset(dir: string, opts: QualifyDatasetOptions = 
   const chosen = opts.tasks && opts.tasks.length > 0 ? [...new Set(opts.tasks)] : dataset.tasks.map((t) => t.id);
   for (const id of chosen) if (!byId.has(id)) throw inputError(join(dataset.root, "tasks"), id, "no such task");
   const reports: QualifyReport[] = new Array(chosen.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < chosen.length) {
-      const i = next++;
-      const task = byId.get(chosen[i]!)!;
-      const r = await qualifyTask(dataset, task, { ...(opts.runs !== undefined ? { runs: opts.runs } : {}) });
-      if (opts.write && r.proposed) {
-        const removed = writeDeclaredLists(task, r.proposed);
-        if (removed.length > 0) r.differences.push(`removed from the stages' tests (no longer F2P): ${removed.join(", ")}`);
-        // The task now declares what was observed: only problems of the runs themselves remain.
-        r.problems = r.problems.filter((p) => !p.startsWith("declared "));
-        r.declared = { fail_to_pass: [...r.proposed.fail_to_pass], pass_to_pass: [...r.proposed.pass_to_pass] };
-        r.qualified = r.problems.length === 0;
-      }
-      reports[i] = r;
-      opts.onReport?.(r);
+  await mapPool(chosen, opts.concurrency ?? 2, async (id, i) => {
+    const task = byId.get(id)!;
+    const r = await qualifyTask(dataset, task, { ...(opts.runs !== undefined ? { runs: opts.runs } : {}) });
+    if (opts.write && r.proposed) {
+      const removed = writeDeclaredLists(task, r.proposed);
+      if (removed.length > 0) r.differences.push(`removed from the stages' tests (no longer F2P): ${removed.join(", ")}`);
+      // The task now declares what was observed: only problems of the runs themselves remain.
+      r.problems = r.problems.filter((p) => !p.startsWith("declared "));
+      r.declared = { fail_to_pass: [...r.proposed.fail_to_pass], pass_to_pass: [...r.proposed.pass_to_pass] };
+      r.qualified = r.problems.length === 0;
     }
-  };
-  const n = Math.max(1, Math.min(opts.concurrency ?? 2, chosen.length || 1));
-  await Promise.all(Array.from({ length: n }, worker));
+    reports[i] = r;
+    opts.onReport?.(r);
+  });
   return { dataset, reports };
 }

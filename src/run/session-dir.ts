@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { sha256 } from "../core/digest.js";
 
 /**
  * Where an attempt's five workspaces live: RUN_DIR/work/<opaque id>/wNN. The id is a hash of the run's
@@ -8,7 +8,7 @@ import { join } from "node:path";
  * and no role (the ledger records the path of every attempt).
  */
 export function attemptWorkDir(runDir: string, runCreatedAt: string, session: string, attempt: number): string {
-  const id = createHash("sha256").update(`${runCreatedAt}\0${session}\0${attempt}`).digest("hex").slice(0, 12);
+  const id = sha256(`${runCreatedAt}\0${session}\0${attempt}`).slice(0, 12);
   return join(runDir, "work", id);
 }
 

@@ -7,6 +7,7 @@ import { writeFileAtomic, writeJsonAtomic } from "../core/json-file.js";
 import { processAlive, runProcess } from "../core/process.js";
 import { cacheRoot, checkoutAt, type MaterializedRepo } from "../dataset/repo-cache.js";
 import { setupEnv } from "./scrubbed-env.js";
+import { sha256 } from "../core/digest.js";
 
 /**
  * The environment cache. Set-up commands run once per (repository, base commit, commands) in
@@ -20,7 +21,7 @@ export function envsRoot(): string {
 }
 
 export function envKey(repoIdentity: string, commit: string, setup: readonly string[]): string {
-  return createHash("sha256").update(JSON.stringify({ repo: repoIdentity, commit, setup })).digest("hex").slice(0, 32);
+  return sha256(JSON.stringify({ repo: repoIdentity, commit, setup })).slice(0, 32);
 }
 
 export interface PreparedEnv {

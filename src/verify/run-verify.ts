@@ -13,6 +13,7 @@ import { verdictSchema, type Verdict } from "../formats/verdict.js";
 import type { SandboxMode } from "../core/sandbox.js";
 import { sealMatches, sealVerdict, verdictKey } from "../formats/verdict-seal.js";
 import { verifyArtifact } from "./verify-artifact.js";
+import { mapPool } from "../core/pool.js";
 
 export interface VerifyRunOptions {
   /** Verifications at once (default 2). */
@@ -148,28 +149,24 @@ export async function verifyRun(runDir: string, opts: VerifyRunOptions = {}): Pr
   };
   const diskFull = new DiskFullStop();
   let done = 0;
-  let next = 0;
-  const worker = async () => {
+  const one = async (job: (typeof jobs)[number]) => {
     // A full disk stops new verifications: each would fail the same way.
-    while (next < jobs.length && !diskFull.stopped) {
-      const job = jobs[next++]!;
-      let r: { verdict: Verdict; reused: boolean };
-      try {
-        r = await verifyJob(ctx, job);
-      } catch (e) {
-        if (diskFull.record(job.session, e)) continue;
-        throw e;
-      }
-      if (r.verdict.infra_fault) diskFull.record(job.session, r.verdict.infra_reason);
-      (r.reused ? result.reused : result.verified).push(job.session);
-      result.verdicts[job.session] = r.verdict;
-      done++;
-      opts.onProgress?.({ session: job.session, verdict: r.verdict, reused: r.reused, done, total: jobs.length });
+    if (diskFull.stopped) return;
+    let r: { verdict: Verdict; reused: boolean };
+    try {
+      r = await verifyJob(ctx, job);
+    } catch (e) {
+      if (diskFull.record(job.session, e)) return;
+      throw e;
     }
+    if (r.verdict.infra_fault) diskFull.record(job.session, r.verdict.infra_reason);
+    (r.reused ? result.reused : result.verified).push(job.session);
+    result.verdicts[job.session] = r.verdict;
+    done++;
+    opts.onProgress?.({ session: job.session, verdict: r.verdict, reused: r.reused, done, total: jobs.length });
   };
-  const n = Math.max(1, Math.min(opts.concurrency ?? 2, jobs.length || 1));
   try {
-    await Promise.all(Array.from({ length: n }, worker));
+    await mapPool(jobs, opts.concurrency ?? 2, one);
   } finally {
     ctx.scratch.close();
   }

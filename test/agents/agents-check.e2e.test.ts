@@ -60,7 +60,7 @@ describe("switch-swe agents check (real CLIs against the scripted server)", () =
 describe("model API errors are agent errors in the trajectory, never infrastructure faults", () => {
   it("codex: a refused request ends the request as agent_error with an error event", async () => {
     const s = await serve(Array.from({ length: 20 }, () => ({ requests: "any" as const, error: { status: 400, message: "unsupported parameter: foo" } })));
-    const agent = codexAgent.create(codexAgent.parse({ base_url: s.baseUrl }));
+    const agent = codexAgent.create(codexAgent.parse({ base_url: s.baseURL }));
     const [r] = await converse(agent, conversationContext(tempDir("switch-swe-codex-err-"), "c"), [{ ws: "w00", text: "go" }]);
     expect(r!.result.outcome).toBe("agent_error");
     expect(r!.result.detail).toContain("unsupported parameter: foo");

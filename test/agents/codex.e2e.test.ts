@@ -6,7 +6,7 @@ import { expectPairResolvedAndAccounted, expectResumedRequestsShowEarlierTurns, 
 describe("switch-swe run --agent codex (real Codex, sample pair)", () => {
   let run: PairRun;
   beforeAll(async () => {
-    run = await runSamplePair("codex", (s) => [`base_url=${s.baseUrl}`, "model=gpt-5.5", "effort=high"], (path, content) => ({
+    run = await runSamplePair("codex", (s) => [`base_url=${s.baseURL}`, "model=gpt-5.5", "effort=high"], (path, content) => ({
       name: "exec_command",
       arguments: { cmd: shellWrite(path, content), workdir: "{{workspace}}" },
     }));

@@ -25,7 +25,7 @@ describe("docs/agents.md: the worked command wrapper", () => {
       { match: "first", requests: "any", text: "one", usage: { prompt_tokens: 1000, completion_tokens: 20, cached_tokens: 100 } },
       { match: "second", requests: "any", text: "two", usage: { prompt_tokens: 1500, completion_tokens: 30 } },
     ]) });
-    const provider = `model_providers.mock={name="mock",base_url="${server.baseUrl}",env_key="SWITCH_SWE_TEST_KEY",wire_api="responses"}`;
+    const provider = `model_providers.mock={name="mock",base_url="${server.baseURL}",env_key="SWITCH_SWE_TEST_KEY",wire_api="responses"}`;
     process.env.SWITCH_SWE_TEST_KEY = "k";
     const savedPath = process.env.PATH;
     process.env.PATH = `${join(packageRoot, "node_modules", ".bin")}:${savedPath ?? ""}`;

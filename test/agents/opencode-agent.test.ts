@@ -66,7 +66,7 @@ async function converse(mode: "off" | "router", script: ScriptInput, messages: (
   const root = tempDir(`switch-swe-oc-${mode}-`);
   const server = await startMockModel({ script: parseScript(script) });
   try {
-    const opts = opencodeAgent.parse({ model: "mock/scripted", base_url: server.baseUrl, rcm: mode, ...(mode === "router" ? { aux_model: `${server.baseUrl}|aux` } : {}) });
+    const opts = opencodeAgent.parse({ model: "mock/scripted", base_url: server.baseURL, rcm: mode, ...(mode === "router" ? { aux_model: `${server.baseURL}|aux` } : {}) });
     const ctx = conversationContext(root);
     const conv = await opencodeAgent.create(opts).startConversation(ctx);
     const results: { result: AgentResult; events: AgentEvent[] }[] = [];

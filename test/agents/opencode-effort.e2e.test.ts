@@ -14,7 +14,7 @@ afterAll(async () => {
 describe("opencode effort (variant)", () => {
   it("sends the reasoning effort of the chosen variant", async () => {
     server = await startMockModel({ script: parseScript([{ match: "hello", text: "hi" }]) });
-    const agent = opencodeAgent.create(opencodeAgent.parse({ model: "mock/scripted", base_url: server.baseUrl, effort: "high" }));
+    const agent = opencodeAgent.create(opencodeAgent.parse({ model: "mock/scripted", base_url: server.baseURL, effort: "high" }));
     const [r] = await converse(agent, conversationContext(tempDir("switch-swe-oc-effort-"), "c"), [{ ws: "w00", text: "hello" }]);
     expect(r!.result.outcome, r!.result.detail).toBe("yielded");
     const agentCalls = server.requests().filter((q) => q.turn !== null);

@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildPromptSet, CONDITIONS, FIELDS, PROMPT_VERSION, renderPrompt, writePromptSet } from "../../src/handoff/index.js";
-import { sha256 } from "../../src/handoff/prompt.js";
+import { sha256 } from "../../src/core/digest.js";
 import { fixtureDataset, pilotDataset } from "./fixtures.js";
 import { tempDir } from "./cli-helpers.js";
 

@@ -17,7 +17,7 @@ const tools = [{ type: "function", function: { name: "write", parameters: { type
 const user = (text: string) => ({ role: "user", content: text });
 
 async function post(body: unknown): Promise<Response> {
-  return fetch(`${server!.baseUrl}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  return fetch(`${server!.baseURL}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 }
 
 /** Parses an SSE body into its JSON payloads (and the final [DONE]). */
@@ -83,9 +83,9 @@ describe("mock-model server", () => {
     const third = (await (await post({ model: "m", messages: [user("title please")] })).json()) as { choices: { message: { content: string } }[] };
     expect(third.choices[0]!.message.content).toBe("Done.");
 
-    const models = (await (await fetch(`${server.baseUrl}/models`)).json()) as { data: { id: string }[] };
+    const models = (await (await fetch(`${server.baseURL}/models`)).json()) as { data: { id: string }[] };
     expect(models.data.map((m) => m.id)).toEqual(["mock"]);
-    expect((await fetch(`${server.baseUrl}/nothing`)).status).toBe(404);
+    expect((await fetch(`${server.baseURL}/nothing`)).status).toBe(404);
 
     const recorded = readFileSync(recordFile, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { seq: number; path: string; turn: number | null });
     expect(recorded.map((r) => [r.path, r.turn])).toEqual([

@@ -49,7 +49,7 @@ describe("RCM during OpenCode's compaction (real OpenCode, scripted model)", () 
       fallback: "## Objective\n- ALPHA and BETA tasks.",
     });
     server = await startMockModel({ script, port: 0 });
-    const config = opencodeConfig({ model: "mock/scripted", base_url: server.baseUrl, context: 4000, output: 1000, rcm: "rcm", threshold: 0.8 } as never, join(root, "rcm"));
+    const config = opencodeConfig({ model: "mock/scripted", base_url: server.baseURL, context: 4000, output: 1000, rcm: "rcm", threshold: 0.8 } as never, join(root, "rcm"));
     const home = join(root, "home");
     const env: NodeJS.ProcessEnv = {
       ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("OPENCODE_"))),

@@ -52,7 +52,7 @@ describe("switch-swe run --agent opencode (real OpenCode, sample pair)", () => {
         "run", "--dataset", sampleDatasetDir, "--sessions", sessionsFile,
         "--session", `${pair.id}.base`, "--session", `${pair.id}.switch`,
         "--agent", "opencode",
-        "--agent-opt", "model=mock/scripted", "--agent-opt", `base_url=${server.baseUrl}`, "--agent-opt", "rcm=rcm",
+        "--agent-opt", "model=mock/scripted", "--agent-opt", `base_url=${server.baseURL}`, "--agent-opt", "rcm=rcm",
         "--request-timeout", "300", "--out", runDir, "--quiet",
       ],
       40 * 60_000,

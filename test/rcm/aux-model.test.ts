@@ -14,7 +14,7 @@ afterEach(async () => {
 
 async function engineWith(turns: unknown[]): Promise<RcmEngine> {
   server = await startMockModel({ script: parseScript({ turns, fallback: "{}" }), port: 0 });
-  return new RcmEngine(parseRcmOptions({ mode: "rcm", auxModel: { baseURL: server.baseUrl, model: "mock", stateUpdates: true, timeoutMs: 5000 } }));
+  return new RcmEngine(parseRcmOptions({ mode: "rcm", auxModel: { baseURL: server.baseURL, model: "mock", stateUpdates: true, timeoutMs: 5000 } }));
 }
 
 /** Feeds groups one by one, as a host would: each is the current request once, then gets its actions. */

@@ -13,7 +13,7 @@ export function registerMockModel(program: Command): void {
     .action(async (o: { script: string; port: number; record?: string }) => {
       const script = loadScript(o.script);
       const server = await startMockModel({ script, port: o.port, ...(o.record ? { recordFile: o.record } : {}) });
-      process.stdout.write(`listening on ${server.baseUrl} (port ${server.port}; Anthropic and Gemini clients: ${server.origin})\n`);
+      process.stdout.write(`listening on ${server.baseURL} (port ${server.port}; Anthropic and Gemini clients: ${server.origin})\n`);
       await new Promise<void>((resolve) => {
         const stop = () => {
           process.off("SIGINT", stop);
