@@ -164,6 +164,11 @@ async function collectAll(p: AttemptParams, ws: SessionWorkspaces, sessionDir: s
   await Promise.all(
     workspaceNames.map(async (w) => {
       const out = w === focus ? runFiles.artifact(p.runDir, p.session) : runFiles.workspacePatch(p.runDir, p.session, w);
+      // A deleted workspace has no files to collect: not an empty patch, which would read as "nothing done".
+      if (!existsSync(ws.paths[w])) {
+        damaged[w] = "the workspace was deleted";
+        return;
+      }
       try {
         const c = await collectPatch(ws.paths[w], ws.baseCommits[w], out, ws.objectStores[w]);
         const info: PatchInfo = { path: relative(sessionDir, out), bytes: c.bytes, sha256: c.sha256, files: c.files };

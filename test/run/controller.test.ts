@@ -121,12 +121,19 @@ describe("the controller", () => {
     expect(summary.finalized).toBe(true);
   });
 
-  it("a workspace the agent destroyed gives no artifact (scored as the agent's failure), not an infrastructure retry", async () => {
+  it("a workspace the agent deleted gives no artifact (scored as the agent's failure), not an infrastructure retry", async () => {
     const last = fx.sessions.pairs[0]!.schedules.base.length - 1;
-    const { summary, out, session, events } = await run(`echo x > f.py; if [ "$SWITCH_SWE_REQUEST_INDEX" = ${last} ]; then rm -rf .git; fi`);
+    const { summary, out, session, events } = await run(`echo x > f.py; if [ "$SWITCH_SWE_REQUEST_INDEX" = ${last} ]; then cd / && rm -rf "$SWITCH_SWE_WORKSPACE"; fi`, { sandbox: "none" });
     expect(summary).toMatchObject({ status: "finished", attempt: 1, artifact: null });
-    expect(Object.values(summary.damaged_workspaces ?? {})).toEqual(["the workspace's git repository no longer holds the base revision"]);
+    expect(Object.values(summary.damaged_workspaces ?? {})).toEqual(["the workspace was deleted"]);
     expect(existsSync(runFiles.artifact(out, session))).toBe(false);
     expect(events.some((e) => e.type === "warning" && /^no patch for w0\d: /.test(e.message))).toBe(true);
+  });
+
+  it("a workspace whose .git the agent deleted is still collected: the harness never reads the agent's git", async () => {
+    const last = fx.sessions.pairs[0]!.schedules.base.length - 1;
+    const { summary } = await run(`echo x > f.py; if [ "$SWITCH_SWE_REQUEST_INDEX" = ${last} ]; then rm -rf .git; fi`);
+    expect(summary).toMatchObject({ status: "finished", attempt: 1, artifact: { files: ["f.py"] } });
+    expect(summary.damaged_workspaces).toBeUndefined();
   });
 });
