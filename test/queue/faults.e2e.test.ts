@@ -7,6 +7,7 @@ import { sessionId } from "../../src/formats/sessions.js";
 import { cli } from "../helpers/cli.js";
 import { makeRunFixture, writeScript, type RunFixture } from "../run/fixture.js";
 import { freePort, RedisServer, runCli, waitFor, WorkerProcess } from "./fleet.js";
+import { shellQuote } from "../../src/testbed/test-run.js";
 
 // Faults of a distributed run: a worker killed in the middle of a session, the coordinator killed and
 // resumed, Redis stopped and started again (empty: the tests' Redis keeps nothing on disk).
@@ -36,12 +37,22 @@ afterAll(async () => {
   }
 });
 
+/** A piece of the text of request 1 of a session, to recognise its message. */
+function requestSnippet(session: string): string {
+  const pair = fx.sessions.pairs.find((p) => session.startsWith(`${p.id}.`))!;
+  const step = pair.schedules[session.endsWith(".base") ? "base" : "switch"][1]!;
+  if (step.kind !== "stage") throw new Error(`request 1 of ${session} is not a stage`);
+  return step.text.slice(0, 40);
+}
+
 /** An agent that notes each request in its workspace; `hang` makes one session's request 1 hang once. */
 function agent(name: string, hang: string | null): string {
   const mark = join(fx.root, `${name}.hung`);
   const body = [
     `echo "request $SWITCH_SWE_REQUEST_INDEX" >> notes.txt`,
-    hang ? `if [ "$SWITCH_SWE_SESSION" = "${hang}" ] && [ "$SWITCH_SWE_REQUEST_INDEX" = 1 ] && [ ! -e "${mark}" ]; then echo $$ > "${mark}"; exec sleep 600; fi` : "",
+    // Nothing in the agent's environment names its session: the hung one is told by its message (request 1 of
+    // a base session is its focus task's stage 2, which no other session of the fixture has at index 1).
+    hang ? `msg=$(cat); if [ "$SWITCH_SWE_REQUEST_INDEX" = 1 ] && [ ! -e "${mark}" ]; then case "$msg" in *${shellQuote(requestSnippet(hang))}*) echo $$ > "${mark}"; exec sleep 600;; esac; fi` : "",
     "sleep 0.3",
   ];
   return writeScript(fx.root, `${name}.sh`, body.join("\n"));
@@ -81,7 +92,7 @@ function outcome(out: string) {
 describe("faults of a distributed run", () => {
   it("a worker killed with -9 in the middle of a session: attempt 2 runs elsewhere, nothing lost or doubled", async () => {
     const out = join(fx.root, "run-worker-killed");
-    const hung = order[1]!;
+    const hung = order[0]!;
     const run = startRun(out, agent("w-kill", hung));
     const mark = join(fx.root, "w-kill.hung");
     await waitFor(() => existsSync(mark) && readFileSync(mark, "utf8").trim() !== "", 120_000, "the hanging request");

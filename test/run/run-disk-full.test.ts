@@ -33,13 +33,17 @@ describe.skipIf(tmpfsUnavailable !== null)("a full disk during `run`", { timeout
     const out = join(disk, "run");
     const filler = join(disk, "filler");
     const once = join(fx.root, "filled-once");
+    const counter = join(fx.root, "fill-count");
+    const baseRequests = fx.sessions.pairs[0]!.schedules.base.length;
     // An agent that does nothing, except that during the switched session it fills the run's disk (once).
     const agent = writeScript(
       fx.root,
       "fill-agent.sh",
-      `if [ "$SWITCH_SWE_SESSION" = "${pair}.switch" ] && [ ! -e "${once}" ]; then touch "${once}"; cat /dev/zero > "${filler}" 2>/dev/null; fi\nexit 0`,
+      // Nothing in the agent's environment names its session: it counts requests (the base session's come first).
+      `n=$(( $(cat "${counter}" 2>/dev/null || echo 0) + 1 )); echo $n > "${counter}"\n` +
+        `if [ $n -gt ${baseRequests} ] && [ ! -e "${once}" ]; then touch "${once}"; cat /dev/zero > "${filler}" 2>/dev/null; fi\nexit 0`,
     );
-    const args = ["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--agent", "command", "--agent-opt", `command=${agent}`, "--out", out, "--no-verify", "--quiet"];
+    const args = ["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--agent", "command", "--agent-opt", `command=${agent}`, "--out", out, "--no-verify", "--quiet", "--sandbox", "none"];
     const r = cli(args, { env: { SWITCH_SWE_CACHE: fx.cache } });
     expect(r.code).toBe(4);
     const lines = r.stderr.trim().split("\n");
@@ -78,10 +82,10 @@ describe.skipIf(tmpfsUnavailable !== null)("a full disk during `run`", { timeout
     const agent = writeScript(
       fx.root,
       "nearly-fill-agent.sh",
-      `if [ "$SWITCH_SWE_SESSION" = "${pair}.base" ] && [ ! -e "${once}" ]; then touch "${once}"; ` +
+      `if [ ! -e "${once}" ]; then touch "${once}"; ` +
         `free=$(df -k --output=avail "${disk}" | tail -1); dd if=/dev/zero of="${filler}" bs=1k count=$((free - 48)) 2>/dev/null; fi\nexit 0`,
     );
-    const args = ["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--agent", "command", "--agent-opt", `command=${agent}`, "--out", out, "--no-verify", "--quiet", "--keep-workspaces"];
+    const args = ["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--agent", "command", "--agent-opt", `command=${agent}`, "--out", out, "--no-verify", "--quiet", "--keep-workspaces", "--sandbox", "none"];
     const r = cli(args, { env: { SWITCH_SWE_CACHE: fx.cache } });
     expect(r.code, r.stderr).toBe(4);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
