@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runFiles } from "../../src/formats/run-layout.js";
 import { Ledger } from "../../src/run/ledger.js";
@@ -7,7 +7,7 @@ import { sessionId } from "../../src/formats/sessions.js";
 import { cli } from "../helpers/cli.js";
 import { makeRunFixture, writeScript, type RunFixture } from "../run/fixture.js";
 import { freePort, RedisServer, runCli, waitFor, WorkerProcess } from "./fleet.js";
-import { shellQuote } from "../../src/testbed/test-run.js";
+import { attemptWorkDir } from "../../src/run/session-dir.js";
 
 // Faults of a distributed run: a worker killed in the middle of a session, the coordinator killed and
 // resumed, Redis stopped and started again (empty: the tests' Redis keeps nothing on disk).
@@ -37,22 +37,21 @@ afterAll(async () => {
   }
 });
 
-/** A piece of the text of request 1 of a session, to recognise its message. */
-function requestSnippet(session: string): string {
-  const pair = fx.sessions.pairs.find((p) => session.startsWith(`${p.id}.`))!;
-  const step = pair.schedules[session.endsWith(".base") ? "base" : "switch"][1]!;
-  if (step.kind !== "stage") throw new Error(`request 1 of ${session} is not a stage`);
-  return step.text.slice(0, 40);
+/** The session whose attempt 1 works in `workspace` (a path under `<run>/work/<id>/wNN`). */
+function sessionOfWorkspace(out: string, workspace: string): string {
+  const createdAt = (JSON.parse(readFileSync(runFiles.config(out), "utf8")) as { created_at: string }).created_at;
+  const id = basename(dirname(workspace));
+  return order.find((s) => basename(attemptWorkDir("/", createdAt, s, 1)) === id)!;
 }
 
 /** An agent that notes each request in its workspace; `hang` makes one session's request 1 hang once. */
-function agent(name: string, hang: string | null): string {
+function agent(name: string, hang: boolean): string {
   const mark = join(fx.root, `${name}.hung`);
   const body = [
     `echo "request $SWITCH_SWE_REQUEST_INDEX" >> notes.txt`,
-    // Nothing in the agent's environment names its session: the hung one is told by its message (request 1 of
-    // a base session is its focus task's stage 2, which no other session of the fixture has at index 1).
-    hang ? `msg=$(cat); if [ "$SWITCH_SWE_REQUEST_INDEX" = 1 ] && [ ! -e "${mark}" ]; then case "$msg" in *${shellQuote(requestSnippet(hang))}*) echo $$ > "${mark}"; exec sleep 600;; esac; fi` : "",
+    // Nothing in the agent's environment names its session: the first request 1 seen hangs, and its
+    // workspace path (unsandboxed) names the attempt's work directory, from which the test finds the session.
+    hang ? `if [ "$SWITCH_SWE_REQUEST_INDEX" = 1 ] && mkdir "${mark}.lock" 2>/dev/null; then echo "$$ $SWITCH_SWE_WORKSPACE" > "${mark}"; exec sleep 600; fi` : "",
     "sleep 0.3",
   ];
   return writeScript(fx.root, `${name}.sh`, body.join("\n"));
@@ -92,11 +91,13 @@ function outcome(out: string) {
 describe("faults of a distributed run", () => {
   it("a worker killed with -9 in the middle of a session: attempt 2 runs elsewhere, nothing lost or doubled", async () => {
     const out = join(fx.root, "run-worker-killed");
-    const hung = order[0]!;
-    const run = startRun(out, agent("w-kill", hung));
+    const run = startRun(out, agent("w-kill", true), ["--sandbox", "none"]);
     const mark = join(fx.root, "w-kill.hung");
-    await waitFor(() => existsSync(mark) && readFileSync(mark, "utf8").trim() !== "", 120_000, "the hanging request");
-    hangPids.push(Number(readFileSync(mark, "utf8").trim()));
+    await waitFor(() => existsSync(mark) && readFileSync(mark, "utf8").trim().includes(" "), 120_000, "the hanging request");
+    const [pid, workspace] = readFileSync(mark, "utf8").trim().split(" ") as [string, string];
+    hangPids.push(Number(pid));
+    const hung = sessionOfWorkspace(out, workspace);
+    expect(hung).toBeDefined();
     const victim = workers.find((w) => w.log().includes(`start ${hung} attempt 1`))!;
     expect(victim).toBeDefined();
     // `queue status` shows, from anywhere, which worker runs what and the run's coordinator.
@@ -125,7 +126,7 @@ describe("faults of a distributed run", () => {
   }, 400_000);
 
   it("the coordinator killed with -9, then --resume: the same run directory as an uninterrupted run", async () => {
-    const script = agent("steady", null);
+    const script = agent("steady", false);
     const plain = join(fx.root, "run-plain");
     expect((await startRun(plain, script, ["--quiet"]).done).code).toBe(0);
 
@@ -147,9 +148,9 @@ describe("faults of a distributed run", () => {
 
   it("refuses a second coordinator of the same run", async () => {
     const out = join(fx.root, "run-two-coordinators");
-    const first = startRun(out, agent("slow-two", null), ["--quiet"]);
+    const first = startRun(out, agent("slow-two", false), ["--quiet"]);
     await waitFor(() => existsSync(join(out, "queue.json")), 60_000, "queue.json");
-    const second = await startRun(out, agent("slow-two", null), ["--resume"]).done;
+    const second = await startRun(out, agent("slow-two", false), ["--resume"]).done;
     expect(second.code).toBe(2);
     expect(second.stderr).toMatch(/in use by another switch-swe run|another coordinator runs this run/);
     expect((await first.done).code).toBe(0);
@@ -157,7 +158,7 @@ describe("faults of a distributed run", () => {
 
   it("Redis stopped and started again (empty): no finished result is lost, nothing counted twice", async () => {
     const out = join(fx.root, "run-redis-restart");
-    const run = startRun(out, agent("redis", null), ["--quiet"]);
+    const run = startRun(out, agent("redis", false), ["--quiet"]);
     await waitFor(() => finishedCount(out) >= 1, 120_000, "a finished session");
     const before = order.filter((s) => existsSync(runFiles.summary(out, s)));
     await redis.stop();
