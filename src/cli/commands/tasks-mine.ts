@@ -1,19 +1,10 @@
 import type { Command } from "commander";
-import { mineTasks } from "../../mine/mine.js";
+import { mineTasks, type MineOptions } from "../../mine/mine.js";
 import { ExitCode } from "../exit-codes.js";
 import { collect, parsePositive } from "../options.js";
 
-interface MineFlags {
-  out: string;
-  range?: string;
-  max?: number;
-  runs: number;
-  maxStages: number;
-  name?: string;
-  testCommand?: string;
-  setup?: string[];
-  license?: string;
-}
+/** The CLI flags are the options of `mine`, less what the command supplies itself. */
+type MineFlags = Omit<MineOptions, "repo" | "onLine">;
 
 /** `tasks mine REPO --out DATASET [--range A..B] [--max N] [--runs N]`, added to the `tasks` group. */
 export function addMineCommand(tasks: Command): void {
