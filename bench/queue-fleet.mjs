@@ -2,12 +2,15 @@
 // SESSIONS sessions of a scripted agent that sleeps 1 s per request, run by 1, 2, 4 and 8 worker
 // processes (concurrency 1 each) on this machine. The sessions are the sample's, taken as several runs
 // of the same sessions file coordinated at once (each run its own coordinator on the same queue).
-// Prints wall time, the ideal (requests x 1 s / workers), their ratio, and the coordinators' CPU per session.
+// Prints wall time, the ideal (requests x 1 s / workers), their ratio, the coordinators' CPU per session and
+// the workers' CPU per session (each worker process with the git, shell and sandbox processes it ran: what a
+// session costs besides its requests, the figure that extrapolates to machines with a core per worker),
+// and the load average before and after (the machine may be shared).
 //   node bench/queue-fleet.mjs [--sessions 200] [--workers 1,2,4,8] [--sleep 1]
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { loadDataset } from "../dist/dataset/load.js";
@@ -50,11 +53,19 @@ const agent = join(root, "agent.sh");
 writeFileSync(agent, `#!/bin/sh\nsleep ${sleepS}\n`, { mode: 0o755 });
 console.log(`${runs} runs x ${perRun} sessions = ${runs * perRun} sessions, ${requests} requests, agent sleeps ${sleepS} s per request`);
 
+/** CPU seconds of a process and of the children it waited for (utime, stime, cutime, cstime). */
+function cpuOf(pid) {
+  const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / 100;
+}
+const load = () => loadavg().map((x) => x.toFixed(1)).join(" ");
+
 async function fleet(n) {
   const workers = Array.from({ length: n }, (_, i) =>
     spawn(process.execPath, [cli, "worker", "--queue", url, "--concurrency", "1"], { env: { ...process.env, SWITCH_SWE_CACHE: join(root, `w${i}`) }, stdio: "ignore" }),
   );
   await new Promise((r) => setTimeout(r, 2000));
+  const loadBefore = load();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   await Promise.all(
@@ -76,11 +87,17 @@ async function fleet(n) {
   );
   const wall = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
+  const workerCpu = workers.reduce((t, w) => t + cpuOf(w.pid), 0);
   for (const w of workers) w.kill("SIGTERM");
   await Promise.all(workers.map((w) => new Promise((r) => w.once("exit", r))));
   const ideal = (requests * sleepS) / n;
-  const cpuPerSession = (cpu.user + cpu.system) / 1000 / (runs * perRun);
-  console.log(`${n} worker(s): wall ${wall.toFixed(1)} s, ideal ${ideal.toFixed(1)} s, ratio ${(wall / ideal).toFixed(2)}x; coordinator CPU ${cpuPerSession.toFixed(1)} ms per session`);
+  const sessions = runs * perRun;
+  const cpuPerSession = (cpu.user + cpu.system) / 1000 / sessions;
+  const busy = (wall * n - requests * sleepS) / sessions;
+  console.log(
+    `${n} worker(s): wall ${wall.toFixed(1)} s, ideal ${ideal.toFixed(1)} s, ratio ${(wall / ideal).toFixed(2)}x; ` +
+      `per session: coordinator CPU ${cpuPerSession.toFixed(1)} ms, worker CPU ${(workerCpu / sessions).toFixed(2)} s, worker time besides the requests ${busy.toFixed(2)} s; load ${loadBefore} -> ${load()}`,
+  );
 }
 
 try {

@@ -7,11 +7,11 @@ import type { BackendRun, RunOutcome, SessionBackend } from "../run/runner.js";
 import { writeSummary } from "../run/runner.js";
 import { attemptWorkDir } from "../run/session-dir.js";
 import type { SelectedSession } from "../run/session-selection.js";
-import { putBlob, hasBlob } from "./blob-store.js";
 import { connectChecked } from "./connect.js";
 import { acquireCoordinatorLock } from "./coordinator-lock.js";
-import { packDataset, type DatasetPack } from "./dataset-pack.js";
-import { readEvents } from "./events.js";
+import { jobDataset, prepareShipment, ship, type Shipment } from "./dataset-shipment.js";
+import { readEvents, type WorkerEvent } from "./events.js";
+import { fenceAttempt, isTombstone } from "./attempt-fence.js";
 import { attemptOpen, ingestSessionResult, lostAttemptSummary, recordLostAttempt } from "./ingest.js";
 import type { SessionJob } from "./job-schema.js";
 import { keys, sessionJobId, sessionQueue } from "./keys.js";
@@ -37,11 +37,13 @@ export class QueueCoordinator implements SessionBackend {
   private redis: Redis | null = null;
   private queue: Queue | null = null;
   private runId = "";
-  private pack: DatasetPack | null = null;
+  private shipment: Shipment | null = null;
   private lock: { renew: () => Promise<void>; release: () => Promise<void> } | null = null;
   private readonly tracked = new Map<string, Tracked>();
   private lastEventId = "0";
   private lastSlowTick = 0;
+  private lastSweep = 0;
+  private lastFullScan = 0;
 
   constructor(private readonly target: QueueTarget) {}
 
@@ -54,8 +56,8 @@ export class QueueCoordinator implements SessionBackend {
     const { run: qr, created } = openQueueRun(run.runDir, this.target.display);
     this.runId = qr.run_id;
     this.lock = await acquireCoordinatorLock(this.redis, this.runId, run.runDir);
-    this.pack = packDataset(run.dataset.root);
-    await putBlob(this.redis, this.pack.digest, this.pack.gz);
+    this.shipment = await prepareShipment(run.dataset);
+    await ship(this.redis, this.shipment);
     this.queue = new Queue(sessionQueue, { connection: this.target.redis });
     this.queue.on("error", () => undefined);
     this.lastEventId = `${Date.now()}-0`;
@@ -76,12 +78,12 @@ export class QueueCoordinator implements SessionBackend {
     }
     if (run.signal.aborted) await this.withdrawWaiting();
     // Every session ended: the progress stream of the run has nothing more to say.
-    else await this.redis!.del(keys.events(this.runId));
+    else await this.redis!.del(keys.events(this.runId), keys.done(this.runId));
   }
 
   async verify(run: BackendRun, sessions: readonly string[]): Promise<string[]> {
-    if (!this.redis || !this.pack) return [];
-    return verifyThroughQueue({ run, sessions, redis: this.redis, target: this.target, runId: this.runId, digest: this.pack.digest, renew: () => this.slowTick(run) });
+    if (!this.redis || !this.shipment) return [];
+    return verifyThroughQueue({ run, sessions, redis: this.redis, target: this.target, runId: this.runId, shipment: this.shipment, renew: () => this.slowTick(run) });
   }
 
   async close(): Promise<void> {
@@ -100,7 +102,7 @@ export class QueueCoordinator implements SessionBackend {
       kind: "session",
       run_id: this.runId,
       switch_swe_version: packageVersion,
-      dataset: { name: c.dataset.name, version: c.dataset.version, digest: this.pack!.digest },
+      dataset: jobDataset(run.dataset, this.shipment!),
       run_created_at: c.created_at,
       session: s.session,
       attempt,
@@ -126,33 +128,68 @@ export class QueueCoordinator implements SessionBackend {
     const redis = this.redis!;
     const { events, lastId } = await readEvents(redis, this.runId, this.lastEventId);
     this.lastEventId = lastId;
-    for (const e of events) if (e.event.type !== "session_end" && e.event.type !== "run_start" && e.event.type !== "run_end") run.progress(e.event);
-    const entries = [...this.tracked.entries()];
-    const exists = await Promise.all(entries.map(([session, t]) => redis.exists(keys.result(this.runId, session, t.job.attempt))));
-    for (const [i, [session, t]] of entries.entries()) {
-      if (exists[i] !== 1) continue;
+    for (const e of events) if (this.shows(e)) run.progress(e.event);
+    for (const [session, t] of await this.announced()) {
       const data = await redis.getBuffer(keys.result(this.runId, session, t.job.attempt));
       if (data === null) continue;
-      let result: SessionResult;
-      try {
-        result = decodeResult(data, sessionResultSchema);
-      } catch (e) {
-        result = { format: "switch-swe.queue-result/1", session, attempt: t.job.attempt, worker: "?", outcome: "infra_fault", detail: (e as Error).message, summary: null, files: [] };
+      // Fenced by an earlier coordinator that was killed before it wrote the ledger: lost, as it decided.
+      if (isTombstone(data)) {
+        await this.settleLost(t, "its worker stopped renewing its lock (the attempt was given up before the coordinator restarted)", run, outcome, todo);
+        continue;
       }
-      await this.settle(t, result, run, outcome, todo);
+      await this.settle(t, this.decode(data, t), run, outcome, todo);
     }
     if (Date.now() - this.lastSlowTick > 2000) {
       await this.slowTick(run);
+      await this.checkFailed(run, outcome, todo);
+    }
+    if (Date.now() - this.lastSweep > 15_000) {
+      this.lastSweep = Date.now();
       await this.checkJobs(run, outcome, todo);
     }
   }
 
-  /** Keeps the run's claims alive: the coordinator lock, the dataset blob (Redis may have restarted empty). */
+  /**
+   * The tracked attempts whose result is there: the ones workers announced since the last tick (the run's
+   * done list, drained at once), and every few seconds all of them (an announcement may have been lost
+   * with a Redis restart). Cost per tick: one round trip, not one per session.
+   */
+  private async announced(): Promise<Array<[string, Tracked]>> {
+    const redis = this.redis!;
+    const done = keys.done(this.runId);
+    const [[, list]] = ((await redis.multi().lrange(done, 0, -1).del(done).exec()) ?? [[null, []]]) as [[unknown, string[]]];
+    const named = new Set(list);
+    let entries = [...this.tracked.entries()].filter(([session, t]) => named.has(`${session} ${t.job.attempt}`));
+    if (Date.now() - this.lastFullScan > 5000) {
+      this.lastFullScan = Date.now();
+      const all = [...this.tracked.entries()];
+      const pipe = redis.pipeline();
+      for (const [session, t] of all) pipe.exists(keys.result(this.runId, session, t.job.attempt));
+      const exists = (await pipe.exec()) ?? [];
+      entries = all.filter((_, i) => exists[i]?.[1] === 1);
+    }
+    return entries;
+  }
+
+  /** Keeps the run's claims alive: the coordinator lock, the dataset's blobs (Redis may have restarted empty). */
   private async slowTick(run: BackendRun): Promise<void> {
     this.lastSlowTick = Date.now();
     await this.lock!.renew();
-    if (!(await hasBlob(this.redis!, this.pack!.digest))) await putBlob(this.redis!, this.pack!.digest, this.pack!.gz);
+    await ship(this.redis!, this.shipment!);
     await this.publishInfo(run);
+  }
+
+  /** Jobs of this run that failed (their worker died or hung: BullMQ's stalled check failed them): one query. */
+  private async checkFailed(run: BackendRun, outcome: RunOutcome, todo: SelectedSession[]): Promise<void> {
+    const failed = await this.queue!.getJobs(["failed"]);
+    const ids = new Set(failed.map((j) => j.id));
+    for (const [session, t] of [...this.tracked.entries()]) {
+      const id = sessionJobId(this.runId, session, t.job.attempt);
+      if (!ids.has(id)) continue;
+      const job = failed.find((j) => j.id === id)!;
+      await this.settleLost(t, `${job.processedBy ?? "a worker"} stopped renewing its lock or failed: ${job.failedReason ?? "failed"}`, run, outcome, todo);
+      await job.remove().catch(() => undefined);
+    }
   }
 
   /** Jobs that ended without a result (their worker died or hung), and jobs the queue no longer holds. */
@@ -161,7 +198,6 @@ export class QueueCoordinator implements SessionBackend {
       const id = sessionJobId(this.runId, session, t.job.attempt);
       const state = await this.queue!.getJobState(id);
       if (state === "failed" || state === "completed") {
-        if ((await this.redis!.exists(keys.result(this.runId, session, t.job.attempt))) === 1) continue;
         const job = await this.queue!.getJob(id);
         const who = job?.processedBy ?? "a worker";
         const why = state === "failed" ? (job?.failedReason ?? "failed") : "completed without a result";
@@ -183,12 +219,34 @@ export class QueueCoordinator implements SessionBackend {
     await this.forget(session, attempt);
   }
 
+  /**
+   * An attempt whose job ended without a result: fenced off first (a worker that comes back later can no
+   * longer store a result for it), unless its result arrived just before, which is then taken as usual.
+   */
   private async settleLost(t: Tracked, detail: string, run: BackendRun, outcome: RunOutcome, todo: SelectedSession[]): Promise<void> {
     const { session, attempt } = t.job;
+    const late = await fenceAttempt(this.redis!, keys.result(this.runId, session, attempt));
+    if (late !== null) return this.settle(t, this.decode(late, t), run, outcome, todo);
     const trajectory = await this.redis!.getBuffer(keys.trajectory(this.runId, session, attempt));
     recordLostAttempt(run.runDir, run.ledger, session, attempt, trajectory, detail);
     await this.next(t, "infra_fault", detail, null, run, outcome, todo);
-    await this.forget(session, attempt);
+    // The tombstone stays (until it expires): it is what keeps a late result out.
+    await this.redis!.del(keys.trajectory(this.runId, session, attempt));
+  }
+
+  private decode(data: Buffer, t: Tracked): SessionResult {
+    try {
+      return decodeResult(data, sessionResultSchema);
+    } catch (e) {
+      return { format: "switch-swe.queue-result/1", session: t.job.session, attempt: t.job.attempt, worker: "?", outcome: "infra_fault", detail: (e as Error).message, summary: null, files: [] };
+    }
+  }
+
+  /** Progress of the attempts this coordinator waits for; a fenced-off attempt's late events are not shown. */
+  private shows(e: WorkerEvent): boolean {
+    if (e.event.type === "session_end" || e.event.type === "run_start" || e.event.type === "run_end") return false;
+    if (e.session === undefined || e.attempt === undefined) return true;
+    return this.tracked.get(e.session)?.job.attempt === e.attempt;
   }
 
   /** After an attempt ended: done, or the next attempt (as a local run decides). */

@@ -2,9 +2,11 @@ import type { Redis } from "ioredis";
 import type { ProgressEvent } from "../run/progress-events.js";
 import { keys } from "./keys.js";
 
-/** A progress event as a worker publishes it: which worker, and the event. */
+/** A progress event as a worker publishes it: which worker, which attempt of which session, and the event. */
 export interface WorkerEvent {
   worker: string;
+  session?: string;
+  attempt?: number;
   event: ProgressEvent;
 }
 

@@ -5,7 +5,15 @@ import { conditionSchema, sessionPairSchema } from "../formats/sessions.js";
 const jobCommon = {
   run_id: z.string().regex(/^[0-9a-f]{16}$/),
   switch_swe_version: z.string().min(1),
-  dataset: z.object({ name: z.string(), version: z.string(), digest: z.string().regex(/^[0-9a-f]{64}$/) }).strict(),
+  dataset: z
+    .object({
+      name: z.string(),
+      version: z.string(),
+      digest: z.string().regex(/^[0-9a-f]{64}$/),
+      /** Bundles of the repositories that live outside the dataset directory: name -> digest. */
+      repos: z.record(z.string().min(1), z.string().regex(/^[0-9a-f]{64}$/)).optional(),
+    })
+    .strict(),
 };
 
 /**

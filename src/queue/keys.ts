@@ -18,6 +18,8 @@ export const keys = {
   runs: () => `${root}:runs`,
   /** The result of one attempt of one session (gzip JSON), written once by the worker that ran it. */
   result: (runId: string, session: string, attempt: number) => `${root}:run:${runId}:result:${session}:${attempt}`,
+  /** Attempts whose result a worker stored since the coordinator last looked ("<session> <attempt>" each). */
+  done: (runId: string) => `${root}:run:${runId}:done`,
   /** The trajectory of a running attempt, appended as it grows (what survives a worker that dies). */
   trajectory: (runId: string, session: string, attempt: number) => `${root}:run:${runId}:trajectory:${session}:${attempt}`,
   /** Progress events of the run's workers (a Redis stream the coordinator reads). */

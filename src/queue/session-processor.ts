@@ -7,6 +7,7 @@ import { InfraFault } from "../core/infra-fault.js";
 import { packageVersion } from "../core/package-paths.js";
 import { sessionJobSchema, type SessionJob } from "./job-schema.js";
 import { keys, resultTtlS } from "./keys.js";
+import { storeResult } from "./attempt-fence.js";
 import { publishEvent } from "./events.js";
 import { encodeResult, type SessionResult } from "./result-schema.js";
 import { runSessionJob } from "./run-session-job.js";
@@ -68,12 +69,17 @@ export async function processSessionJob(raw: Job, token: string | undefined, c: 
   c.stopping.addEventListener("abort", onStop);
   c.running.set(id, { controller, job, since: new Date().toISOString() });
   const shadowRunDir = join(c.workRoot, job.run_id);
-  const mirror = new TrajectoryMirror(c.redis, runFiles.trajectory(shadowRunDir, job.session), keys.trajectory(job.run_id, job.session, job.attempt));
+  // A coordinator that gave this attempt up (lock lost while this worker hung) fences it: stop at once.
+  const fenced = () => {
+    c.lockLost.add(id);
+    controller.abort();
+  };
+  const mirror = new TrajectoryMirror(c.redis, runFiles.trajectory(shadowRunDir, job.session), keys.trajectory(job.run_id, job.session, job.attempt), resultKey, fenced);
   c.log(`start ${job.session} attempt ${job.attempt} (run ${job.run_id})`);
   try {
     let result: SessionResult;
     try {
-      const dataset = await workerDataset(c.redis, job.dataset.digest, job.dataset.name, job.dataset.version);
+      const dataset = await workerDataset(c.redis, job.dataset);
       mirror.start();
       result = await runSessionJob({
         job,
@@ -82,7 +88,7 @@ export async function processSessionJob(raw: Job, token: string | undefined, c: 
         shadowRunDir,
         worker: c.worker,
         signal: controller.signal,
-        progress: (event) => publishEvent(c.redis, job.run_id, { worker: c.worker, event }),
+        progress: (event) => publishEvent(c.redis, job.run_id, { worker: c.worker, session: job.session, attempt: job.attempt, event }),
       });
     } catch (e) {
       if (!(e instanceof InfraFault)) throw e;
@@ -93,7 +99,12 @@ export async function processSessionJob(raw: Job, token: string | undefined, c: 
       c.log(`dropped the result of ${job.session} attempt ${job.attempt}: this worker lost the job's lock`);
       return "lock lost";
     }
-    await c.redis.set(resultKey, encodeResult(result), "EX", resultTtlS, "NX");
+    if (!(await storeResult(c.redis, resultKey, encodeResult(result)))) {
+      c.log(`dropped the result of ${job.session} attempt ${job.attempt}: the coordinator had given this attempt up (or it has a result already)`);
+      return "fenced";
+    }
+    // Tells the coordinator which result to read (it need not look at every running attempt's key).
+    await c.redis.multi().rpush(keys.done(job.run_id), `${job.session} ${job.attempt}`).expire(keys.done(job.run_id), resultTtlS).exec();
     c.log(`end ${job.session} attempt ${job.attempt}: ${result.outcome}${result.detail ? ` (${result.detail.split("\n")[0]})` : ""}`);
     return result.outcome;
   } finally {

@@ -1,10 +1,11 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import type { Redis } from "ioredis";
-import { resultTtlS } from "./keys.js";
+import { appendUnlessFenced } from "./attempt-fence.js";
 
 /**
  * Copies a growing trajectory file into Redis every second (only the new bytes), so that the trajectory
- * of an attempt whose worker dies can still be archived by the coordinator.
+ * of an attempt whose worker dies can still be archived by the coordinator. Once the coordinator has
+ * fenced the attempt off (given it up), nothing more is copied and `onFenced` is called once.
  */
 export class TrajectoryMirror {
   private offset = 0;
@@ -15,7 +16,11 @@ export class TrajectoryMirror {
     private readonly redis: Redis,
     private readonly file: string,
     private readonly key: string,
+    private readonly resultKey: string,
+    private readonly onFenced: () => void,
   ) {}
+
+  private fenced = false;
 
   start(): void {
     this.timer = setInterval(() => {
@@ -30,7 +35,7 @@ export class TrajectoryMirror {
   }
 
   private async flush(): Promise<void> {
-    if (!existsSync(this.file)) return;
+    if (this.fenced || !existsSync(this.file)) return;
     const size = statSync(this.file).size;
     if (size <= this.offset) return;
     const buf = Buffer.alloc(size - this.offset);
@@ -40,8 +45,11 @@ export class TrajectoryMirror {
     } finally {
       closeSync(fd);
     }
-    await this.redis.append(this.key, buf);
-    await this.redis.expire(this.key, resultTtlS);
-    this.offset = size;
+    if (await appendUnlessFenced(this.redis, this.key, this.resultKey, buf)) {
+      this.offset = size;
+      return;
+    }
+    this.fenced = true;
+    this.onFenced();
   }
 }

@@ -1,5 +1,4 @@
-import { sha256 } from "../core/digest.js";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { writeFileAtomic, writeJsonAtomic } from "../core/json-file.js";
@@ -10,6 +9,9 @@ import { nowIso } from "../run/progress-events.js";
 import type { BackendRun } from "../run/runner.js";
 import { parseSessionId } from "../formats/sessions.js";
 import { reusableVerdict } from "../verify/run-verify.js";
+import { defaultMaxArtifactMb, inspectArtifact, oversizedReason, refusedVerdict } from "../verify/artifact-file.js";
+import type { Dataset } from "../dataset/load.js";
+import { jobDataset, type Shipment } from "./dataset-shipment.js";
 import type { VerifyJob } from "./job-schema.js";
 import { keys, verifyJobId, verifyQueue } from "./keys.js";
 import type { QueueTarget } from "./queue-url.js";
@@ -18,12 +20,14 @@ import { sealVerdict, verdictKey } from "../formats/verdict-seal.js";
 
 export interface QueueVerifyParams {
   runDir: string;
-  dataset: { name: string; version: string };
+  dataset: Dataset;
   sessions: readonly string[];
+  /** Artifacts larger than this are refused here, unread, as a local `verify` refuses them (default 256 MB). */
+  maxArtifactMb?: number;
   redis: Redis;
   target: QueueTarget;
   runId: string;
-  digest: string;
+  shipment: Shipment;
   force?: boolean;
   /** Called every few seconds while waiting (keeps the coordinator's claims alive). */
   renew?: () => Promise<void>;
@@ -49,29 +53,16 @@ export async function verifyOnQueue(p: QueueVerifyParams): Promise<{ verdicts: R
   const total = p.sessions.length;
   try {
     for (const session of p.sessions) {
-      const file = runFiles.artifact(p.runDir, session);
-      const bytes = existsSync(file) ? readFileSync(file) : null;
-      const text = bytes === null ? null : bytes.toString("utf8");
-      const kept = p.force ? null : reusableVerdict(p.runDir, session, text === null ? null : sha256(text), key, out.forged);
-      if (kept) {
-        out.verdicts[session] = kept;
-        out.reused.push(session);
-        p.onVerdict({ session, verdict: kept, reused: true, done: ++done, total });
+      const r = await prepare(p, session, key, out.forged);
+      if (r.kind === "job") {
+        pending.set(session, { job: r.job, tries: 1 });
+        await queue.add("verify", r.job, { jobId: `${verifyJobId(p.runId, session, r.job.artifact_sha256)}.1`, removeOnComplete: true, removeOnFail: { age: 7 * 24 * 3600 } });
         continue;
       }
-      const sha = text === null ? "none" : sha256(text);
-      const job: VerifyJob = {
-        kind: "verify",
-        run_id: p.runId,
-        switch_swe_version: packageVersion,
-        dataset: { ...p.dataset, digest: p.digest },
-        session,
-        task: parseSessionId(session)?.pairId ?? session,
-        artifact_sha256: sha,
-        artifact_b64: bytes === null ? null : bytes.toString("base64"),
-      };
-      pending.set(session, { job, tries: 1 });
-      await queue.add("verify", job, { jobId: `${verifyJobId(p.runId, session, sha)}.1`, removeOnComplete: true, removeOnFail: { age: 7 * 24 * 3600 } });
+      if (r.kind === "reused") out.reused.push(session);
+      else out.verified.push(session);
+      out.verdicts[session] = r.verdict;
+      p.onVerdict({ session, verdict: r.verdict, reused: r.kind === "reused", done: ++done, total });
     }
     let lastCheck = Date.now();
     while (pending.size > 0 && !p.signal?.aborted) {
@@ -104,6 +95,51 @@ export async function verifyOnQueue(p: QueueVerifyParams): Promise<{ verdicts: R
   return out;
 }
 
+type Prepared = { kind: "reused" | "refused"; verdict: Verdict } | { kind: "job"; job: VerifyJob };
+
+/**
+ * One session's artifact, inspected as local `verify` does (hashed as a stream, never read whole when
+ * over the limit): its kept verdict, a refusal written here for an oversized artifact, or the job.
+ */
+async function prepare(p: QueueVerifyParams, session: string, key: Buffer, forged: string[]): Promise<Prepared> {
+  const maxBytes = (p.maxArtifactMb ?? defaultMaxArtifactMb) * 1024 * 1024;
+  const info = await inspectArtifact(runFiles.artifact(p.runDir, session), maxBytes);
+  const sha = info.kind === "none" ? null : info.sha256;
+  const kept = p.force ? null : reusableVerdict(p.runDir, session, sha, key, forged);
+  if (kept) return { kind: "reused", verdict: kept };
+  const taskId = focusTask(p.runDir, session);
+  const task = p.dataset.tasks.find((t) => t.id === taskId);
+  if (info.kind === "file" && info.oversized && task) {
+    const reason = oversizedReason(info.bytes, maxBytes);
+    writeFileAtomic(runFiles.verifyLog(p.runDir, session), `verification of ${session} (task ${task.id}) at ${nowIso()}\nnot applied: ${reason}\n`);
+    const verdict = sealVerdict(refusedVerdict(task, session, info.sha256, reason, `sessions/${session}/verify.log`), key);
+    writeJsonAtomic(runFiles.verdict(p.runDir, session), verdict);
+    return { kind: "refused", verdict };
+  }
+  const job: VerifyJob = {
+    kind: "verify",
+    run_id: p.runId,
+    switch_swe_version: packageVersion,
+    dataset: jobDataset(p.dataset, p.shipment),
+    session,
+    task: taskId,
+    artifact_sha256: sha ?? "none",
+    artifact_b64: info.kind === "none" ? null : readFileSync(info.file).toString("base64"),
+  };
+  return { kind: "job", job };
+}
+
+/** The session's focus task: session.json's `focus`, else from the session id. */
+function focusTask(runDir: string, session: string): string {
+  try {
+    const focus = (JSON.parse(readFileSync(runFiles.summary(runDir, session), "utf8")) as { focus?: unknown }).focus;
+    if (typeof focus === "string") return focus;
+  } catch {
+    // no summary yet: the session id names the focus task
+  }
+  return parseSessionId(session)?.pairId ?? session;
+}
+
 async function retryFailed(queue: Queue, p: QueueVerifyParams, pending: Map<string, { job: VerifyJob; tries: number }>, lost: string[]): Promise<void> {
   for (const [session, w] of [...pending]) {
     const id = `${verifyJobId(p.runId, session, w.job.artifact_sha256)}.${w.tries}`;
@@ -122,7 +158,7 @@ async function retryFailed(queue: Queue, p: QueueVerifyParams, pending: Map<stri
 
 /** Verification at the end of `run --queue`: every finished session, on the workers. */
 /** Returns the sessions whose verdict is an infrastructure fault (the rule `run` exits by). */
-export async function verifyThroughQueue(a: { run: BackendRun; sessions: readonly string[]; redis: Redis; target: QueueTarget; runId: string; digest: string; renew: () => Promise<void> }): Promise<string[]> {
+export async function verifyThroughQueue(a: { run: BackendRun; sessions: readonly string[]; redis: Redis; target: QueueTarget; runId: string; shipment: Shipment; renew: () => Promise<void> }): Promise<string[]> {
   const finished = a.sessions.filter((s) => {
     try {
       return (JSON.parse(readFileSync(runFiles.summary(a.run.runDir, s), "utf8")) as { status?: string }).status === "finished";
@@ -133,12 +169,12 @@ export async function verifyThroughQueue(a: { run: BackendRun; sessions: readonl
   if (finished.length === 0) return [];
   const r = await verifyOnQueue({
     runDir: a.run.runDir,
-    dataset: { name: a.run.config.dataset.name, version: a.run.config.dataset.version },
+    dataset: a.run.dataset,
     sessions: finished,
     redis: a.redis,
     target: a.target,
     runId: a.runId,
-    digest: a.digest,
+    shipment: a.shipment,
     renew: a.renew,
     signal: a.run.signal,
     onVerdict: (e) =>

@@ -21,7 +21,7 @@ export async function processVerifyJob(raw: Job, token: string | undefined, c: P
   if (why !== null) return handBack(raw, token, why, c, job.run_id);
   const key = keys.verdict(job.run_id, job.session, job.artifact_sha256);
   if ((await c.redis.exists(key)) === 1) return "already done";
-  const dataset = await workerDataset(c.redis, job.dataset.digest, job.dataset.name, job.dataset.version);
+  const dataset = await workerDataset(c.redis, job.dataset);
   const task = taskById(dataset).get(job.task);
   if (!task) throw new Error(`task ${job.task} is not in dataset ${job.dataset.name} ${job.dataset.version}`);
   const workRoot = mkdtempSync(join(c.workRoot, "verify-"));

@@ -4,9 +4,8 @@ import { join, resolve } from "node:path";
 import { InputError, inputError } from "../core/errors.js";
 import type { Verdict } from "../formats/verdict.js";
 import { runDataset, sessionDirs } from "../verify/run-verify.js";
-import { putBlob } from "./blob-store.js";
 import { connectChecked } from "./connect.js";
-import { packDataset } from "./dataset-pack.js";
+import { prepareShipment, ship } from "./dataset-shipment.js";
 import { readQueueRun } from "./queue-run-file.js";
 import type { QueueTarget } from "./queue-url.js";
 import { verifyOnQueue } from "./verify-coordinator.js";
@@ -15,6 +14,8 @@ export interface QueueVerifyOptions {
   target: QueueTarget;
   sessions?: readonly string[];
   force?: boolean;
+  /** `--max-artifact-mb`: larger artifacts are refused unread, as in a local verify. */
+  maxArtifactMb?: number;
   onVerdict: (e: { session: string; verdict: Verdict; reused: boolean; done: number; total: number }) => void;
 }
 
@@ -29,16 +30,17 @@ export async function verifyRunOnQueue(runDir: string, o: QueueVerifyOptions) {
   if (unknown.length > 0) throw new InputError(unknown.map((s) => ({ file: join(root, "sessions"), path: s, message: "no such session in the run" })));
   const redis = await connectChecked(o.target);
   try {
-    const pack = packDataset(dataset.root);
-    await putBlob(redis, pack.digest, pack.gz);
+    const shipment = await prepareShipment(dataset);
+    await ship(redis, shipment);
     return await verifyOnQueue({
       runDir: root,
-      dataset: { name: dataset.manifest.name, version: dataset.manifest.version },
+      dataset,
+      ...(o.maxArtifactMb !== undefined ? { maxArtifactMb: o.maxArtifactMb } : {}),
       sessions: chosen,
       redis,
       target: o.target,
       runId: readQueueRun(root)?.run_id ?? randomBytes(8).toString("hex"),
-      digest: pack.digest,
+      shipment,
       ...(o.force ? { force: true } : {}),
       onVerdict: o.onVerdict,
     });

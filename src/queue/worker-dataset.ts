@@ -6,6 +6,7 @@ import { loadDataset, type Dataset } from "../dataset/load.js";
 import { InfraFault } from "../core/infra-fault.js";
 import { getBlob } from "./blob-store.js";
 import { unpackDataset } from "./dataset-pack.js";
+import { withBundles } from "./repo-bundles.js";
 
 /** Where a worker keeps the datasets it received, by digest. */
 export function datasetCacheDir(digest: string): string {
@@ -14,8 +15,15 @@ export function datasetCacheDir(digest: string): string {
 
 const loaded = new Map<string, Promise<Dataset>>();
 
-/** A job's dataset from this machine's cache, fetched from Redis once (content-addressed). */
-export function workerDataset(redis: Redis, digest: string, name: string, version: string): Promise<Dataset> {
+/**
+ * A job's dataset from this machine's cache, fetched from Redis once (content-addressed), with the
+ * bundles of its repositories that live outside the dataset directory (fetched once each too).
+ */
+export async function workerDataset(redis: Redis, d: { digest: string; name: string; version: string; repos?: Record<string, string> | undefined }): Promise<Dataset> {
+  return withBundles(redis, await packedDataset(redis, d.digest, d.name, d.version), d.repos ?? {});
+}
+
+function packedDataset(redis: Redis, digest: string, name: string, version: string): Promise<Dataset> {
   let p = loaded.get(digest);
   if (!p) {
     p = fetchDataset(redis, digest);

@@ -121,6 +121,26 @@ describe("run --queue with three workers", () => {
     expect(readFileSync(runFiles.verifyLog(remote, s), "utf8")).toContain(`verification of ${s}`);
   }, 600_000);
 
+  it("verify --queue refuses an artifact over --max-artifact-mb unread, as a local verify does, without a job", async () => {
+    const remote = join(root, "remote-nop");
+    const s = chosen[1]!;
+    // 2 MB of a well-formed patch: over a 1 MB limit, so it is neither read nor sent to a worker.
+    const line = `+${"x".repeat(1023)}\n`;
+    writeFileSync(runFiles.artifact(remote, s), `diff --git a/big.txt b/big.txt\nnew file mode 100644\n--- /dev/null\n+++ b/big.txt\n@@ -0,0 +1,2048 @@\n${line.repeat(2048)}`);
+    const jobsBefore = workers.map((w) => w.log().split(`verified ${s}`).length).reduce((a, b) => a + b, 0);
+    const r = cli(["verify", remote, "--queue", redis.url, "--session", s, "--max-artifact-mb", "1", "--json"]);
+    expect(r.code).toBe(0);
+    const v = JSON.parse(readFileSync(runFiles.verdict(remote, s), "utf8")) as { applied: boolean; resolved: boolean; infra_fault: boolean; apply_error: string; seal?: string };
+    expect(v).toMatchObject({ applied: false, resolved: false, infra_fault: false });
+    expect(v.apply_error).toMatch(/^the artifact is 2\.0 MB, over the limit of 1\.0 MB \(--max-artifact-mb\); it was not read$/);
+    expect(readFileSync(runFiles.verifyLog(remote, s), "utf8")).toContain("not applied: the artifact is 2.0 MB");
+    expect(v.seal).toMatch(/^[0-9a-f]{64}$/);
+    expect(workers.map((w) => w.log().split(`verified ${s}`).length).reduce((a, b) => a + b, 0)).toBe(jobsBefore);
+    // The refusal is sealed like any verdict (a later verify keeps nothing refused for its size: it checks again).
+    const again = cli(["verify", remote, "--queue", redis.url, "--session", s, "--max-artifact-mb", "1"]);
+    expect(again.stdout).toContain("1 session(s): 0 resolved, 1 unresolved, 0 infrastructure fault(s); 1 verified, 0 kept");
+  }, 600_000);
+
   it("refuses bad queue URLs and unreachable queues as bad input, without printing a password", async () => {
     const bad = cli(runArgs("nop", join(root, "bad"), ["--queue", "http://x"]));
     expect(bad.code).toBe(2);

@@ -8,6 +8,8 @@ import { cli } from "../helpers/cli.js";
 import { makeRunFixture, writeScript, type RunFixture } from "../run/fixture.js";
 import { freePort, RedisServer, runCli, waitFor, WorkerProcess } from "./fleet.js";
 import { attemptWorkDir } from "../../src/run/session-dir.js";
+import { isTombstone } from "../../src/queue/attempt-fence.js";
+import { Redis } from "ioredis";
 
 // Faults of a distributed run: a worker killed in the middle of a session, the coordinator killed and
 // resumed, Redis stopped and started again (empty: the tests' Redis keeps nothing on disk).
@@ -123,6 +125,46 @@ describe("faults of a distributed run", () => {
     const entries = (JSON.parse(report.stdout) as { configs: Array<{ sessions: Array<{ id: string; attempts: number }> }> }).configs[0]!.sessions;
     expect(entries.map((e) => [e.id, e.attempts]).sort()).toEqual(order.map((s) => [s, rows.filter((r) => r.session === s).length]).sort());
     workers[workers.indexOf(victim)] = new WorkerProcess(fx.root, 4, redis.url, ["--concurrency", "2"], 8);
+  }, 400_000);
+
+  it("a worker stopped (SIGSTOP) until its job stalls, then continued: its late attempt 1 neither overwrites nor doubles attempt 2", async () => {
+    const out = join(fx.root, "run-worker-hung");
+    const run = startRun(out, agent("w-stop", true), ["--sandbox", "none"]);
+    const mark = join(fx.root, "w-stop.hung");
+    await waitFor(() => existsSync(mark) && readFileSync(mark, "utf8").trim().includes(" "), 120_000, "the hanging request");
+    const [pid, workspace] = readFileSync(mark, "utf8").trim().split(" ") as [string, string];
+    hangPids.push(Number(pid));
+    const hung = sessionOfWorkspace(out, workspace);
+    const victim = workers.find((w) => w.log().includes(`start ${hung} attempt 1`))!;
+    expect(victim).toBeDefined();
+    process.kill(victim.child.pid!, "SIGSTOP");
+    try {
+      await waitFor(() => workers.some((w) => w !== victim && w.log().includes(`start ${hung} attempt 2`)), 120_000, "attempt 2 on another worker");
+      // The hung request of attempt 1 ends while its worker is stopped: the worker comes back with work to deliver.
+      process.kill(Number(pid), "SIGTERM");
+      expect((await run.done).code).toBe(0);
+    } finally {
+      process.kill(victim.child.pid!, "SIGCONT");
+    }
+    await waitFor(() => victim.log().includes(`dropped the result of ${hung} attempt 1`), 120_000, "the late attempt's result dropped");
+    const rows = attempts(out);
+    expect(rows.filter((r) => r.session === hung).map((r) => [r.attempt, r.status])).toEqual([[1, "infra_fault"], [2, "finished"]]);
+    for (const s of order) expect(rows.filter((r) => r.session === s && r.status === "finished")).toHaveLength(1);
+    expect(JSON.parse(readFileSync(runFiles.summary(out, hung), "utf8"))).toMatchObject({ attempt: 2, status: "finished" });
+    expect(JSON.parse(readFileSync(runFiles.trajectory(out, hung), "utf8").split("\n")[0]!)).toMatchObject({ attempt: 2 });
+    const report = cli(["report", out, "--format", "json"]);
+    const entries = (JSON.parse(report.stdout) as { configs: Array<{ sessions: Array<{ id: string; attempts: number }> }> }).configs[0]!.sessions;
+    expect(entries.filter((e) => e.id === hung).map((e) => e.attempts)).toEqual([2]);
+    // Nothing of the late attempt is left in Redis but the coordinator's fence (a tombstone that expires).
+    const redisClient = new Redis(redis.url);
+    try {
+      const runId = (JSON.parse(readFileSync(join(out, "queue.json"), "utf8")) as { run_id: string }).run_id;
+      expect(await redisClient.keys(`switch-swe:run:${runId}:trajectory:*`)).toEqual([]);
+      for (const k of await redisClient.keys(`switch-swe:run:${runId}:result:*`)) expect(isTombstone((await redisClient.getBuffer(k))!)).toBe(true);
+      expect(await redisClient.exists(`switch-swe:run:${runId}:result:${hung}:1`)).toBe(1);
+    } finally {
+      redisClient.disconnect();
+    }
   }, 400_000);
 
   it("the coordinator killed with -9, then --resume: the same run directory as an uninterrupted run", async () => {
