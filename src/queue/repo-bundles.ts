@@ -59,10 +59,8 @@ async function bundleRepo(dataset: Dataset, repo: string, tmp: string): Promise<
   for (const rev of revisionsOf(dataset, repo)) {
     const commit = await resolveBase(m, rev);
     if (commit === null) continue;
-    if (rev === "HEAD") {
-      refs.add("HEAD");
-      continue;
-    }
+    // Every revision also under a keep ref: a bundle (and its clone) needs a ref besides a detached HEAD.
+    if (rev === "HEAD") refs.add("HEAD");
     const full = (await gitTry(["--git-dir", m.gitDir, "rev-parse", "--symbolic-full-name", rev])).stdout.trim();
     if (full.startsWith("refs/")) refs.add(full);
     await git(["--git-dir", m.gitDir, "update-ref", `refs/switch-swe/keep/${commit}`, commit]);

@@ -42,7 +42,7 @@ describe("a repository outside the dataset directory", () => {
   it("travels as a content-addressed bundle, and workers run and verify from it", async () => {
     const out = join(fx.root, "run");
     const script = writeScript(fx.root, "agent.sh", 'echo "request $SWITCH_SWE_REQUEST_INDEX" >> notes.txt');
-    const args = ["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--agent", "command", "--agent-opt", `command=${script}`, "--out", out, "--queue", redis.url, "--quiet"];
+    const args = ["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--agent", "command", "--agent-opt", `command=${script}`, "--out", out, "--queue", redis.url];
     const run = runCli(args, { SWITCH_SWE_CACHE: join(fx.root, "coord-cache") });
     const client = new Redis(redis.url);
     try {
@@ -56,7 +56,7 @@ describe("a repository outside the dataset directory", () => {
     worker = new WorkerProcess(fx.root, 1, redis.url);
     const res = await run.done;
     renameSync(`${outside}.gone`, outside);
-    expect(res.stderr).toContain("run done: 2 finished, 0 failed");
+    expect(res.stderr, `${res.stderr}\n${worker.log()}`).toContain("run done: 2 finished, 0 failed");
     expect(res.code).toBe(0);
     const sessions = fx.sessions.pairs.flatMap((p) => [sessionId(p.id, "base"), sessionId(p.id, "switch")]);
     for (const s of sessions) {
