@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { git } from "../core/git.js";
 import { runProcess } from "../core/process.js";
@@ -60,14 +60,50 @@ export async function createWorkspaces(dataset: Dataset, pair: SessionPair, work
 /**
  * A standalone repository at `dest` on a lone `main` branch at `commit`, holding only what that
  * commit reaches: no remote, no other refs, no alternates, so `git log --all`, `git fetch` or the
- * object store cannot lead an agent to later revisions (future fixes).
+ * object store cannot lead an agent to later revisions (future fixes). Its `.git` is a copy (never a
+ * link: an agent may write to it) of a skeleton made once per mirror and commit, so a workspace costs
+ * one git process (the checkout), not a fetch each.
  */
 async function isolatedCheckoutAt(mirror: string, commit: string, dest: string): Promise<void> {
-  await git(["init", "-q", "--template=", "-b", workspaceBranch, dest]);
-  const uploadPack = "git -c uploadpack.allowAnySHA1InWant=true upload-pack";
-  await git(["-C", dest, "fetch", "-q", "--no-tags", "--no-write-fetch-head", `--upload-pack=${uploadPack}`, mirror, commit]);
-  await git(["-C", dest, "update-ref", `refs/heads/${workspaceBranch}`, commit]);
-  await git(["-C", dest, "-c", "checkout.workers=8", "checkout", "-q", workspaceBranch]);
+  const skeleton = await isolatedSkeleton(mirror, commit);
+  mkdirSync(dest, { recursive: true });
+  cpSync(skeleton, join(dest, ".git"), { recursive: true });
+  await git(["-C", dest, "-c", "checkout.workers=8", "reset", "-q", "--hard", workspaceBranch]);
+}
+
+const skeletons = new Map<string, Promise<string>>();
+
+/** The `.git` of a fresh repository whose `main` is `commit`, with only the objects it reaches (cached). */
+function isolatedSkeleton(mirror: string, commit: string): Promise<string> {
+  const dir = join(mirror, "switch-swe-isolated", commit);
+  let p = skeletons.get(dir);
+  if (!p) {
+    p = makeSkeleton(mirror, commit, dir);
+    skeletons.set(dir, p);
+    p.catch(() => skeletons.delete(dir));
+  }
+  return p;
+}
+
+async function makeSkeleton(mirror: string, commit: string, dir: string): Promise<string> {
+  if (existsSync(join(dir, "HEAD"))) return dir;
+  const tmp = `${dir}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  mkdirSync(tmp, { recursive: true });
+  try {
+    await git(["init", "-q", "--template=", "-b", workspaceBranch, tmp]);
+    const uploadPack = "git -c uploadpack.allowAnySHA1InWant=true upload-pack";
+    await git(["-C", tmp, "fetch", "-q", "--no-tags", "--no-write-fetch-head", `--upload-pack=${uploadPack}`, mirror, commit]);
+    await git(["-C", tmp, "update-ref", `refs/heads/${workspaceBranch}`, commit]);
+    // Rename makes the skeleton appear whole or not at all (another process may have made it first).
+    try {
+      renameSync(join(tmp, ".git"), dir);
+    } catch (e) {
+      if (!existsSync(join(dir, "HEAD"))) throw e;
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  return dir;
 }
 
 /** A git config text without the sections whose header matches. */
