@@ -72,13 +72,16 @@ async function isolatedCheckoutAt(mirror: string, commit: string, dest: string):
 }
 
 const skeletons = new Map<string, Promise<string>>();
+const made = new Set<string>();
 
 /** The `.git` of a fresh repository whose `main` is `commit`, with only the objects it reaches (cached). */
 function isolatedSkeleton(mirror: string, commit: string): Promise<string> {
   const dir = join(mirror, "switch-swe-isolated", commit);
   let p = skeletons.get(dir);
-  if (!p) {
-    p = makeSkeleton(mirror, commit, dir);
+  // The cache may have been cleared since (`cache clear`): made again.
+  if (!p || (made.has(dir) && !existsSync(join(dir, "HEAD")))) {
+    made.delete(dir);
+    p = makeSkeleton(mirror, commit, dir).then((d) => (made.add(d), d));
     skeletons.set(dir, p);
     p.catch(() => skeletons.delete(dir));
   }

@@ -150,5 +150,5 @@ describe("run --queue with three workers", () => {
     expect(down.code).toBe(2);
     expect(down.stderr).toContain(`cannot reach redis://:***@127.0.0.1:${port}/0`);
     expect(down.stderr).not.toContain("hunter2");
-  });
+  }, 600_000);
 });
