@@ -119,6 +119,8 @@ export function requestOutcome(cli: string, r: RunResult, req: AgentRequest, see
   const tail = r.stderr.trim().slice(-1000);
   const why = tail ? `: ${tail}` : "";
   if (r.spawnError) return { outcome: "infra_fault", detail: `cannot start ${cli}: ${r.spawnError}` };
+  // bubblewrap's own failure (before the CLI ran): the machine's fault, not the agent's.
+  if (r.code === 1 && r.stderr.startsWith("bwrap: ")) return { outcome: "infra_fault", detail: `the sandbox could not start ${cli}: ${tail}` };
   if (r.timedOut) return { outcome: "timeout", detail: `no yield within ${Math.round(req.timeoutMs / 1000)} s; process group killed` };
   if (req.signal.aborted) return { outcome: "agent_error", detail: "stopped: the run was interrupted" };
   if (seen.error !== undefined) return { outcome: "agent_error", detail: seen.error };

@@ -1,5 +1,5 @@
 import { realpathSync } from "node:fs";
-import { dirname, join, relative, sep } from "node:path";
+import { join, relative, sep } from "node:path";
 import { agentEnv, passedVariables, privateHome } from "./private-env.js";
 import type { AgentContext } from "./types.js";
 
@@ -47,7 +47,8 @@ export function cliEnv(ctx: AgentContext, home: Place, pass: readonly string[], 
 /**
  * What must be visible (read-only) inside for the CLI at `binary` to run: the path as given (a
  * `node_modules/.bin` link), and the `node_modules` tree its package lives in (the package and the
- * dependencies npm placed beside it; no data of the harness), else the directory of the program.
+ * dependencies npm placed beside it; no data of the harness), else the program file alone (never its
+ * directory, which may hold anything).
  */
 export function installDirs(binary: string): string[] {
   let real: string;
@@ -58,7 +59,9 @@ export function installDirs(binary: string): string[] {
   }
   const parts = real.split(sep);
   const i = parts.lastIndexOf("node_modules");
-  return [...new Set([binary, i > 0 ? parts.slice(0, i + 1).join(sep) : dirname(real)])];
+  const tree = i > 0 ? parts.slice(0, i + 1).join(sep) : real;
+  // A link inside the tree comes with it (binding it again would need a mount point in a read-only tree).
+  return binary === tree || binary.startsWith(`${tree}${sep}`) ? [tree] : [tree, binary];
 }
 
 export interface Launch {

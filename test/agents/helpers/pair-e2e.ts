@@ -157,7 +157,7 @@ const daemonMark = String(600_000 + (process.pid % 100_000));
 
 /**
  * A shell command an agent's tool runs on the model's behalf that tries to get out of the sandbox:
- * read the dataset's held-out tests.patch, read the caller's HOME, write outside the workspaces, and
+ * read the dataset's held-out tests.patch, find a file of the caller's HOME, write outside the workspaces, and
  * leave a `setsid`/`nohup` daemon behind. Each attempt prints what happened; the tool's output reaches
  * the model server in the next request.
  */
@@ -166,11 +166,23 @@ export function hostileCommand(root: string): string {
   // LEAK''-X prints LEAK-X: the words appear in the tool's output, not in the command the model sent.
   return [
     `(test -r '${testsPatch}' && echo LEAK''-DATASET || echo NO''-DATASET)`,
-    `(test -d '${process.env.HOME ?? "/root"}' && echo LEAK''-HOME || echo NO''-HOME)`,
+    `(test -e '${homeProbe()}' && echo LEAK''-HOME || echo NO''-HOME)`,
     `(echo pwned > '${join(root, "escaped.txt")}' && echo LEAK''-WRITE || echo NO''-WRITE)`,
     `(setsid nohup sleep ${daemonMark} > /dev/null 2>&1 &)`,
     "echo DAEMON''-STARTED",
   ].join("; ");
+}
+
+/**
+ * A file of the caller's HOME the sandbox must hide: one not on the way to a PATH directory (those
+ * are bound read-only, e.g. ~/.cargo/bin or pyenv's shims), else the HOME itself.
+ */
+function homeProbe(): string {
+  const home = process.env.HOME ?? "/root";
+  const onPath = (process.env.PATH ?? "").split(":").filter((p) => p.startsWith(`${home}/`));
+  const entries = existsSync(home) ? readdirSync(home) : [];
+  const hidden = entries.find((e) => !onPath.some((p) => p === join(home, e) || p.startsWith(`${join(home, e)}/`)));
+  return hidden ? join(home, hidden) : home;
 }
 
 /** Host processes whose command line is the hostile daemon's. */
