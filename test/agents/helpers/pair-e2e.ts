@@ -4,7 +4,7 @@ import { expect } from "vitest";
 import { packageRoot, sampleDatasetDir } from "../../../src/core/package-paths.js";
 import { runProcess } from "../../../src/core/process.js";
 import { loadDataset } from "../../../src/dataset/load.js";
-import type { ScriptToolCall } from "../../../src/mock-model/script.js";
+import type { ScriptInput, ScriptToolCall } from "../../../src/mock-model/script.js";
 import { parseScript } from "../../../src/mock-model/script.js";
 import { startMockModel, type MockModelServer, type RecordedRequest } from "../../../src/mock-model/server.js";
 import type { RunConfig } from "../../../src/formats/run-config.js";
@@ -60,8 +60,7 @@ export async function runSamplePair(
   const sessions = JSON.parse(readFileSync(sessionsFile, "utf8")) as SessionsFile;
   const pair = [...sessions.pairs].sort((a, b) => a.schedules.switch.length - b.schedules.switch.length || a.id.localeCompare(b.id))[0]!;
   const script = scriptForPair(loadDataset(sampleDatasetDir), pair, ["base", "switch"], writeCall);
-  const first = (script as { tool_calls?: ScriptToolCall[] }[]).find((t) => t.tool_calls?.length);
-  if (hostile && first) first.tool_calls = [hostile.call(hostile.command(root)), ...first.tool_calls!];
+  if (hostile) withFirstCall(script, hostile.call(hostile.command(root)));
   mkdirSync(root, { recursive: true });
   writeFileSync(join(root, "script.json"), JSON.stringify(script, null, 2));
   const server = await startMockModel({ script: parseScript(script), recordFile: join(root, "requests.jsonl") });
@@ -152,6 +151,13 @@ export function expectResumedRequestsShowEarlierTurns(run: PairRun, lastUserText
   }
 }
 
+/** Puts `call` before the scripted writes of the first turn that has tool calls. */
+export function withFirstCall(script: ScriptInput, call: ScriptToolCall): void {
+  const turns = (Array.isArray(script) ? script : script.turns) as { tool_calls?: ScriptToolCall[] }[];
+  const first = turns.find((t) => t.tool_calls?.length)!;
+  first.tool_calls = [call, ...first.tool_calls!];
+}
+
 /** The `sleep` duration that marks the hostile daemon in /proc (unique to this test process). */
 const daemonMark = String(600_000 + (process.pid % 100_000));
 
@@ -200,7 +206,7 @@ function daemons(): string[] {
 }
 
 /** The hostile call ran inside the sandbox and failed at everything: evidence from the model server, the disk and /proc. */
-export function expectHostileCallConfined(run: PairRun): void {
+export function expectHostileCallConfined(run: Pick<PairRun, "root" | "server" | "config">): void {
   expect(run.config.sandbox).toMatchObject({ mode: "bwrap", network: "on" });
   const seen = run.server.requests().map((r) => JSON.stringify(r.body)).join("\n");
   expect(seen, "the hostile command's output reached the model").toContain("DAEMON-STARTED");
