@@ -66,6 +66,11 @@ export interface CheckContext {
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
+/** The name as a whole word of the text (not inside a longer identifier). */
+function mentions(text: string, name: string): boolean {
+  return new RegExp(`(^|[^A-Za-z0-9_$])${escape(name)}($|[^A-Za-z0-9_$])`).test(text);
+}
+
 /** Why the rewrite is refused, or null when it passes. */
 export function checkRewrite(text: string, ctx: CheckContext): string | null {
   const t = text.trim();
@@ -73,7 +78,7 @@ export function checkRewrite(text: string, ctx: CheckContext): string | null {
   if (t.length > MAX_REQUEST_CHARS) return `too long (${t.length} characters, at most ${MAX_REQUEST_CHARS})`;
   if (t.includes("```")) return "it contains a code block";
   const given = ctx.given.join("\n");
-  const leaked = introducedIdentifiers(ctx.patch).filter((name) => !given.includes(name) && new RegExp(`(^|[^A-Za-z0-9_$])${escape(name)}($|[^A-Za-z0-9_$])`).test(t));
+  const leaked = introducedIdentifiers(ctx.patch).filter((name) => !mentions(given, name) && mentions(t, name));
   if (leaked.length > 0) return `it names ${leaked.length === 1 ? "an identifier" : "identifiers"} that the change introduces: ${leaked.join(", ")}`;
   const copied = patchLines(ctx.patch).added.map((l) => l.trim()).find((l) => l.length >= MIN_CODE_LINE_CHARS && /[^A-Za-z0-9\s,.'"!?-]/.test(l) && t.includes(l));
   if (copied !== undefined) return `it copies a line of the change's code: ${JSON.stringify(copied.slice(0, 60))}`;
