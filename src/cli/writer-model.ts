@@ -1,4 +1,4 @@
-import { InvalidArgumentError, type Command } from "commander";
+import type { Command } from "commander";
 import { inputError } from "../core/errors.js";
 import type { Writer } from "../mine/request-writer.js";
 import { WRITER_SYSTEM_PROMPT } from "../mine/writer-prompt.js";
