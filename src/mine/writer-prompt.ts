@@ -62,7 +62,8 @@ export function writerPromptSha256(prompt: string): string {
   return sha256(`${WRITER_SYSTEM_PROMPT}\n\n${prompt}`);
 }
 
-const replySchema = z.object({ request: z.string() }).strict();
+// Other keys a model adds (notes, reasoning) are ignored; the request is what counts.
+const replySchema = z.object({ request: z.string() });
 
 /** The request text of a reply, or why the reply is malformed. A ```json fence around the object is tolerated. */
 export function parseWriterReply(text: string): { ok: true; request: string } | { ok: false; detail: string } {

@@ -77,6 +77,7 @@ describe("the writer's prompt and reply", () => {
     const bad = parseWriterReply("Sure! Here is the request.");
     expect(bad.ok).toBe(false);
     expect(!bad.ok && bad.detail).toMatch(/^not JSON \(.*\): "Sure! Here is the request\."$/);
+    expect(parseWriterReply('{"request": "x", "notes": 1}')).toEqual({ ok: true, request: "x" });
     expect(parseWriterReply('{"text": "x"}')).toEqual({ ok: false, detail: 'expected {"request": "..."}, got "{\\"text\\": \\"x\\"}"' });
   });
 });
