@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { cpSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -7,7 +8,7 @@ import { stagePatchesOf, testsPatchOf } from "../../src/mine/derive.js";
 import { WRITER_SYSTEM_PROMPT } from "../../src/mine/writer-prompt.js";
 import { parseScript } from "../../src/mock-model/script.js";
 import { startMockModel, type MockModelServer } from "../../src/mock-model/server.js";
-import { cliAsync } from "../helpers/cli.js";
+import { cliAsync, cliPath } from "../helpers/cli.js";
 import { git, tempDir, writeFiles } from "../verify/fixture.js";
 
 const root = tempDir("switch-swe-write-requests-");
@@ -176,6 +177,31 @@ describe("tasks write-requests on a dataset", () => {
   });
 });
 
+describe("a write-requests run killed while it waits for the model", () => {
+  it("keeps the stage written before, leaves whole files, and the same command finishes the rest", { timeout: 60_000 }, async () => {
+    const d = join(root, "killed");
+    cpSync(dataset, d, { recursive: true });
+    let s = await serve([
+      { match: "Step 1 of 2", text: reply(goodRect) },
+      { match: "Step 2 of 2", text: reply(goodTriangle), delay_ms: 30_000 },
+    ]);
+    const child = spawn(process.execPath, [cliPath, "tasks", "write-requests", d, ...writerArgs(s)], { env: { ...process.env, ...env }, stdio: "ignore" });
+    const exited = new Promise((r) => child.on("close", r));
+    while (s.requests().length < 2) await new Promise((r) => setTimeout(r, 100));
+    child.kill("SIGKILL");
+    await exited;
+    const task = readJson(join(d, "tasks", "shapes-1", "task.json"));
+    expect(task.requests.map((q: { text: string }) => q.text)).toEqual([goodRect, "Add the area of a triangle"]);
+    expect(readJson(join(d, "manifest.json")).tasks[0].stages[0].text).toBe(goodRect);
+    expect(readdirSync(join(d, "tasks", "shapes-1")).filter((f) => f.endsWith(".tmp"))).toEqual([]);
+    await s.close();
+    s = await serve([{ match: "Step 2 of 2", text: reply(goodTriangle) }]);
+    const r = await cliAsync(["tasks", "write-requests", d, ...writerArgs(s)], { env });
+    expect(r.code).toBe(0);
+    expect(readJson(join(d, "tasks", "shapes-1", "task.json")).requests[1].text).toBe(goodTriangle);
+  });
+});
+
 describe("tasks write-requests on a manifest", () => {
   it("retries a rewrite that names an introduced identifier once, then keeps the derived text and records why", { timeout: 120_000 }, async () => {
     const leak = "Please add a rect_area function so that I can compute rectangles.";
@@ -206,6 +232,13 @@ describe("tasks write-requests on a manifest", () => {
     const task = readJson(join(d, "tasks", "shapes-1", "task.json"));
     expect(task.requests[0]).toMatchObject({ text: rect, writer: { status: "refused", reason } });
     expect(task.requests[1].text).toBe(goodTriangle);
+
+    // The same command again resumes from --out: every stage has its record, nothing is asked.
+    const before = readFileSync(out, "utf8");
+    const rerun = await cliAsync(["tasks", "write-requests", manifestV1, "--out", out, ...writerArgs(s)], { env });
+    expect(rerun.stdout).toBe(`${out}: 0 request text(s) written, 0 rewrite(s) refused (derived text kept, reason recorded), 2 left as they were\n`);
+    expect(s.requests()).toHaveLength(3);
+    expect(readFileSync(out, "utf8")).toBe(before);
   });
 
   it("tasks mine refuses writer flags it cannot use before mining anything (exit 2)", async () => {
