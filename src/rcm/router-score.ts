@@ -87,3 +87,25 @@ export function requestNovelty(index: RouterIndex, f: RequestFeatures): RequestN
   }
   return { weight, unknown: unknown / weight };
 }
+
+/** A task's files (full paths) and telling symbols, as one set of references. */
+function taskRefs(index: RouterIndex, task: string): Set<string> {
+  const p = index.profile(task);
+  const keys = [...p.keys.keys()].filter((k) => !k.startsWith("name:")).map((k) => `k:${k}`);
+  const symbols = [...p.symbols.keys()].filter((s) => !generic.test(s) && s.length >= 4).map((s) => `s:${s}`);
+  return new Set([...keys, ...symbols]);
+}
+
+/**
+ * How related two tasks are (0..1): the share of the smaller task's files and symbols the other also
+ * holds (counted from two shared references on), or the tf-idf likeness of their requests, whichever
+ * is higher.
+ */
+export function taskRelatedness(index: RouterIndex, a: string, b: string): number {
+  const ra = taskRefs(index, a);
+  const rb = taskRefs(index, b);
+  let shared = 0;
+  for (const r of ra) if (rb.has(r)) shared++;
+  const overlap = shared >= 2 ? shared / Math.min(ra.size, rb.size) : 0;
+  return Math.max(overlap, cosine(index.profile(a).terms, index.profile(b).terms, index.termIdf));
+}
