@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import type { Hooks, Plugin, PluginInput } from "@opencode-ai/plugin";
 import { parseRcmOptions, resolveStateDir, type RcmOptions, type RcmOptionsInput } from "../rcm/options.js";
 import type { HostModel } from "./host-aux.js";
@@ -113,7 +114,7 @@ export function createRcmServer(defaults: RcmOptionsInput = {}): Plugin {
     const options = parseRcmOptions({ ...defaults, ...(pluginOptions ?? {}) });
     const slots = new SessionSlots(options, resolveStateDir(options.stateDir, input.directory), input.client, input.directory);
     if (options.mode === "off") return {};
-    slots.log("info", `loaded: mode=${options.mode} threshold=${options.threshold} auxModel=${auxLabel(options)} stateDir=${slots.stateDir}`);
+    slots.log("info", `loaded: mode=${options.mode} threshold=${options.threshold} auxModel=${auxLabel(options)} stateDir=${slots.stateDir} from=${fileURLToPath(import.meta.url)}`);
     return {
       "chat.message": chatMessage(slots),
       "experimental.chat.messages.transform": messagesTransform(slots),
