@@ -105,4 +105,13 @@ describe("RCM's auxiliary model (against the scripted server)", () => {
     }
     expect(server.requests()).toHaveLength(0);
   });
+
+  it("parses the auxModel forms and reports a bad one in one readable line", () => {
+    expect(parseRcmOptions({}).auxModel).toBe("host");
+    expect(parseRcmOptions({}).auxBudget).toEqual({ calls: 20, tokens: 50_000 });
+    expect(parseRcmOptions({ auxModel: { host: true, model: "anthropic/claude-haiku" } }).auxModel).toEqual({ host: true, model: "anthropic/claude-haiku" });
+    expect(() => parseRcmOptions({ auxModel: { host: true, model: "no-provider" } })).toThrow(/^switch-swe RCM options: auxModel/);
+    expect(() => parseRcmOptions({ auxModel: "sometimes" })).toThrow(/^switch-swe RCM options: auxModel/);
+    expect(() => parseRcmOptions({ auxBudget: { calls: -1 } })).toThrow(/auxBudget\.calls/);
+  });
 });
