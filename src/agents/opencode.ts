@@ -40,8 +40,11 @@ const opencodeOptionsSchema = z
     env: cliOptionFields.env,
     /** Output limit of the custom model. */
     output: z.coerce.number().int().positive().default(8192),
-    /** OpenAI-compatible endpoint and model for RCM's auxiliary routing calls (`URL|MODEL`). */
-    aux_model: z.string().regex(/^https?:\/\/\S+\|\S+$/, "must be URL|MODEL").optional(),
+    /** RCM's auxiliary model: `host` (default: the session's model through OpenCode), `off`, `PROVIDER/MODEL`, or an endpoint `URL|MODEL`. */
+    aux_model: z
+      .string()
+      .regex(/^(host|off|[^/\s|:]+\/\S+|https?:\/\/\S+\|\S+)$/, "must be host, off, PROVIDER/MODEL or URL|MODEL")
+      .optional(),
     /** The opencode binary (default: the one installed with switch-swe, else PATH). */
     binary: z.string().min(1).optional(),
   })
@@ -128,7 +131,9 @@ export function opencodeConfig(o: OpencodeOptions, rcmStateDir: string): Record<
   }
   if (o.rcm !== "off") {
     const pluginOptions: Record<string, unknown> = { mode: o.rcm, threshold: o.threshold, stateDir: rcmStateDir };
-    if (o.aux_model) {
+    if (o.aux_model === "host" || o.aux_model === "off") pluginOptions.auxModel = o.aux_model;
+    else if (o.aux_model && !o.aux_model.includes("|")) pluginOptions.auxModel = { host: true, model: o.aux_model };
+    else if (o.aux_model) {
       const [baseURL, auxModel] = o.aux_model.split("|") as [string, string];
       pluginOptions.auxModel = { baseURL, model: auxModel, ...(o.api_key_env ? { apiKeyEnv: o.api_key_env } : {}) };
     }

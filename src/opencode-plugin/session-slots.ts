@@ -1,7 +1,8 @@
 import type { PluginInput } from "@opencode-ai/plugin";
 import { RcmEngine } from "../rcm/engine.js";
 import type { Group } from "../rcm/history.js";
-import type { RcmOptions } from "../rcm/options.js";
+import { hostAuxOf, type RcmOptions } from "../rcm/options.js";
+import { hostAuxChat, hostModelOf, type HostModel } from "./host-aux.js";
 import { appendAuxUsage, appendLog, loadStateFile, removeStateFiles, saveStateFile, type StateFile } from "../rcm/store.js";
 
 export interface SessionSlot {
@@ -12,6 +13,8 @@ export interface SessionSlot {
   compactions: number;
   /** Set between the compacting hook and the compacted event: the compactor reads the full history. */
   compacting: boolean;
+  /** The session's own model, as its latest request named it (the default auxiliary model). */
+  model: HostModel | null;
 }
 
 export function errorText(e: unknown): string {
@@ -21,17 +24,20 @@ export function errorText(e: unknown): string {
 /** RCM's per-session engines of one OpenCode process, with their state files and log. */
 export class SessionSlots {
   private readonly slots = new Map<string, SessionSlot>();
+  /** Child sessions of RCM's own auxiliary calls: every hook leaves them alone. */
+  readonly own = new Set<string>();
 
   constructor(
     readonly options: RcmOptions,
     readonly stateDir: string,
     private readonly client: PluginInput["client"],
+    private readonly directory: string = process.cwd(),
   ) {}
 
-  /** Appends to the plugin log; errors also go to OpenCode's log (service `switch-swe-rcm`). */
-  log(level: "info" | "error", message: string): void {
+  /** Appends to the plugin log; errors and warnings also go to OpenCode's log (service `switch-swe-rcm`). */
+  log(level: "info" | "warn" | "error", message: string): void {
     appendLog(this.stateDir, `${level} ${message}`);
-    if (level !== "error") return;
+    if (level === "info") return;
     void Promise.resolve()
       .then(() => this.client.app.log({ body: { service: "switch-swe-rcm", level, message } }))
       .catch(() => undefined);
@@ -47,13 +53,21 @@ export class SessionSlots {
     } catch (e) {
       this.log("error", `session ${session}: starting with empty state: ${errorText(e)}`);
     }
+    const memory = saved ? { router: saved.router, states: saved.states, ...(saved.aux ? { aux: saved.aux } : {}) } : undefined;
     const s: SessionSlot = {
-      engine: new RcmEngine(this.options, saved ? { router: saved.router, states: saved.states } : undefined),
+      engine: new RcmEngine(this.options, memory),
       history: [],
       compactions: saved?.compactions ?? 0,
       compacting: false,
+      model: null,
       ...(saved?.last ? { last: saved.last } : {}),
     };
+    const host = hostAuxOf(this.options);
+    if (host) {
+      const fixed = host.model ? hostModelOf(host.model) : null;
+      const aux = hostAuxChat({ client: this.client, directory: this.directory, parent: session, model: () => fixed ?? s.model, timeoutMs: host.timeoutMs ?? 60_000, own: this.own });
+      s.engine = new RcmEngine(this.options, memory, aux);
+    }
     this.slots.set(session, s);
     return s;
   }
@@ -61,6 +75,7 @@ export class SessionSlots {
   /** Writes auxiliary usage lines, and the state file when something changed. */
   persist(session: string, s: SessionSlot): void {
     appendAuxUsage(this.stateDir, session, s.engine.drainAuxUsage());
+    for (const notice of s.engine.drainNotices()) this.log("warn", `session ${session}: ${notice}`);
     if (!s.engine.takeDirty() && !s.last) return;
     saveStateFile(this.stateDir, session, this.options.mode, s.engine.memory, { ...(s.last ? { last: s.last } : {}), compactions: s.compactions });
   }

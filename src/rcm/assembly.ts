@@ -26,12 +26,14 @@ export interface AssemblyInput {
   groups: readonly Group[];
   assignments: Readonly<Record<string, Assignment>>;
   states: Readonly<Record<string, TaskState>>;
+  /** Tasks related to the active one, whose history stays as well (verbatim). */
+  related?: readonly string[];
 }
 
 /**
- * Chooses what the model sees for the current (last) group: the groups of its task, shared and
- * uncertain groups, and in mode rcm the task's state record. Other tasks' confident groups are left
- * out. In mode rcm an older group of the task loses its assistant and tool exchanges only when the
+ * Chooses what the model sees for the current (last) group: the groups of its task (and of the other
+ * tasks it spans, and of related tasks), groups that span its task, shared and uncertain groups, and
+ * in mode rcm the task's state record. Other tasks' confident groups are left out. In mode rcm an older group of the task loses its assistant and tool exchanges only when the
  * record covers that group; user requests are never removed from the active task.
  */
 export function planAssembly(input: AssemblyInput): AssemblyPlan {
@@ -43,6 +45,8 @@ export function planAssembly(input: AssemblyInput): AssemblyPlan {
   if (mode === "off" || !current || !a) return full(a?.task ?? null, a?.confidence ?? 0);
   if (a.task === null || a.confidence < threshold) return full(a.task, a.confidence);
   const active = a.task;
+  // The request's own tasks (it may span several) and related tasks keep their history.
+  const kept = new Set([active, ...(a.also ?? []), ...(input.related ?? [])]);
   const state = input.states[active];
   const covered = new Set(state?.covered ?? []);
   const treatments = [...all];
@@ -52,7 +56,7 @@ export function planAssembly(input: AssemblyInput): AssemblyPlan {
     const ga = assignments[g.id];
     if (!ga || ga.task === null || ga.confidence < threshold) continue;
     if (ga.task !== active) {
-      treatments[i] = "dropped";
+      if (!kept.has(ga.task) && !(ga.also ?? []).some((t) => kept.has(t))) treatments[i] = "dropped";
       continue;
     }
     recent++;

@@ -1,19 +1,7 @@
 import { actionText, type Group } from "./history.js";
 import type { TaskInfo } from "./router.js";
+import type { AuxEndpoint } from "./options.js";
 import { clip, requestBody } from "./state-updater.js";
-
-/** An OpenAI-compatible endpoint for RCM's own, optional model calls. */
-export interface AuxModelConfig {
-  /** e.g. `http://127.0.0.1:8080/v1` (the `/chat/completions` path is appended). */
-  baseURL: string;
-  model: string;
-  apiKey?: string;
-  /** Name of an environment variable holding the API key. */
-  apiKeyEnv?: string;
-  timeoutMs?: number;
-  /** Also ask the model for state items after each completed group (items are recorded as claims). */
-  stateUpdates?: boolean;
-}
 
 /** Usage of one auxiliary call, in the project's token rule (input excludes cached input). */
 export interface AuxUsage {
@@ -31,56 +19,72 @@ export interface AuxRouteDecision {
   confidence: number;
 }
 
-interface ChatResult {
-  json: unknown;
+/** One auxiliary model call: the answer's text (null when there is none) and its usage. */
+export interface AuxReply {
+  text: string | null;
   usage: AuxUsage | null;
 }
 
-async function chatJson(cfg: AuxModelConfig, purpose: AuxUsage["purpose"], system: string, user: string): Promise<ChatResult> {
-  const key = cfg.apiKey ?? (cfg.apiKeyEnv ? process.env[cfg.apiKeyEnv] : undefined);
-  const res = await fetch(`${cfg.baseURL.replace(/\/+$/, "")}/chat/completions`, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) },
-    body: JSON.stringify({
-      model: cfg.model,
-      messages: [
-        { role: "system", content: system },
-        { role: "user", content: user },
-      ],
-      response_format: { type: "json_object" },
-      temperature: 0,
-      stream: false,
-    }),
-    signal: AbortSignal.timeout(cfg.timeoutMs ?? 30_000),
-  });
-  if (!res.ok) throw new Error(`auxiliary model: HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`);
-  const body = (await res.json()) as {
-    choices?: { message?: { content?: unknown } }[];
-    usage?: { prompt_tokens?: number; completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number }; completion_tokens_details?: { reasoning_tokens?: number } };
-  };
-  const u = body.usage;
-  const cached = u?.prompt_tokens_details?.cached_tokens ?? 0;
-  const usage: AuxUsage | null = u
-    ? {
-        purpose,
+/**
+ * How RCM reaches its auxiliary model: an endpoint of its own (`endpointChat`) or the host's own
+ * provider (the OpenCode plugin's `hostAuxChat`). It may throw; callers treat that as no answer.
+ */
+export type AuxChat = (purpose: AuxUsage["purpose"], system: string, user: string) => Promise<AuxReply>;
+
+/** An auxiliary model behind an OpenAI-compatible endpoint (`POST {baseURL}/chat/completions`). */
+export function endpointChat(cfg: AuxEndpoint): AuxChat {
+  return async (purpose, system, user) => {
+    const key = cfg.apiKey ?? (cfg.apiKeyEnv ? process.env[cfg.apiKeyEnv] : undefined);
+    const res = await fetch(`${cfg.baseURL.replace(/\/+$/, "")}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) },
+      body: JSON.stringify({
         model: cfg.model,
-        input_tokens: Math.max(0, (u.prompt_tokens ?? 0) - cached),
-        output_tokens: u.completion_tokens ?? 0,
-        cached_input_tokens: cached,
-        reasoning_tokens: u.completion_tokens_details?.reasoning_tokens ?? 0,
-      }
-    : null;
-  const content = body.choices?.[0]?.message?.content;
-  let json: unknown = null;
-  if (typeof content === "string") {
-    const m = /\{[\s\S]*\}/.exec(content);
-    try {
-      json = m ? JSON.parse(m[0]) : null;
-    } catch {
-      json = null;
-    }
+        messages: [
+          { role: "system", content: system },
+          { role: "user", content: user },
+        ],
+        response_format: { type: "json_object" },
+        temperature: 0,
+        stream: false,
+      }),
+      signal: AbortSignal.timeout(cfg.timeoutMs ?? 30_000),
+    });
+    if (!res.ok) throw new Error(`auxiliary model: HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`);
+    const body = (await res.json()) as {
+      choices?: { message?: { content?: unknown } }[];
+      usage?: { prompt_tokens?: number; completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number }; completion_tokens_details?: { reasoning_tokens?: number } };
+    };
+    const u = body.usage;
+    const cached = u?.prompt_tokens_details?.cached_tokens ?? 0;
+    const usage: AuxUsage | null = u
+      ? {
+          purpose,
+          model: cfg.model,
+          input_tokens: Math.max(0, (u.prompt_tokens ?? 0) - cached),
+          output_tokens: u.completion_tokens ?? 0,
+          cached_input_tokens: cached,
+          reasoning_tokens: u.completion_tokens_details?.reasoning_tokens ?? 0,
+        }
+      : null;
+    const content = body.choices?.[0]?.message?.content;
+    return { text: typeof content === "string" ? content : null, usage };
+  };
+}
+
+/** The first JSON object in a model's answer, or null. */
+function jsonOf(text: string | null): unknown {
+  const m = text === null ? null : /\{[\s\S]*\}/.exec(text);
+  try {
+    return m ? JSON.parse(m[0]) : null;
+  } catch {
+    return null;
   }
-  return { json, usage };
+}
+
+async function chatJson(chat: AuxChat, purpose: AuxUsage["purpose"], system: string, user: string): Promise<{ json: unknown; usage: AuxUsage | null }> {
+  const r = await chat(purpose, system, user);
+  return { json: jsonOf(r.text), usage: r.usage };
 }
 
 const routeSystem =
@@ -88,7 +92,7 @@ const routeSystem =
 
 /** Asks the auxiliary model which task a request continues. Null when the answer is unusable. */
 export async function auxRoute(
-  cfg: AuxModelConfig,
+  chat: AuxChat,
   tasks: readonly TaskInfo[],
   groupsById: ReadonlyMap<string, Group>,
   request: string,
@@ -99,7 +103,7 @@ export async function auxRoute(
       return `Task ${t.id}${t.workspace ? ` (workspace ${t.workspace})` : ""}:\n${reqs.map((g) => `  - ${clip(requestBody(g.userText), 400)}`).join("\n") || `  - ${t.label}`}`;
     })
     .join("\n");
-  const r = await chatJson(cfg, "route", routeSystem, `${listing}\n\nNew request:\n${clip(request, 3000)}`);
+  const r = await chatJson(chat, "route", routeSystem, `${listing}\n\nNew request:\n${clip(request, 3000)}`);
   const j = r.json as { task?: unknown; confidence?: unknown } | null;
   const ids = new Set(tasks.map((t) => t.id));
   if (!j || typeof j.task !== "string" || typeof j.confidence !== "number") return { decision: null, usage: r.usage };
@@ -117,9 +121,9 @@ export interface AuxStateItems {
 }
 
 /** Asks the auxiliary model for state items of one finished group (the caller records them as claims). */
-export async function auxStateItems(cfg: AuxModelConfig, group: Group): Promise<{ items: AuxStateItems | null; usage: AuxUsage | null }> {
+export async function auxStateItems(chat: AuxChat, group: Group): Promise<{ items: AuxStateItems | null; usage: AuxUsage | null }> {
   const exchange = [`User: ${clip(requestBody(group.userText), 3000)}`, ...group.actions.map((a) => `${a.kind === "tool" ? "Tool" : "Assistant"}: ${clip(actionText(a), 600)}`)].join("\n");
-  const r = await chatJson(cfg, "state", stateSystem, exchange);
+  const r = await chatJson(chat, "state", stateSystem, exchange);
   const j = r.json as Record<string, unknown> | null;
   const list = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string").slice(0, 5) : []);
   if (!j) return { items: null, usage: r.usage };

@@ -1,10 +1,12 @@
 import { planAssembly, type AssemblyPlan } from "./assembly.js";
-import { auxRoute, auxStateItems, type AuxUsage } from "./aux-model.js";
+import { auxAllowed, budgetNotice, chargeAux, noAuxSpent, type AuxSpent } from "./aux-budget.js";
+import { auxRoute, auxStateItems, endpointChat, type AuxChat, type AuxUsage } from "./aux-model.js";
 import { compactionContext } from "./compaction.js";
 import type { Group } from "./history.js";
-import type { RcmOptions } from "./options.js";
+import { endpointAuxOf, hostAuxOf, type RcmOptions } from "./options.js";
 import { commitAssignment, emptyRouterState, routeRequest, type Assignment, type RouterState } from "./router.js";
 import { requestFeatures, RouterIndex } from "./router-index.js";
+import { taskRelatedness } from "./router-score.js";
 import { emptyTaskState, type TaskState } from "./state-record.js";
 import { clip, foldGroup } from "./state-updater.js";
 
@@ -12,6 +14,8 @@ import { clip, foldGroup } from "./state-updater.js";
 export interface RcmMemory {
   router: RouterState;
   states: Record<string, TaskState>;
+  /** Auxiliary calls spent in this conversation (absent until the first). */
+  aux?: AuxSpent;
 }
 
 /**
@@ -24,6 +28,8 @@ export class RcmEngine {
   readonly memory: RcmMemory;
   private readonly index = new RouterIndex();
   private auxUsage: AuxUsage[] = [];
+  private notices: string[] = [];
+  private readonly aux: AuxChat | null;
   /** Groups known to be folded (a cache of every record's `covered`). */
   private readonly folded = new Set<string>();
   /** Set whenever memory changed since the last `takeDirty`. */
@@ -32,8 +38,39 @@ export class RcmEngine {
   constructor(
     readonly options: RcmOptions,
     memory?: RcmMemory,
+    /** The auxiliary model as the host reaches it; default: the endpoint of the auxModel option, if any. */
+    aux?: AuxChat | null,
   ) {
     this.memory = memory ?? { router: emptyRouterState(), states: {} };
+    const endpoint = endpointAuxOf(options);
+    this.aux = aux !== undefined ? aux : endpoint ? endpointChat(endpoint) : null;
+  }
+
+  /** Whether the auxiliary model is also asked for state items (the auxModel option's stateUpdates). */
+  private get auxStateUpdates(): boolean {
+    return (endpointAuxOf(this.options) ?? hostAuxOf(this.options))?.stateUpdates === true;
+  }
+
+  /**
+   * One auxiliary call within the session's budget: null when there is no auxiliary model, the budget
+   * is spent (said once, in `drainNotices`), or the call failed. Usage is recorded either way.
+   */
+  private async withAux<T extends { usage: AuxUsage | null }>(call: (chat: AuxChat) => Promise<T>): Promise<T | null> {
+    if (!this.aux) return null;
+    const spent = (this.memory.aux ??= noAuxSpent());
+    if (!auxAllowed(spent, this.options.auxBudget)) {
+      if (!spent.exhausted) {
+        spent.exhausted = true;
+        this.notices.push(budgetNotice(spent, this.options.auxBudget));
+        this.dirty = true;
+      }
+      return null;
+    }
+    const r = await call(this.aux).catch(() => null);
+    chargeAux(spent, r?.usage ?? null);
+    if (r?.usage) this.auxUsage.push(r.usage);
+    this.dirty = true;
+    return r;
   }
 
   /** Sync routing and assembly, without any auxiliary model (offline evaluation, benchmarks). */
@@ -47,20 +84,18 @@ export class RcmEngine {
   /** Like prepare, and asks the auxiliary model (when configured) about undecided requests and for state items. */
   async prepareAsync(groups: readonly Group[]): Promise<AssemblyPlan> {
     this.syncIndex(groups);
-    const aux = this.options.auxModel;
     for (const g of groups) {
       if (this.memory.router.assignments[g.id]) continue;
       await this.routeOneAsync(g, groups);
     }
     const folded = this.foldCompleted(groups);
-    if (aux?.stateUpdates && this.options.mode === "rcm") {
+    if (this.aux && this.auxStateUpdates && this.options.mode === "rcm") {
       for (const g of folded) {
         const task = this.memory.router.assignments[g.id]?.task;
         const s = task ? this.memory.states[task] : undefined;
         if (!s) continue;
-        const r = await auxStateItems(aux, g).catch(() => ({ items: null, usage: null }));
-        if (r.usage) this.auxUsage.push(r.usage);
-        if (!r.items) continue;
+        const r = await this.withAux((chat) => auxStateItems(chat, g));
+        if (!r?.items) continue;
         const add = (list: typeof s.completed, text: string) => list.push({ text: clip(text), kind: "claim", source: `${g.userMessageId}#model`, request: s.requests });
         for (const t of r.items.completed) add(s.completed, t);
         for (const t of r.items.uncertainties) add(s.uncertainties, t);
@@ -89,14 +124,31 @@ export class RcmEngine {
     return out;
   }
 
+  /** Messages for the host's log since the last call (such as the budget running out, said once). */
+  drainNotices(): string[] {
+    const out = this.notices;
+    this.notices = [];
+    return out;
+  }
+
   takeDirty(): boolean {
     const d = this.dirty;
     this.dirty = false;
     return d;
   }
 
+  /** Tasks related to the current request's task (their history stays too). */
+  private relatedTo(groups: readonly Group[]): string[] {
+    const current = groups[groups.length - 1];
+    const a = current ? this.memory.router.assignments[current.id] : undefined;
+    if (!a?.task || this.options.related >= 1) return [];
+    const active = a.task;
+    return this.memory.router.tasks.filter((t) => t.id !== active && taskRelatedness(this.index, active, t.id) >= this.options.related).map((t) => t.id);
+  }
+
   private plan(groups: readonly Group[]): AssemblyPlan {
     return planAssembly({
+      related: this.relatedTo(groups),
       mode: this.options.mode,
       threshold: this.options.threshold,
       keepRecent: this.options.keepRecent,
@@ -145,12 +197,10 @@ export class RcmEngine {
 
   private async routeOneAsync(g: Group, groups: readonly Group[]): Promise<Assignment> {
     const { f, decision } = this.decide(g, groups);
-    const aux = this.options.auxModel;
-    if (aux && decision.confidence < this.options.threshold && this.memory.router.tasks.length > 0) {
+    if (this.aux && decision.confidence < this.options.threshold && this.memory.router.tasks.length > 0) {
       const byId = new Map(groups.map((x) => [x.id, x]));
-      const r = await auxRoute(aux, this.memory.router.tasks, byId, g.userText).catch(() => ({ decision: null, usage: null }));
-      if (r.usage) this.auxUsage.push(r.usage);
-      const d = r.decision;
+      const r = await this.withAux((chat) => auxRoute(chat, this.memory.router.tasks, byId, g.userText));
+      const d = r?.decision;
       if (d && d.confidence >= this.options.threshold) {
         const newTask = d.task === "new";
         return this.commit(g, f, { task: newTask || d.task === "shared" ? null : d.task, confidence: d.confidence, method: "aux", newTask });

@@ -87,3 +87,27 @@ export function requestNovelty(index: RouterIndex, f: RequestFeatures): RequestN
   }
   return { weight, unknown: unknown / weight };
 }
+
+/** A task's files (full paths) and telling symbols that at most one other task holds too. */
+function pairRefs(index: RouterIndex, task: string): Set<string> {
+  const p = index.profile(task);
+  // A file counts once (its path with and without extension are one reference).
+  const keys = [...p.keys.keys()].filter((k) => !k.startsWith("name:") && index.holders("k", k) <= 2).map((k) => `k:${k.replace(/\.[A-Za-z0-9]+$/, "")}`);
+  const symbols = [...p.symbols.keys()].filter((s) => !generic.test(s) && s.length >= 4 && index.holders("s", s) <= 2).map((s) => `s:${s}`);
+  return new Set([...keys, ...symbols]);
+}
+
+/**
+ * How related two tasks are (0..1): 0 unless they share at least two files or symbols that no third
+ * task holds (a name every task uses relates none of them; one shared file is common between
+ * unrelated tasks); then the share of the smaller task's files and symbols the other holds too, or
+ * the tf-idf likeness of their requests, whichever is higher. Wording alone never relates two tasks.
+ */
+export function taskRelatedness(index: RouterIndex, a: string, b: string): number {
+  const ra = pairRefs(index, a);
+  const rb = pairRefs(index, b);
+  let shared = 0;
+  for (const r of ra) if (rb.has(r)) shared++;
+  if (shared < 2) return 0;
+  return Math.max(shared / Math.min(ra.size, rb.size), cosine(index.profile(a).terms, index.profile(b).terms, index.termIdf));
+}

@@ -1,15 +1,17 @@
 import type { Group } from "./history.js";
 import type { RequestFeatures, RouterIndex } from "./router-index.js";
-import { requestNovelty, scoreTasks } from "./router-score.js";
+import { requestNovelty, scoreTasks, type TaskScore } from "./router-score.js";
 
 /** How an assignment was decided, strongest first. */
-export type RouteMethod = "first" | "workspace" | "refs" | "similarity" | "aux" | "shared" | "closing" | "follow-up" | "new" | "ambiguous";
+export type RouteMethod = "first" | "workspace" | "refs" | "multi" | "similarity" | "aux" | "shared" | "closing" | "follow-up" | "new" | "ambiguous";
 
 /** A group's task (null: shared context, visible to every task) and how sure the router is. */
 export interface Assignment {
   task: string | null;
   confidence: number;
   method: RouteMethod;
+  /** Other tasks the request also belongs to (it names their files or symbols): it stays in their history too. */
+  also?: string[];
 }
 
 export interface TaskInfo {
@@ -56,6 +58,21 @@ export type Decision = Assignment & { newTask: boolean };
 const decide = (task: string | null, confidence: number, method: RouteMethod, newTask = false): Decision => ({ task, confidence: round(confidence), method, newTask });
 
 /**
+ * Tasks besides `primary` that a request names: files or symbols only they hold, and a fair share
+ * (≥ 25%) of what the request names. Such a request spans tasks and belongs to each of them.
+ */
+function spannedTasks(scored: readonly TaskScore[], primary: string): string[] {
+  return scored.filter((s) => s.task !== primary && s.exclusive >= 1 && s.coverage >= 0.25).map((s) => s.task).sort();
+}
+
+/** The decision, assigned to the other tasks it spans as well. */
+function withSpan(d: Decision, scored: readonly TaskScore[]): Decision {
+  if (d.task === null || d.newTask) return d;
+  const also = spannedTasks(scored, d.task);
+  return also.length > 0 ? { ...d, also } : d;
+}
+
+/**
  * Decides the task of a new request from the evidence of earlier groups, without any model:
  * 1. a `Workspace:` line, when there is one: the task that already works there, or a new task;
  * 2. files, modules and code symbols shared with one task's requests, tool calls and edits
@@ -85,6 +102,10 @@ export function routeRequest(state: RouterState, index: RouterIndex, f: RequestF
 
 function routeByEvidence(index: RouterIndex, f: RequestFeatures, cands: readonly string[], lastTask: string | null): Decision {
   const scored = scoreTasks(index, f, cands);
+  return withSpan(decideByEvidence(index, f, scored, lastTask), scored);
+}
+
+function decideByEvidence(index: RouterIndex, f: RequestFeatures, scored: TaskScore[], lastTask: string | null): Decision {
   const novelty = requestNovelty(index, f);
   const byRef = [...scored].sort((a, b) => b.ref - a.ref);
   const bySim = [...scored].sort((a, b) => b.sim - a.sim);
@@ -99,6 +120,10 @@ function routeByEvidence(index: RouterIndex, f: RequestFeatures, cands: readonly
   }
   // Several files or symbols that only one task has named or touched, and none of another task's.
   if (r1.exclusive >= 2 && (r2 === undefined || (r2.exclusive === 0 && r1.ref >= 2 * r2.ref))) return decide(r1.task, 0.85, "refs");
+  // Files or symbols that only one task holds, for two or more tasks, and together most of what the
+  // request names: the request spans those tasks (the one it names most leads).
+  const spanning = byRef.filter((s) => s.exclusive >= 1 && s.coverage >= 0.25);
+  if (spanning.length >= 2 && spanning.reduce((n, s) => n + s.coverage, 0) >= 0.6) return decide(spanning[0]!.task, 0.85, "multi");
   const gap = s1.sim - (s2?.sim ?? 0);
   const leansBack = continuing.test(f.body.trim());
   // The request speaks of one task's subject much more than of any other (and no other task holds
@@ -140,7 +165,7 @@ export function commitAssignment(
     task = `t${state.next++}`;
     state.tasks.push({ id: task, workspace, label: labelOf(group.userText), groups: [] });
   }
-  const a: Assignment = { task, confidence: decision.confidence, method: decision.method };
+  const a: Assignment = { task, confidence: decision.confidence, method: decision.method, ...(decision.also && task !== null ? { also: decision.also.filter((t) => t !== task) } : {}) };
   state.assignments[group.id] = a;
   if (task !== null) {
     const info = state.tasks.find((t) => t.id === task);

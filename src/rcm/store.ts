@@ -40,7 +40,8 @@ const assignmentSchema = z
   .object({
     task: z.string().nullable(),
     confidence: z.number(),
-    method: z.enum(["first", "workspace", "refs", "similarity", "aux", "shared", "closing", "follow-up", "new", "ambiguous"]),
+    method: z.enum(["first", "workspace", "refs", "multi", "similarity", "aux", "shared", "closing", "follow-up", "new", "ambiguous"]),
+    also: z.array(z.string()).optional(),
   })
   .strict();
 
@@ -59,6 +60,8 @@ export const stateFileSchema = z
       })
       .strict(),
     states: z.record(z.string(), taskStateSchema),
+    /** Auxiliary model calls spent by the session, against the `auxBudget` option. */
+    aux: z.object({ calls: z.number().int().nonnegative(), tokens: z.number().nonnegative(), exhausted: z.boolean() }).strict().optional(),
     /** Summary of the last assembled step, for people inspecting the file. */
     last: z
       .object({
@@ -105,6 +108,7 @@ export function saveStateFile(dir: string, session: string, mode: RcmMode, memor
     updated_at: new Date().toISOString(),
     router: memory.router,
     states: memory.states,
+    ...(memory.aux ? { aux: memory.aux } : {}),
     ...(extra.last ? { last: extra.last } : {}),
     compactions: extra.compactions,
   };

@@ -2,6 +2,7 @@ import { inputError } from "../core/errors.js";
 import { buildConfigReport } from "./aggregate.js";
 import { compareConfigs } from "./compare.js";
 import { crossConfigSummary, figuresData } from "./cross-config.js";
+import { citeHandoffScores } from "./handoff-citation.js";
 import { readRun, type ReadRunOptions } from "./read-run.js";
 import { REPORT_FORMAT, type Report } from "./report-schema.js";
 import { renderCsv } from "./render-csv.js";
@@ -28,6 +29,8 @@ export interface BuildReportOptions extends Omit<ReadRunOptions, "sessionsPath" 
   datasetPath?: string;
   /** Count resolved verdicts marked suspicious as resolved. */
   trustSuspicious?: boolean;
+  /** `handoff score --format json` files to cite; each must come from one of the run directories. */
+  handoff?: readonly string[];
 }
 
 /** Reads verified run directories (one configuration each) and computes the whole report. */
@@ -43,6 +46,7 @@ export async function buildReport(runDirs: readonly string[], opts: BuildReportO
     const input = await readRun(dir, opts);
     configs.push(buildConfigReport(input, { seed, resamples }));
   }
+  citeHandoffScores(configs, opts.handoff ?? []);
   return {
     format: REPORT_FORMAT,
     bootstrap: { seed, resamples, method: "percentile", level: 0.95 },

@@ -1,4 +1,5 @@
 import { harnessInfoSchema } from "../formats/run-config.js";
+import { handoffCitationSchema } from "./handoff-citation.js";
 import { z } from "zod";
 import { conditionSchema, localitySchema, workspaceNameSchema } from "../formats/sessions.js";
 import { testStatusSchema } from "../formats/verdict.js";
@@ -271,6 +272,8 @@ export const configReportSchema = z
     sessions: z.array(sessionEntrySchema),
     request_texts: z.record(z.string(), z.record(z.string(), z.string())),
     warnings: z.array(z.string()),
+    /** The run's handoff score, when the report cites one (`--handoff SCORES.json`). */
+    handoff: handoffCitationSchema.optional(),
   })
   .strict();
 

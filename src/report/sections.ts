@@ -1,3 +1,4 @@
+import { handoffSection } from "./handoff-citation.js";
 import { groupNames, type ConfigReport, type Report, type UsageMeans } from "./report-schema.js";
 import { failureSection, harnessSection, summarySection } from "./sections-analysis.js";
 
@@ -310,6 +311,7 @@ export function reportSections(report: Report): Section[] {
     profileSection(report),
     errorsSection(report),
     unscoredSection(report),
+    handoffSection(report),
     warningsSection(report),
   ].filter((s): s is Section => s !== null);
 }

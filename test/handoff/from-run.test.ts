@@ -1,7 +1,8 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CONDITIONS, parseHandoffDataset, type HandoffDataset, type Submission } from "../../src/handoff/index.js";
+import { reportSchema } from "../../src/report/index.js";
 import { cli } from "../helpers/cli.js";
 import { makeRunFixture } from "../run/fixture.js";
 import { filledRecord } from "./fixtures.js";
@@ -74,9 +75,11 @@ describe("handoff from-run", () => {
       expect(r.code, r.stderr).toBe(0);
       const report = JSON.parse(r.stdout) as { overall: number; problems: unknown[] };
       expect(report.problems).toEqual([]);
+      writeFileSync(join(root, "scores.json"), r.stdout);
       return report.overall;
     };
     expect(score((c) => c.answer)).toBe(100);
+    cpSync(join(root, "scores.json"), join(root, "key-scores.json"));
     // Confusing tasks: the first wrong objective and next step, every wrong state statement.
     const confused = score((c) => ({
       ...c.answer,
@@ -85,6 +88,38 @@ describe("handoff from-run", () => {
       current_state: c.candidates.current_state.filter((x) => !(c.answer.current_state as string[]).includes(x.id)).map((x) => x.id),
     }));
     expect(confused).toBeLessThan(60);
+  });
+
+  it("report RUN_DIR --handoff SCORES cites the run's handoff score (json and html); scores of another run are refused", () => {
+    const scores = join(root, "key-scores.json");
+    const r = cli(["report", runDir, "--handoff", scores, "--format", "json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const report = reportSchema.parse(JSON.parse(r.stdout));
+    expect(report.configs[0]!.handoff).toMatchObject({ scores_file: scores, overall: 100, conditions: { transcript: 100, memory: 100, handoff: 100 }, problems: 0 });
+    expect(report.configs[0]!.handoff!.dataset.version).toMatch(/^from-run-1\+[0-9a-f]{16}$/);
+    const html = cli(["report", runDir, "--handoff", scores, "--format", "html"]);
+    expect(html.code, html.stderr).toBe(0);
+    expect(html.stdout).toContain('id="handoff"');
+    expect(html.stdout).toContain("Handoff continuity");
+    // Without --handoff the report has no such section.
+    expect(JSON.parse(cli(["report", runDir, "--format", "json"]).stdout).configs[0].handoff).toBeUndefined();
+    // Another run (here: the same sessions, run at another time) does not own these scores.
+    const other = join(root, "other-run");
+    cpSync(runDir, other, { recursive: true });
+    const config = JSON.parse(readFileSync(join(other, "run.json"), "utf8")) as { created_at: string };
+    writeFileSync(join(other, "run.json"), JSON.stringify({ ...config, created_at: "2020-01-01T00:00:00.000Z" }));
+    const refused = cli(["report", other, "--handoff", scores]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr.trim().split("\n")).toEqual([expect.stringMatching(/key-scores\.json: record\.dataset\.version: the scores were built from another run/)]);
+    // A scores file of a dataset that is not from-run, and a file that is not JSON.
+    const foreign = JSON.parse(readFileSync(scores, "utf8")) as { record: { dataset: { version: string } } };
+    foreign.record.dataset.version = "pilot-2";
+    writeFileSync(join(root, "foreign.json"), JSON.stringify(foreign));
+    const f = cli(["report", runDir, "--handoff", join(root, "foreign.json")]);
+    expect(f.code).toBe(2);
+    expect(f.stderr).toMatch(/foreign\.json: record\.dataset\.version: "pilot-2" is not a dataset of handoff from-run/);
+    writeFileSync(join(root, "broken.json"), "{");
+    expect(cli(["report", runDir, "--handoff", join(root, "broken.json")]).stderr).toMatch(/broken\.json: not JSON/);
   });
 
   it("refuses a directory that is not a run, and an unknown session, with one line and exit 2", () => {

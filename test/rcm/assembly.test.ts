@@ -22,13 +22,14 @@ const sessionArb = fc.record({
   threshold: fc.constantFrom(0.5, 0.8, 0.9),
   keepRecent: fc.integer({ min: 0, max: 3 }),
   workspaceLines: fc.boolean(),
+  related: fc.constantFrom(0.5, 1),
 });
 
 describe("assembly", () => {
   it("invariant: every request of the active task reaches the model verbatim, the current one last (property)", () => {
     fc.assert(
       fc.property(sessionArb, (s) => {
-        const e = new RcmEngine(parseRcmOptions({ mode: s.mode, threshold: s.threshold, keepRecent: s.keepRecent }));
+        const e = new RcmEngine(parseRcmOptions({ mode: s.mode, threshold: s.threshold, keepRecent: s.keepRecent, related: s.related }));
         const groups: Group[] = [];
         const truth: number[] = [];
         s.steps.forEach((step, i) => {
@@ -52,8 +53,8 @@ describe("assembly", () => {
             // With workspace lines the router is exact, so this holds for the true task too ...
             const mine = groups.filter((_, j) => truth[j] === task).map((x) => x.userText);
             expect(missingRequests(rendered, mine)).toEqual([]);
-            // ... and when filtering, no request of another task is shown.
-            if (plan.filtered) {
+            // ... and when filtering without related-task retention, no request of another task is shown.
+            if (plan.filtered && s.related === 1) {
               const others = groups.filter((_, j) => truth[j] !== task).map((x) => x.userText);
               expect(users.filter((u) => others.some((o) => u.text.includes(o)))).toEqual([]);
             }

@@ -12,10 +12,12 @@ afterEach(async () => {
   server = null;
 });
 
-async function engineWith(turns: unknown[]): Promise<RcmEngine> {
+async function engineWith(turns: unknown[], more: Record<string, unknown> = {}, stateUpdates = true): Promise<RcmEngine> {
   server = await startMockModel({ script: parseScript({ turns, fallback: "{}" }), port: 0 });
-  return new RcmEngine(parseRcmOptions({ mode: "rcm", auxModel: { baseURL: server.baseURL, model: "mock", stateUpdates: true, timeoutMs: 5000 } }));
+  return new RcmEngine(parseRcmOptions({ mode: "rcm", auxModel: { baseURL: server.baseURL, model: "mock", stateUpdates, timeoutMs: 5000 }, ...more }));
 }
+
+const routeCalls = () => server!.requests().filter((r) => JSON.stringify(r.body).includes("New request")).length;
 
 /** Feeds groups one by one, as a host would: each is the current request once, then gets its actions. */
 async function replay(e: RcmEngine, groups: Group[]): Promise<void> {
@@ -66,5 +68,50 @@ describe("RCM's auxiliary model (against the scripted server)", () => {
     expect(e.memory.states).toEqual(plain.memory.states);
     // The failed routing call kept the deterministic decision (below the threshold: full history).
     expect(e.memory.router.assignments.u3).toEqual(plain.memory.router.assignments.u3);
+  });
+
+  it("stops at the call budget, says so once, and keeps counting across a restart", async () => {
+    const undecided = [...history(), plainGroup("ok, and then?", [], "u5"), plainGroup("go ahead", [], "u6")];
+    const e = await engineWith([{ requests: "auxiliary", match: "New request", text: '{"task": "t1", "confidence": 0.9}' }], { auxBudget: { calls: 1, tokens: 100_000 } }, false);
+    await replay(e, undecided);
+    expect(routeCalls()).toBe(1);
+    expect(e.memory.aux).toMatchObject({ calls: 1, exhausted: true });
+    expect(e.drainNotices()).toEqual([expect.stringContaining("budget used up (1/1 calls")]);
+    // A restarted host with the saved memory makes no call and gives no second notice.
+    const again = new RcmEngine(e.options, JSON.parse(JSON.stringify({ ...e.memory, router: { ...e.memory.router, assignments: {} } })));
+    await replay(again, undecided);
+    expect(routeCalls()).toBe(1);
+    expect(again.drainNotices()).toEqual([]);
+  });
+
+  it("stops at the token budget: calls whose usage passes it end the auxiliary calls", async () => {
+    const e = await engineWith(
+      [{ requests: "auxiliary", match: "New request", usage: { prompt_tokens: 900, completion_tokens: 200 }, text: '{"task": "t1", "confidence": 0.5}' }],
+      { auxBudget: { calls: 50, tokens: 1000 } },
+      false,
+    );
+    await replay(e, [...history(), plainGroup("ok, and then?", [], "u5"), plainGroup("go ahead", [], "u6")]);
+    expect(routeCalls()).toBe(1);
+    expect(e.memory.aux).toEqual({ calls: 1, tokens: 1100, exhausted: true });
+    expect(e.drainNotices()).toHaveLength(1);
+  });
+
+  it("makes no call with auxModel off, nor by default outside a host (no host provider to ask)", async () => {
+    server = await startMockModel({ script: parseScript({ turns: [], fallback: "{}" }), port: 0 });
+    for (const auxModel of ["off", "host", undefined]) {
+      const e = new RcmEngine(parseRcmOptions({ mode: "rcm", ...(auxModel ? { auxModel } : {}) }));
+      await replay(e, history());
+      expect(e.memory.aux).toBeUndefined();
+    }
+    expect(server.requests()).toHaveLength(0);
+  });
+
+  it("parses the auxModel forms and reports a bad one in one readable line", () => {
+    expect(parseRcmOptions({}).auxModel).toBe("host");
+    expect(parseRcmOptions({}).auxBudget).toEqual({ calls: 20, tokens: 50_000 });
+    expect(parseRcmOptions({ auxModel: { host: true, model: "anthropic/claude-haiku" } }).auxModel).toEqual({ host: true, model: "anthropic/claude-haiku" });
+    expect(() => parseRcmOptions({ auxModel: { host: true, model: "no-provider" } })).toThrow(/^switch-swe RCM options: auxModel/);
+    expect(() => parseRcmOptions({ auxModel: "sometimes" })).toThrow(/^switch-swe RCM options: auxModel/);
+    expect(() => parseRcmOptions({ auxBudget: { calls: -1 } })).toThrow(/auxBudget\.calls/);
   });
 });

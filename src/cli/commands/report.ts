@@ -13,6 +13,7 @@ interface ReportCliOptions {
   sessions?: string;
   dataset?: string;
   trustSuspicious?: boolean;
+  handoff?: string[];
 }
 
 const formatByExtension: Record<string, ReportFormat> = {
@@ -34,7 +35,12 @@ function addCommonOptions(cmd: Command): Command {
     .option("--resamples <n>", "bootstrap resamples", parsePositive("--resamples"), DEFAULT_RESAMPLES)
     .option("--sessions <file>", "sessions file to use instead of the one named in run.json")
     .option("--dataset <dir>", "dataset to use instead of the one named in run.json (for stage attribution)")
-    .option("--trust-suspicious", "count resolved verdicts marked suspicious as resolved (default: counted apart, unresolved)");
+    .option("--trust-suspicious", "count resolved verdicts marked suspicious as resolved (default: counted apart, unresolved)")
+    .option(
+      "--handoff <scores.json>",
+      "cite a run's handoff score: handoff score --format json of handoff from-run RUN_DIR (repeatable; refused when built from another run)",
+      (v: string, prev: string[] | undefined) => [...(prev ?? []), v],
+    );
 }
 
 async function emit(runDirs: string[], o: ReportCliOptions, compare: boolean): Promise<void> {
@@ -46,6 +52,7 @@ async function emit(runDirs: string[], o: ReportCliOptions, compare: boolean): P
     sessionsPath: o.sessions,
     datasetPath: o.dataset,
     trustSuspicious: o.trustSuspicious === true,
+    ...(o.handoff ? { handoff: o.handoff } : {}),
   });
   const text = renderReport(report, format, { outFile: o.out ? resolve(o.out) : undefined });
   if (o.out) {

@@ -5,6 +5,7 @@ import type { ReplaySession } from "../../rcm/eval/replay.js";
 import { handoffDatasetSchema, idPattern, type HandoffCase, type HandoffDataset } from "../dataset-schema.js";
 import { FROM_RUN_RUBRIC, buildCandidates } from "./case-candidates.js";
 import { focusReturns, headline } from "./case-facts.js";
+import { fromRunVersion } from "./run-identity.js";
 import { focusState, renderHandoff, renderMemory, renderTranscript } from "./case-conditions.js";
 
 export interface FromRunOptions {
@@ -45,7 +46,8 @@ export function handoffFromRun(runDir: string, opts: FromRunOptions = {}): Hando
   const cases = switched.flatMap(casesOfSession);
   if (cases.length === 0) throw inputError(runDir, "", "no focus return in any switched session: nothing to build cases from");
   return handoffDatasetSchema.parse({
-    version: `from-run-1`,
+    // The run's fingerprint travels in the version into every score record (`report --handoff` checks it).
+    version: fromRunVersion(runDir),
     name: `handoff cases from ${basename(runDir)}`,
     description:
       "Built by switch-swe handoff from-run: one case per focus return of a recorded switched session. transcript = the conversation so far; " +
