@@ -188,6 +188,8 @@ export async function mineTasks(opts: MineOptions): Promise<MineReport> {
     for (const c of scan.candidates) {
       if (opts.max !== undefined && manifest.tasks.length >= opts.max) break;
       const entry = await mineCandidate(ctx, c);
+      // Written after every candidate, so an interrupted mining run keeps its counts so far.
+      writeJsonAtomic(join(out, "mine-report.json"), report);
       if (!entry) continue;
       manifest.tasks.push(entry);
       writeDerivedTask(join(out, "tasks"), await deriveTask(gitDir, repo, entry));

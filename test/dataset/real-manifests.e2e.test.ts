@@ -26,7 +26,7 @@ const root = tempDir("switch-swe-real-");
 const env = { SWITCH_SWE_CACHE: join(root, "cache") };
 
 describe("shipped real manifests, materialized from mirrors", () => {
-  it.each(names)("%s: materializes byte-identically (every digest matches) and validates", { timeout: 600_000 }, (name, ctx) => {
+  it.for(names)("%s: materializes byte-identically (every digest matches) and validates", { timeout: 600_000 }, (name, ctx) => {
     if (skipWhy) return ctx.skip(skipWhy);
     const file = join(realDir, name, "manifest.json");
     const manifest = JSON.parse(readFileSync(file, "utf8")) as { repos: Record<string, { git: string }>; tasks: unknown[] };
