@@ -64,10 +64,14 @@ try {
   const q = step(`qualify ${ids.length} task(s), --runs ${RUNS}`, ["tasks", "qualify", ds, "--runs", String(RUNS), "--concurrency", CONC, ...ids.flatMap((id) => ["--task", id])], { per: ids.length, perWhat: "task", mayFail: true });
   process.stdout.write(q.split("\n").filter((l) => /qualif/.test(l)).slice(-3).map((l) => `    ${l}\n`).join(""));
   const sessions = join(work, "sessions.json");
-  const all = step("sessions build (all)", ["sessions", "build", ds, "--out", join(work, "all-sessions.json")]);
+  const all = step("sessions build (all)", ["sessions", "build", ds, "--seed", "0", "--out", join(work, "all-sessions.json")]);
   process.stdout.write(`    ${all.trim().split("\n").slice(-1)[0]}\n`);
   process.stdout.write(step("sessions stats (all)", ["sessions", "stats", join(work, "all-sessions.json")]).split("\n").map((l) => `    ${l}`).join("\n") + "\n");
-  step(`sessions build (${PAIRS} near, ${PAIRS} far)`, ["sessions", "build", ds, "--near", String(PAIRS), "--far", String(PAIRS), "--out", sessions]);
+  const pairs = JSON.parse(readFileSync(join(work, "all-sessions.json"), "utf8")).pairs;
+  if (pairs.length === 0) {
+    process.stdout.write("no session pairs can be formed (too few tasks per repository that share no source file): run, verify and report skipped\n");
+  } else {
+  step(`sessions build (${PAIRS} near, ${PAIRS} far)`, ["sessions", "build", ds, "--seed", "0", "--near", String(PAIRS), "--far", String(PAIRS), "--out", sessions]);
   const n = 2 * 2 * PAIRS;
   for (const agent of ["oracle", "nop"]) {
     const run = join(work, `run-${agent}`);
@@ -78,6 +82,7 @@ try {
   }
   const report = step("report (oracle, nop)", ["report", join(work, "run-oracle"), join(work, "run-nop"), "--resamples", "1000"]);
   process.stdout.write(report.split("\n").slice(0, 14).map((l) => `    ${l}`).join("\n") + "\n");
+  }
 } finally {
   if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true });
 }
