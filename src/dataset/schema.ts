@@ -32,6 +32,8 @@ export const environmentVariantSchema = z
 export const environmentSchema = z
   .object({
     ...environmentFields,
+    /** Set-up runs once at this commit and the environment is shared by every task of the repository (unless a variant says otherwise). */
+    setup_commit: z.string().min(1).optional(),
     /** Per-version environments, chosen by a task's `environment`; their fields replace the ones above. */
     variants: z.record(z.string().min(1), environmentVariantSchema).optional(),
   })

@@ -15,7 +15,7 @@ import { defaultTestCommand } from "../testbed/test-run.js";
 import { findCandidates, type Candidate } from "./candidates.js";
 import { sha256 } from "../core/digest.js";
 import { changedPaths, stagePatchesOf, testsPatchOf } from "./derive.js";
-import { foldStages, stageTests, type RejectReason } from "./stage-tests.js";
+import { foldStages, stageTests, type MineSuite, type RejectReason } from "./stage-tests.js";
 
 export interface MineOptions {
   repo: string;
@@ -28,6 +28,12 @@ export interface MineOptions {
   testCommand?: string;
   setup?: string[];
   license?: string;
+  /** The repository's public URL, recorded in the manifest when `repo` is a local mirror or bundle (also names the repository). */
+  url?: string;
+  /** Run set-up once at this revision and share the environment across all tasks (set-up must not depend on the checkout). */
+  setupCommit?: string;
+  /** Run the whole suite per state, or only the test files the candidate's steps touch (faster; F2P then comes from those files). */
+  suite?: MineSuite;
   onLine?: (line: string) => void;
 }
 
@@ -52,12 +58,19 @@ function repoNameOf(repo: string): string {
 function manifestRepo(opts: MineOptions): ManifestRepo {
   const environment = { test_command: opts.testCommand ?? defaultTestCommand, ...(opts.setup && opts.setup.length > 0 ? { setup: opts.setup } : {}) };
   return {
-    git: isRemoteSource(opts.repo) ? opts.repo : resolve(opts.repo),
+    git: opts.url ?? (isRemoteSource(opts.repo) ? opts.repo : resolve(opts.repo)),
     ...(opts.license ? { license: opts.license } : {}),
     source: { include: defaultSourceInclude, exclude: defaultSourceExclude },
     tests: defaultTestGlobs,
     environment,
   };
+}
+
+/** `--setup-commit`: resolved to a full commit and recorded in the environment of the manifest and the dataset. */
+async function pinSetupCommit(gitDir: string, rev: string, into: Array<{ environment?: { setup_commit?: string } }>): Promise<void> {
+  const r = await gitTry(["--git-dir", gitDir, "rev-parse", "--verify", "--quiet", `${rev}^{commit}`]);
+  if (r.code !== 0) throw new InputError({ file: gitDir, path: "--setup-commit", message: `"${rev}" is not a commit of this repository` });
+  for (const spec of into) spec.environment = { ...spec.environment, setup_commit: r.stdout.trim() };
 }
 
 /** Steps that change no source file are folded into the next one (the last into the previous). */
@@ -119,7 +132,7 @@ async function mineCandidate(ctx: Ctx, c: Candidate): Promise<ManifestTask | nul
   const task: LoadedTask = { ...draft.spec, dir: join(ctx.opts.out, "tasks", id), stagePatches: draft.stages, testsPatch: draft.testsPatch };
   const testFiles = (await changedPaths(ctx.gitDir, c.base, cuts[cuts.length - 1]!)).filter(isTest);
   const work = mkdtempSync(join(ctx.work, "cand-"));
-  const v = await stageTests(ctx.dataset, task, work, ctx.opts.runs, testFiles, () => {}).finally(() => rmSync(work, { recursive: true, force: true }));
+  const v = await stageTests(ctx.dataset, task, work, ctx.opts.runs, testFiles, ctx.opts.suite ?? "whole", () => {}).finally(() => rmSync(work, { recursive: true, force: true }));
   if (!v.ok) return reject(ctx, c, v.reason, v.detail);
   const folded = foldStages(v.stageTests);
   if (folded.length < 2) return reject(ctx, c, "fewer than two stages with tests", `only ${folded.length} stage(s) make a test pass`);
@@ -155,10 +168,12 @@ export async function mineTasks(opts: MineOptions): Promise<MineReport> {
   const out = resolve(opts.out);
   if (existsSync(out) && readdirSync(out).length > 0) throw new InputError({ file: out, path: "", message: "the output directory is not empty" });
   if (!isRemoteSource(opts.repo) && !existsSync(opts.repo)) throw new InputError({ file: opts.repo, path: "", message: "repository not found" });
-  const name = repoNameOf(opts.repo);
+  const name = repoNameOf(opts.url ?? opts.repo);
   const repo = manifestRepo(opts);
-  const dataset: Dataset = { root: out, manifest: { name: opts.name ?? `${name}-mined`, version: "1", repos: { [name]: datasetRepoOf(repo) } }, tasks: [] };
+  const local: ManifestRepo = { ...repo, git: isRemoteSource(opts.repo) ? opts.repo : resolve(opts.repo) };
+  const dataset: Dataset = { root: out, manifest: { name: opts.name ?? `${name}-mined`, version: "1", repos: { [name]: datasetRepoOf(local) } }, tasks: [] };
   const gitDir = (await materializeRepo(dataset, name)).gitDir;
+  if (opts.setupCommit !== undefined) await pinSetupCommit(gitDir, opts.setupCommit, [repo, dataset.manifest.repos[name]!]);
   const range = opts.range ?? "HEAD";
   if ((await gitTry(["--git-dir", gitDir, "rev-list", "-n", "1", range])).code !== 0) throw new InputError({ file: opts.repo, path: "--range", message: `"${range}" is not a revision range of this repository` });
   const scan = await findCandidates(gitDir, range, sourceMatcher(repo), testFileMatcher(repo), opts.maxStages);
@@ -173,6 +188,8 @@ export async function mineTasks(opts: MineOptions): Promise<MineReport> {
     for (const c of scan.candidates) {
       if (opts.max !== undefined && manifest.tasks.length >= opts.max) break;
       const entry = await mineCandidate(ctx, c);
+      // Written after every candidate, so an interrupted mining run keeps its counts so far.
+      writeJsonAtomic(join(out, "mine-report.json"), report);
       if (!entry) continue;
       manifest.tasks.push(entry);
       writeDerivedTask(join(out, "tasks"), await deriveTask(gitDir, repo, entry));

@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { changingIds } from "../dataset/generated-ids.js";
 import type { Dataset, LoadedTask } from "../dataset/load.js";
@@ -20,8 +20,11 @@ function outcomeIn(run: TestRun, id: string): Outcome {
   return o === "passed" ? "pass" : o === "skipped" ? "skip" : "fail";
 }
 
-/** The runs of the suite after stages 1..K (K = 0..k), `runs` each, on base + tests.patch. */
-async function runAllStates(dataset: Dataset, task: LoadedTask, work: string, runs: number, log: (t: string) => void): Promise<TestRun[][] | StageVerdict> {
+/** Which tests a candidate's runs include: the whole suite, or only the test files its steps touch. */
+export type MineSuite = "whole" | "touched";
+
+/** The runs of the suite (or of `only` these test files) after stages 1..K (K = 0..k), `runs` each, on base + tests.patch. */
+async function runAllStates(dataset: Dataset, task: LoadedTask, work: string, runs: number, only: readonly string[] | null, log: (t: string) => void): Promise<TestRun[][] | StageVerdict> {
   let env: PreparedEnv;
   try {
     const co = await freshCheckout(dataset, task, join(work, "env-probe"));
@@ -38,9 +41,11 @@ async function runAllStates(dataset: Dataset, task: LoadedTask, work: string, ru
       mkdirSync(scratch, { recursive: true });
       const co = await checkoutWithPatches(dataset, task, join(scratch, "checkout"), scratch, patches);
       if (typeof co === "string") return { ok: false, reason: "patch does not apply", detail: co };
-      const run = await runWholeSuite(dataset, task, join(scratch, "checkout"), scratch, env);
+      const files = only === null ? null : only.filter((f) => existsSync(join(scratch, "checkout", f)));
+      const run = await runWholeSuite(dataset, task, join(scratch, "checkout"), scratch, env, files);
       rmSync(scratch, { recursive: true, force: true });
-      const why = run.timedOut ? "timed out" : (untrustedRunReason(run) ?? (run.cases.size === 0 ? "no test was collected" : null));
+      const why = run.timedOut ? "timed out" : (untrustedRunReason(run) ?? (run.cases.size === 0 && run.collectionErrors.length === 0 ? "no test was collected" : null));
+      // A module that cannot be imported before the stages is a normal "not collected yet": its tests fail there.
       if (why) return { ok: false, reason: collectionInterruption(run.stdout) || run.cases.size === 0 ? "collection failure" : "untrusted test run", detail: `after ${k} stage(s): ${why}` };
       list.push(run);
     }
@@ -62,8 +67,10 @@ function stableOutcomes(states: TestRun[][], id: string): Array<Outcome | null> 
  * and pass after stages 1..K, in every run, and keep passing through the last stage. P2P: tests
  * of the files tests.patch touches that pass in every state.
  */
-export async function stageTests(dataset: Dataset, task: LoadedTask, work: string, runs: number, testFiles: readonly string[], log: (t: string) => void): Promise<StageVerdict> {
-  const states = await runAllStates(dataset, task, work, runs, log);
+export async function stageTests(dataset: Dataset, task: LoadedTask, work: string, runs: number, testFiles: readonly string[], suite: MineSuite, log: (t: string) => void): Promise<StageVerdict> {
+  const modules = testFiles.filter((f) => /(^|\/)(test_[^/]*|[^/]*_tests?)\.py$/.test(f));
+  if (suite === "touched" && modules.length === 0) return { ok: false, reason: "no F2P", detail: "the steps touch no test module" };
+  const states = await runAllStates(dataset, task, work, runs, suite === "touched" ? modules : null, log);
   if (!Array.isArray(states)) return states;
   const k = task.stagePatches.length;
   const changing = new Set(changingIds([...states[0]!.map((r) => new Set(r.cases.keys()))], [...states[k]!.map((r) => new Set(r.cases.keys()))]));

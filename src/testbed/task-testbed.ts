@@ -39,7 +39,9 @@ export function taskEnvironment(dataset: Dataset, task: LoadedTask): { setup: st
   return {
     setup: variant?.setup ?? env?.setup ?? [],
     ...(testCommand !== undefined ? { test_command: testCommand } : {}),
-    ...(variant?.setup_commit !== undefined ? { setup_commit: variant.setup_commit } : {}),
+    ...(variant !== undefined
+      ? variant.setup_commit !== undefined ? { setup_commit: variant.setup_commit } : {}
+      : env?.setup_commit !== undefined ? { setup_commit: env.setup_commit } : {}),
   };
 }
 
@@ -160,13 +162,13 @@ export async function runTaskTests(dataset: Dataset, task: LoadedTask, bed: Test
 }
 
 /**
- * The whole suite once in a checkout made by the harness from the dataset's own patches (qualification,
- * mining): no agent's code runs, so no sandbox; a suite's state across runs (what makes a test
- * unstable) stays visible. The pytest configuration is the checkout's own.
+ * The whole suite (or `only` these test files) once in a checkout made by the harness from the
+ * dataset's own patches (qualification, mining): no agent's code runs, so no sandbox; a suite's state
+ * across runs (what makes a test unstable) stays visible. The pytest configuration is the checkout's own.
  */
-export async function runWholeSuite(dataset: Dataset, task: LoadedTask, checkout: string, scratch: string, env: PreparedEnv): Promise<TestRun> {
+export async function runWholeSuite(dataset: Dataset, task: LoadedTask, checkout: string, scratch: string, env: PreparedEnv, only: readonly string[] | null = null): Promise<TestRun> {
   const inifile = await locateInifile(testPython(env.pathPrefix), checkout);
-  return runTaskTests(dataset, task, { checkout, scratch, env, inifile, sandbox: "none" }, null);
+  return runTaskTests(dataset, task, { checkout, scratch, env, inifile, sandbox: "none" }, only);
 }
 
 /** One run of the task's test command in the test-bed. */

@@ -1,4 +1,4 @@
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import { mineTasks, type MineOptions } from "../../mine/mine.js";
 import { ExitCode } from "../exit-codes.js";
 import { collect, parsePositive } from "../options.js";
@@ -38,7 +38,10 @@ export function addMineCommand(tasks: Command): void {
     .option("--name <name>", "dataset name (default <repo>-mined)")
     .option("--test-command <cmd>", "test command ({tests}, {junit}); default pytest with a JUnit report")
     .option("--setup <cmd>", "environment set-up command (repeatable)", collect)
-    .option("--license <spdx>", "the repository's license, recorded in the manifest");
+    .option("--license <spdx>", "the repository's license, recorded in the manifest")
+    .option("--url <url>", "the repository's public URL, recorded in the manifest when REPO is a local mirror or bundle (also names the repository)")
+    .option("--setup-commit <rev>", "run set-up once at this revision and share the environment across tasks (set-up must not depend on the checkout)")
+    .addOption(new Option("--suite <which>", "per state, run the whole suite or only the test files the steps touch").choices(["whole", "touched"]).default("whole"));
   addWriterOptions(cmd, false).action(async (repo: string, o: MineFlags) => {
     checkWriterFlags(o);
     const r = await mineTasks({
@@ -52,6 +55,9 @@ export function addMineCommand(tasks: Command): void {
       ...(o.testCommand !== undefined ? { testCommand: o.testCommand } : {}),
       ...(o.setup !== undefined ? { setup: o.setup } : {}),
       ...(o.license !== undefined ? { license: o.license } : {}),
+      ...(o.url !== undefined ? { url: o.url } : {}),
+      ...(o.setupCommit !== undefined ? { setupCommit: o.setupCommit } : {}),
+      ...(o.suite !== undefined ? { suite: o.suite } : {}),
       onLine: (l) => process.stderr.write(`${l}\n`),
     });
     const reasons = Object.entries(r.rejected_by_reason).map(([k, n]) => `${n} ${k}`);

@@ -1,0 +1,53 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { packageRoot } from "../../src/core/package-paths.js";
+import { taskManifestSchema } from "../../src/dataset/task-manifest.js";
+
+/** The real datasets the package ships: manifests only (URL, commits, test ids, digests, license). */
+const realDir = join(packageRoot, "datasets", "real");
+const names = existsSync(realDir) ? readdirSync(realDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort() : [];
+const manifests = names.map((name) => ({ name, file: join(realDir, name, "manifest.json"), text: readFileSync(join(realDir, name, "manifest.json"), "utf8") }));
+
+/** Every string value of a JSON value, with its path. */
+function strings(v: unknown, path = ""): Array<[string, string]> {
+  if (typeof v === "string") return [[path, v]];
+  if (Array.isArray(v)) return v.flatMap((x, i) => strings(x, `${path}[${i}]`));
+  if (v && typeof v === "object") return Object.entries(v).flatMap(([k, x]) => strings(x, path ? `${path}.${k}` : k));
+  return [];
+}
+
+describe("shipped real datasets (datasets/real)", () => {
+  it("three repositories, each a manifest and nothing else", () => {
+    expect(names.length).toBeGreaterThanOrEqual(3);
+    for (const name of names) expect(readdirSync(join(realDir, name))).toEqual(["manifest.json"]);
+  });
+
+  it.each(manifests)("$name: parses, has a license and a public URL, and every task has two or more stages with tests", ({ file, text }) => {
+    const parsed = taskManifestSchema.safeParse(JSON.parse(text));
+    expect(parsed.success, parsed.success ? "" : `${file}: ${parsed.error.message}`).toBe(true);
+    const m = parsed.data!;
+    expect(m.tasks.length).toBeGreaterThan(0);
+    for (const repo of Object.values(m.repos)) {
+      expect(repo.license).toMatch(/^[A-Za-z0-9.-]+( (AND|OR) [A-Za-z0-9.-]+)*$/);
+      expect(repo.git).toMatch(/^https:\/\/github\.com\/[\w.-]+\/[\w.-]+$/);
+    }
+    for (const t of m.tasks) {
+      expect(t.stages.length, t.id).toBeGreaterThanOrEqual(2);
+      for (const s of t.stages) expect(s.tests.length, `${t.id} ${s.cut}`).toBeGreaterThan(0);
+      expect(new Set(t.stages.map((s) => s.cut)).size, t.id).toBe(t.stages.length);
+      expect(t.verifier.fail_to_pass.sort()).toEqual(t.stages.flatMap((s) => s.tests).sort());
+    }
+  });
+
+  it.each(manifests)("$name: holds no upstream code, tests or text: only references", ({ text }) => {
+    const m = JSON.parse(text) as unknown;
+    for (const [path, value] of strings(m)) {
+      // Request texts are derived from the upstream commits at materialization, never copied here.
+      expect(path).not.toMatch(/\.text$/);
+      expect(value, path).not.toContain("\n");
+      expect(value, path).not.toMatch(/^(diff --git|@@ |[+-]{3} )/);
+      expect(value.length, path).toBeLessThan(400);
+    }
+  });
+});

@@ -1,0 +1,86 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { cli } from "../helpers/cli.js";
+import { git, tempDir, writeFiles } from "../verify/fixture.js";
+
+const root = tempDir("switch-swe-mine-options-");
+const repo = join(root, "mirror-dir");
+
+function commit(message: string, files: Record<string, string>): string {
+  writeFiles(repo, files);
+  git(repo, "add", "-A");
+  git(repo, "commit", "-qm", message);
+  return git(repo, "rev-parse", "HEAD").trim();
+}
+
+/**
+ * Two chains of two commits each, in different directories. The first step of the first chain
+ * also fixes a bug that a test module the chain does not touch (tests/test_known_bug.py) already
+ * tests: the whole suite counts that test as the stage's F2P, the touched files do not.
+ */
+beforeAll(() => {
+  git(root, "init", "-q", "-b", "main", repo);
+  commit("Initial layout", {
+    "pkg/__init__.py": "",
+    "pkg/num/ops.py": "def add(a, b):\n    return int(a) + int(b)\n",
+    "pkg/text/fmt.py": "def pad(s):\n    return s\n",
+    "tests/test_known_bug.py": "from pkg.num.ops import add\n\n\ndef test_add_floats():\n    assert add(0.5, 0.25) == 0.75\n",
+  });
+  commit("ops: subtraction", {
+    "pkg/num/ops.py": "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n",
+    "tests/test_ops.py": "from pkg.num.ops import sub\n\n\ndef test_sub():\n    assert sub(3, 1) == 2\n",
+  });
+  commit("ops: multiplication", {
+    "pkg/num/ops.py": "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n",
+    "tests/test_ops.py": "from pkg.num.ops import sub\n\n\ndef test_sub():\n    assert sub(3, 1) == 2\n\n\ndef test_mul():\n    from pkg.num.ops import mul\n    assert mul(2, 3) == 6\n",
+  });
+  commit("Release notes", { "NEWS": "1.1\n" });
+  commit("fmt: pad to width", {
+    "pkg/text/fmt.py": "def pad(s, n=0):\n    return s.ljust(n)\n",
+    "tests/test_fmt.py": "from pkg.text.fmt import pad\n\n\ndef test_pad():\n    assert pad('a', 3) == 'a  '\n",
+  });
+  commit("fmt: pad with a fill character", {
+    "pkg/text/fmt.py": "def pad(s, n=0, fill=' '):\n    return s.ljust(n, fill)\n",
+    "tests/test_fmt.py": "from pkg.text.fmt import pad\n\n\ndef test_pad():\n    assert pad('a', 3) == 'a  '\n\n\ndef test_fill():\n    assert pad('a', 3, '.') == 'a..'\n",
+  });
+});
+
+describe("tasks mine --suite touched --url --setup-commit", () => {
+  it("the whole suite (the default) finds F2P tests in files the steps do not touch", { timeout: 300_000 }, () => {
+    const out = join(root, "whole");
+    const r = cli(["tasks", "mine", repo, "--out", out, "--runs", "1"], { env: { SWITCH_SWE_CACHE: join(root, "cache-whole") } });
+    expect(r.stdout).toMatch(/2 candidate\(s\): 2 mined, 0 rejected; /);
+    const manifest = JSON.parse(readFileSync(join(out, "manifest.json"), "utf8"));
+    expect(Object.keys(manifest.repos)).toEqual(["mirror-dir"]);
+    expect(manifest.tasks[0].stages[0].tests).toEqual(["tests/test_known_bug.py::test_add_floats", "tests/test_ops.py::test_sub"]);
+  });
+
+  it("runs only the touched test files, records the URL and one shared environment", { timeout: 300_000 }, () => {
+    const cache = join(root, "cache-touched");
+    const out = join(root, "touched");
+    const url = "https://example.org/team/calc.git";
+    const r = cli(
+      ["tasks", "mine", repo, "--out", out, "--runs", "1", "--suite", "touched", "--url", url, "--setup-commit", "main~1", "--setup", 'mkdir -p "$SWITCH_SWE_ENV/bin"'],
+      { env: { SWITCH_SWE_CACHE: cache } },
+    );
+    expect(r.stdout).toMatch(/2 candidate\(s\): 2 mined, 0 rejected; /);
+    expect(r.code).toBe(0);
+    const manifest = JSON.parse(readFileSync(join(out, "manifest.json"), "utf8"));
+    expect(Object.keys(manifest.repos)).toEqual(["calc"]);
+    expect(manifest.repos.calc.git).toBe(url);
+    expect(manifest.repos.calc.environment.setup_commit).toBe(git(repo, "rev-parse", "main~1").trim());
+    expect(manifest.tasks.map((t: { stages: Array<{ tests: string[] }> }) => t.stages.map((s) => s.tests))).toEqual([
+      [["tests/test_ops.py::test_sub"], ["tests/test_ops.py::test_mul"]],
+      [["tests/test_fmt.py::test_pad"], ["tests/test_fmt.py::test_fill"]],
+    ]);
+    // Two candidates with different bases, one environment.
+    expect(readdirSync(join(cache, "envs")).filter((d) => !d.startsWith("."))).toHaveLength(1);
+  });
+
+  it("refuses a set-up revision the repository does not have, in one line (exit 2)", () => {
+    const r = cli(["tasks", "mine", repo, "--out", join(root, "bad"), "--setup-commit", "nope"], { env: { SWITCH_SWE_CACHE: join(root, "cache-bad") } });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toMatch(/: --setup-commit: "nope" is not a commit of this repository$/);
+  });
+});
