@@ -43,7 +43,7 @@ function runWith(name: string, script: string, extra: string[]) {
   const summary = JSON.parse(readFileSync(join(out, "sessions", session, "session.json"), "utf8")) as { status: string; requests: { scheduled: number; delivered: number } };
   const runJson = JSON.parse(readFileSync(join(out, "run.json"), "utf8")) as { limits: Record<string, unknown> & { requested: string } };
   const stderrLog = join(out, "sessions", session, "attempts", "1", "agent", "stderr.log");
-  return { r, lines, summary, runJson, stderr: existsSync(stderrLog) ? readFileSync(stderrLog, "utf8") : "" };
+  return { r, out, lines, summary, runJson, stderr: existsSync(stderrLog) ? readFileSync(stderrLog, "utf8") : "" };
 }
 
 const forkBomb = `python3 - <<'EOF'
@@ -78,6 +78,10 @@ describe.skipIf(skipWhy !== null)("run --limits (cgroups)", () => {
       memory: { limit: "16g", status: "enforced" },
       pids: { limit: "64", status: "enforced" },
     });
+    // Other limits on --resume would make a different run: refused, naming the field.
+    const again = cli(["run", "--out", x.out, "--resume", "--limits", "pids=128", "--no-verify", "--quiet"], { env });
+    expect(again.code).toBe(2);
+    expect(again.stderr.trim()).toMatch(/run\.json: limits\.requested: the run was started with "cpus=4,memory=16g,pids=64", --limits now gives "cpus=4,memory=16g,pids=128"/);
   }, 120_000);
 
   it("with memory=64m a python that allocates 300 MB is killed by the kernel, the request says out of memory, the session goes on (also unsandboxed)", () => {
