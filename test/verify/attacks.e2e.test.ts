@@ -154,8 +154,15 @@ describe("class 2: runner configuration in the artifact", () => {
     expectNotResolved(r);
     expect(r.verdict.dropped_files).toEqual(expect.arrayContaining(["pyproject.toml", "forcepass-1.0.dist-info/entry_points.txt", "zz-forcepass.pth"]));
     expect(r.verdict.notes?.join("\n")).toMatch(/pytest configuration changes were undone/);
-    expectFixStillResolves(r);
-    expect(r.fixed!.verdict.dropped_files).toEqual(expect.arrayContaining(["pyproject.toml", "zz-forcepass.pth"]));
+    // Beside the real fix the channels are dropped again and every required test passes as the fix makes it;
+    // the plugin's own module (forcepass.py, which imports pytest) stays in the artifact, so the verdict is
+    // suspicious and the report keeps it apart from the resolved ones (unless --trust-suspicious).
+    expect(r.fixed!.verdict.dropped_files).toEqual(expect.arrayContaining(["pyproject.toml", "forcepass-1.0.dist-info/entry_points.txt", "zz-forcepass.pth"]));
+    expect(r.fixed!.verdict.resolved).toBe(true);
+    expect(Object.values(r.fixed!.verdict.tests).every((s) => s === "passed")).toBe(true);
+    expect(r.fixed!.verdict.suspicious).toBe(true);
+    expect(r.fixed!.verdict.suspicious_reasons?.join("\n")).toMatch(/imports pytest from code under test \(forcepass\.py\)/);
+    expect(r.fixed!.entry.status).toBe("suspicious");
   }, 300_000);
 
   it("modules that would shadow the runner (pytest.py, _pytest/, pluggy/) and sitecustomize.py are dropped", () => {
@@ -212,11 +219,11 @@ describe("class 3: in-process forgery by the code under test", () => {
     expectRejectedWithFix(a);
 
     const exit = ["import os", "print('=========================== short test summary info ============================')", "print('PASSED tests/test_x.py::test_y')", "print('1 passed in 0.01s')", "os._exit(0)"].join("\n");
-    const b = attack("os-exit", intoPackages(exit), [], true);
+    // Without the fix variant: the same rejection as above (a crash the artifact caused), and the file is the slowest.
+    const b = attack("os-exit", intoPackages(exit));
     expectNotResolved(b);
     expect(b.verdict.suspicious_reasons?.join("\n")).toMatch(/os\._exit/);
     expect(b.verdict.notes?.join("\n")).toMatch(/no end-of-session record/);
-    expectRejectedWithFix(b);
   }, 600_000);
 });
 
