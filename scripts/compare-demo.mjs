@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Shows that a change kept behaviour: compares two `switch-swe demo` output directories (and, when given,
 // their printed output) after removing what legitimately differs between runs (the directory's own path,
-// wall times, the order in which concurrent sessions finished). Exit 0 when they match, 1 otherwise.
+// the dataset's path, wall times, the order in which concurrent sessions finished). Exit 0 when they match, 1 otherwise.
 //
 //   node dist/cli/main.js demo --out /tmp/a > /tmp/a.txt      (at the old commit)
 //   node dist/cli/main.js demo --out /tmp/b > /tmp/b.txt      (at the new one)
@@ -16,7 +16,13 @@ if (!dirA || !dirB) {
   process.exit(2);
 }
 
-const normalize = (text, dir) => text.split(dir).join("<demo>").replace(/\d\d:\d\d:\d\d/g, "<hh:mm:ss>");
+// The dataset's path as run.json records it: two checkouts of the project have the sample at different paths.
+const datasetPaths = (dir) => [...new Set(readdirSync(join(dir, "runs")).map((run) => JSON.parse(readFileSync(join(dir, "runs", run, "run.json"), "utf8")).dataset?.path))];
+const normalize = (text, dir) => {
+  let out = text.split(dir).join("<demo>");
+  for (const path of datasetPaths(dir)) if (typeof path === "string" && path !== "") out = out.split(path).join("<dataset>");
+  return out.replace(/\d\d:\d\d:\d\d/g, "<hh:mm:ss>");
+};
 const sha = (file) => createHash("sha256").update(readFileSync(file)).digest("hex");
 let differences = 0;
 const same = (what, a, b) => {

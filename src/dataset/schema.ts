@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { writerRecordSchema } from "./writer-record.js";
 
 /** Globs in the project's path dialect (core/path-globs.ts: picomatch, dotfiles matched, repository-relative POSIX paths). */
 const globs = z.array(z.string().min(1));
@@ -74,6 +75,8 @@ export const requestSchema = z
     provenance: z.string().optional(),
     /** F2P test ids that this stage introduces. */
     tests: z.array(z.string().min(1)).optional(),
+    /** Present when a writer model was asked for this text (`tasks write-requests`, `tasks mine --writer-model`). */
+    writer: writerRecordSchema.optional(),
   })
   .strict();
 

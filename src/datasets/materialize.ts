@@ -7,7 +7,7 @@ import type { Dataset } from "../dataset/load.js";
 import { materializeRepo } from "../dataset/repo-cache.js";
 import type { DatasetManifest, RepoSpec, TaskSpec } from "../dataset/schema.js";
 import { resolveSource } from "../dataset/source-location.js";
-import { taskManifestSchema, type ManifestRepo, type ManifestTask, type TaskManifest } from "../dataset/task-manifest.js";
+import { taskManifestReadSchema, type ManifestRepo, type ManifestTask, type TaskManifest } from "../dataset/task-manifest.js";
 import { sha256 } from "../core/digest.js";
 import { stagePatchesOf, stageText, testsPatchOf } from "../mine/derive.js";
 
@@ -38,7 +38,7 @@ export async function deriveTask(gitDir: string, repo: ManifestRepo, t: Manifest
   const requests: TaskSpec["requests"] = [];
   for (const [k, s] of t.stages.entries()) {
     const text = s.text ?? (await stageText(gitDir, k === 0 ? t.base : cuts[k - 1]!, s.cut));
-    requests.push({ text, provenance: s.provenance, ...(s.tests.length > 0 ? { tests: s.tests } : {}) });
+    requests.push({ text, provenance: s.provenance, ...(s.tests.length > 0 ? { tests: s.tests } : {}), ...(s.writer ? { writer: s.writer } : {}) });
   }
   const spec: TaskSpec = { id: t.id, repo: t.repo, base: t.base, ...(t.environment ? { environment: t.environment } : {}), requests, verifier: t.verifier };
   return { spec, stages, testsPatch, mismatches };
@@ -57,6 +57,16 @@ export function writeDerivedTask(tasksDir: string, d: DerivedTask): void {
   renameSync(tmp, dir);
 }
 
+/** A dataset (no tasks yet) whose repositories are the manifest's, cloned from `sources` where given. */
+export function datasetOfManifest(manifest: TaskManifest, root: string, sources?: Record<string, string>): Dataset {
+  const repos: DatasetManifest["repos"] = {};
+  for (const [name, repo] of Object.entries(manifest.repos)) {
+    const src = sources?.[name];
+    repos[name] = datasetRepoOf(repo, src === undefined ? undefined : resolveSource(process.cwd(), src));
+  }
+  return { root, manifest: { name: manifest.name, version: manifest.version, repos }, tasks: [] };
+}
+
 export interface MaterializeOptions {
   manifestFile: string;
   out: string;
@@ -70,18 +80,13 @@ export interface MaterializeOptions {
  * InputError listing each (nothing of a mismatching task is written).
  */
 export async function materializeManifest(opts: MaterializeOptions): Promise<{ dir: string; tasks: number }> {
-  const manifest: TaskManifest = readJsonWith(opts.manifestFile, taskManifestSchema);
+  const manifest: TaskManifest = readJsonWith(opts.manifestFile, taskManifestReadSchema);
   const out = resolve(opts.out);
   if (existsSync(join(out, "tasks")) && readdirSync(join(out, "tasks")).length > 0) throw new InputError({ file: out, path: "", message: "already holds tasks; materialize into a new directory" });
   const problems: Problem[] = [];
   for (const name of Object.keys(opts.sources ?? {})) if (!(name in manifest.repos)) problems.push({ file: "--repo", path: name, message: `no repository ${name} in the manifest (${Object.keys(manifest.repos).join(", ")})` });
   if (problems.length > 0) throw new InputError(problems);
-  const repos: DatasetManifest["repos"] = {};
-  for (const [name, repo] of Object.entries(manifest.repos)) {
-    const src = opts.sources?.[name];
-    repos[name] = datasetRepoOf(repo, src === undefined ? undefined : resolveSource(process.cwd(), src));
-  }
-  const dataset: Dataset = { root: out, manifest: { name: manifest.name, version: manifest.version, repos }, tasks: [] };
+  const dataset = datasetOfManifest(manifest, out, opts.sources);
   const derived: DerivedTask[] = [];
   for (const [i, t] of manifest.tasks.entries()) {
     const repo = manifest.repos[t.repo];

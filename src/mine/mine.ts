@@ -9,7 +9,7 @@ import { loadDataset, type Dataset, type LoadedTask } from "../dataset/load.js";
 import { materializeRepo } from "../dataset/repo-cache.js";
 import { isRemoteSource } from "../dataset/source-location.js";
 import { datasetRepoOf, deriveTask, writeDerivedTask } from "../datasets/materialize.js";
-import type { ManifestRepo, ManifestTask, TaskManifest } from "../dataset/task-manifest.js";
+import { TASK_MANIFEST_FORMAT, type ManifestRepo, type ManifestTask, type TaskManifest } from "../dataset/task-manifest.js";
 import { buildSessions } from "../sessions/build.js";
 import { defaultTestCommand } from "../testbed/test-run.js";
 import { findCandidates, type Candidate } from "./candidates.js";
@@ -167,7 +167,7 @@ export async function mineTasks(opts: MineOptions): Promise<MineReport> {
   mkdirSync(join(out, "tasks"), { recursive: true });
   writeJsonAtomic(join(out, "dataset.json"), dataset.manifest);
   const work = mkdtempSync(join(tmpdir(), "switch-swe-mine-"));
-  const manifest: TaskManifest = { format: "switch-swe.task-manifest/1", name: dataset.manifest.name, version: "1", repos: { [name]: repo }, tasks: [] };
+  const manifest: TaskManifest = { format: TASK_MANIFEST_FORMAT, name: dataset.manifest.name, version: "1", repos: { [name]: repo }, tasks: [] };
   const ctx: Ctx = { opts, dataset, name, repo, gitDir, work, report };
   try {
     for (const c of scan.candidates) {

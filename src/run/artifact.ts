@@ -73,7 +73,8 @@ export async function collectPatch(workspace: string, baseCommit: string, outFil
   }
 }
 
-const isExcluded = pathMatcher(artifactExcludes);
+/** The dialect's last word on `artifactExcludes` (git's pathspecs only prefilter). */
+export const isExcluded = pathMatcher(artifactExcludes);
 
 /** Changed paths of the staged index against the base, NUL-separated so no path needs unquoting. */
 async function changedPaths(workspace: string, baseCommit: string, env: NodeJS.ProcessEnv): Promise<string[]> {

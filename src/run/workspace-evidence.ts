@@ -6,7 +6,7 @@ import { git, gitOut, gitTry } from "../core/git.js";
 import type { FileChange } from "../formats/trajectory.js";
 import { workspaceNames, type WorkspaceName } from "../formats/sessions.js";
 import { InfraFault } from "../core/infra-fault.js";
-import { artifactExcludes } from "./artifact.js";
+import { artifactExcludes, isExcluded } from "./artifact.js";
 
 /**
  * Settings that make git read a workspace as plain files: none of the workspace's own configuration
@@ -109,6 +109,14 @@ export class WorkspaceEvidence {
     return [...harnessConfig, "--git-dir", join(this.dir, "objects.git"), "--work-tree", this.paths[w]];
   }
 
+  /** Drops from the private index what the path dialect excludes and git's pathspecs let through, as the artifact does. */
+  private async unstageExcluded(w: WorkspaceName, env: NodeJS.ProcessEnv): Promise<void> {
+    const listed = (await git([...this.gitArgs(w), "ls-files", "-z"], { env, timeoutMs: deadlineMs })).stdout;
+    const excluded = listed.split("\0").filter((p) => p !== "" && isExcluded(p));
+    if (excluded.length === 0) return;
+    await git([...this.gitArgs(w), "rm", "-q", "--cached", "--pathspec-from-file=-", "--pathspec-file-nul"], { env, input: `${excluded.join("\0")}\0`, timeoutMs: deadlineMs });
+  }
+
   /** The tree of a workspace's files; `partial` names files that could not be read (left out). */
   private async treeOf(w: WorkspaceName): Promise<{ tree: string; partial?: string }> {
     if (!existsSync(this.paths[w])) throw new Error("the workspace does not exist");
@@ -116,6 +124,7 @@ export class WorkspaceEvidence {
     const excludes = artifactExcludes.map((g) => `:(exclude,glob)${g}`);
     const add = await gitTry([...this.gitArgs(w), "add", "-A", "--ignore-errors", "--", ".", ...excludes], { env, timeoutMs: deadlineMs });
     if (add.timedOut) throw new Error(`reading the files took longer than ${deadlineMs / 1000} s`);
+    await this.unstageExcluded(w, env);
     const tree = await gitOut([...this.gitArgs(w), "write-tree"], { env, timeoutMs: deadlineMs });
     return add.code === 0 ? { tree } : { tree, partial: `some files could not be read: ${add.stderr.trim().split("\n")[0]?.slice(0, 200) ?? ""}` };
   }

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { createReadStream, readFileSync, statSync } from "node:fs";
 import type { LoadedTask } from "../dataset/load.js";
-import { requiredTests } from "../testbed/task-testbed.js";
-import { verdictSchema, type TestStatus, type Verdict } from "../formats/verdict.js";
+import type { Verdict } from "../formats/verdict.js";
+import { unappliedVerdict } from "./unapplied-verdict.js";
 
 /** Default of `verify --max-artifact-mb`: far above any real patch, far below what one process can hold. */
 export const defaultMaxArtifactMb = 256;
@@ -38,34 +38,7 @@ export function oversizedReason(bytes: number, maxBytes: number): string {
   return `the artifact is ${megabytes(bytes)}, over the limit of ${megabytes(maxBytes)} (--max-artifact-mb); it was not read`;
 }
 
-/**
- * The verdict of an artifact refused before any checkout (too large to verify): not applied, every
- * required test missing, unresolved; not an infrastructure fault, since the artifact is what the agent left.
- */
+/** The verdict of an artifact refused before any checkout (too large to verify). */
 export function refusedVerdict(task: LoadedTask, session: string, sha256: string, reason: string, log: string): Verdict {
-  const tests = Object.fromEntries(requiredTests(task).map((id) => [id, "missing" as TestStatus]));
-  const count = (ids: readonly string[]) => ({ passed: 0, total: new Set(ids).size });
-  return verdictSchema.parse({
-    format: "switch-swe.verdict/1",
-    session,
-    task: task.id,
-    artifact_sha256: sha256,
-    applied: false,
-    apply_method: null,
-    apply_error: reason,
-    dropped_files: [],
-    tests,
-    fail_to_pass: count(task.verifier.fail_to_pass),
-    pass_to_pass: count(task.verifier.pass_to_pass),
-    resolved: false,
-    infra_fault: false,
-    timed_out: false,
-    exit_code: null,
-    result_source: "none",
-    setup_cached: false,
-    duration_ms: 0,
-    attempts: 1,
-    log,
-    verified_at: new Date().toISOString(),
-  });
+  return unappliedVerdict(task, { session, artifact_sha256: sha256, log }, reason, 0);
 }

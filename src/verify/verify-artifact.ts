@@ -15,6 +15,7 @@ import { suspiciousReasons } from "./suspicious.js";
 import { requiredStatuses, untrustedRunReason } from "../testbed/test-run.js";
 import { verdictSchema, type TestStatus, type Verdict } from "../formats/verdict.js";
 import { sha256 } from "../core/digest.js";
+import { unappliedVerdict } from "./unapplied-verdict.js";
 
 export interface VerifyArtifactOptions {
   dataset: Dataset;
@@ -231,28 +232,6 @@ function count(ids: readonly string[], tests: Record<string, TestStatus>): { pas
 
 type VerdictBase = Pick<Verdict, "format" | "session" | "task" | "artifact_sha256" | "log">;
 
-function noArtifactVerdict(opts: VerifyArtifactOptions, base: VerdictBase, started: number): Verdict {
-  const tests = Object.fromEntries(requiredTests(opts.task).map((id) => [id, "missing" as TestStatus]));
-  return verdictSchema.parse({
-    ...base,
-    applied: false,
-    apply_method: null,
-    apply_error: noArtifactError,
-    dropped_files: [],
-    tests,
-    fail_to_pass: count(opts.task.verifier.fail_to_pass, tests),
-    pass_to_pass: count(opts.task.verifier.pass_to_pass, tests),
-    resolved: false,
-    infra_fault: false,
-    timed_out: false,
-    exit_code: null,
-    result_source: "none",
-    setup_cached: false,
-    duration_ms: Date.now() - started,
-    attempts: 1,
-    verified_at: new Date().toISOString(),
-  });
-}
 
 /** Attempts until one is not a transient infrastructure fault (at most 1 + maxInfraRetries). */
 async function runAttempts(opts: VerifyArtifactOptions, log: (t: string) => void): Promise<{ result: AttemptResult; attempts: number }> {
@@ -328,7 +307,7 @@ export async function verifyArtifact(opts: VerifyArtifactOptions): Promise<Verdi
   };
   if (opts.artifactText === null) {
     log(`${noArtifactError}\n`);
-    return noArtifactVerdict(opts, base, started);
+    return unappliedVerdict(opts.task, base, noArtifactError, Date.now() - started);
   }
   const { result, attempts } = await runAttempts(opts, log);
   const verdict = toVerdict(opts, base, result, attempts, started);

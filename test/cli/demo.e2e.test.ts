@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { readTrajectory } from "../../src/formats/trajectory-file.js";
 import { cli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/synthetic-dataset.js";
 
@@ -12,6 +13,21 @@ interface Group {
   ci95: [number, number];
 }
 
+interface SessionEntry {
+  id: string;
+  status: "resolved" | "unresolved";
+  signatures: { lost_requirement: boolean | null };
+}
+
+/** True when the oracle dropped the focus task's earlier stages on some focus request (its own tool-call record). */
+function startedFocusOver(trajectoryFile: string): boolean {
+  const lines = readTrajectory(trajectoryFile);
+  const focusRequests = new Set(lines.flatMap((l) => (l.type === "request_start" && l.role === "focus" ? [l.index] : [])));
+  return lines.some(
+    (l) => l.type === "agent_event" && focusRequests.has(l.index) && l.event.kind === "tool_call" && (l.event.args as { forgot_earlier_stages?: boolean }).forgot_earlier_stages === true,
+  );
+}
+
 // The README's first command, end to end on the embedded sample: every stage of the pipeline runs for real.
 describe("switch-swe demo", () => {
   it("validates, builds, runs the oracle and a forgetting oracle, verifies, and reports a known gap", () => {
@@ -20,7 +36,7 @@ describe("switch-swe demo", () => {
     expect(r.code, r.stderr.slice(-2000)).toBe(0);
     expect(r.stdout).toContain("18 tasks, valid");
     expect(r.stdout).toContain("Resolution");
-    const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as { configs: Array<{ label: string; groups: Record<string, Group> }> };
+    const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as { configs: Array<{ label: string; groups: Record<string, Group>; sessions: SessionEntry[] }> };
     const [oracle, forget] = report.configs;
     expect(oracle!.label).toBe("oracle");
     // The reference solution resolves every task in both conditions: the harness adds no gap of its own.
@@ -30,6 +46,15 @@ describe("switch-swe demo", () => {
     expect(forget!.groups.overall!.gap).toBeGreaterThan(30);
     expect(forget!.groups.overall!.ci95[0]).toBeGreaterThan(0);
     expect(existsSync(join(out, "report.html"))).toBe(true);
+    // The forgetting oracle's losses are lost requirements by construction: exactly the switched sessions
+    // whose trajectory shows it starting the focus task over on a return, and no uninterrupted session.
+    const forgetRun = join(out, "runs", "oracle-forget-0.5");
+    const lost = forget!.sessions.filter((s) => s.signatures.lost_requirement === true).map((s) => s.id).sort();
+    const forgotFocus = forget!.sessions.filter((s) => startedFocusOver(join(forgetRun, "sessions", s.id, "trajectory.jsonl"))).map((s) => s.id).sort();
+    expect(forgotFocus.length).toBeGreaterThan(0);
+    expect(forgotFocus.every((id) => id.endsWith(".switch"))).toBe(true);
+    expect(lost).toEqual(forgotFocus);
+    expect(forget!.sessions.filter((s) => s.status === "unresolved").map((s) => s.id).sort()).toEqual(forgotFocus);
     for (const run of ["oracle", "oracle-forget-0.5"]) {
       expect(existsSync(join(out, "runs", run, "sessions", "textflow-slug-unicode.switch", "verdict.json"))).toBe(true);
     }

@@ -8,7 +8,7 @@ export function registerDatasets(program: Command): void {
   datasets
     .command("materialize")
     .description("derive a dataset's patches from its repositories and check every digest the manifest records")
-    .argument("<manifest>", "manifest.json (switch-swe.task-manifest/1)")
+    .argument("<manifest>", "manifest.json (switch-swe.task-manifest/2 or /1)")
     .requiredOption("--out <dataset>", "dataset directory to write")
     .option("--repo <name=path|url>", "clone this repository from a local clone, mirror or bundle (or another URL) (repeatable)", collect)
     .action(async (manifest: string, o: { out: string; repo?: string[] }) => {

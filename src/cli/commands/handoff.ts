@@ -23,25 +23,8 @@ import {
 } from "../../handoff/index.js";
 import { ExitCode } from "../exit-codes.js";
 import { parseCount as count } from "../options.js";
+import { KNOWN_BASE_URLS, parseTemperature, providerModel } from "../model-endpoint.js";
 
-
-function temperature(value: string): number | null {
-  if (value === "default") return null;
-  const t = Number(value);
-  if (value.trim() === "" || !Number.isFinite(t) || t < 0) throw new InvalidArgumentError(`--temperature is a number >= 0 or "default", got "${value}"`);
-  return t;
-}
-
-/** PROVIDER:MODEL; the model part may itself contain colons (e.g. ollama's llama3.1:8b). */
-function providerModel(value: string): { provider: string; model: string } {
-  const at = value.indexOf(":");
-  const provider = value.slice(0, at);
-  const model = value.slice(at + 1);
-  if (at <= 0 || model === "" || !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(provider)) {
-    throw new InvalidArgumentError(`--model is PROVIDER:MODEL (e.g. openai:gpt-4.1-2025-04-14), got "${value}"`);
-  }
-  return { provider, model };
-}
 
 function retryOn(value: string): RetryOn[] {
   const items = value.split(",").map((s) => s.trim()).filter(Boolean);
@@ -50,15 +33,6 @@ function retryOn(value: string): RetryOn[] {
   }
   return [...new Set(items)] as RetryOn[];
 }
-
-/** Well-known OpenAI-compatible endpoints; any other provider needs --base-url. */
-const KNOWN_BASE_URLS: Record<string, string> = {
-  openai: "https://api.openai.com/v1",
-  openrouter: "https://openrouter.ai/api/v1",
-  groq: "https://api.groq.com/openai/v1",
-  deepseek: "https://api.deepseek.com/v1",
-  ollama: "http://127.0.0.1:11434/v1",
-};
 
 interface RunFlags {
   model: { provider: string; model: string };
@@ -165,11 +139,11 @@ function addRun(handoff: Command): void {
     .command("run")
     .description("ask a model every prompt (fresh conversation each) through an OpenAI-compatible API and write the submission")
     .argument("<dataset>", "dataset JSON file")
-    .requiredOption("--model <provider:model>", "provider and exact model id, e.g. openai:gpt-4.1-2025-04-14", providerModel)
+    .requiredOption("--model <provider:model>", "provider and exact model id, e.g. openai:gpt-4.1-2025-04-14", (v) => providerModel(v))
     .option("--base-url <url>", `OpenAI-compatible base URL (default for ${Object.keys(KNOWN_BASE_URLS).join(", ")})`)
     .option("--out <file>", "submission file (default: handoff-PROVIDER-MODEL.json); raw responses go next to it in .raw.jsonl")
     .option("--api-key-env <name>", "environment variable holding the API key (may be unset for local servers)", "OPENAI_API_KEY")
-    .option("--temperature <t>", 'sampling temperature, or "default" to send none', temperature, 0)
+    .option("--temperature <t>", 'sampling temperature, or "default" to send none', parseTemperature("--temperature"), 0)
     .option("--system-prompt <text>", "system prompt (default: none; the prompt file is the whole request)")
     .option("--max-output-tokens <n>", "cap on output tokens (default: the provider's)", count("--max-output-tokens"))
     .option("--seed <n>", "sampling seed, for providers that honour one", count("--seed"))

@@ -2,13 +2,28 @@ import type { Command } from "commander";
 import { mineTasks, type MineOptions } from "../../mine/mine.js";
 import { ExitCode } from "../exit-codes.js";
 import { collect, parsePositive } from "../options.js";
+import { addWriterOptions, checkWriterFlags, reportWriting, writerFromFlags, type WriterFlags } from "../writer-model.js";
+import { writeRequestsInDataset } from "../../mine/write-requests.js";
 
 /** The CLI flags are the options of `mine`, less what the command supplies itself. */
-type MineFlags = Omit<MineOptions, "repo" | "onLine">;
+type MineFlags = Omit<MineOptions, "repo" | "onLine"> & WriterFlags;
+
+/** `--writer-model`: after mining, the request texts of the mined tasks are written (as `tasks write-requests OUT`). */
+async function writeMinedRequests(out: string, o: MineFlags): Promise<number> {
+  const writer = await writerFromFlags(o);
+  if (!writer) return ExitCode.ok;
+  const summary = await writeRequestsInDataset(out, { writer, onLine: (l) => process.stderr.write(`${l}\n`) });
+  const flags = [
+    `--writer-model ${writer.model}`,
+    ...(o.writerBaseUrl ? [`--writer-base-url ${o.writerBaseUrl}`] : []),
+    ...(o.writerApiKeyEnv !== "OPENAI_API_KEY" ? [`--writer-api-key-env ${o.writerApiKeyEnv}`] : []),
+  ].join(" ");
+  return reportWriting(out, summary, `switch-swe tasks write-requests ${out} ${flags}`);
+}
 
 /** `tasks mine REPO --out DATASET [--range A..B] [--max N] [--runs N]`, added to the `tasks` group. */
 export function addMineCommand(tasks: Command): void {
-  tasks
+  const cmd = tasks
     .command("mine")
     .description(
       "scan a git repository's history for changes that came in several substantive steps with tests (merged branches, chains of commits on one feature) " +
@@ -23,26 +38,28 @@ export function addMineCommand(tasks: Command): void {
     .option("--name <name>", "dataset name (default <repo>-mined)")
     .option("--test-command <cmd>", "test command ({tests}, {junit}); default pytest with a JUnit report")
     .option("--setup <cmd>", "environment set-up command (repeatable)", collect)
-    .option("--license <spdx>", "the repository's license, recorded in the manifest")
-    .action(async (repo: string, o: MineFlags) => {
-      const r = await mineTasks({
-        repo,
-        out: o.out,
-        runs: o.runs,
-        maxStages: o.maxStages,
-        ...(o.range !== undefined ? { range: o.range } : {}),
-        ...(o.max !== undefined ? { max: o.max } : {}),
-        ...(o.name !== undefined ? { name: o.name } : {}),
-        ...(o.testCommand !== undefined ? { testCommand: o.testCommand } : {}),
-        ...(o.setup !== undefined ? { setup: o.setup } : {}),
-        ...(o.license !== undefined ? { license: o.license } : {}),
-        onLine: (l) => process.stderr.write(`${l}\n`),
-      });
-      const reasons = Object.entries(r.rejected_by_reason).map(([k, n]) => `${n} ${k}`);
-      process.stdout.write(
-        `${r.commits_seen} commits, ${r.candidates_seen} candidate(s): ${r.mined.length} mined, ${r.rejected.length} rejected${reasons.length > 0 ? ` (${reasons.join(", ")})` : ""}; ${o.out}\n`,
-      );
-      for (const w of r.warnings) process.stderr.write(`warning: ${w}\n`);
-      if (r.mined.length === 0) process.exitCode = ExitCode.checkFailed;
+    .option("--license <spdx>", "the repository's license, recorded in the manifest");
+  addWriterOptions(cmd, false).action(async (repo: string, o: MineFlags) => {
+    checkWriterFlags(o);
+    const r = await mineTasks({
+      repo,
+      out: o.out,
+      runs: o.runs,
+      maxStages: o.maxStages,
+      ...(o.range !== undefined ? { range: o.range } : {}),
+      ...(o.max !== undefined ? { max: o.max } : {}),
+      ...(o.name !== undefined ? { name: o.name } : {}),
+      ...(o.testCommand !== undefined ? { testCommand: o.testCommand } : {}),
+      ...(o.setup !== undefined ? { setup: o.setup } : {}),
+      ...(o.license !== undefined ? { license: o.license } : {}),
+      onLine: (l) => process.stderr.write(`${l}\n`),
     });
+    const reasons = Object.entries(r.rejected_by_reason).map(([k, n]) => `${n} ${k}`);
+    process.stdout.write(
+      `${r.commits_seen} commits, ${r.candidates_seen} candidate(s): ${r.mined.length} mined, ${r.rejected.length} rejected${reasons.length > 0 ? ` (${reasons.join(", ")})` : ""}; ${o.out}\n`,
+    );
+    for (const w of r.warnings) process.stderr.write(`warning: ${w}\n`);
+    if (r.mined.length === 0) process.exitCode = ExitCode.checkFailed;
+    else process.exitCode = await writeMinedRequests(o.out, o);
+  });
 }

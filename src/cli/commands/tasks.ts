@@ -5,6 +5,7 @@ import { ExitCode } from "../exit-codes.js";
 import { addImportCommand } from "./tasks-import.js";
 import { addQualifyCommand } from "./tasks-qualify.js";
 import { addMineCommand } from "./tasks-mine.js";
+import { addWriteRequestsCommand } from "./tasks-write-requests.js";
 
 export function registerTasks(program: Command): Command {
   const tasks = program.command("tasks").description("check, qualify, import and mine task datasets");
@@ -29,5 +30,6 @@ export function registerTasks(program: Command): Command {
   addQualifyCommand(tasks);
   addImportCommand(tasks);
   addMineCommand(tasks);
+  addWriteRequestsCommand(tasks);
   return tasks;
 }
