@@ -15,7 +15,7 @@ import { makeRunFixture, writeScript, type RunFixture } from "./fixture.js";
 const probe = probeLimits({ cpus: 1, memory: 64 * 1024 ** 2, pids: 64 });
 const missing = Object.entries(probe).filter(([, r]) => r.status !== "enforced");
 const skipWhy = missing.length > 0 ? `cgroups are not writable here (${missing.map(([k, r]) => `${k}: ${r.detail}`).join("; ")})` : bwrapProblem();
-if (skipWhy) console.warn(`test/run/limits.test.ts skipped: ${skipWhy}`);
+if (skipWhy) console.warn(`test/run/limits.e2e.test.ts skipped: ${skipWhy}`);
 
 let fx: RunFixture;
 let env: NodeJS.ProcessEnv;
