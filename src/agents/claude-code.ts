@@ -1,13 +1,12 @@
 import { join } from "node:path";
 import { z } from "zod";
-import { CliConversation, type CliDriver } from "./cli-conversation.js";
-import { cliOptionFields, extraArgs, findCli, requireVariables, type CliPackage } from "./cli-options.js";
+import type { CliDriver } from "./cli-conversation.js";
+import { cliAgent, type CliAgentOptions } from "./cli-agent.js";
+import { cliEnv, cliHome, type Place } from "./cli-launch.js";
+import { cliOptionFields, type CliPackage } from "./cli-options.js";
 import { ClaudeCodeParser } from "./claude-code-events.js";
-import { cliVersion } from "./harness-version.js";
-import { validateAgentOptions } from "./options.js";
-import { agentEnv, envNames } from "./private-env.js";
 import { sessionRoot } from "./session-root.js";
-import type { Agent, AgentContext, AgentFactory, AgentRequest } from "./types.js";
+import type { AgentContext, AgentRequest } from "./types.js";
 
 const claudeOptionsSchema = z
   .object({
@@ -17,14 +16,14 @@ const claudeOptionsSchema = z
   })
   .strict();
 
-export type ClaudeCodeOptions = z.infer<typeof claudeOptionsSchema> & { binaryPath: string; extra: string[]; pass: string[] };
+export type ClaudeCodeOptions = CliAgentOptions<z.infer<typeof claudeOptionsSchema>>;
 
 export const claudePackage: CliPackage = { command: "claude", npm: "@anthropic-ai/claude-code", version: "2.1.332" };
 
 /** The variables of one Claude Code session: endpoint, key, no telemetry or updates, config in the private HOME. */
-function claudeEnv(o: ClaudeCodeOptions, home: string): Record<string, string> {
+function claudeEnv(ctx: AgentContext, o: ClaudeCodeOptions, home: Place): Record<string, string> {
   const own: Record<string, string> = {
-    CLAUDE_CONFIG_DIR: join(home, ".claude"),
+    CLAUDE_CONFIG_DIR: join(home.inside, ".claude"),
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
     DISABLE_AUTOUPDATER: "1",
     DISABLE_TELEMETRY: "1",
@@ -35,7 +34,7 @@ function claudeEnv(o: ClaudeCodeOptions, home: string): Record<string, string> {
   if (o.base_url) own.ANTHROPIC_BASE_URL = o.base_url.replace(/\/+$/, "").replace(/\/v1$/, "");
   const key = process.env[o.api_key_env ?? "ANTHROPIC_API_KEY"];
   own.ANTHROPIC_API_KEY = key ?? "switch-swe";
-  return agentEnv(home, o.pass, own);
+  return cliEnv(ctx, home, o.pass, own);
 }
 
 function claudeDriver(ctx: AgentContext, o: ClaudeCodeOptions): CliDriver {
@@ -44,7 +43,7 @@ function claudeDriver(ctx: AgentContext, o: ClaudeCodeOptions): CliDriver {
     cli: "claude",
     binaryPath: o.binaryPath,
     cwd: sessionRoot(ctx, "claude-code"),
-    env: claudeEnv(o, join(ctx.stateDir, "home")),
+    env: claudeEnv(ctx, o, cliHome(ctx, join(ctx.stateDir, "home"))),
     args: (_req: AgentRequest, conversation: string | null) => [
       "-p", "--output-format", "stream-json", "--verbose", "--include-partial-messages", "--dangerously-skip-permissions",
       ...(o.model ? ["--model", o.model] : []),
@@ -65,21 +64,12 @@ function claudeDriver(ctx: AgentContext, o: ClaudeCodeOptions): CliDriver {
  * stdin, stream-json with raw stream events; the session id is the harness's conversation id
  * (`--session-id` on the first request, `--resume` after), in the session root.
  */
-export const claudeCodeAgent: AgentFactory<ClaudeCodeOptions> = {
+export const claudeCodeAgent = cliAgent({
   name: "claude-code",
   description: "real Claude Code (claude -p, stream-json); model=, effort=low..max, base_url= (Anthropic Messages endpoint)",
-  parse: (options) => {
-    const parsed = validateAgentOptions("claude-code", claudeOptionsSchema, options);
-    const binaryPath = findCli(claudePackage, parsed.bin);
-    const pass = envNames(parsed.env);
-    requireVariables(pass, "env");
-    if (parsed.api_key_env) requireVariables([parsed.api_key_env], "api_key_env");
-    else if (!parsed.base_url) requireVariables(["ANTHROPIC_API_KEY"], "api_key_env");
-    return { ...parsed, binaryPath, extra: extraArgs(parsed.arg), pass };
-  },
-  create: (o): Agent => ({
-    name: "claude-code",
-    startConversation: async (ctx) => new CliConversation(ctx, claudeDriver(ctx, o), ctx.conversationId),
-    describe: async () => ({ name: "claude-code", package: claudePackage.npm, version: await cliVersion(o.binaryPath), binary: o.binaryPath, model: o.model ?? null, effort: o.effort ?? null }),
-  }),
-};
+  pkg: claudePackage,
+  schema: claudeOptionsSchema,
+  defaultKeyEnv: "ANTHROPIC_API_KEY",
+  driver: claudeDriver,
+  presetConversation: true,
+});

@@ -1,14 +1,13 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { CliConversation, type CliDriver } from "./cli-conversation.js";
-import { cliOptionFields, extraArgs, findCli, requireVariables, type CliPackage } from "./cli-options.js";
+import type { CliDriver } from "./cli-conversation.js";
+import { cliAgent, type CliAgentOptions } from "./cli-agent.js";
+import { below, cliEnv, cliHome, type Place } from "./cli-launch.js";
+import { cliOptionFields, type CliPackage } from "./cli-options.js";
 import { CodexParser, zeroUsage, type CodexThreadState } from "./codex-events.js";
-import { cliVersion } from "./harness-version.js";
-import { validateAgentOptions } from "./options.js";
-import { agentEnv, envNames } from "./private-env.js";
 import { sessionRoot } from "./session-root.js";
-import type { Agent, AgentContext, AgentFactory, AgentRequest } from "./types.js";
+import type { AgentContext, AgentRequest } from "./types.js";
 
 const codexOptionsSchema = z
   .object({
@@ -18,7 +17,7 @@ const codexOptionsSchema = z
   })
   .strict();
 
-export type CodexOptions = z.infer<typeof codexOptionsSchema> & { binaryPath: string; extra: string[]; pass: string[] };
+export type CodexOptions = CliAgentOptions<z.infer<typeof codexOptionsSchema>>;
 
 export const codexPackage: CliPackage = { command: "codex", npm: "@openai/codex", version: "0.171.0" };
 
@@ -36,21 +35,22 @@ function configArgs(o: CodexOptions): string[] {
   return out;
 }
 
-function codexEnv(o: CodexOptions, home: string): Record<string, string> {
+function codexEnv(ctx: AgentContext, o: CodexOptions, home: Place, codexHome: Place): Record<string, string> {
   const key = process.env[o.api_key_env ?? "OPENAI_API_KEY"];
-  const own: Record<string, string> = { CODEX_HOME: join(home, ".codex") };
-  mkdirSync(own.CODEX_HOME!, { recursive: true });
+  const own: Record<string, string> = { CODEX_HOME: codexHome.inside };
+  mkdirSync(codexHome.host, { recursive: true });
   if (o.base_url) own[providerKeyVar] = key ?? "switch-swe";
   else if (key !== undefined) {
     own.OPENAI_API_KEY = key;
     own.CODEX_API_KEY = key;
   }
-  return agentEnv(home, o.pass, own);
+  return cliEnv(ctx, home, o.pass, own);
 }
 
 function codexDriver(ctx: AgentContext, o: CodexOptions): CliDriver {
-  const home = join(ctx.stateDir, "home");
-  const env = codexEnv(o, home);
+  const home = cliHome(ctx, join(ctx.stateDir, "home"));
+  const codexHome = below(home, ".codex");
+  const env = codexEnv(ctx, o, home, codexHome);
   const state: CodexThreadState = { thread: null, usage: zeroUsage, rolloutOffset: 0 };
   const root = sessionRoot(ctx, "codex");
   return {
@@ -68,7 +68,8 @@ function codexDriver(ctx: AgentContext, o: CodexOptions): CliDriver {
       "-",
     ],
     input: (req: AgentRequest) => req.message,
-    parser: () => new CodexParser(state, o.model, env.CODEX_HOME!),
+    // The rollout file is read on the host side, after the request.
+    parser: () => new CodexParser(state, o.model, codexHome.host),
   };
 }
 
@@ -77,21 +78,11 @@ function codexDriver(ctx: AgentContext, o: CodexOptions): CliDriver {
  * `resume THREAD` after the first; usage per inference step from the thread's rollout file in the
  * private CODEX_HOME.
  */
-export const codexAgent: AgentFactory<CodexOptions> = {
+export const codexAgent = cliAgent({
   name: "codex",
   description: "real Codex (codex exec --json); model=, effort=minimal..xhigh, base_url= (OpenAI Responses endpoint)",
-  parse: (options) => {
-    const parsed = validateAgentOptions("codex", codexOptionsSchema, options);
-    const binaryPath = findCli(codexPackage, parsed.bin);
-    const pass = envNames(parsed.env);
-    requireVariables(pass, "env");
-    if (parsed.api_key_env) requireVariables([parsed.api_key_env], "api_key_env");
-    else if (!parsed.base_url) requireVariables(["OPENAI_API_KEY"], "api_key_env");
-    return { ...parsed, binaryPath, extra: extraArgs(parsed.arg), pass };
-  },
-  create: (o): Agent => ({
-    name: "codex",
-    startConversation: async (ctx) => new CliConversation(ctx, codexDriver(ctx, o)),
-    describe: async () => ({ name: "codex", package: codexPackage.npm, version: await cliVersion(o.binaryPath), binary: o.binaryPath, model: o.model ?? null, effort: o.effort ?? null }),
-  }),
-};
+  pkg: codexPackage,
+  schema: codexOptionsSchema,
+  defaultKeyEnv: "OPENAI_API_KEY",
+  driver: codexDriver,
+});

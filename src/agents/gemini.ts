@@ -1,19 +1,18 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { CliConversation, type CliDriver } from "./cli-conversation.js";
-import { cliOptionFields, extraArgs, findCli, requireVariables, type CliPackage } from "./cli-options.js";
+import type { CliDriver } from "./cli-conversation.js";
+import { cliAgent, type CliAgentOptions } from "./cli-agent.js";
+import { cliEnv, cliHome } from "./cli-launch.js";
+import { cliOptionFields, type CliPackage } from "./cli-options.js";
 import { GeminiParser, newGeminiState } from "./gemini-events.js";
-import { cliVersion } from "./harness-version.js";
-import { validateAgentOptions } from "./options.js";
-import { agentEnv, envNames } from "./private-env.js";
 import { sessionRoot } from "./session-root.js";
-import type { Agent, AgentContext, AgentFactory, AgentRequest } from "./types.js";
+import type { AgentContext, AgentRequest } from "./types.js";
 
 /** Gemini CLI exposes no reasoning-effort setting: `effort` is not an option of this agent. */
 const geminiOptionsSchema = z.object({ ...cliOptionFields }).strict();
 
-export type GeminiOptions = z.infer<typeof geminiOptionsSchema> & { binaryPath: string; extra: string[]; pass: string[] };
+export type GeminiOptions = CliAgentOptions<z.infer<typeof geminiOptionsSchema>>;
 
 export const geminiPackage: CliPackage = { command: "gemini", npm: "@google/gemini-cli", version: "0.61.0" };
 
@@ -29,11 +28,12 @@ export const geminiSettings = {
 };
 
 function geminiDriver(ctx: AgentContext, o: GeminiOptions): CliDriver {
-  const home = join(ctx.stateDir, "home");
-  const geminiDir = join(home, ".gemini");
+  const home = cliHome(ctx, join(ctx.stateDir, "home"));
+  // Written and read (the chat files) on the host side; the CLI finds it as ~/.gemini.
+  const geminiDir = join(home.host, ".gemini");
   const own: Record<string, string> = { GEMINI_API_KEY: process.env[o.api_key_env ?? "GEMINI_API_KEY"] ?? "switch-swe", GEMINI_CLI_NO_RELAUNCH: "true" };
   if (o.base_url) own.GOOGLE_GEMINI_BASE_URL = o.base_url.replace(/\/+$/, "").replace(/\/v1beta$/, "");
-  const env = agentEnv(home, o.pass, own);
+  const env = cliEnv(ctx, home, o.pass, own);
   mkdirSync(geminiDir, { recursive: true });
   writeFileSync(join(geminiDir, "settings.json"), `${JSON.stringify(geminiSettings, null, 2)}\n`);
   const state = newGeminiState();
@@ -59,21 +59,11 @@ function geminiDriver(ctx: AgentContext, o: GeminiOptions): CliDriver {
  * message on stdin, `--resume SESSION` after the first, in the session root; usage per model call
  * from the session's chat file in the private HOME.
  */
-export const geminiAgent: AgentFactory<GeminiOptions> = {
+export const geminiAgent = cliAgent({
   name: "gemini",
   description: "real Gemini CLI (gemini -o stream-json --yolo); model=, base_url= (Gemini API endpoint)",
-  parse: (options) => {
-    const parsed = validateAgentOptions("gemini", geminiOptionsSchema, options);
-    const binaryPath = findCli(geminiPackage, parsed.bin);
-    const pass = envNames(parsed.env);
-    requireVariables(pass, "env");
-    if (parsed.api_key_env) requireVariables([parsed.api_key_env], "api_key_env");
-    else if (!parsed.base_url) requireVariables(["GEMINI_API_KEY"], "api_key_env");
-    return { ...parsed, binaryPath, extra: extraArgs(parsed.arg), pass };
-  },
-  create: (o): Agent => ({
-    name: "gemini",
-    startConversation: async (ctx) => new CliConversation(ctx, geminiDriver(ctx, o)),
-    describe: async () => ({ name: "gemini", package: geminiPackage.npm, version: await cliVersion(o.binaryPath), binary: o.binaryPath, model: o.model ?? null, effort: null }),
-  }),
-};
+  pkg: geminiPackage,
+  schema: geminiOptionsSchema,
+  defaultKeyEnv: "GEMINI_API_KEY",
+  driver: geminiDriver,
+});

@@ -1,4 +1,4 @@
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
@@ -8,11 +8,13 @@ import { runProcess } from "../core/process.js";
 import { stateFiles } from "../rcm/store.js";
 import type { AgentEvent } from "../formats/trajectory.js";
 import { killGroupFromPidFile } from "./command.js";
+import { below, cliEnv, cliHome, cliLaunch, cliState, type Place } from "./cli-launch.js";
+import { keepStderr, requestOutcome } from "./cli-conversation.js";
 import { cliOptionFields, requireVariables } from "./cli-options.js";
 import { resolveOnPath } from "./command-path.js";
 import { contextLimit } from "./context-limits.js";
 import { cliVersion } from "./harness-version.js";
-import { agentEnv, envNames } from "./private-env.js";
+import { envNames } from "./private-env.js";
 import { validateAgentOptions } from "./options.js";
 import type { Agent, AgentContext, AgentFactory, AgentRequest, AgentResult, Conversation, EventSink } from "./types.js";
 
@@ -198,10 +200,11 @@ export function opencodeEvents(line: string, model: string): { sessionID?: strin
 class OpencodeConversation implements Conversation {
   private sessionID: string | null = null;
   private readonly root: string;
-  private readonly home: string;
-  private readonly rcmDir: string;
+  private readonly rcmDir: Place;
   private readonly pidFile: string;
-  private readonly env: NodeJS.ProcessEnv;
+  private readonly env: Record<string, string>;
+  /** Read-only inside the sandbox for the RCM plugin: switch-swe's package (its manifest, dist and dependencies). */
+  private readonly binds: string[];
   /** Bytes of the RCM usage file already turned into events. */
   private usageOffset = 0;
 
@@ -212,40 +215,42 @@ class OpencodeConversation implements Conversation {
     const roots = new Set(Object.values(ctx.workspaces).map((p) => dirname(p)));
     if (roots.size !== 1) throw new Error(`opencode: the workspaces do not share one parent directory: ${[...roots].join(", ")}`);
     this.root = [...roots][0]!;
-    this.home = join(ctx.stateDir, "opencode-home");
-    this.rcmDir = join(ctx.stateDir, "rcm");
+    const home = cliHome(ctx, join(ctx.stateDir, "opencode-home"));
+    this.rcmDir = below(cliState(ctx), "rcm");
     this.pidFile = join(ctx.stateDir, "pid");
-    for (const d of [this.home, this.rcmDir, ctx.logDir]) mkdirSync(d, { recursive: true });
-    const config = opencodeConfig(o, this.rcmDir);
+    for (const d of [home.host, this.rcmDir.host, ctx.logDir]) mkdirSync(d, { recursive: true });
+    // The plugin writes its state where the agent sees it; the harness reads it on the host side.
+    const config = opencodeConfig(o, this.rcmDir.inside);
+    this.binds = o.rcm === "off" ? [] : ["package.json", "dist", "node_modules"].map((p) => join(packageRoot, p));
     writeFileSync(join(ctx.logDir, "opencode-config.json"), `${JSON.stringify(config, null, 2)}\n`);
     // A private HOME and XDG directories, and only the variables the caller named.
-    this.env = agentEnv(this.home, o.pass ?? [], {
+    this.env = cliEnv(ctx, home, o.pass ?? [], {
       OPENCODE_CONFIG_CONTENT: JSON.stringify(config),
       OPENCODE_DISABLE_MODELS_FETCH: "1",
       OPENCODE_DISABLE_AUTOUPDATE: "1",
       OPENCODE_DISABLE_PROJECT_CONFIG: "1",
       OPENCODE_DISABLE_SHARE: "1",
       OPENCODE_DISABLE_EXTERNAL_SKILLS: "1",
-      SWITCH_SWE_PIDFILE: this.pidFile,
     });
   }
 
   async send(req: AgentRequest, onEvent: EventSink): Promise<AgentResult> {
     const args = ["run", "--format", "json", "--dir", this.root, "-m", this.o.model, "--auto", ...(this.o.effort ? ["--variant", this.o.effort] : [])];
-    // An explicit title: OpenCode then makes no extra title-generation model call.
+    // An explicit title: OpenCode then makes no extra title-generation model call. It names nothing
+    // (not the task, condition or role): the agent can read its own session database.
     if (this.sessionID) args.push("--session", this.sessionID);
-    else args.push("--title", `switch-swe ${this.ctx.session}`);
-    // The shell records its pid (= the process group) and becomes opencode, so Ctrl-C and a restarted
-    // harness can end the group (see killStaleGroup).
-    const script = 'echo $$ > "$SWITCH_SWE_PIDFILE"; exec "$0" "$@"';
+    else args.push("--title", "switch-swe");
+    // Unsandboxed, a shell records the process group in the pid file for Ctrl-C and a restarted harness.
+    const launch = cliLaunch(this.ctx, this.o.binaryPath, args, this.root, this.env, this.pidFile, this.binds, req.signal);
     const onAbort = () => killGroupFromPidFile(this.pidFile);
     req.signal.addEventListener("abort", onAbort);
     let error: string | undefined;
     let steps = 0;
     try {
-      const r = await runProcess("sh", ["-c", script, this.o.binaryPath, ...args], {
-        cwd: this.root,
-        env: this.env,
+      const r = await runProcess(launch.command, launch.args, {
+        cwd: launch.cwd,
+        env: launch.env,
+        ...(launch.signal ? { signal: launch.signal } : {}),
         input: req.message,
         timeoutMs: req.timeoutMs,
         maxBuffer: 4 * 1024 * 1024,
@@ -260,15 +265,8 @@ class OpencodeConversation implements Conversation {
         },
       });
       this.emitAuxUsage(onEvent);
-      if (r.stderr) appendFileSync(join(this.ctx.logDir, "stderr.log"), `--- request ${req.index}${req.continuation ? " (continuation)" : ""}\n${r.stderr}`);
-      if (r.spawnError) return { outcome: "infra_fault", detail: `cannot start opencode: ${r.spawnError}` };
-      if (r.timedOut) return { outcome: "timeout", detail: `no yield within ${Math.round(req.timeoutMs / 1000)} s; process group killed` };
-      if (req.signal.aborted) return { outcome: "agent_error", detail: "stopped: the run was interrupted" };
-      const tail = r.stderr.trim().slice(-1000);
-      if (r.code !== 0 || error !== undefined) return { outcome: "agent_error", detail: error ?? `opencode exit ${r.code ?? r.signal}${tail ? `: ${tail}` : ""}` };
-      if (!this.sessionID) return { outcome: "agent_error", detail: `opencode printed no session id${tail ? `: ${tail}` : ""}` };
-      if (steps === 0 && req.turn === 0) return { outcome: "agent_error", detail: `opencode made no model call${tail ? `: ${tail}` : ""}` };
-      return { outcome: "yielded" };
+      keepStderr(this.ctx.logDir, req, r.stderr);
+      return requestOutcome("opencode", r, req, { ...(error !== undefined ? { error } : {}), conversation: this.sessionID, modelCalls: steps });
     } finally {
       req.signal.removeEventListener("abort", onAbort);
     }
@@ -277,7 +275,7 @@ class OpencodeConversation implements Conversation {
   /** RCM's own model calls (the plugin appends them to a usage file) become auxiliary model_call events. */
   private emitAuxUsage(onEvent: EventSink): void {
     if (!this.sessionID) return;
-    const file = stateFiles.usage(this.rcmDir, this.sessionID);
+    const file = stateFiles.usage(this.rcmDir.host, this.sessionID);
     if (!existsSync(file)) return;
     const buf = readFileSync(file);
     const text = buf.subarray(this.usageOffset).toString("utf8");
@@ -306,7 +304,7 @@ class OpencodeConversation implements Conversation {
   /** Keeps RCM's state file with the session's logs (the state directory goes with the workspaces). */
   async close(): Promise<void> {
     if (!this.sessionID || this.o.rcm === "off") return;
-    const state = stateFiles.state(this.rcmDir, this.sessionID);
+    const state = stateFiles.state(this.rcmDir.host, this.sessionID);
     if (existsSync(state)) copyFileSync(state, join(this.ctx.logDir, "rcm-state.json"));
   }
 }

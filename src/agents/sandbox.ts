@@ -18,6 +18,8 @@ export interface SessionSandbox {
   /** What the agent is told and sees: workspace name → path inside. */
   insidePaths: Record<WorkspaceName, string>;
   insideStateDir: string;
+  /** The private HOME: its host directory (the harness writes the agent's config there and reads its logs after a request) and its path inside. */
+  home: { host: string; inside: string };
   /** The host path behind an inside workspace path (for agents that act from the harness side: oracle). */
   hostPath(inside: string): string;
   /** The environment of a sandboxed command: the caller's, less anything naming the run, with HOME, TMPDIR and PATH of the inside. */
@@ -53,6 +55,7 @@ export function sessionSandbox(o: SessionSandboxOptions): SessionSandbox {
   return {
     insidePaths,
     insideStateDir: "/state",
+    home: { host: o.homeDir, inside: "/home/agent" },
     hostPath: (inside) => toHost.get(inside) ?? inside,
     env: (extra) => {
       // The system variables only; whatever else the agent needs, the caller names (`env=`), in `extra`.

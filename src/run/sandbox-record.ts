@@ -3,7 +3,9 @@ import { bwrapProblem, type SandboxMode } from "../core/sandbox.js";
 import type { RunConfig } from "../formats/run-config.js";
 
 /** Agents whose processes the controller can confine (process agents started through the sandbox, and harness-side ones). */
-const sandboxedAgents = new Set(["command", "oracle", "nop"]);
+const sandboxedAgents = new Set(["command", "oracle", "nop", "opencode", "claude-code", "codex", "gemini"]);
+/** Agents that are a real coding-agent CLI: their install and configuration are part of what is confined. */
+const cliAgents = new Set(["opencode", "claude-code", "codex", "gemini"]);
 
 /**
  * What run.json records about confinement: the mode asked for, and in plain words what is enforced
@@ -27,6 +29,7 @@ export function sandboxRecord(mode: SandboxMode, network: "on" | "none", agent: 
       "workspaces at /workspace/<repo>/w00..w04 in every session; nothing else of the machine writable",
       "private HOME and TMPDIR; no dataset, run directory, caches, other sessions or caller HOME visible",
       "new PID namespace per request: every process of a request dies when it ends",
+      ...(cliAgents.has(agent) ? ["the CLI's own install (its node_modules tree and node) read-only; its configuration only in the private HOME; only the named variables and the API key enter"] : []),
       ...(network === "none" ? ["no network (only a private loopback)"] : []),
       "verifier test runs: checkout and environment (read-only) only, no network, new PID namespace",
     ],

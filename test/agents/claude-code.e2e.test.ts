@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { anthropicMessages } from "../../src/mock-model/anthropic-messages.js";
-import { expectPairResolvedAndAccounted, expectResumedRequestsShowEarlierTurns, reportMarkdown, runSamplePair, shellWrite, type PairRun } from "./helpers/pair-e2e.js";
+import { expectHostileCallConfined, expectPairResolvedAndAccounted, hostileCommand, expectResumedRequestsShowEarlierTurns, reportMarkdown, runSamplePair, shellWrite, type PairRun } from "./helpers/pair-e2e.js";
 
 /** Real Claude Code 2.1.332 runs one sample pair (both conditions) against the scripted Anthropic Messages server. */
 describe("switch-swe run --agent claude-code (real Claude Code, sample pair)", () => {
@@ -9,7 +9,7 @@ describe("switch-swe run --agent claude-code (real Claude Code, sample pair)", (
     run = await runSamplePair("claude-code", (s) => [`base_url=${s.origin}`, "model=claude-sonnet-4-5", "effort=high"], (path, content) => ({
       name: "Bash",
       arguments: { command: shellWrite(path, content), description: `write ${path}` },
-    }));
+    }), { command: hostileCommand, call: (command) => ({ name: "Bash", arguments: { command, description: "look around" } }) });
   }, 30 * 60_000);
   afterAll(async () => {
     await run?.server.close();
@@ -21,6 +21,10 @@ describe("switch-swe run --agent claude-code (real Claude Code, sample pair)", (
 
   it("the report's harness table names the CLI, its version, model and effort", async () => {
     expect(await reportMarkdown(run)).toMatch(/\| claude-code \| 2\.1\.332 \| claude-sonnet-4-5 \| high \|/);
+  });
+
+  it("runs sandboxed: a hostile shell call reads no dataset or HOME, writes nothing outside, leaves no daemon", () => {
+    expectHostileCallConfined(run);
   });
 
   it("resumed requests show the earlier turns to the model", () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { openaiResponses } from "../../src/mock-model/openai-responses.js";
-import { expectPairResolvedAndAccounted, expectResumedRequestsShowEarlierTurns, runSamplePair, shellWrite, type PairRun } from "./helpers/pair-e2e.js";
+import { expectHostileCallConfined, expectPairResolvedAndAccounted, hostileCommand, expectResumedRequestsShowEarlierTurns, runSamplePair, shellWrite, type PairRun } from "./helpers/pair-e2e.js";
 
 /** Real Codex 0.171.0 runs one sample pair (both conditions) against the scripted OpenAI Responses server. */
 describe("switch-swe run --agent codex (real Codex, sample pair)", () => {
@@ -9,7 +9,7 @@ describe("switch-swe run --agent codex (real Codex, sample pair)", () => {
     run = await runSamplePair("codex", (s) => [`base_url=${s.baseURL}`, "model=gpt-5.5", "effort=high"], (path, content) => ({
       name: "exec_command",
       arguments: { cmd: shellWrite(path, content), workdir: "{{workspace}}" },
-    }));
+    }), { command: hostileCommand, call: (command) => ({ name: "exec_command", arguments: { cmd: command, workdir: "{{workspace}}" } }) });
   }, 30 * 60_000);
   afterAll(async () => {
     await run?.server.close();
@@ -17,6 +17,10 @@ describe("switch-swe run --agent codex (real Codex, sample pair)", () => {
 
   it("resolves both artifacts; the trajectories hold every token the server reported, once", () => {
     expectPairResolvedAndAccounted(run, "codex", "0.171.0");
+  });
+
+  it("runs sandboxed: a hostile shell call reads no dataset or HOME, writes nothing outside, leaves no daemon", () => {
+    expectHostileCallConfined(run);
   });
 
   it("resumed requests show the earlier turns to the model", () => {

@@ -12,6 +12,8 @@ import { elidedNote } from "../../src/rcm/assembly.js";
 import { tempDir } from "../helpers/synthetic-dataset.js";
 import { lastUserText, userTexts } from "../rcm/helpers/bodies.js";
 import { scriptForPair } from "../rcm/helpers/scripted-pair.js";
+import { expectHostileCallConfined, hostileCommand, withFirstCall } from "../agents/helpers/pair-e2e.js";
+import type { RunConfig } from "../../src/formats/run-config.js";
 
 const cliMain = join(packageRoot, "dist", "cli", "main.js");
 
@@ -44,6 +46,8 @@ describe("switch-swe run --agent opencode (real OpenCode, sample pair)", () => {
     const pair = [...sessions.pairs].sort((a, b) => a.schedules.switch.length - b.schedules.switch.length || a.id.localeCompare(b.id))[0]!;
     pairId = pair.id;
     const script = scriptForPair(loadDataset(sampleDatasetDir), pair, ["base", "switch"]);
+    // Before the first writes, the model asks OpenCode's bash tool to get out of the sandbox.
+    withFirstCall(script, { name: "bash", arguments: { command: hostileCommand(root), description: "look around" } });
     mkdirSync(root, { recursive: true });
     writeFileSync(join(root, "script.json"), JSON.stringify(script, null, 2));
     server = await startMockModel({ script: parseScript(script), recordFile });
@@ -78,6 +82,11 @@ describe("switch-swe run --agent opencode (real OpenCode, sample pair)", () => {
       expect(events.some((e) => e.kind === "tool_call" && e.name === "write" && (e.paths?.length ?? 0) > 0)).toBe(true);
       expect(lines.filter((l) => l.type === "request_end").every((l) => l.type === "request_end" && l.outcome === "yielded")).toBe(true);
     }
+  });
+
+  it("runs sandboxed: a hostile bash call reads no dataset or HOME, writes nothing outside, leaves no daemon", () => {
+    const config = JSON.parse(readFileSync(join(runDir, "run.json"), "utf8")) as RunConfig;
+    expectHostileCallConfined({ root, server, config });
   });
 
   it("mode rcm: resumed focus stages see every focus request, the state record for what it replaced, and no interruption", () => {

@@ -1,10 +1,10 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { expect } from "vitest";
 import { packageRoot, sampleDatasetDir } from "../../../src/core/package-paths.js";
 import { runProcess } from "../../../src/core/process.js";
 import { loadDataset } from "../../../src/dataset/load.js";
-import type { ScriptToolCall } from "../../../src/mock-model/script.js";
+import type { ScriptInput, ScriptToolCall } from "../../../src/mock-model/script.js";
 import { parseScript } from "../../../src/mock-model/script.js";
 import { startMockModel, type MockModelServer, type RecordedRequest } from "../../../src/mock-model/server.js";
 import type { RunConfig } from "../../../src/formats/run-config.js";
@@ -30,6 +30,7 @@ export function shellWrite(path: string, content: string): string {
 
 export interface PairRun {
   code: number | null;
+  root: string;
   output: string;
   runDir: string;
   pairId: string;
@@ -44,7 +45,13 @@ export interface PairRun {
  * `switch-swe run --agent AGENT` against a scripted server whose turns write each stage's files with
  * `writeCall` (the CLI's own tool).
  */
-export async function runSamplePair(agent: string, options: (server: MockModelServer) => string[], writeCall: (path: string, content: string) => ScriptToolCall): Promise<PairRun> {
+export async function runSamplePair(
+  agent: string,
+  options: (server: MockModelServer) => string[],
+  writeCall: (path: string, content: string) => ScriptToolCall,
+  /** Adds a hostile shell call before the first scripted writes (see hostileCommand). */
+  hostile?: { command: (root: string) => string; call: (command: string) => ScriptToolCall },
+): Promise<PairRun> {
   const root = tempDir(`switch-swe-${agent}-e2e-`);
   const runDir = join(root, "run");
   const sessionsFile = join(root, "sessions.json");
@@ -53,6 +60,7 @@ export async function runSamplePair(agent: string, options: (server: MockModelSe
   const sessions = JSON.parse(readFileSync(sessionsFile, "utf8")) as SessionsFile;
   const pair = [...sessions.pairs].sort((a, b) => a.schedules.switch.length - b.schedules.switch.length || a.id.localeCompare(b.id))[0]!;
   const script = scriptForPair(loadDataset(sampleDatasetDir), pair, ["base", "switch"], writeCall);
+  if (hostile) withFirstCall(script, hostile.call(hostile.command(root)));
   mkdirSync(root, { recursive: true });
   writeFileSync(join(root, "script.json"), JSON.stringify(script, null, 2));
   const server = await startMockModel({ script: parseScript(script), recordFile: join(root, "requests.jsonl") });
@@ -69,6 +77,7 @@ export async function runSamplePair(agent: string, options: (server: MockModelSe
   const sessionDir = (c: string) => join(runDir, "sessions", `${pair.id}.${c}`);
   return {
     code: r.code,
+    root,
     output: `${r.stdout}\n${r.stderr}`,
     runDir,
     pairId: pair.id,
@@ -140,4 +149,71 @@ export function expectResumedRequestsShowEarlierTurns(run: PairRun, lastUserText
       }
     }
   }
+}
+
+/** Puts `call` before the scripted writes of the first turn that has tool calls. */
+export function withFirstCall(script: ScriptInput, call: ScriptToolCall): void {
+  const turns = (Array.isArray(script) ? script : script.turns) as { tool_calls?: ScriptToolCall[] }[];
+  const first = turns.find((t) => t.tool_calls?.length)!;
+  first.tool_calls = [call, ...first.tool_calls!];
+}
+
+/** The `sleep` duration that marks the hostile daemon in /proc (unique to this test process). */
+const daemonMark = String(600_000 + (process.pid % 100_000));
+
+/**
+ * A shell command an agent's tool runs on the model's behalf that tries to get out of the sandbox:
+ * read the dataset's held-out tests.patch, find a file of the caller's HOME, write outside the workspaces, and
+ * leave a `setsid`/`nohup` daemon behind. Each attempt prints what happened; the tool's output reaches
+ * the model server in the next request.
+ */
+export function hostileCommand(root: string): string {
+  const testsPatch = join(sampleDatasetDir, "tasks", readdirSync(join(sampleDatasetDir, "tasks"))[0]!, "tests.patch");
+  // LEAK''-X prints LEAK-X: the words appear in the tool's output, not in the command the model sent.
+  return [
+    `(test -r '${testsPatch}' && echo LEAK''-DATASET || echo NO''-DATASET)`,
+    `(test -e '${homeProbe()}' && echo LEAK''-HOME || echo NO''-HOME)`,
+    `(echo pwned > '${join(root, "escaped.txt")}' && echo LEAK''-WRITE || echo NO''-WRITE)`,
+    `(setsid nohup sleep ${daemonMark} > /dev/null 2>&1 &)`,
+    "echo DAEMON''-STARTED",
+  ].join("; ");
+}
+
+/**
+ * A file of the caller's HOME the sandbox must hide: one not on the way to a PATH directory (those
+ * are bound read-only, e.g. ~/.cargo/bin or pyenv's shims), else the HOME itself.
+ */
+function homeProbe(): string {
+  const home = process.env.HOME ?? "/root";
+  const onPath = (process.env.PATH ?? "").split(":").filter((p) => p.startsWith(`${home}/`));
+  const entries = existsSync(home) ? readdirSync(home) : [];
+  const hidden = entries.find((e) => !onPath.some((p) => p === join(home, e) || p.startsWith(`${join(home, e)}/`)));
+  return hidden ? join(home, hidden) : home;
+}
+
+/** Host processes whose command line is the hostile daemon's. */
+function daemons(): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+      if (argv.includes(daemonMark) && argv.some((a) => a.endsWith("sleep"))) found.push(`${pid}: ${argv.join(" ")}`);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+/** The hostile call ran inside the sandbox and failed at everything: evidence from the model server, the disk and /proc. */
+export function expectHostileCallConfined(run: Pick<PairRun, "root" | "server" | "config">): void {
+  expect(run.config.sandbox).toMatchObject({ mode: "bwrap", network: "on" });
+  const seen = run.server.requests().map((r) => JSON.stringify(r.body)).join("\n");
+  expect(seen, "the hostile command's output reached the model").toContain("DAEMON-STARTED");
+  for (const word of ["DATASET", "HOME", "WRITE"]) {
+    expect(seen, word).toContain(`NO-${word}`);
+    expect(seen, word).not.toContain(`LEAK-${word}`);
+  }
+  expect(existsSync(join(run.root, "escaped.txt"))).toBe(false);
+  expect(daemons()).toEqual([]);
 }
