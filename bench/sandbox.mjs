@@ -1,5 +1,6 @@
 // Sandbox cost: bubblewrap start-up per request / per verification (median of 40 starts of /bin/true in the
-// exact sandbox the harness builds), and the wall time of a small sample run (oracle, verified) with
+// exact sandbox the harness builds), the cgroup set-up per session or test run (group made, /bin/true started
+// in it through the wrapper, group removed), the verifier's base-only checkout against a shared clone, and the wall time of a small sample run (oracle, verified) with
 // --sandbox bwrap vs --sandbox none. Prints figures; asserts nothing. Usage: npm run bench:sandbox
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -7,6 +8,10 @@ import { tmpdir, loadavg, cpus } from "node:os";
 import { join } from "node:path";
 import { bwrapArgs } from "../dist/core/sandbox.js";
 import { sessionSandbox } from "../dist/agents/sandbox.js";
+import { createCgroup, describeLimits } from "../dist/core/cgroups.js";
+import { defaultLimits } from "../dist/core/limits.js";
+import { loadDataset } from "../dist/dataset/load.js";
+import { baseOnlyCheckoutAt, checkoutAt, materializeRepo } from "../dist/dataset/repo-cache.js";
 
 const root = mkdtempSync(join(tmpdir(), "switch-swe-bench-sandbox-"));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -28,6 +33,35 @@ const ws = Object.fromEntries(["w00", "w01", "w02", "w03", "w04"].map((w) => [w,
 const sb = sessionSandbox({ repo: "demo", workspaces: ws, stateDir: join(root, "state"), homeDir: join(root, "home"), network: true });
 startups("agent request sandbox start-up", () => sb.wrap(["/bin/true"], "/workspace/demo/w00", []).args);
 startups("verifier test-run sandbox start-up", () => bwrapArgs({ binds: [{ src: ws.w00, rw: true }], network: false, chdir: ws.w00 }, ["/bin/true"]));
+
+const timeAsync = async (fn) => {
+  const t = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - t) / 1e6;
+};
+const cg = [];
+let record = null;
+for (let i = 0; i < 40; i++) {
+  cg.push(
+    await timeAsync(async () => {
+      const g = createCgroup(defaultLimits);
+      record = g.record;
+      const w = g.wrap("/bin/true", []);
+      execFileSync(w.command, w.args, { stdio: "ignore" });
+      await g.remove();
+    }),
+  );
+}
+console.log(`cgroup set-up (make, start /bin/true in it, remove): median ${median(cg).toFixed(1)} ms; ${describeLimits(record)}`);
+
+process.env.SWITCH_SWE_CACHE = join(root, "cache");
+const sample = loadDataset(join(process.cwd(), "datasets", "sample"));
+const repo = await materializeRepo(sample, "textflow");
+for (const [label, fn] of [["shared clone (alternates into the cache)", checkoutAt], ["base-only checkout (depth 1, no alternates)", baseOnlyCheckoutAt]]) {
+  const xs = [];
+  for (let i = 0; i < 10; i++) xs.push(await timeAsync(() => fn(repo, repo.head, join(root, `co-${label.length}-${i}`))));
+  console.log(`verifier checkout, ${label}: median ${median(xs).toFixed(1)} ms (textflow, sample dataset)`);
+}
 
 const cli = join(process.cwd(), "dist", "cli", "main.js");
 const dataset = join(process.cwd(), "datasets", "sample");

@@ -105,7 +105,8 @@ class CommandConversation implements Conversation {
   }
 
   async send(req: AgentRequest, onEvent: EventSink): Promise<AgentResult> {
-    const start = this.start(req);
+    const unlimited = this.start(req);
+    const start = this.ctx.limits ? { ...unlimited, ...this.ctx.limits.wrap(unlimited.command, unlimited.args) } : unlimited;
     const onAbort = () => killGroupFromPidFile(this.pidFile);
     req.signal.addEventListener("abort", onAbort);
     let sawOutput = false;

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { harnessInfoSchema } from "../formats/run-config.js";
 import type { SessionSandbox } from "./sandbox.js";
+import type { ProcessCgroup } from "../core/cgroups.js";
 import type { Dataset } from "../dataset/load.js";
 import type { AgentEvent, RequestOutcome } from "../formats/trajectory.js";
 import type { Condition, SessionPair, WorkspaceName } from "../formats/sessions.js";
@@ -35,6 +36,8 @@ export interface AgentContext {
    * harness-side agents reach the files through `sandbox.hostPath`.
    */
   sandbox?: SessionSandbox;
+  /** Set when the session has resource limits: process agents start every program through `limits.wrap` (one group per session). */
+  limits?: Pick<ProcessCgroup, "wrap">;
 }
 
 /** One message delivered to the agent. */

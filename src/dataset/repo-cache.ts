@@ -150,6 +150,20 @@ export function baseNotFoundHint(repo: MaterializedRepo): string {
 }
 
 /**
+ * A standalone checkout of `commit` at `dest` that holds that commit's tree and nothing else: its
+ * objects are fetched at depth 1 from the cache (no history, no alternates into the cache, whose refs
+ * include later commits, no remote, no refs but a detached HEAD). For the verifier and environment
+ * set-ups, whose code under test must not reach a later revision (the fix), sandboxed or not.
+ */
+export async function baseOnlyCheckoutAt(repo: MaterializedRepo, commit: string, dest: string): Promise<void> {
+  if (existsSync(dest)) throw new Error(`${dest} already exists`);
+  await git(["init", "-q", "--template=", dest]);
+  const uploadPack = "git -c uploadpack.allowAnySHA1InWant=true upload-pack";
+  await git(["-C", dest, "fetch", "-q", "--depth", "1", "--no-tags", "--no-write-fetch-head", `--upload-pack=${uploadPack}`, repo.gitDir, commit]);
+  await git(["-C", dest, "-c", "checkout.workers=8", "checkout", "-q", "--detach", commit]);
+}
+
+/**
  * A working checkout of `commit` at `dest` that borrows the cache's objects (git alternates),
  * so five checkouts of a large repository cost a file-tree write each, not a clone each.
  */

@@ -22,6 +22,11 @@ export const harnessInfoSchema = z
   })
   .strict();
 
+/** run.json `limits.<resource>`: the limit as given (null: not limited), and whether it was enforced with how, or why not. */
+const limitRecordSchema = z
+  .object({ limit: z.string().nullable(), status: z.enum(["enforced", "not_enforced"]), detail: z.string() })
+  .strict();
+
 /** RUN_DIR/run.json: written once, before the first session starts, after every input was checked. */
 export const runConfigSchema = z
   .object({
@@ -49,6 +54,16 @@ export const runConfigSchema = z
         network: z.enum(["on", "none"]),
         enforced: z.array(z.string()),
         not_enforced: z.array(z.string()),
+      })
+      .strict()
+      .optional(),
+    /** Resource limits of each session's processes (`--limits`), and per resource whether they held, how, or why not. */
+    limits: z
+      .object({
+        requested: z.string(),
+        cpus: limitRecordSchema,
+        memory: limitRecordSchema,
+        pids: limitRecordSchema,
       })
       .strict()
       .optional(),

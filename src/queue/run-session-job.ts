@@ -45,6 +45,8 @@ export async function runSessionJob(c: SessionJobContext): Promise<SessionResult
       requestTimeoutMs: job.request_timeout_s * 1000,
       maxContinuations: job.max_continuations,
       sandbox: job.sandbox,
+      // Queue workers do not apply --limits yet (run.json says so).
+      limits: null,
       keepWorkspaces: false,
       signal: c.signal,
       progress: c.progress,

@@ -8,6 +8,9 @@ import type { Agent, AgentContext, Conversation } from "../agents/types.js";
 import { workspaceNames, type Condition, type SessionPair, type WorkspaceName } from "../formats/sessions.js";
 import { sandboxHome, sessionSandbox, type SessionSandbox } from "../agents/sandbox.js";
 import { collectPatch } from "./artifact.js";
+import { createCgroup, type ProcessCgroup } from "../core/cgroups.js";
+import type { Limits } from "../core/limits.js";
+import { withOomNotes } from "./oom-notes.js";
 import { runFiles } from "../formats/run-layout.js";
 import { deliverSchedule, RunInterrupted, type Delivered } from "./deliver.js";
 import { nowIso, type ProgressSink } from "./progress-events.js";
@@ -36,6 +39,8 @@ export interface AttemptParams {
   keepWorkspaces: boolean;
   /** Confinement of the agent's processes (null: none). */
   sandbox: { network: boolean } | null;
+  /** Resource limits of all the session's processes, in one group (null: none). */
+  limits: Limits | null;
   /** Aborted when the run is being stopped (Ctrl-C, SIGTERM). */
   signal: AbortSignal;
   progress: ProgressSink;
@@ -99,6 +104,7 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
   recorder.sessionStart({ pair: p.pair.id, condition: p.condition, attempt: p.attempt, agent: p.agent.name, conversation: conversationId });
   let conversation: Conversation | null = null;
   let evidence: WorkspaceEvidence | null = null;
+  let cgroup: ProcessCgroup | null = null;
   try {
     const setupStart = Date.now();
     const ws = await createWorkspaces(p.dataset, p.pair, p.workDir);
@@ -106,7 +112,8 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
     recorder.workspacesReady(p.attempt, Date.now() - setupStart);
     recorder.workspaceState(null, await evidence.snapshot());
     const sandbox = p.sandbox ? sessionSandbox({ repo: p.pair.repo, workspaces: ws.paths, stateDir: join(p.workDir, "agent"), homeDir: sandboxHome(p.workDir), network: p.sandbox.network }) : undefined;
-    conversation = await startConversation(p, ws, sessionDir, conversationId, sandbox);
+    cgroup = p.limits ? createCgroup(p.limits) : null;
+    conversation = await startConversation(p, ws, sessionDir, conversationId, sandbox, cgroup);
     const deliverParams = { conversation, schedule, repo: p.pair.repo, focus: p.pair.focus, paths: sandbox?.insidePaths ?? ws.paths, recorder, evidence, usage };
     delivered = await deliverSchedule({ ...deliverParams, requestTimeoutMs: p.requestTimeoutMs, maxContinuations: p.maxContinuations, signal: p.signal });
     await closeQuietly(conversation);
@@ -125,12 +132,20 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
     throw new AttemptAborted(kind, reason, summary("failed", `${kind}: ${reason}`));
   } finally {
     evidence?.close();
+    await cgroup?.remove().catch((e: unknown) => recorder.warning(`resource limits: ${errorText(e)}`));
     if (!p.keepWorkspaces) await removeWorkDir(p.workDir).catch(() => undefined);
   }
 }
 
 /** The agent's conversation for this attempt; an agent that cannot start is an infrastructure fault. */
-async function startConversation(p: AttemptParams, ws: SessionWorkspaces, sessionDir: string, conversationId: string, sandbox: SessionSandbox | undefined): Promise<Conversation> {
+async function startConversation(
+  p: AttemptParams,
+  ws: SessionWorkspaces,
+  sessionDir: string,
+  conversationId: string,
+  sandbox: SessionSandbox | undefined,
+  cgroup: ProcessCgroup | null,
+): Promise<Conversation> {
   const ctx: AgentContext = {
     session: p.session,
     pair: p.pair,
@@ -144,9 +159,11 @@ async function startConversation(p: AttemptParams, ws: SessionWorkspaces, sessio
     stateDir: join(p.workDir, "agent"),
     logDir: join(attemptLogDir(sessionDir, p.attempt), "agent"),
     ...(sandbox ? { sandbox } : {}),
+    ...(cgroup ? { limits: cgroup } : {}),
   };
   try {
-    return await p.agent.startConversation(ctx);
+    const conversation = await p.agent.startConversation(ctx);
+    return cgroup && p.limits ? withOomNotes(conversation, cgroup, p.limits) : conversation;
   } catch (e) {
     throw e instanceof InfraFault ? e : new InfraFault(`agent ${p.agent.name} could not start: ${errorText(e)}`);
   }

@@ -24,6 +24,8 @@ import { attemptWorkDir } from "./session-dir.js";
 import { verifyAfterRun } from "./verify-hook.js";
 import { reapNotices, reapStaleScratch } from "../testbed/verifier-scratch.js";
 import { sandboxRecord } from "./sandbox-record.js";
+import { limitsRecord, sessionLimits } from "./limits-record.js";
+import { defaultLimits, parseLimits, type Limits } from "../core/limits.js";
 import type { SandboxMode } from "../core/sandbox.js";
 import { removeWorkDir } from "./workspaces.js";
 import { sha256 } from "../core/digest.js";
@@ -51,6 +53,8 @@ export interface RunOptions {
   sandbox?: SandboxMode;
   /** `none`: no network inside the agent's sandbox (default: on, the agent needs its model API). */
   network?: "on" | "none";
+  /** Resource limits of each session's processes (`--limits`; default the paper's 4 CPUs, 16 GiB, 1024 processes; on --resume: run.json's). */
+  limits?: Limits;
   verify: boolean;
   progress: ProgressSink;
   /** Stops the run (the CLI wires Ctrl-C and SIGTERM to it). */
@@ -155,6 +159,7 @@ function prepare(runDir: string, opts: RunOptions): Prepared {
     max_continuations: previous?.max_continuations ?? maxContinuations,
     max_infra_retries: previous?.max_infra_retries ?? maxInfraRetries,
     sandbox: sandboxRecord(opts.sandbox ?? previous?.sandbox?.mode ?? "bwrap", opts.network ?? previous?.sandbox?.network ?? "on", agentName),
+    limits: limitsRecord(opts.limits ?? (previous?.limits ? parseLimits(previous.limits.requested, `${configFile}: limits.requested`) : defaultLimits), agentName, opts.backend !== undefined),
   };
   if (previous) assertSameRun(configFile, previous, config);
   return { runDir, config, dataset, agent, selected, existing: previous !== null };
@@ -235,7 +240,7 @@ export async function runSessions(opts: RunOptions): Promise<RunOutcome> {
     if (opts.verify && !outcome.interrupted && !diskFull.stopped) {
       outcome.infraFaults = backend
         ? await backend.verify(backendRun, config.sessions_selected)
-        : await verifyAfterRun(runDir, config.sessions_selected, opts.concurrency, opts.progress, opts.sandbox ?? "bwrap");
+        : await verifyAfterRun(runDir, config.sessions_selected, opts.concurrency, opts.progress, opts.sandbox ?? "bwrap", config.limits ? parseLimits(config.limits.requested) : defaultLimits);
     }
   } finally {
     await backend?.close();
@@ -299,6 +304,7 @@ async function runWithRetries(
         maxContinuations: config.max_continuations,
         keepWorkspaces: opts.keepWorkspaces,
         sandbox: config.sandbox?.mode === "bwrap" ? { network: config.sandbox.network === "on" } : null,
+        limits: sessionLimits(config.limits),
         signal,
         progress: opts.progress,
       });

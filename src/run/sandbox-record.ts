@@ -12,7 +12,8 @@ const cliAgents = new Set(["opencode", "claude-code", "codex", "gemini"]);
  * and what is not, so a reader of the results knows what the verdicts rest on.
  */
 export function sandboxRecord(mode: SandboxMode, network: "on" | "none", agent: string): NonNullable<RunConfig["sandbox"]> {
-  const notEnforced = ["resource limits (cpus, memory, pids): not enforced by this version"];
+  // Resource limits are recorded apart, per resource (run.json `limits`, see limits-record.ts).
+  const notEnforced: string[] = [];
   if (mode === "none") {
     return { mode, network: "on", enforced: [], not_enforced: ["the agent runs as the caller with the whole machine in reach", ...notEnforced] };
   }

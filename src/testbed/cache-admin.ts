@@ -1,6 +1,7 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { cacheRoot } from "../dataset/repo-cache.js";
+import { removeEnvironment, sealFileOf } from "./env-seal.js";
 import { envsRoot } from "./env-cache.js";
 import { listScratch, type ScratchDir } from "./verifier-scratch.js";
 
@@ -59,7 +60,7 @@ export function cacheInfo(): CacheInfo {
       envs.push({
         key,
         dir,
-        ready: existsSync(join(dir, "ready")),
+        ready: existsSync(join(dir, "ready")) && existsSync(sealFileOf(dir)),
         locked: existsSync(join(er, `${key}.lock`)),
         ...(meta.repo !== undefined ? { repo: meta.repo } : {}),
         ...(meta.commit !== undefined ? { commit: meta.commit } : {}),
@@ -86,13 +87,13 @@ export function clearCache(what: { envs: boolean; repos: boolean }): ClearResult
     const er = envsRoot();
     if (existsSync(er)) {
       for (const name of readdirSync(er)) {
-        if (name.endsWith(".lock")) continue;
+        if (name.endsWith(".lock") || name.endsWith(".seal.json")) continue;
         const dir = join(er, name);
         if (existsSync(join(er, `${name}.lock`))) {
           out.skipped.push(dir);
           continue;
         }
-        rmSync(dir, { recursive: true, force: true });
+        removeEnvironment(dir);
         out.removed.push(dir);
       }
     }

@@ -1,13 +1,13 @@
-import { createHash } from "node:crypto";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { InfraFault } from "../core/infra-fault.js";
 import { writeFileAtomic, writeJsonAtomic } from "../core/json-file.js";
 import { processAlive, runProcess } from "../core/process.js";
-import { cacheRoot, checkoutAt, type MaterializedRepo } from "../dataset/repo-cache.js";
+import { baseOnlyCheckoutAt, cacheRoot, type MaterializedRepo } from "../dataset/repo-cache.js";
 import { setupEnv } from "./scrubbed-env.js";
 import { sha256 } from "../core/digest.js";
+import { checkSeal, removeEnvironment, sealEnvironment, sealFileOf, statFingerprint } from "./env-seal.js";
 
 /**
  * The environment cache. Set-up commands run once per (repository, base commit, commands) in
@@ -47,51 +47,9 @@ export interface PrepareEnvOptions {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const metaFiles = new Set(["ready", "env.json", "setup.log"]);
-
-/** sha256 over (path, size, mtime) of every file of the environment but the checkout and its own records. */
+/** The stat fingerprint of an environment's files (to notice a test run that changed them; see env-seal.ts). */
 export function envFingerprint(dir: string): string {
-  const h = createHash("sha256");
-  const walk = (rel: string) => {
-    const abs = join(dir, rel);
-    let entries;
-    try {
-      entries = readdirSync(abs, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const e of entries) {
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (!rel && (e.name === "checkout" || metaFiles.has(e.name))) continue;
-      if (e.isDirectory()) {
-        h.update(`d ${r}\n`);
-        walk(r);
-      } else {
-        let st;
-        try {
-          st = statSync(join(dir, r), { throwIfNoEntry: false });
-        } catch {
-          st = undefined;
-        }
-        h.update(`f ${r} ${st?.size ?? -1} ${st?.mtimeMs ?? -1}\n`);
-      }
-    }
-  };
-  walk("");
-  return h.digest("hex");
-}
-
-interface ReadyRecord {
-  fingerprint: string;
-}
-
-function readReady(dir: string): ReadyRecord | null {
-  try {
-    return JSON.parse(readFileSync(join(dir, "ready"), "utf8")) as ReadyRecord;
-  } catch {
-    return null;
-  }
+  return statFingerprint(dir);
 }
 
 /** A lock is stale when its holder (on this host) is gone, or when it is older than the set-up deadline. */
@@ -107,11 +65,11 @@ function lockIsStale(lockFile: string, maxAgeMs: number): boolean {
   }
 }
 
-function usable(dir: string): PreparedEnv {
+function usable(dir: string, stat: string): PreparedEnv {
   const pathPrefix = [join(dir, "venv", "bin"), join(dir, "bin")].filter((p) => existsSync(p));
   const vars: Record<string, string> = { SWITCH_SWE_ENV: dir };
   if (existsSync(join(dir, "venv", "bin"))) vars.VIRTUAL_ENV = join(dir, "venv");
-  return { dir, cached: true, pathPrefix, vars, fingerprint: readReady(dir)?.fingerprint ?? null };
+  return { dir, cached: true, pathPrefix, vars, fingerprint: stat };
 }
 
 /** Files of a venv that show the repository itself was installed from the set-up checkout. */
@@ -142,7 +100,18 @@ function installsOfCheckout(dir: string): string[] {
 
 /** Marks an environment as unusable, so the next verification rebuilds it. */
 export function invalidateEnvironment(dir: string): void {
-  rmSync(join(dir, "ready"), { force: true });
+  rmSync(sealFileOf(dir), { force: true });
+}
+
+const saidChanged = new Set<string>();
+
+/** Said once per environment and process, in the log and on stderr: a sealed environment was changed. */
+function sayChanged(dir: string, why: string, log: (t: string) => void): void {
+  const line = `environment ${dir} was changed after it was sealed: ${why}; it is not used, but rebuilt`;
+  log(`${line}\n`);
+  if (saidChanged.has(dir)) return;
+  saidChanged.add(dir);
+  process.stderr.write(`switch-swe: ${line}\n`);
 }
 
 /**
@@ -161,8 +130,8 @@ export async function prepareEnvironment(opts: PrepareEnvOptions): Promise<Prepa
   const waitUntil = Date.now() + opts.timeoutMs + 60_000;
   let waited = false;
   for (;;) {
-    const ready = readReady(dir);
-    if (ready && ready.fingerprint === envFingerprint(dir)) return usable(dir);
+    const seal = checkSeal(dir);
+    if (seal.state === "intact") return usable(dir, seal.stat);
     let fd: number;
     try {
       fd = openSync(lockFile, "wx");
@@ -181,20 +150,20 @@ export async function prepareEnvironment(opts: PrepareEnvOptions): Promise<Prepa
     try {
       writeSync(fd, `${process.pid}\n${hostname()}\n${new Date().toISOString()}\n`);
       closeSync(fd);
-      const again = readReady(dir);
-      if (again && again.fingerprint === envFingerprint(dir)) return usable(dir);
-      if (again) opts.log(`environment ${dir} changed since its set-up: rebuilding it\n`);
-      await runSetup(opts, dir);
-      const env = usable(dir);
-      return { ...env, cached: false };
+      const again = checkSeal(dir);
+      if (again.state === "intact") return usable(dir, again.stat);
+      if (again.state === "changed") sayChanged(dir, again.why, opts.log);
+      const sealed = await runSetup(opts, dir);
+      return { ...usable(dir, sealed), cached: false };
     } finally {
       rmSync(lockFile, { force: true });
     }
   }
 }
 
-async function runSetup(opts: PrepareEnvOptions, dir: string): Promise<void> {
-  rmSync(dir, { recursive: true, force: true });
+/** Sets the environment up from scratch and seals it; returns its stat fingerprint. */
+async function runSetup(opts: PrepareEnvOptions, dir: string): Promise<string> {
+  removeEnvironment(dir);
   mkdirSync(dir, { recursive: true });
   const started = Date.now();
   const logLines: string[] = [];
@@ -203,7 +172,7 @@ async function runSetup(opts: PrepareEnvOptions, dir: string): Promise<void> {
     opts.log(t);
   };
   try {
-    await checkoutAt(opts.repo, opts.commit, join(dir, "checkout"));
+    await baseOnlyCheckoutAt(opts.repo, opts.commit, join(dir, "checkout"));
     const home = join(dir, ".setup-home");
     const tmp = join(dir, ".setup-tmp");
     mkdirSync(home, { recursive: true });
@@ -235,10 +204,11 @@ async function runSetup(opts: PrepareEnvOptions, dir: string): Promise<void> {
       setup_ms: Date.now() - started,
     });
     writeFileAtomic(join(dir, "setup.log"), logLines.join(""));
-    // Last: the marker that makes the environment usable.
-    writeJsonAtomic(join(dir, "ready"), { fingerprint: envFingerprint(dir) });
+    writeJsonAtomic(join(dir, "ready"), { setup: "complete" });
+    // Last: read-only, and the seal next to it that makes the environment usable.
+    return sealEnvironment(dir).stat;
   } catch (e) {
-    rmSync(dir, { recursive: true, force: true });
+    removeEnvironment(dir);
     if (e instanceof InfraFault) throw e;
     throw new InfraFault(`set-up failed: ${(e as Error).message}`, true);
   }

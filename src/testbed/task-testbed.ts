@@ -3,11 +3,13 @@ import { dirname, join } from "node:path";
 import { InfraFault } from "../core/infra-fault.js";
 import { applyExact } from "./apply-patch.js";
 import type { Dataset, LoadedTask } from "../dataset/load.js";
-import { baseNotFoundHint, checkoutAt, materializeRepo, resolveBase, type MaterializedRepo } from "../dataset/repo-cache.js";
+import { baseNotFoundHint, baseOnlyCheckoutAt, materializeRepo, resolveBase, type MaterializedRepo } from "../dataset/repo-cache.js";
 import { prepareEnvironment, type PreparedEnv } from "./env-cache.js";
 import { testEnv } from "./scrubbed-env.js";
 import { bwrapArgs, bwrapProblem, pythonPrefixes, realPythonBin, type SandboxMode } from "../core/sandbox.js";
 import { dropNotFound } from "./missing-ids.js";
+import { createCgroup, describeLimits, type ProcessCgroup } from "../core/cgroups.js";
+import { formatSize, type Limits } from "../core/limits.js";
 import { notFoundTargets } from "./pytest-output.js";
 import { locateInifile, prepareLauncher, testPython } from "./pytest-runner.js";
 import { defaultTestCommand, lookupCase, runTests, type TestRun } from "./test-run.js";
@@ -54,7 +56,7 @@ export interface PreparedCheckout {
   commit: string;
 }
 
-/** A fresh checkout of the task's base at `dest` (never an agent's workspace). */
+/** A fresh checkout of the task's base at `dest` (never an agent's workspace), holding nothing later than the base. */
 export async function freshCheckout(dataset: Dataset, task: LoadedTask, dest: string): Promise<PreparedCheckout> {
   let repo: MaterializedRepo;
   try {
@@ -65,7 +67,7 @@ export async function freshCheckout(dataset: Dataset, task: LoadedTask, dest: st
   const commit = await resolveBase(repo, task.base);
   if (commit === null) throw new InfraFault(`base ${task.base} not found in repository ${task.repo}${baseNotFoundHint(repo)}`, false);
   mkdirSync(dirname(dest), { recursive: true });
-  await checkoutAt(repo, commit, dest);
+  await baseOnlyCheckoutAt(repo, commit, dest);
   return { repo, commit };
 }
 
@@ -108,6 +110,8 @@ export interface TestBedRun {
   inifile: string | null;
   /** `bwrap` (default): the run sees the checkout, the environment (read-only) and nothing else, without network. */
   sandbox?: SandboxMode;
+  /** Resource limits of the test run's processes, in a group of their own (default: none). */
+  limits?: Limits;
 }
 
 /** The scrubbed test environment, with the real interpreter's directory in front of the caller's PATH (no shims inside a sandbox). */
@@ -180,23 +184,42 @@ async function runTaskTestsOnce(dataset: Dataset, task: LoadedTask, bed: TestBed
   const launcher = prepareLauncher(join(bed.scratch, "runner"), bed.inifile);
   const env = bedEnv(bed, home, tmp);
   const readable = [join(bed.scratch, "runner"), ...(bed.env.dir ? [bed.env.dir] : [])];
-  const wrap = (bed.sandbox ?? "bwrap") === "bwrap" ? sandboxWrap(bed, env, [bed.checkout, reportDir, home, tmp], readable) : undefined;
-  return runTests({
-    checkout: bed.checkout,
-    template: testCommandOf(dataset, task),
-    testIds,
-    junitPath: join(reportDir, "report.xml"),
-    env,
-    timeoutMs: task.verifier.timeout_s * 1000,
-    launcher,
-    ...(wrap ? { wrap } : {}),
-  });
+  const confine = (bed.sandbox ?? "bwrap") === "bwrap" ? sandboxWrap(bed, env, [bed.checkout, reportDir, home, tmp], readable) : undefined;
+  const cgroup = bed.limits ? createCgroup(bed.limits) : null;
+  const wrap = (argv: readonly string[]) => {
+    const inner = confine ? confine(argv) : { command: argv[0]!, args: argv.slice(1) };
+    return cgroup ? cgroup.wrap(inner.command, inner.args) : inner;
+  };
+  try {
+    const run = await runTests({
+      checkout: bed.checkout,
+      template: testCommandOf(dataset, task),
+      testIds,
+      junitPath: join(reportDir, "report.xml"),
+      env,
+      timeoutMs: task.verifier.timeout_s * 1000,
+      launcher,
+      ...(confine || cgroup ? { wrap } : {}),
+    });
+    if (cgroup) run.limits = limitsNote(cgroup, bed.limits!);
+    return run;
+  } finally {
+    await cgroup?.remove();
+  }
+}
+
+/** What the verify log says about the run's limits, and whether the OOM killer ended any of its processes. */
+function limitsNote(cgroup: ProcessCgroup, limits: Limits): string {
+  const kills = cgroup.oomKills();
+  const oom = kills > 0 ? `; out of memory: the memory limit (${limits.memory === null ? "?" : formatSize(limits.memory)}) was reached, the kernel killed ${kills} process(es)` : "";
+  return `${describeLimits(cgroup.record)}${oom}`;
 }
 
 export function describeRun(run: TestRun): string {
   return [
     `$ ${run.command}`,
     ...(run.notFound.length > 0 ? [`not found (missing): ${run.notFound.join(" ")}`] : []),
+    ...(run.limits ? [`limits: ${run.limits}`] : []),
     `exit ${run.exitCode ?? `signal ${run.signal}`}${run.timedOut ? " (timed out: process group killed)" : ""} after ${run.durationMs} ms; results from ${run.source}${run.reportError ? ` (${run.reportError})` : ""}`,
     "--- stdout ---",
     run.stdout.slice(-200_000),

@@ -35,6 +35,8 @@ export interface TestRun {
   durationMs: number;
   stdout: string;
   stderr: string;
+  /** The run's resource limits and what held (set when it ran under limits). */
+  limits?: string;
 }
 
 /** POSIX shell quoting: one argument, whatever it holds. */

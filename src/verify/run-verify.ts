@@ -11,6 +11,7 @@ import { runFiles } from "../formats/run-layout.js";
 import { parseSessionId } from "../formats/sessions.js";
 import { verdictSchema, type Verdict } from "../formats/verdict.js";
 import type { SandboxMode } from "../core/sandbox.js";
+import type { Limits } from "../core/limits.js";
 import { sealMatches, sealVerdict, verdictKey } from "../formats/verdict-seal.js";
 import { verifyArtifact } from "./verify-artifact.js";
 import { mapPool } from "../core/pool.js";
@@ -28,6 +29,8 @@ export interface VerifyRunOptions {
   maxArtifactMb?: number;
   /** `bwrap` (default) or `none`: how test runs are confined. */
   sandbox?: SandboxMode;
+  /** Resource limits of each test run (default: none). */
+  limits?: Limits;
   onProgress?: (event: VerifyProgress) => void;
   /** Told what was cleaned up after a verifier that died (its test commands, its scratch directory). */
   onNotice?: (message: string) => void;
@@ -229,6 +232,7 @@ async function verifyJob(ctx: JobContext, job: { session: string; taskId: string
           ...(opts.maxInfraRetries !== undefined ? { maxInfraRetries: opts.maxInfraRetries } : {}),
           ...(opts.setupTimeoutMs !== undefined ? { setupTimeoutMs: opts.setupTimeoutMs } : {}),
           ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
+          ...(opts.limits ? { limits: opts.limits } : {}),
         });
       } finally {
         rmSync(workRoot, { recursive: true, force: true, maxRetries: 3 });

@@ -2,6 +2,7 @@ import { appendFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { InfraFault } from "../core/infra-fault.js";
 import type { SandboxMode } from "../core/sandbox.js";
+import type { Limits } from "../core/limits.js";
 import type { Dataset, LoadedTask } from "../dataset/load.js";
 import { applyExact, applyWithFallbacks, type ApplyMethod } from "../testbed/apply-patch.js";
 import { dropTestFiles, restorePytestConfig } from "./artifact-filter.js";
@@ -38,6 +39,8 @@ export interface VerifyArtifactOptions {
   keepWork?: boolean;
   /** `bwrap` (default): test runs see the checkout and the environment (read-only) only, without network. */
   sandbox?: SandboxMode;
+  /** Resource limits of each test run (default: none). */
+  limits?: Limits;
 }
 
 export const noArtifactError = "no artifact (session did not finalize)";
@@ -165,7 +168,7 @@ async function applyHeldOutTests(task: LoadedTask, checkout: string, dir: string
 /** Runs the required tests and judges the run; an untrusted run is attributed by a control run. */
 async function runAndJudge(opts: VerifyArtifactOptions, bed: TestBed, dir: string, res: AttemptResult, log: (t: string) => void): Promise<void> {
   const required = requiredTests(opts.task);
-  const run = await runTaskTests(opts.dataset, opts.task, { checkout: bed.checkout, scratch: dir, env: bed.env, inifile: bed.inifile, sandbox: opts.sandbox ?? "bwrap" }, required);
+  const run = await runTaskTests(opts.dataset, opts.task, { checkout: bed.checkout, scratch: dir, env: bed.env, inifile: bed.inifile, sandbox: opts.sandbox ?? "bwrap", ...(opts.limits ? { limits: opts.limits } : {}) }, required);
   log(describeRun(run));
   res.timedOut = run.timedOut;
   res.exitCode = run.exitCode;
@@ -215,7 +218,7 @@ async function controlRun(opts: VerifyArtifactOptions, dir: string, bed: TestBed
   const err = await applyHeldOutTests(opts.task, checkout, dir);
   if (err) return `tests.patch does not apply: ${err}`;
   const inifile = bed.inifile === null ? null : join(checkout, relative(bed.checkout, bed.inifile));
-  const run = await runTaskTests(opts.dataset, opts.task, { checkout, scratch: dir, env: bed.env, inifile, sandbox: opts.sandbox ?? "bwrap" }, required);
+  const run = await runTaskTests(opts.dataset, opts.task, { checkout, scratch: dir, env: bed.env, inifile, sandbox: opts.sandbox ?? "bwrap", ...(opts.limits ? { limits: opts.limits } : {}) }, required);
   log(`control run (base + tests.patch, no artifact):\n${describeRun(run)}`);
   if (run.timedOut) return "the control run timed out";
   return untrustedRunReason(run);

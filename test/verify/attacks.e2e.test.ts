@@ -16,6 +16,7 @@ const dataset = join(packageRoot, "datasets", "sample");
 let root: string;
 let sessions: string;
 let focusSession: string;
+let focusWorkspace: string;
 let env: NodeJS.ProcessEnv;
 
 interface Verdictish {
@@ -36,32 +37,79 @@ beforeAll(() => {
   sessions = join(root, "sessions.json");
   const b = cli(["sessions", "build", dataset, "--seed", "0", "--out", sessions], { env });
   expect(b.code, b.stderr).toBe(0);
-  const pairs = (JSON.parse(readFileSync(sessions, "utf8")) as { pairs: Array<{ focus: string; repo: string }> }).pairs;
-  focusSession = `${pairs.find((p) => p.repo === "textflow")!.focus}.base`;
+  const pairs = (JSON.parse(readFileSync(sessions, "utf8")) as { pairs: Array<{ focus: string; repo: string; workspaces: Record<string, string> }> }).pairs;
+  const pair = pairs.find((p) => p.repo === "textflow")!;
+  focusSession = `${pair.focus}.base`;
+  focusWorkspace = Object.entries(pair.workspaces).find(([, t]) => t === pair.focus)![0];
 }, 120_000);
 
-/** Runs one session with the attacking script, verifies it, and returns the verdict and the report's entry. */
-function attack(name: string, script: string, extra: string[] = []) {
+/**
+ * The focus's real fix (its reference stage patches, as the oracle applies them) beside the attack:
+ * only in the switched session (the one whose agent has seen more than one workspace) and only in
+ * the focus workspace, once, so that one run holds the attack alone (`.base`) and the attack with
+ * the fix (`.switch`).
+ */
+function fixPreamble(): string {
+  const task = focusSession.replace(/\.base$/, "");
+  const patches = readdirSync(join(dataset, "tasks", task)).filter((f) => /^stage-\d+\.patch$/.test(f)).sort();
+  const lines = ['pwd >> "$SWITCH_SWE_STATE_DIR/seen"', `if [ "$(basename "$PWD")" = ${focusWorkspace} ] && [ "$(sort -u "$SWITCH_SWE_STATE_DIR/seen" | wc -l)" -gt 1 ] && [ ! -e "$SWITCH_SWE_STATE_DIR/fixed" ]; then`];
+  for (const [i, f] of patches.entries()) {
+    lines.push(`cat > "$TMPDIR/fix-${i}.patch" <<'FIXEOF'\n${readFileSync(join(dataset, "tasks", task, f), "utf8")}FIXEOF`, `git apply --whitespace=nowarn "$TMPDIR/fix-${i}.patch"`);
+  }
+  lines.push('touch "$SWITCH_SWE_STATE_DIR/fixed"', "fi");
+  return lines.join("\n");
+}
+
+type Entry = { id: string; status: string; reason: string | null; detail: string | null };
+
+/**
+ * Runs the attacking script (with `withFix`: in the focus's base session alone, and with the focus's
+ * real fix in its switched session of the same run), verifies, and returns the verdicts and the
+ * report's entries.
+ */
+function attack(name: string, script: string, extra: string[] = [], withFix = false) {
   const dir = join(root, name);
   mkdirSync(dir, { recursive: true });
   const file = join(dir, "attack.sh");
-  writeFileSync(file, `set -u\n${script}\n`);
+  writeFileSync(file, `set -u\n${withFix ? `${fixPreamble()}\n` : ""}${script}\n`);
   const out = join(dir, "run");
-  const run = cli(["run", "--dataset", dataset, "--sessions", sessions, "--session", focusSession, "--out", out, "--agent", "command", "--agent-opt", `command=sh ${file}`, "--no-verify", "--quiet", ...extra], { env });
+  const switched = focusSession.replace(/\.base$/, ".switch");
+  const sessionArgs = ["--session", focusSession, ...(withFix ? ["--session", switched] : [])];
+  const run = cli(["run", "--dataset", dataset, "--sessions", sessions, ...sessionArgs, "--out", out, "--agent", "command", "--agent-opt", `command=sh ${file}`, "--no-verify", "--quiet", ...extra], { env });
   expect(run.code, run.stderr).toBe(0);
   const verify = cli(["verify", out], { env });
   expect([0, 1]).toContain(verify.code);
-  const verdict = JSON.parse(readFileSync(join(out, "sessions", focusSession, "verdict.json"), "utf8")) as Verdictish;
+  const verdictOf = (s: string) => JSON.parse(readFileSync(join(out, "sessions", s, "verdict.json"), "utf8")) as Verdictish;
   const report = cli(["report", out, "--format", "json"], { env });
   expect(report.code, report.stderr).toBe(0);
-  const rep = JSON.parse(report.stdout) as { configs: Array<{ sessions: Array<{ id: string; status: string; reason: string | null; detail: string | null }> }> };
-  const entry = rep.configs[0]!.sessions.find((s) => s.id === focusSession)!;
-  return { out, verdict, entry, verifyOut: verify.stdout, reportErr: report.stderr };
+  const rep = JSON.parse(report.stdout) as { configs: Array<{ sessions: Entry[] }> };
+  const entryOf = (s: string) => rep.configs[0]!.sessions.find((e) => e.id === s)!;
+  const fixed = withFix ? { verdict: verdictOf(switched), entry: entryOf(switched) } : null;
+  return { out, verdict: verdictOf(focusSession), entry: entryOf(focusSession), fixed, verifyOut: verify.stdout, reportErr: report.stderr };
 }
 
+/** The attack beside the real fix: the fix still resolves, every required test passes as the fix alone makes it. */
+function expectFixStillResolves(r: ReturnType<typeof attack>) {
+  expect(r.fixed, "the run has the session with the fix").not.toBeNull();
+  expect(r.fixed!.verdict.resolved, JSON.stringify(r.fixed!.verdict)).toBe(true);
+  expect(r.fixed!.verdict.suspicious ?? false).toBe(false);
+  expect(r.fixed!.entry.status).toBe("resolved");
+}
+
+/** The attack beside the real fix, where the attack makes the whole artifact rejected: no pass at all, fix or not. */
+function expectRejectedWithFix(r: ReturnType<typeof attack>) {
+  expect(r.fixed, "the run has the session with the fix").not.toBeNull();
+  expect(r.fixed!.verdict.resolved).toBe(false);
+  expect(r.fixed!.entry.status).toBe("unresolved");
+  expect(Object.values(r.fixed!.verdict.tests).every((s) => s === "error")).toBe(true);
+}
+
+/** The attack alone resolves nothing, and adds no pass: no fail-to-pass test of the focus passes. */
 function expectNotResolved(r: ReturnType<typeof attack>) {
   expect(r.verdict.resolved).toBe(false);
   expect(r.entry.status).toBe("unresolved");
+  const task = JSON.parse(readFileSync(join(dataset, "tasks", focusSession.replace(/\.base$/, ""), "task.json"), "utf8")) as { verifier: { fail_to_pass: string[] } };
+  for (const id of task.verifier.fail_to_pass) expect(r.verdict.tests[id], id).not.toBe("passed");
 }
 
 // Code appended to every top-level package's __init__.py (the code under test imports it).
@@ -77,9 +125,12 @@ describe("class 2: runner configuration in the artifact", () => {
       "    r = o.get_result()",
       "    r.outcome = 'passed'",
     ].join("\n");
-    const r = attack("conftest", `cat > conftest.py <<'EOF'\n${conftest}\nEOF\nmkdir -p tests/deep && cp conftest.py tests/deep/conftest.py && cp conftest.py textflow/conftest.py`);
+    const r = attack("conftest", `cat > conftest.py <<'EOF'\n${conftest}\nEOF\nmkdir -p tests/deep && cp conftest.py tests/deep/conftest.py && cp conftest.py textflow/conftest.py`, [], true);
     expectNotResolved(r);
     expect(r.verdict.dropped_files).toEqual(expect.arrayContaining(["conftest.py", "textflow/conftest.py"]));
+    // Beside the real fix: the conftest files are dropped again and the fix resolves on its own merits.
+    expectFixStillResolves(r);
+    expect(r.fixed!.verdict.dropped_files).toEqual(expect.arrayContaining(["conftest.py", "textflow/conftest.py"]));
   }, 300_000);
 
   it("a plugin through pyproject.toml with a decoy header, and through an entry point in a .dist-info, is not loaded", () => {
@@ -99,10 +150,19 @@ describe("class 2: runner configuration in the artifact", () => {
       "printf 'Metadata-Version: 2.1\\nName: forcepass\\nVersion: 1.0\\n' > forcepass-1.0.dist-info/METADATA",
       "printf 'import forcepass\\n' > zz-forcepass.pth",
     ].join("\n");
-    const r = attack("plugin", script);
+    const r = attack("plugin", script, [], true);
     expectNotResolved(r);
     expect(r.verdict.dropped_files).toEqual(expect.arrayContaining(["pyproject.toml", "forcepass-1.0.dist-info/entry_points.txt", "zz-forcepass.pth"]));
     expect(r.verdict.notes?.join("\n")).toMatch(/pytest configuration changes were undone/);
+    // Beside the real fix the channels are dropped again and every required test passes as the fix makes it;
+    // the plugin's own module (forcepass.py, which imports pytest) stays in the artifact, so the verdict is
+    // suspicious and the report keeps it apart from the resolved ones (unless --trust-suspicious).
+    expect(r.fixed!.verdict.dropped_files).toEqual(expect.arrayContaining(["pyproject.toml", "forcepass-1.0.dist-info/entry_points.txt", "zz-forcepass.pth"]));
+    expect(r.fixed!.verdict.resolved).toBe(true);
+    expect(Object.values(r.fixed!.verdict.tests).every((s) => s === "passed")).toBe(true);
+    expect(r.fixed!.verdict.suspicious).toBe(true);
+    expect(r.fixed!.verdict.suspicious_reasons?.join("\n")).toMatch(/imports pytest from code under test \(forcepass\.py\)/);
+    expect(r.fixed!.entry).toMatchObject({ status: "unresolved", reason: "suspicious" });
   }, 300_000);
 
   it("modules that would shadow the runner (pytest.py, _pytest/, pluggy/) and sitecustomize.py are dropped", () => {
@@ -111,10 +171,11 @@ describe("class 2: runner configuration in the artifact", () => {
       "mkdir -p _pytest pluggy && cp pytest.py _pytest/__init__.py && cp pytest.py pluggy/__init__.py",
       "cp pytest.py sitecustomize.py",
     ].join("\n");
-    const r = attack("shadow", script);
+    const r = attack("shadow", script, [], true);
     expectNotResolved(r);
     expect(r.verdict.dropped_files).toEqual(expect.arrayContaining(["pytest.py", "_pytest/__init__.py", "pluggy/__init__.py", "sitecustomize.py"]));
     expect(r.verdict.notes?.join("\n")).toMatch(/shadows the runner's modules/);
+    expectFixStillResolves(r);
   }, 300_000);
 });
 
@@ -129,12 +190,15 @@ describe("class 3: in-process forgery by the code under test", () => {
       "    return rep",
       "_r.TestReport.from_item_and_call = staticmethod(_forged)",
     ].join("\n");
-    const r = attack("patch-runner", intoPackages(py));
+    const r = attack("patch-runner", intoPackages(py), [], true);
     expectNotResolved(r);
     expect(r.verdict.suspicious).toBe(true);
     expect(r.verdict.suspicious_reasons?.join("\n")).toMatch(/runner's modules/);
     expect(Object.values(r.verdict.tests).every((s) => s === "error")).toBe(true);
     expect(r.verdict.notes?.join("\n")).toMatch(/artifact caused it/);
+    // The artifact is rejected as a whole: with the real fix beside it, still suspicious and no test passes.
+    expectRejectedWithFix(r);
+    expect(r.fixed!.verdict.suspicious).toBe(true);
   }, 300_000);
 
   it("writing the JUnit report at exit, or printing a summary and calling os._exit(0), is a crash the artifact caused", () => {
@@ -147,12 +211,15 @@ describe("class 3: in-process forgery by the code under test", () => {
       "    os._exit(0)",
       "atexit.register(_forge)",
     ].join("\n");
-    const a = attack("atexit-report", intoPackages(atexit));
+    const a = attack("atexit-report", intoPackages(atexit), [], true);
     expectNotResolved(a);
     expect(a.verdict.suspicious).toBe(true);
     expect(Object.values(a.verdict.tests).every((s) => s === "error")).toBe(true);
+    // Rejected as a whole (a crash the artifact caused), with the real fix beside it too.
+    expectRejectedWithFix(a);
 
     const exit = ["import os", "print('=========================== short test summary info ============================')", "print('PASSED tests/test_x.py::test_y')", "print('1 passed in 0.01s')", "os._exit(0)"].join("\n");
+    // Without the fix variant: the same rejection as above (a crash the artifact caused), and the file is the slowest.
     const b = attack("os-exit", intoPackages(exit));
     expectNotResolved(b);
     expect(b.verdict.suspicious_reasons?.join("\n")).toMatch(/os\._exit/);

@@ -1,5 +1,6 @@
 import { Command, Option } from "commander";
 import { sandboxModes, type SandboxMode } from "../../core/sandbox.js";
+import { defaultLimitsText, parseLimits } from "../../core/limits.js";
 import { agentNames } from "../../agents/registry.js";
 import { parseAgentOptionPairs } from "../../agents/options.js";
 import { reporterFor } from "../../run/progress.js";
@@ -24,6 +25,7 @@ interface RunFlags {
   keepWorkspaces?: boolean;
   sandbox?: SandboxMode;
   network?: "on" | "none";
+  limits?: string;
   label?: string;
   verify: boolean;
   quiet?: boolean;
@@ -50,12 +52,14 @@ export function registerRun(program: Command): void {
     .option("--keep-workspaces", "keep the workspace checkouts under RUN_DIR/work after each session")
     .addOption(new Option("--sandbox <mode>", "confine the agent and the verifier: bwrap (bubblewrap, the default; see docs/verification.md) or none (on --resume: taken from run.json)").choices(sandboxModes))
     .addOption(new Option("--network <mode>", "the agent's network inside the sandbox: on (default; it needs its model API) or none").choices(["on", "none"]))
+    .option("--limits <spec>", `resource limits of each session and each test run through cgroups: cpus=N,memory=SIZE,pids=N or none (default ${defaultLimitsText}; on --resume: taken from run.json)`)
     .option("--label <text>", "configuration label for reports (default: agent and options)")
     .option("--no-verify", "do not verify the artifacts at the end")
     .option("--quiet", "no progress output")
     .option("--json", "progress as JSON lines on stdout")
     .option("--queue [url]", "coordinate: sessions run on `switch-swe worker`s of this Redis queue (URL, or $SWITCH_SWE_QUEUE)")
     .action(async (o: RunFlags) => {
+      const limits = o.limits === undefined ? undefined : parseLimits(o.limits);
       const backend = queueBackendFor(o.queue, o.out, o.resume === true);
       const reporter = reporterFor({ quiet: o.quiet === true, json: o.json === true }, process.stdout, process.stderr);
       const stop = new AbortController();
@@ -85,6 +89,7 @@ export function registerRun(program: Command): void {
           keepWorkspaces: o.keepWorkspaces === true,
           ...(o.sandbox ? { sandbox: o.sandbox } : {}),
           ...(o.network ? { network: o.network } : {}),
+          ...(limits ? { limits } : {}),
           verify: o.verify,
           progress: (e) => reporter.emit(e),
           signal: stop.signal,

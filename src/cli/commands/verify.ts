@@ -1,5 +1,6 @@
 import { Option, type Command } from "commander";
 import { sandboxModes, type SandboxMode } from "../../core/sandbox.js";
+import { defaultLimitsText, parseLimits } from "../../core/limits.js";
 import { toJsonText } from "../../core/json-file.js";
 import { cacheInfo, clearCache } from "../../testbed/cache-admin.js";
 import { verifyRun } from "../../verify/run-verify.js";
@@ -44,8 +45,10 @@ export function registerVerify(program: Command): void {
     .option("--max-artifact-mb <n>", "artifacts larger than this are not read: not applied, with the reason", positiveInt("--max-artifact-mb"), defaultMaxArtifactMb)
     .option("--json", "print the verdicts as JSON instead of one line each")
     .addOption(new Option("--sandbox <mode>", "confine each test run: bwrap (checkout and environment only, no network) or none").choices(sandboxModes).default("bwrap"))
+    .option("--limits <spec>", `resource limits of each test run through cgroups: cpus=N,memory=SIZE,pids=N or none (see docs/verification.md)`, defaultLimitsText)
     .option("--queue [url]", "verify on the `switch-swe worker`s of this Redis queue (URL, or $SWITCH_SWE_QUEUE)")
-    .action(async (runDir: string, o: { concurrency: number; session?: string[]; force?: boolean; json?: boolean; queue?: string | boolean; maxArtifactMb: number; sandbox: SandboxMode }) => {
+    .action(async (runDir: string, o: { concurrency: number; session?: string[]; force?: boolean; json?: boolean; queue?: string | boolean; maxArtifactMb: number; sandbox: SandboxMode; limits: string }) => {
+      const limits = parseLimits(o.limits);
       const onProgress = (e: { verdict: Verdict; reused: boolean }) => {
         if (!o.json) process.stdout.write(`${verdictLine(e.verdict, e.reused)}\n`);
       };
@@ -57,7 +60,7 @@ export function registerVerify(program: Command): void {
         lost = r.lost;
         result = r;
       } else {
-        const local = { concurrency: o.concurrency, maxArtifactMb: o.maxArtifactMb, sandbox: o.sandbox };
+        const local = { concurrency: o.concurrency, maxArtifactMb: o.maxArtifactMb, sandbox: o.sandbox, limits };
         result = await verifyRun(runDir, { ...local, ...common, onNotice: (m) => process.stderr.write(`verify: ${m}\n`), onProgress });
       }
       for (const s of lost) process.stderr.write(`${s}: not verified: its verification job failed three times (workers died?)\n`);
