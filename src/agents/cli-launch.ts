@@ -82,8 +82,13 @@ export interface Launch {
 export function cliLaunch(ctx: AgentContext, binary: string, args: readonly string[], cwd: string, env: Record<string, string>, pidFile: string, binds: readonly string[], signal: AbortSignal): Launch {
   if (ctx.sandbox) {
     const w = ctx.sandbox.wrap([binary, ...args], cwd, [...installDirs(binary), ...binds]);
-    return { ...w, cwd: "/", env, signal };
+    return { ...w, ...limited(ctx, w.command, w.args), cwd: "/", env, signal };
   }
   const script = 'echo $$ > "$SWITCH_SWE_PIDFILE"; exec "$0" "$@"';
-  return { command: "sh", args: ["-c", script, binary, ...args], cwd, env: { ...env, SWITCH_SWE_PIDFILE: pidFile } };
+  return { ...limited(ctx, "sh", ["-c", script, binary, ...args]), cwd, env: { ...env, SWITCH_SWE_PIDFILE: pidFile } };
+}
+
+/** The session's resource limits (one cgroup per session), entered before the CLI or its sandbox starts. */
+function limited(ctx: AgentContext, command: string, args: string[]): { command: string; args: string[] } {
+  return ctx.limits ? ctx.limits.wrap(command, args) : { command, args };
 }

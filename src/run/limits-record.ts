@@ -3,7 +3,7 @@ import { limitsText, parseLimits, type Limits } from "../core/limits.js";
 import type { RunConfig } from "../formats/run-config.js";
 
 /** Agents whose processes the controller starts under the session's limits (harness-side agents start none). */
-export const limitedAgents = new Set(["command", "oracle", "nop"]);
+export const limitedAgents = new Set(["command", "oracle", "nop", "opencode", "claude-code", "codex", "gemini"]);
 
 /**
  * What run.json records about `--limits`: what was asked, and per resource whether this machine

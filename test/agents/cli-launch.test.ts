@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { cliEnv, cliHome, cliLaunch, cliState, installDirs } from "../../src/agents/cli-launch.js";
 import { sessionSandbox } from "../../src/agents/sandbox.js";
 import type { AgentContext } from "../../src/agents/types.js";
+import { createCgroup, probeLimits } from "../../src/core/cgroups.js";
 import { packageRoot } from "../../src/core/package-paths.js";
 import { runProcess } from "../../src/core/process.js";
 import type { WorkspaceName } from "../../src/formats/sessions.js";
@@ -64,6 +65,31 @@ describe("a real CLI agent's process, sandboxed and not", () => {
     expect(existsSync(join(root, "pid"))).toBe(false);
     const alive = await runProcess("pgrep", ["-f", "sleep 654321"], { timeoutMs: 10_000 });
     expect(alive.stdout).toBe("");
+  });
+
+  const pidsLimit = { cpus: null, memory: null, pids: 64 };
+  const noCgroups = probeLimits(pidsLimit).pids.status === "enforced" ? null : `cgroups are not writable here: ${probeLimits(pidsLimit).pids.detail}`;
+  it.skipIf(noCgroups !== null)("starts the CLI, sandboxed or not, inside the session's cgroup when the session has limits", async () => {
+    for (const sandboxed of [true, false]) {
+      const { ctx, root } = context(sandboxed);
+      const group = createCgroup(pidsLimit);
+      try {
+        const limitedCtx = { ...ctx, limits: group } as AgentContext;
+        // A CLI that forks until the kernel refuses: only the session's pids.max can stop it below 64.
+        const cli = join(root, "fake-cli.py");
+        const forks = "import os, time\nn = 0\ntry:\n    while n < 200:\n        if os.fork() == 0:\n            time.sleep(3)\n            os._exit(0)\n        n += 1\nexcept OSError:\n    pass\nprint(n)\n";
+        writeFileSync(cli, `#!/usr/bin/python3\n${forks}`, { mode: 0o755 });
+        const cwd = sandboxed ? "/workspace/demo_repo" : root;
+        const l = cliLaunch(limitedCtx, cli, [], cwd, { PATH: "/usr/bin:/bin" }, join(root, "pid"), [], new AbortController().signal);
+        const r = await runProcess(l.command, l.args, { cwd: l.cwd, env: l.env, timeoutMs: 60_000 });
+        expect(r.code, r.stderr).toBe(0);
+        const children = Number(r.stdout.trim());
+        expect(children, `sandboxed=${sandboxed}: ${r.stdout}`).toBeGreaterThan(0);
+        expect(children, `sandboxed=${sandboxed}`).toBeLessThan(64);
+      } finally {
+        await group.remove();
+      }
+    }
   });
 
   it("unsandboxed, runs on the host through a shell that records the process group", () => {
