@@ -8,6 +8,7 @@ import { parseScript } from "../../src/mock-model/script.js";
 import { startMockModel, type MockModelServer, type RecordedRequest } from "../../src/mock-model/server.js";
 import { compactionGuidance } from "../../src/rcm/compaction.js";
 import { tempDir } from "../helpers/synthetic-dataset.js";
+import { isolatedOpencodeEnv } from "../helpers/opencode-env.js";
 
 const opencode = join(packageRoot, "node_modules", ".bin", "opencode");
 
@@ -51,17 +52,7 @@ describe("RCM during OpenCode's compaction (real OpenCode, scripted model)", () 
     server = await startMockModel({ script, port: 0 });
     const config = opencodeConfig({ model: "mock/scripted", base_url: server.baseURL, context: 4000, output: 1000, rcm: "rcm", threshold: 0.8 } as never, join(root, "rcm"));
     const home = join(root, "home");
-    const env: NodeJS.ProcessEnv = {
-      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("OPENCODE_"))),
-      HOME: home,
-      XDG_CONFIG_HOME: join(home, ".config"),
-      XDG_DATA_HOME: join(home, ".local", "share"),
-      XDG_STATE_HOME: join(home, ".local", "state"),
-      XDG_CACHE_HOME: join(home, ".cache"),
-      OPENCODE_CONFIG_CONTENT: JSON.stringify(config),
-      OPENCODE_DISABLE_MODELS_FETCH: "1",
-      OPENCODE_DISABLE_AUTOUPDATE: "1",
-    };
+    const env = isolatedOpencodeEnv(home, config);
     let session: string | null = null;
     for (const [ws, text] of requests) {
       const args = ["run", "--format", "json", "--dir", project, "-m", "mock/scripted", "--auto", ...(session ? ["--session", session] : ["--title", "compaction test"])];

@@ -8,6 +8,7 @@ import { parseScript } from "../../src/mock-model/script.js";
 import { startMockModel, type MockModelServer, type RecordedRequest } from "../../src/mock-model/server.js";
 import { opencodeEvents } from "../../src/agents/opencode.js";
 import { tempDir } from "../helpers/synthetic-dataset.js";
+import { isolatedOpencodeEnv } from "../helpers/opencode-env.js";
 
 const opencode = join(packageRoot, "node_modules", ".bin", "opencode");
 
@@ -45,17 +46,7 @@ describe("RCM's auxiliary model through OpenCode's own provider (real OpenCode, 
     const plugin = (config.plugin as [string, Record<string, unknown>][])[0]!;
     plugin[1].auxBudget = { calls: 1, tokens: 100_000 };
     const home = join(root, "home");
-    const env: NodeJS.ProcessEnv = {
-      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("OPENCODE_"))),
-      HOME: home,
-      XDG_CONFIG_HOME: join(home, ".config"),
-      XDG_DATA_HOME: join(home, ".local", "share"),
-      XDG_STATE_HOME: join(home, ".local", "state"),
-      XDG_CACHE_HOME: join(home, ".cache"),
-      OPENCODE_CONFIG_CONTENT: JSON.stringify(config),
-      OPENCODE_DISABLE_MODELS_FETCH: "1",
-      OPENCODE_DISABLE_AUTOUPDATE: "1",
-    };
+    const env = isolatedOpencodeEnv(home, config);
     for (const text of requests) {
       const args = ["run", "--format", "json", "--dir", project, "-m", "mock/scripted", "--auto", ...(session ? ["--session", session] : ["--title", "host aux test"])];
       const r = await runProcess(opencode, args, { timeoutMs: 300_000, env, input: text, cwd: root });

@@ -7,6 +7,7 @@ import { runProcess } from "../../src/core/process.js";
 import { parseScript } from "../../src/mock-model/script.js";
 import { startMockModel, type MockModelServer } from "../../src/mock-model/server.js";
 import { tempDir } from "../helpers/synthetic-dataset.js";
+import { isolatedOpencodeEnv } from "../helpers/opencode-env.js";
 
 const opencode = join(packageRoot, "node_modules", ".bin", "opencode");
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
@@ -58,16 +59,7 @@ describe("the packed switch-swe plugin in a fresh OpenCode project (real OpenCod
       }),
     );
     const home = join(root, "home");
-    const env: NodeJS.ProcessEnv = {
-      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("OPENCODE_"))),
-      HOME: home,
-      XDG_CONFIG_HOME: join(home, ".config"),
-      XDG_DATA_HOME: join(home, ".local", "share"),
-      XDG_STATE_HOME: join(home, ".local", "state"),
-      XDG_CACHE_HOME: join(home, ".cache"),
-      OPENCODE_DISABLE_MODELS_FETCH: "1",
-      OPENCODE_DISABLE_AUTOUPDATE: "1",
-    };
+    const env = isolatedOpencodeEnv(home);
     request = await run(opencode, ["run", "--format", "json", "--dir", project, "-m", "mock/scripted", "--auto", "--title", "packed plugin"], project, env, "Create alpha.py with ALPHA = 1.");
   }, 15 * 60_000);
 
