@@ -27,6 +27,8 @@ export interface ProcessorContext {
   lockLost: Set<string>;
   /** Per job: the controller that stops its attempt (lock lost, worker stopping). */
   running: Map<string, { controller: AbortController; job: SessionJob; since: string }>;
+  /** Called when `running` changed: `queue status` shows it at once, not at the next periodic heartbeat. */
+  changed: () => void;
 }
 
 /** Why this worker cannot run a job faithfully, or null. */
@@ -68,6 +70,7 @@ export async function processSessionJob(raw: Job, token: string | undefined, c: 
   const onStop = () => controller.abort();
   c.stopping.addEventListener("abort", onStop);
   c.running.set(id, { controller, job, since: new Date().toISOString() });
+  c.changed();
   const shadowRunDir = join(c.workRoot, job.run_id);
   // A coordinator that gave this attempt up (lock lost while this worker hung) fences it: stop at once.
   const fenced = () => {
@@ -96,21 +99,22 @@ export async function processSessionJob(raw: Job, token: string | undefined, c: 
     }
     await mirror.stop();
     if (c.lockLost.has(id)) {
-      c.log(`dropped the result of ${job.session} attempt ${job.attempt}: this worker lost the job's lock`);
+      c.log(`dropped the result of ${job.session} attempt ${job.attempt} (run ${job.run_id}): this worker lost the job's lock`);
       return "lock lost";
     }
     if (!(await storeResult(c.redis, resultKey, encodeResult(result)))) {
-      c.log(`dropped the result of ${job.session} attempt ${job.attempt}: the coordinator had given this attempt up (or it has a result already)`);
+      c.log(`dropped the result of ${job.session} attempt ${job.attempt} (run ${job.run_id}): the coordinator had given this attempt up (or it has a result already)`);
       return "fenced";
     }
     // Tells the coordinator which result to read (it need not look at every running attempt's key).
     await c.redis.multi().rpush(keys.done(job.run_id), `${job.session} ${job.attempt}`).expire(keys.done(job.run_id), resultTtlS).exec();
-    c.log(`end ${job.session} attempt ${job.attempt}: ${result.outcome}${result.detail ? ` (${result.detail.split("\n")[0]})` : ""}`);
+    c.log(`end ${job.session} attempt ${job.attempt} (run ${job.run_id}): ${result.outcome}${result.detail ? ` (${result.detail.split("\n")[0]})` : ""}`);
     return result.outcome;
   } finally {
     await mirror.stop();
     c.stopping.removeEventListener("abort", onStop);
     c.running.delete(id);
     c.lockLost.delete(id);
+    c.changed();
   }
 }

@@ -41,7 +41,7 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
   redis.on("error", () => undefined);
   const workRoot = o.workRoot ?? join(cacheRoot(), "queue", "work");
   mkdirSync(workRoot, { recursive: true });
-  const ctx: ProcessorContext = { redis, worker: name, workRoot, stopping: o.signal, log: o.log, lockLost: new Set(), running: new Map() };
+  const ctx: ProcessorContext = { redis, worker: name, workRoot, stopping: o.signal, log: o.log, lockLost: new Set(), running: new Map(), changed: () => void heartbeat(redis, name, o, ctx) };
   const lockMs = Math.round(o.stallTimeoutS * 1000);
   const common = {
     connection: o.target.redis,

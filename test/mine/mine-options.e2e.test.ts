@@ -74,8 +74,9 @@ describe("tasks mine --suite touched --url --setup-commit", () => {
       [["tests/test_ops.py::test_sub"], ["tests/test_ops.py::test_mul"]],
       [["tests/test_fmt.py::test_pad"], ["tests/test_fmt.py::test_fill"]],
     ]);
-    // Two candidates with different bases, one environment.
-    expect(readdirSync(join(cache, "envs")).filter((d) => !d.startsWith("."))).toHaveLength(1);
+    // Two candidates with different bases, one environment (a directory; its seal lies beside it).
+    const envs = readdirSync(join(cache, "envs"), { withFileTypes: true }).filter((d) => d.isDirectory() && !d.name.startsWith("."));
+    expect(envs).toHaveLength(1);
   });
 
   it("refuses a set-up revision the repository does not have, in one line (exit 2)", () => {

@@ -59,6 +59,11 @@ function agent(name: string, hang: boolean): string {
   return writeScript(fx.root, `${name}.sh`, body.join("\n"));
 }
 
+/** The run's id (queue.json, written when the coordinator starts): worker log lines name it, and the runs share session ids. */
+function runIdOf(out: string): string {
+  return (JSON.parse(readFileSync(join(out, "queue.json"), "utf8")) as { run_id: string }).run_id;
+}
+
 function startRun(out: string, script: string, extra: string[] = []) {
   const args = ["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--agent", "command", "--agent-opt", `command=${script}`, "--out", out, "--no-verify", "--queue", redis.url, ...extra];
   return runCli(args, { SWITCH_SWE_CACHE: join(fx.root, "coord-cache") });
@@ -100,7 +105,8 @@ describe("faults of a distributed run", () => {
     hangPids.push(Number(pid));
     const hung = sessionOfWorkspace(out, workspace);
     expect(hung).toBeDefined();
-    const victim = workers.find((w) => w.log().includes(`start ${hung} attempt 1`))!;
+    const runId = runIdOf(out);
+    const victim = workers.find((w) => w.log().includes(`start ${hung} attempt 1 (run ${runId})`))!;
     expect(victim).toBeDefined();
     // `queue status` shows, from anywhere, which worker runs what and the run's coordinator.
     const status = cli(["queue", "status", redis.url]);
@@ -119,7 +125,7 @@ describe("faults of a distributed run", () => {
     const archived = readFileSync(join(runFiles.sessionDir(out, hung), "attempts", "1", "trajectory.jsonl"), "utf8");
     expect(JSON.parse(archived.split("\n")[0]!)).toMatchObject({ type: "session_start", attempt: 1 });
     expect(JSON.parse(readFileSync(runFiles.trajectory(out, hung), "utf8").split("\n")[0]!)).toMatchObject({ attempt: 2 });
-    expect(workers.filter((w) => w !== victim).some((w) => w.log().includes(`start ${hung} attempt 2`))).toBe(true);
+    expect(workers.filter((w) => w !== victim).some((w) => w.log().includes(`start ${hung} attempt 2 (run ${runId})`))).toBe(true);
     const report = cli(["report", out, "--format", "json"]);
     expect(report.code).toBe(0);
     const entries = (JSON.parse(report.stdout) as { configs: Array<{ sessions: Array<{ id: string; attempts: number }> }> }).configs[0]!.sessions;
@@ -135,18 +141,19 @@ describe("faults of a distributed run", () => {
     const [pid, workspace] = readFileSync(mark, "utf8").trim().split(" ") as [string, string];
     hangPids.push(Number(pid));
     const hung = sessionOfWorkspace(out, workspace);
-    const victim = workers.find((w) => w.log().includes(`start ${hung} attempt 1`))!;
+    const runId = runIdOf(out);
+    const victim = workers.find((w) => w.log().includes(`start ${hung} attempt 1 (run ${runId})`))!;
     expect(victim).toBeDefined();
     process.kill(victim.child.pid!, "SIGSTOP");
     try {
-      await waitFor(() => workers.some((w) => w !== victim && w.log().includes(`start ${hung} attempt 2`)), 120_000, "attempt 2 on another worker");
+      await waitFor(() => workers.some((w) => w !== victim && w.log().includes(`start ${hung} attempt 2 (run ${runId})`)), 120_000, "attempt 2 on another worker");
       // The hung request of attempt 1 ends while its worker is stopped: the worker comes back with work to deliver.
       process.kill(Number(pid), "SIGTERM");
       expect((await run.done).code).toBe(0);
     } finally {
       process.kill(victim.child.pid!, "SIGCONT");
     }
-    await waitFor(() => victim.log().includes(`dropped the result of ${hung} attempt 1`), 120_000, "the late attempt's result dropped");
+    await waitFor(() => victim.log().includes(`dropped the result of ${hung} attempt 1 (run ${runId})`), 120_000, "the late attempt's result dropped");
     const rows = attempts(out);
     expect(rows.filter((r) => r.session === hung).map((r) => [r.attempt, r.status])).toEqual([[1, "infra_fault"], [2, "finished"]]);
     for (const s of order) expect(rows.filter((r) => r.session === s && r.status === "finished")).toHaveLength(1);
@@ -158,7 +165,6 @@ describe("faults of a distributed run", () => {
     // Nothing of the late attempt is left in Redis but the coordinator's fence (a tombstone that expires).
     const redisClient = new Redis(redis.url);
     try {
-      const runId = (JSON.parse(readFileSync(join(out, "queue.json"), "utf8")) as { run_id: string }).run_id;
       expect(await redisClient.keys(`switch-swe:run:${runId}:trajectory:*`)).toEqual([]);
       for (const k of await redisClient.keys(`switch-swe:run:${runId}:result:*`)) expect(isTombstone((await redisClient.getBuffer(k))!)).toBe(true);
       expect(await redisClient.exists(`switch-swe:run:${runId}:result:${hung}:1`)).toBe(1);
