@@ -22,9 +22,12 @@ export const harnessInfoSchema = z
   })
   .strict();
 
-/** run.json `limits.<resource>`: the limit as given (null: not limited), and whether it was enforced with how, or why not. */
+/**
+ * run.json `limits.<resource>`: the limit as given (null: not limited), and whether it was enforced with how, or why not;
+ * `per_worker` in a queued run: each worker enforces it on its own machine and warns in the session's trajectory when it cannot.
+ */
 const limitRecordSchema = z
-  .object({ limit: z.string().nullable(), status: z.enum(["enforced", "not_enforced"]), detail: z.string() })
+  .object({ limit: z.string().nullable(), status: z.enum(["enforced", "not_enforced", "per_worker"]), detail: z.string() })
   .strict();
 
 /** RUN_DIR/run.json: written once, before the first session starts, after every input was checked. */

@@ -19,6 +19,7 @@ import { openQueueRun } from "./queue-run-file.js";
 import type { QueueTarget } from "./queue-url.js";
 import { decodeResult, sessionResultSchema, type SessionResult } from "./result-schema.js";
 import { verifyThroughQueue } from "./verify-coordinator.js";
+import { queuedLimits } from "../run/limits-record.js";
 
 interface Tracked {
   job: SessionJob;
@@ -113,6 +114,7 @@ export class QueueCoordinator implements SessionBackend {
       request_timeout_s: c.request_timeout_s,
       max_continuations: c.max_continuations,
       sandbox: c.sandbox?.mode === "bwrap" ? { network: c.sandbox.network === "on" } : null,
+      limits: queuedLimits(c.limits),
     };
   }
 

@@ -35,6 +35,8 @@ export const sessionJobSchema = z
     max_continuations: z.number().int().nonnegative(),
     /** The agent's sandbox as run.json records it (null: none), applied by the worker as a local run would. */
     sandbox: z.object({ network: z.boolean() }).strict().nullable(),
+    /** `--limits` as asked (null: none); the worker enforces what its own machine can and warns of the rest. */
+    limits: z.string().nullable(),
   })
   .strict();
 
@@ -47,6 +49,9 @@ export const verifyJobSchema = z
     task: z.string().min(1),
     artifact_sha256: z.string(),
     artifact_b64: z.string().nullable(),
+    /** The test runs' confinement and `--limits` ("none": none), applied by the worker as a local verify would. */
+    sandbox: z.enum(["bwrap", "none"]),
+    limits: z.string(),
   })
   .strict();
 

@@ -1,5 +1,6 @@
 import { rmSync } from "node:fs";
 import type { Agent } from "../agents/types.js";
+import { parseLimits } from "../core/limits.js";
 import type { Dataset } from "../dataset/load.js";
 import { runFiles } from "../formats/run-layout.js";
 import type { ProgressSink } from "../run/progress-events.js";
@@ -45,8 +46,8 @@ export async function runSessionJob(c: SessionJobContext): Promise<SessionResult
       requestTimeoutMs: job.request_timeout_s * 1000,
       maxContinuations: job.max_continuations,
       sandbox: job.sandbox,
-      // Queue workers do not apply --limits yet (run.json says so).
-      limits: null,
+      // What this machine cannot enforce the controller records as a warning of the session.
+      limits: job.limits === null ? null : parseLimits(job.limits, "session job: limits"),
       keepWorkspaces: false,
       signal: c.signal,
       progress: c.progress,

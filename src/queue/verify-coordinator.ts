@@ -13,6 +13,8 @@ import { defaultMaxArtifactMb, inspectArtifact, oversizedReason, refusedVerdict 
 import type { Dataset } from "../dataset/load.js";
 import { jobDataset, type Shipment } from "./dataset-shipment.js";
 import type { VerifyJob } from "./job-schema.js";
+import type { SandboxMode } from "../core/sandbox.js";
+import { limitsText, type Limits } from "../core/limits.js";
 import { keys, verifyJobId, verifyQueue } from "./keys.js";
 import type { QueueTarget } from "./queue-url.js";
 import { decodeResult, verifyResultSchema } from "./result-schema.js";
@@ -28,6 +30,9 @@ export interface QueueVerifyParams {
   target: QueueTarget;
   runId: string;
   shipment: Shipment;
+  /** Each test run's confinement and limits, which the worker applies (its machine permitting). */
+  sandbox: SandboxMode;
+  limits: Limits;
   force?: boolean;
   /** Called every few seconds while waiting (keeps the coordinator's claims alive). */
   renew?: () => Promise<void>;
@@ -125,6 +130,8 @@ async function prepare(p: QueueVerifyParams, session: string, key: Buffer, forge
     task: taskId,
     artifact_sha256: sha ?? "none",
     artifact_b64: info.kind === "none" ? null : readFileSync(info.file).toString("base64"),
+    sandbox: p.sandbox,
+    limits: limitsText(p.limits),
   };
   return { kind: "job", job };
 }
@@ -175,6 +182,8 @@ export async function verifyThroughQueue(a: { run: BackendRun; sessions: readonl
     target: a.target,
     runId: a.runId,
     shipment: a.shipment,
+    sandbox: a.run.verifier.sandbox,
+    limits: a.run.verifier.limits,
     renew: a.renew,
     signal: a.run.signal,
     onVerdict: (e) =>

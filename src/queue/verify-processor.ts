@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { Job } from "bullmq";
 import { taskById } from "../dataset/load.js";
 import { verifyArtifact } from "../verify/verify-artifact.js";
+import { parseLimits } from "../core/limits.js";
 import { verifyJobSchema } from "./job-schema.js";
 import { keys, resultTtlS } from "./keys.js";
 import { encodeResult, type VerifyResult } from "./result-schema.js";
@@ -35,6 +36,8 @@ export async function processVerifyJob(raw: Job, token: string | undefined, c: P
       session: job.session,
       logFile,
       logLabel: `sessions/${job.session}/verify.log`,
+      sandbox: job.sandbox,
+      limits: parseLimits(job.limits, "verification job: limits"),
     });
     if (c.lockLost.has(String(raw.id))) return "lock lost";
     const result: VerifyResult = { format: "switch-swe.queue-verdict/1", session: job.session, worker: c.worker, verdict, log_b64: readFileSync(logFile).toString("base64") };

@@ -9,6 +9,8 @@ import { prepareShipment, ship } from "./dataset-shipment.js";
 import { readQueueRun } from "./queue-run-file.js";
 import type { QueueTarget } from "./queue-url.js";
 import { verifyOnQueue } from "./verify-coordinator.js";
+import type { SandboxMode } from "../core/sandbox.js";
+import type { Limits } from "../core/limits.js";
 
 export interface QueueVerifyOptions {
   target: QueueTarget;
@@ -16,6 +18,9 @@ export interface QueueVerifyOptions {
   force?: boolean;
   /** `--max-artifact-mb`: larger artifacts are refused unread, as in a local verify. */
   maxArtifactMb?: number;
+  /** `--sandbox` and `--limits` of each test run, which the workers apply as a local verify would. */
+  sandbox: SandboxMode;
+  limits: Limits;
   onVerdict: (e: { session: string; verdict: Verdict; reused: boolean; done: number; total: number }) => void;
 }
 
@@ -37,6 +42,8 @@ export async function verifyRunOnQueue(runDir: string, o: QueueVerifyOptions) {
       dataset,
       ...(o.maxArtifactMb !== undefined ? { maxArtifactMb: o.maxArtifactMb } : {}),
       sessions: chosen,
+      sandbox: o.sandbox,
+      limits: o.limits,
       redis,
       target: o.target,
       runId: readQueueRun(root)?.run_id ?? randomBytes(8).toString("hex"),

@@ -113,6 +113,9 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
     recorder.workspaceState(null, await evidence.snapshot());
     const sandbox = p.sandbox ? sessionSandbox({ repo: p.pair.repo, workspaces: ws.paths, stateDir: join(p.workDir, "agent"), homeDir: sandboxHome(p.workDir), network: p.sandbox.network }) : undefined;
     cgroup = p.limits ? createCgroup(p.limits) : null;
+    for (const [r, rec] of Object.entries(cgroup?.record ?? {})) {
+      if (rec.status !== "enforced" && rec.limit !== null) recorder.warning(`resource limits: ${r}=${rec.limit} is not enforced on this machine: ${rec.detail}`);
+    }
     conversation = await startConversation(p, ws, sessionDir, conversationId, sandbox, cgroup);
     const deliverParams = { conversation, schedule, repo: p.pair.repo, focus: p.pair.focus, paths: sandbox?.insidePaths ?? ws.paths, recorder, evidence, usage };
     delivered = await deliverSchedule({ ...deliverParams, requestTimeoutMs: p.requestTimeoutMs, maxContinuations: p.maxContinuations, signal: p.signal });

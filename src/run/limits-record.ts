@@ -1,4 +1,4 @@
-import { probeLimits, type LimitsRecord } from "../core/cgroups.js";
+import { probeLimits } from "../core/cgroups.js";
 import { limitsText, parseLimits, type Limits } from "../core/limits.js";
 import type { RunConfig } from "../formats/run-config.js";
 
@@ -10,14 +10,25 @@ export const limitedAgents = new Set(["command", "oracle", "nop", "opencode", "c
  * enforces it (probed by making and removing a group), how, or why not.
  */
 export function limitsRecord(limits: Limits, agent: string, queued: boolean): NonNullable<RunConfig["limits"]> {
-  const probed: LimitsRecord = probeLimits(limits);
-  const why = queued ? "sessions run on queue workers, which do not apply --limits yet" : !limitedAgents.has(agent) ? `agent ${agent} is not started under the limits yet` : null;
-  if (why !== null) {
-    for (const r of Object.values(probed)) {
-      if (r.status === "enforced") Object.assign(r, { status: "not_enforced", detail: why });
+  const record: NonNullable<RunConfig["limits"]> = { requested: limitsText(limits), ...probeLimits(limits) };
+  const probed = [record.cpus, record.memory, record.pids];
+  if (!limitedAgents.has(agent)) {
+    for (const r of probed) {
+      if (r.status === "enforced") Object.assign(r, { status: "not_enforced", detail: `agent ${agent} is not started under the limits yet` });
+    }
+  } else if (queued) {
+    // This machine's cgroups say nothing about the workers': each one enforces what it can.
+    for (const r of probed) {
+      if (r.limit !== null) Object.assign(r, { status: "per_worker", detail: "each queue worker enforces it on its own machine; one that cannot says so in the session's trajectory" });
     }
   }
-  return { requested: limitsText(limits), ...probed };
+  return record;
+}
+
+/** What a queue job carries of run.json's limits: the request when workers are to apply it. */
+export function queuedLimits(record: RunConfig["limits"]): string | null {
+  if (!record) return null;
+  return [record.cpus, record.memory, record.pids].some((r) => r.status === "per_worker") ? record.requested : null;
 }
 
 /** The limits a session applies: those run.json records as enforced (null: nothing to apply). */

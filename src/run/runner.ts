@@ -72,6 +72,8 @@ export interface BackendRun {
   progress: ProgressSink;
   signal: AbortSignal;
   concurrency: number;
+  /** How the run's verification confines each test run: --sandbox, and --limits as asked. */
+  verifier: { sandbox: SandboxMode; limits: Limits };
 }
 
 /** Where sessions run when not in this process. It reports session ends through `outcome`. */
@@ -199,7 +201,9 @@ export async function runSessions(opts: RunOptions): Promise<RunOutcome> {
   const started = Date.now();
   const signal = opts.signal ?? new AbortController().signal;
   const outcome: RunOutcome = { runDir, finished: [], failed: [], skipped: [], interrupted: false, infraFaults: [] };
-  const { backend } = opts, backendRun: BackendRun = { runDir, config, dataset: prep.dataset, ledger, progress: opts.progress, signal, concurrency: opts.concurrency };
+  // Verification is confined whatever the agent could be: an unsandboxed agent's artifact is no safer.
+  const verifier = { sandbox: opts.sandbox ?? "bwrap", limits: config.limits ? parseLimits(config.limits.requested) : defaultLimits };
+  const { backend } = opts, backendRun: BackendRun = { runDir, config, dataset: prep.dataset, ledger, progress: opts.progress, signal, concurrency: opts.concurrency, verifier };
   const diskFull = new DiskFullStop();
   try {
     ledger.startInvocation(prep.existing);
@@ -236,11 +240,10 @@ export async function runSessions(opts: RunOptions): Promise<RunOutcome> {
     outcome.interrupted = signal.aborted;
 
     // The single call site of verification (see verify-hook.ts).
-    // Verification is confined whatever the agent could be: an unsandboxed agent's artifact is no safer.
     if (opts.verify && !outcome.interrupted && !diskFull.stopped) {
       outcome.infraFaults = backend
         ? await backend.verify(backendRun, config.sessions_selected)
-        : await verifyAfterRun(runDir, config.sessions_selected, opts.concurrency, opts.progress, opts.sandbox ?? "bwrap", config.limits ? parseLimits(config.limits.requested) : defaultLimits);
+        : await verifyAfterRun(runDir, config.sessions_selected, opts.concurrency, opts.progress, verifier.sandbox, verifier.limits);
     }
   } finally {
     await backend?.close();

@@ -202,6 +202,7 @@ async function runTaskTestsOnce(dataset: Dataset, task: LoadedTask, bed: TestBed
       ...(confine || cgroup ? { wrap } : {}),
     });
     if (cgroup) run.limits = limitsNote(cgroup, bed.limits!);
+    run.sandbox = confine ? "bwrap (the checkout and its environment only, no network)" : "none (the test run runs as the caller)";
     return run;
   } finally {
     await cgroup?.remove();
@@ -219,6 +220,7 @@ export function describeRun(run: TestRun): string {
   return [
     `$ ${run.command}`,
     ...(run.notFound.length > 0 ? [`not found (missing): ${run.notFound.join(" ")}`] : []),
+    ...(run.sandbox ? [`sandbox: ${run.sandbox}`] : []),
     ...(run.limits ? [`limits: ${run.limits}`] : []),
     `exit ${run.exitCode ?? `signal ${run.signal}`}${run.timedOut ? " (timed out: process group killed)" : ""} after ${run.durationMs} ms; results from ${run.source}${run.reportError ? ` (${run.reportError})` : ""}`,
     "--- stdout ---",

@@ -37,6 +37,8 @@ export interface TestRun {
   stderr: string;
   /** The run's resource limits and what held (set when it ran under limits). */
   limits?: string;
+  /** How the run was confined (set by the verifier's test-bed). */
+  sandbox?: string;
 }
 
 /** POSIX shell quoting: one argument, whatever it holds. */

@@ -8,6 +8,10 @@ import { sessionId, type SessionsFile } from "../../src/formats/sessions.js";
 import { cli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
 import { freePort, RedisServer, runCli, WorkerProcess } from "./fleet.js";
+import { probeLimits } from "../../src/core/cgroups.js";
+import { writeScript } from "../run/fixture.js";
+
+const cgroupsMissing = Object.values(probeLimits({ cpus: 1, memory: 64 * 1024 ** 2, pids: 64 })).some((r) => r.status !== "enforced");
 
 // A distributed run of part of the sample (two pairs, both conditions) on three worker processes with
 // caches of their own, against a local run of the same sessions: same artifacts, same verdicts.
@@ -139,6 +143,43 @@ describe("run --queue with three workers", () => {
     // The refusal is sealed like any verdict (a later verify keeps nothing refused for its size: it checks again).
     const again = cli(["verify", remote, "--queue", redis.url, "--session", s, "--max-artifact-mb", "1"]);
     expect(again.stdout).toContain("1 session(s): 0 resolved, 1 unresolved, 0 infrastructure fault(s); 1 verified, 0 kept");
+  }, 600_000);
+
+  it.skipIf(cgroupsMissing)("workers enforce the run's --limits on their own machine; verify --queue passes --limits and --sandbox", async () => {
+    const remote = join(root, "remote-limits");
+    const s = chosen[0]!;
+    const bomb = writeScript(
+      root,
+      "fork-bomb.sh",
+      `[ "$SWITCH_SWE_REQUEST_INDEX" = 0 ] || exit 0\npython3 -c '
+import os, sys, time
+n = 0
+for i in range(300):
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        time.sleep(60)
+        os._exit(0)
+    n += 1
+print(f"forked {n} children", file=sys.stderr)
+'`,
+    );
+    const res = await runCli(runArgs("command", remote, ["--queue", redis.url, "--quiet", "--no-verify", "--session", s, "--agent-opt", `command=sh ${bomb}`, "--limits", "pids=40"]), {}).done;
+    expect(res.code, res.stderr).toBe(0);
+    const runJson = JSON.parse(readFileSync(join(remote, "run.json"), "utf8")) as { limits: Record<string, { status: string }> };
+    expect(runJson.limits).toMatchObject({ requested: "cpus=4,memory=16g,pids=40", pids: { status: "per_worker" }, memory: { status: "per_worker" } });
+    const stderr = readFileSync(join(runFiles.sessionDir(remote, s), "attempts", "1", "agent", "stderr.log"), "utf8");
+    const forked = Number(/forked (\d+) children/.exec(stderr)?.[1] ?? "NaN");
+    expect(forked, stderr).toBeLessThan(40);
+    expect(readFileSync(runFiles.trajectory(remote, s), "utf8")).not.toContain("is not enforced on this machine");
+
+    const verified = cli(["verify", join(root, "remote-oracle"), "--queue", redis.url, "--session", s, "--force", "--limits", "pids=77,memory=1g", "--sandbox", "none"]);
+    expect(verified.code, verified.stderr).toBe(0);
+    const log = readFileSync(runFiles.verifyLog(join(root, "remote-oracle"), s), "utf8");
+    expect(log).toMatch(/^limits: cpus=4 enforced \(.*\); memory=1g enforced \(.*\); pids=77 enforced/m);
+    expect(log).toMatch(/^sandbox: none \(the test run runs as the caller\)$/m);
   }, 600_000);
 
   it("refuses bad queue URLs and unreachable queues as bad input, without printing a password", async () => {

@@ -56,7 +56,7 @@ export function registerVerify(program: Command): void {
       let lost: string[] = [];
       let result: { verdicts: Record<string, Verdict>; verified: string[]; reused: string[]; forged: string[] };
       if (o.queue !== undefined) {
-        const r = await verifyRunOnQueue(runDir, { target: queueTarget(o.queue), maxArtifactMb: o.maxArtifactMb, ...common, onVerdict: onProgress });
+        const r = await verifyRunOnQueue(runDir, { target: queueTarget(o.queue), maxArtifactMb: o.maxArtifactMb, sandbox: o.sandbox, limits, ...common, onVerdict: onProgress });
         lost = r.lost;
         result = r;
       } else {
