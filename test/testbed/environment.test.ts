@@ -96,6 +96,33 @@ describe("the environment cache", () => {
     expect(v.setup_cached).toBe(false);
   });
 
+  it("set-up sees where pip finds packages (PIP_FIND_LINKS, PIP_NO_INDEX, ...); the tests do not", async () => {
+    const seen = join(scratch, "pip-vars.txt");
+    const leak = [
+      "import os",
+      "",
+      "",
+      "def test_in_venv():",
+      "    assert 'PIP_FIND_LINKS' not in os.environ and 'PIP_NO_INDEX' not in os.environ",
+      "",
+    ].join("\n");
+    const testsPatch = diffAgainst(calcRepo(), (d) => writeFiles(d, { "tests/test_env.py": leak }));
+    const root = writeCalcDataset(tempDir(), {
+      setup: [`python3 -m venv --without-pip --system-site-packages "$SWITCH_SWE_ENV/venv"`, `echo "$PIP_FIND_LINKS|$PIP_NO_INDEX|$PIP_INDEX_URL" > ${seen}`],
+      tasks: [{ id: "env", f2p: ["tests/test_env.py::test_in_venv"], p2p: ["tests/test_ops.py::test_mul"], testsPatch }],
+    });
+    const saved = { ...process.env };
+    Object.assign(process.env, { PIP_FIND_LINKS: "/opt/wheels-here", PIP_NO_INDEX: "1", PIP_INDEX_URL: "file:///opt/index" });
+    try {
+      const v = await verify(loadDataset(root));
+      expect(v.infra_fault, v.infra_reason ?? "").toBe(false);
+      expect(readFileSync(seen, "utf8")).toBe("/opt/wheels-here|1|file:///opt/index\n");
+      expect(v.tests["tests/test_env.py::test_in_venv"]).toBe("passed");
+    } finally {
+      for (const k of ["PIP_FIND_LINKS", "PIP_NO_INDEX", "PIP_INDEX_URL"]) if (saved[k] === undefined) delete process.env[k]; else process.env[k] = saved[k];
+    }
+  });
+
   it("refuses a set-up that installs the repository itself from its checkout", async () => {
     const dataset = datasetWithSetup([
       `python3 -m venv --without-pip --system-site-packages "$SWITCH_SWE_ENV/venv"`,
