@@ -2,7 +2,7 @@
 // materialize from a local mirror, validate, qualify, build sessions (and their profile), run the
 // oracle and `nop` agents, verify with a cold environment cache and again warm (--force), report.
 // Run: npm run build && SWITCH_SWE_REAL_MIRRORS=/work/.mirror node bench/real-pipeline.mjs NAME
-// Options (environment): BENCH_PAIRS=k (at most k near and k far sessions; default 2),
+// Options (environment): BENCH_PAIRS=k (at most k near and k far sessions, as many as there are; default 2),
 // BENCH_QUALIFY_TASKS=n (tasks qualified, default 2), BENCH_RUNS=n (qualify runs, default 3),
 // BENCH_CONCURRENCY=n (default 2). Prints one line per step with its wall time and the load average.
 import { execFileSync } from "node:child_process";
@@ -71,8 +71,11 @@ try {
   if (pairs.length === 0) {
     process.stdout.write("no session pairs can be formed (too few tasks per repository that share no source file): run, verify and report skipped\n");
   } else {
-  step(`sessions build (${PAIRS} near, ${PAIRS} far)`, ["sessions", "build", ds, "--seed", "0", "--near", String(PAIRS), "--far", String(PAIRS), "--out", sessions]);
-  const n = 2 * 2 * PAIRS;
+  // At most PAIRS of each locality, as many as the dataset has (a dataset may have only one).
+  const near = Math.min(PAIRS, pairs.filter((p) => p.locality === "near").length);
+  const far = Math.min(PAIRS, pairs.filter((p) => p.locality === "far").length);
+  step(`sessions build (${near} near, ${far} far)`, ["sessions", "build", ds, "--seed", "0", "--near", String(near), "--far", String(far), "--out", sessions]);
+  const n = 2 * (near + far);
   for (const agent of ["oracle", "nop"]) {
     const run = join(work, `run-${agent}`);
     step(`run ${agent} (${n} sessions, no verify)`, ["run", "--dataset", ds, "--sessions", sessions, "--agent", agent, "--out", run, "--concurrency", CONC, "--no-verify", "--quiet"]);
