@@ -175,6 +175,9 @@ export function channelDisagreements(run: TestRun): string[] {
   if (run.stream === null) return [];
   const fromStream = new Map<string, CaseOutcome>();
   for (const [id, o] of run.stream.cases) fromStream.set(mangleNodeId(id), o);
+  // A collector below module level (one class of a module) that fails is an error case in the report;
+  // the runner sees it as a collection report. Module and directory errors are not cases in either.
+  for (const id of run.stream.collectionErrors) if (id.includes("::")) fromStream.set(mangleNodeId(id), "error");
   const out: string[] = [];
   for (const [key, id] of run.byKey) {
     const j = run.cases.get(id);

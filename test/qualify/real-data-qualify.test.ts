@@ -82,3 +82,27 @@ describe("time-dependent parametrized ids", () => {
     );
   });
 });
+
+describe("a collection error below module level (one class or function of a module)", () => {
+  // Python-Markdown's suite: one module turns warnings into errors at import (tests/test_legacy.py), a later
+  // one imports unittest's TestSuite, which pytest then fails to collect as a test class. pytest reports
+  // that one class as an error case, in the JUnit report and on its own hook, not the module.
+  const strict = "import warnings\nwarnings.simplefilter('error')\n\n\ndef test_strict():\n    pass\n";
+  const badTests = "from unittest import TestSuite\nfrom calc.ops import add\n\n\ndef test_add_more():\n    assert add(2, 2) == 4\n";
+  const badPatch = diffAgainst(calcFiles, (d) => {
+    for (const [f, text] of Object.entries(calcTestsPatchFiles)) writeFileSync(join(d, f), text);
+    writeFileSync(join(d, "tests", "test_a_strict.py"), strict);
+    writeFileSync(join(d, "tests", "test_bad.py"), badTests);
+  });
+
+  it("is the same error in both channels: the runs are trusted, the broken item is neither F2P nor P2P", () => {
+    const root = writeCalcDataset(join(scratch, "item-error"), { tasks: [{ id: "item", f2p: ["tests/test_ops.py::test_add"], p2p, stage, testsPatch: badPatch }] });
+    const r = cli(["tasks", "qualify", root, "--runs", "1", "--json"], { env });
+    const [report] = JSON.parse(r.stdout) as Array<{ qualified: boolean; observed: { fail_to_pass: string[]; pass_to_pass: number }; problems: string[] }>;
+    expect(report!.problems).toEqual([]);
+    expect(report!.observed.fail_to_pass).toContain("tests/test_ops.py::test_add");
+    expect(report!.observed.fail_to_pass).not.toContain("tests/test_bad.py::TestSuite");
+    expect(report!.qualified).toBe(true);
+    expect(r.code).toBe(0);
+  });
+});
