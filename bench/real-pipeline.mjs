@@ -1,6 +1,7 @@
 // Times the whole pipeline on one shipped real dataset (datasets/real/NAME/manifest.json):
 // materialize from a local mirror, validate, qualify, build sessions (and their profile), run the
-// oracle and `nop` agents, verify with a cold environment cache and again warm (--force), report.
+// oracle and `nop` agents, verify with a cold environment cache and again warm (--force), report,
+// and replay the oracle's switched sessions through RCM (`rcm eval`).
 // Run: npm run build && SWITCH_SWE_REAL_MIRRORS=/work/.mirror node bench/real-pipeline.mjs NAME
 // Options (environment): BENCH_PAIRS=k (at most k near and k far sessions, as many as there are; default 2),
 // BENCH_QUALIFY_TASKS=n (tasks qualified, default 2), BENCH_RUNS=n (qualify runs, default 3),
@@ -85,6 +86,9 @@ try {
   }
   const report = step("report (oracle, nop)", ["report", join(work, "run-oracle"), join(work, "run-nop"), "--resamples", "1000"]);
   process.stdout.write(report.split("\n").slice(0, 14).map((l) => `    ${l}`).join("\n") + "\n");
+  // RCM's offline replay of the oracle's switched sessions, with and without the Workspace: lines.
+  const rcm = step("rcm eval (oracle run)", ["rcm", "eval", join(work, "run-oracle")], { mayFail: true });
+  process.stdout.write(rcm.trim().split("\n").map((l) => `    ${l}`).join("\n") + "\n");
   }
 } finally {
   if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true });
