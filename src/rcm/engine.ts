@@ -7,8 +7,8 @@ import { endpointAuxOf, hostAuxOf, type RcmOptions } from "./options.js";
 import { commitAssignment, emptyRouterState, routeRequest, type Assignment, type RouterState } from "./router.js";
 import { requestFeatures, RouterIndex } from "./router-index.js";
 import { taskRelatedness } from "./router-score.js";
-import { emptyTaskState, type TaskState } from "./state-record.js";
-import { clip, foldGroup } from "./state-updater.js";
+import { emptyTaskState, type StateItem, type TaskState } from "./state-record.js";
+import { clip, foldGroup, pushBounded, stateLimits } from "./state-updater.js";
 
 /** What RCM keeps per conversation; plain JSON (persisted by the host, see store.ts). */
 export interface RcmMemory {
@@ -96,9 +96,19 @@ export class RcmEngine {
         if (!s) continue;
         const r = await this.withAux((chat) => auxStateItems(chat, g));
         if (!r?.items) continue;
-        const add = (list: typeof s.completed, text: string) => list.push({ text: clip(text), kind: "claim", source: `${g.userMessageId}#model`, request: s.requests });
-        for (const t of r.items.completed) add(s.completed, t);
-        for (const t of r.items.uncertainties) add(s.uncertainties, t);
+        // Bounded like the deterministic updater's items (newest kept); a text the section holds already is not repeated.
+        const add = (list: StateItem[], max: number, text: string) => {
+          const item: StateItem = { text: clip(text), kind: "claim", source: `${g.userMessageId}#model`, request: s.requests };
+          if (!list.some((i) => i.text === item.text)) pushBounded(list, item, max);
+        };
+        for (const t of r.items.completed) add(s.completed, stateLimits.completed, t);
+        for (const t of r.items.uncertainties) add(s.uncertainties, stateLimits.uncertainties, t);
+        // The model's pending items say what is open after this group: they replace its earlier ones (the
+        // deterministic pending requests stay until a writing tool or a claim closes them).
+        if (r.items.pending !== null) {
+          s.pending = s.pending.filter((i) => !i.source.endsWith("#model"));
+          for (const t of r.items.pending) add(s.pending, stateLimits.pending, t);
+        }
         this.dirty = true;
       }
     }

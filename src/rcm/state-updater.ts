@@ -33,7 +33,7 @@ export function sentences(text: string): string[] {
     .filter((s) => s.length > 0);
 }
 
-function pushBounded(list: StateItem[], item: StateItem, max: number): void {
+export function pushBounded(list: StateItem[], item: StateItem, max: number): void {
   const same = list.findIndex((i) => i.text === item.text);
   if (same >= 0) list.splice(same, 1);
   list.push(item);

@@ -42,13 +42,16 @@ describe("RCM's auxiliary model (against the scripted server)", () => {
   it("decides an undecided request and adds state items from completed interactions; its calls are usage", async () => {
     const e = await engineWith([
       { requests: "auxiliary", match: ["New request", "ok, go on"], text: '{"task": "t1", "confidence": 0.9}' },
-      { requests: "auxiliary", match: "User: Implement `parse_amount`", text: '{"completed": ["parse_amount handles parentheses"], "pending": [], "uncertainties": ["thousands separators not covered"]}' },
+      { requests: "auxiliary", match: "User: Implement `parse_amount`", text: '{"completed": ["parse_amount handles parentheses"], "pending": ["document the parentheses rule"], "uncertainties": ["thousands separators not covered"]}' },
+      { requests: "auxiliary", match: "User: Write the income report", text: '{"completed": [], "pending": ["add a subtotal per quarter"], "uncertainties": []}' },
     ]);
     await replay(e, history());
     expect(e.memory.router.assignments.u3).toMatchObject({ task: "t1", method: "aux", confidence: 0.9 });
     const s = e.memory.states.t1!;
     expect(s.completed).toContainEqual(expect.objectContaining({ text: "parse_amount handles parentheses", kind: "claim", source: "u1#model" }));
     expect(s.uncertainties).toContainEqual(expect.objectContaining({ text: "thousands separators not covered", kind: "claim" }));
+    expect(s.pending).toContainEqual(expect.objectContaining({ text: "document the parentheses rule", kind: "claim", source: "u1#model" }));
+    expect(e.memory.states.t2!.pending).toContainEqual(expect.objectContaining({ text: "add a subtotal per quarter", source: "u2#model" }));
     const usage = e.drainAuxUsage();
     expect(usage.filter((u) => u.purpose === "route").length).toBeGreaterThanOrEqual(1);
     expect(usage.filter((u) => u.purpose === "state").length).toBeGreaterThanOrEqual(1);
@@ -59,7 +62,7 @@ describe("RCM's auxiliary model (against the scripted server)", () => {
   it("leaves the record as the deterministic updater made it when the model answers malformed output or an error", async () => {
     const e = await engineWith([
       { requests: "auxiliary", match: "User: Implement `parse_amount`", text: "Sure! Here is the state: completed = parse_amount" },
-      { requests: "auxiliary", match: "User: Write the income report", text: '{"completed": "not a list", "uncertainties": [3, null]}' },
+      { requests: "auxiliary", match: "User: Write the income report", text: '{"completed": "not a list", "pending": ["ok", 3], "uncertainties": [3, null]}' },
       { requests: "auxiliary", match: "New request", error: { status: 500, message: "upstream failed" } },
     ]);
     await replay(e, history());
