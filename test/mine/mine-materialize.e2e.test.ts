@@ -2,19 +2,13 @@ import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.js";
-import { git, tempDir, writeFiles } from "../verify/fixture.js";
+import { gitHistory } from "../helpers/git-history.js";
+import { git, tempDir } from "../verify/fixture.js";
 
 const root = tempDir("switch-swe-mine-");
 const env = { SWITCH_SWE_CACHE: join(root, "cache") };
-const repo = join(root, "shapes");
+const { repo, init, commit } = gitHistory(root, "shapes");
 const out = join(root, "mined");
-
-function commit(message: string, files: Record<string, string>): string {
-  writeFiles(repo, files);
-  git(repo, "add", "-A");
-  git(repo, "commit", "-qm", message);
-  return git(repo, "rev-parse", "HEAD").trim();
-}
 
 /**
  * A small history written for this test: a merged branch of two steps (each adds a function and
@@ -22,7 +16,7 @@ function commit(message: string, files: Record<string, string>): string {
  * (no F2P), and a commit of documentation only.
  */
 beforeAll(() => {
-  git(root, "init", "-q", "-b", "main", repo);
+  init();
   commit("Initial layout", {
     "shapes/__init__.py": "",
     "shapes/geometry/area.py": "def square(a):\n    return a * a\n",

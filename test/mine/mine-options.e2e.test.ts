@@ -2,17 +2,11 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.js";
-import { git, tempDir, writeFiles } from "../verify/fixture.js";
+import { gitHistory } from "../helpers/git-history.js";
+import { git, tempDir } from "../verify/fixture.js";
 
 const root = tempDir("switch-swe-mine-options-");
-const repo = join(root, "mirror-dir");
-
-function commit(message: string, files: Record<string, string>): string {
-  writeFiles(repo, files);
-  git(repo, "add", "-A");
-  git(repo, "commit", "-qm", message);
-  return git(repo, "rev-parse", "HEAD").trim();
-}
+const { repo, init, commit } = gitHistory(root, "mirror-dir");
 
 /**
  * Two chains of two commits each, in different directories. The first step of the first chain
@@ -20,7 +14,7 @@ function commit(message: string, files: Record<string, string>): string {
  * tests: the whole suite counts that test as the stage's F2P, the touched files do not.
  */
 beforeAll(() => {
-  git(root, "init", "-q", "-b", "main", repo);
+  init();
   commit("Initial layout", {
     "pkg/__init__.py": "",
     "pkg/num/ops.py": "def add(a, b):\n    return int(a) + int(b)\n",

@@ -5,21 +5,12 @@ import type { Group } from "../../src/rcm/history.js";
 import { parseRcmOptions } from "../../src/rcm/options.js";
 import type { Action } from "../../src/rcm/history.js";
 import { plainGroup, say, write } from "./helpers/history.js";
+import { replay } from "./helpers/replay.js";
 
 const edit = (path: string, newString: string, messageId: string): Action => ({ kind: "tool", tool: "edit", args: { filePath: path, oldString: "x", newString }, paths: [path], status: "ok", text: "Edit applied successfully.", messageId });
 
 /** Feeds groups one by one (each is the current request once); returns the plan of every step. */
-function replay(e: RcmEngine, groups: Group[]): AssemblyPlan[] {
-  const seen: Group[] = [];
-  return groups.map((g) => {
-    const actions = g.actions;
-    const current = { ...g, actions: [] as Group["actions"] };
-    seen.push(current);
-    const plan = e.prepare(seen);
-    current.actions.push(...actions);
-    return plan;
-  });
-}
+const replayPlans = (e: RcmEngine, groups: Group[]): AssemblyPlan[] => replay(e, groups, (plan) => plan);
 
 const userTextsSeen = (groups: Group[], plan: AssemblyPlan) => renderAssembly(groups, plan).filter((m) => m.role === "user").map((m) => m.text);
 
@@ -35,7 +26,7 @@ describe("multi-task assignment", () => {
     const backToAmounts = plainGroup("`parse_amount` in ledger/amount.py must also accept a leading minus sign.", [], "u6");
     const groups = [amounts, income, tags, span, backToTags, backToAmounts];
     const e = new RcmEngine(parseRcmOptions({ mode: "router", related: 1 }));
-    const plans = replay(e, groups);
+    const plans = replayPlans(e, groups);
     const a = e.memory.router.assignments;
     expect([a.u4!.task, ...(a.u4!.also ?? [])].sort()).toEqual([a.u1!.task, a.u2!.task].sort());
     expect(a.u4!.method).toBe("multi");
@@ -52,7 +43,7 @@ describe("multi-task assignment", () => {
   it("keeps one task when the other task is only mentioned in passing (no file or symbol of its own)", () => {
     const one = plainGroup("In reports/income.py, `render_income` should right-align the totals like the amounts.", [], "u4");
     const e = new RcmEngine(parseRcmOptions({ mode: "router", related: 1 }));
-    replay(e, [amounts, income, tags, one]);
+    replayPlans(e, [amounts, income, tags, one]);
     expect(e.memory.router.assignments.u4).toMatchObject({ task: e.memory.router.assignments.u2!.task });
     expect(e.memory.router.assignments.u4!.also).toBeUndefined();
   });
@@ -71,7 +62,7 @@ describe("related-task retention", () => {
 
   it("keeps the history of a task that shares files and symbols with the routed one, and drops the unrelated one", () => {
     const e = new RcmEngine(parseRcmOptions({ mode: "router" }));
-    const plans = replay(e, groups);
+    const plans = replayPlans(e, groups);
     const a = e.memory.router.assignments;
     const [limits, tagsTask, alerts] = [a.v1!.task, a.v2!.task, a.v3!.task];
     expect(new Set([limits, tagsTask, alerts]).size).toBe(3);
@@ -84,7 +75,7 @@ describe("related-task retention", () => {
 
   it("keeps only the request's own tasks with related: 1", () => {
     const e = new RcmEngine(parseRcmOptions({ mode: "router", related: 1 }));
-    const plans = replay(e, groups);
+    const plans = replayPlans(e, groups);
     expect(userTextsSeen(groups, plans[4]!)).toEqual([groups[2]!.userText, groups[4]!.userText]);
   });
 });

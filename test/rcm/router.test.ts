@@ -3,22 +3,13 @@ import { RcmEngine } from "../../src/rcm/engine.js";
 import { parseRcmOptions } from "../../src/rcm/options.js";
 import { extractRefs } from "../../src/rcm/refs.js";
 import { harnessGroup, plainGroup, say, write } from "./helpers/history.js";
+import { replay } from "./helpers/replay.js";
 import type { Group } from "../../src/rcm/history.js";
 
 const engine = (mode: "router" | "rcm" = "rcm") => new RcmEngine(parseRcmOptions({ mode }));
 
 /** Feeds groups one by one (each is the current request once) and returns the assignments. */
-function replay(e: RcmEngine, groups: Group[]) {
-  const seen: Group[] = [];
-  return groups.map((g) => {
-    const actions = g.actions;
-    const current = { ...g, actions: [] as Group["actions"] };
-    seen.push(current);
-    const plan = e.prepare(seen);
-    current.actions.push(...actions);
-    return { ...e.memory.router.assignments[g.id]!, filtered: plan.filtered };
-  });
-}
+const route = (e: RcmEngine, groups: Group[]) => replay(e, groups, (plan, g) => ({ ...e.memory.router.assignments[g.id]!, filtered: plan.filtered }));
 
 describe("explicit references", () => {
   it("finds the workspace, files, module paths and code symbols, not file extensions", () => {
@@ -32,7 +23,7 @@ describe("explicit references", () => {
 
 describe("task history router", () => {
   it("routes by the workspace a request names: known workspaces continue their task, a new one starts a task", () => {
-    const a = replay(engine(), [
+    const a = route(engine(), [
       harnessGroup("/r/w00", "Add parsing of amounts.", [write("/r/w00/amount.py")]),
       harnessGroup("/r/w01", "Add a report of balances.", [write("/r/w01/report.py")]),
       harnessGroup("/r/w00", "Also round amounts to cents."),
@@ -45,7 +36,7 @@ describe("task history router", () => {
   });
 
   it("without workspaces, uses files and symbols of earlier requests and tool calls, then similarity", () => {
-    const a = replay(engine(), [
+    const a = route(engine(), [
       plainGroup("Implement `parse_amount` in ledger/amount.py so that it accepts negative values in parentheses.", [write("ledger/amount.py")]),
       plainGroup("Write the monthly income report renderer in reports/income.py with totals per category and a grand total row.", [write("reports/income.py")]),
       plainGroup("In ledger/amount.py, parse_amount must also accept a leading plus sign."),
@@ -59,7 +50,7 @@ describe("task history router", () => {
 
   it("keeps the full history for an undecided request and marks shared instructions", () => {
     const e = engine();
-    const a = replay(e, [
+    const a = route(e, [
       plainGroup("Implement `parse_amount` in ledger/amount.py for negative values in parentheses.", [write("ledger/amount.py")]),
       plainGroup("Add the income report renderer in reports/income.py with totals per category.", [write("reports/income.py")]),
       plainGroup("ok, go on"),
@@ -87,7 +78,7 @@ describe("task history router", () => {
   });
 
   it("uses tool-call paths of earlier groups as references", () => {
-    const a = replay(engine(), [
+    const a = route(engine(), [
       plainGroup("Make the first change we discussed.", [write("src/alpha/core.py"), say("Done.")]),
       plainGroup("Make the second change, somewhere else entirely: a new module src/beta/export.py for exports.", [write("src/beta/export.py")]),
       plainGroup("There is a bug in src/alpha/core.py: the loop is off by one."),
