@@ -90,6 +90,6 @@ describe("switch-swe rcm eval", () => {
         expect(hidden.methods.workspace).toBeUndefined();
       }
     },
-    300_000,
+    600_000,
   );
 });
