@@ -27,12 +27,25 @@ function addedLines(block: PatchBlock): string[] {
   return block.text.split("\n").filter((l) => l.startsWith("+") && !l.startsWith("+++ "));
 }
 
-/** Reasons to distrust a pass, each with the first file that shows it; [] when nothing is seen. */
-export function suspiciousReasons(blocks: readonly PatchBlock[]): string[] {
+/**
+ * Reasons to distrust a pass, each with the first file that shows it; [] when nothing is seen. A line
+ * the task's reference adds to the same file is not a sign: upstream code may legitimately use these
+ * means (Python-Markdown's htmlparser.py installs a module copy in sys.modules), and the reference's
+ * own lines can forge nothing.
+ */
+export function suspiciousReasons(blocks: readonly PatchBlock[], reference: readonly PatchBlock[] = []): string[] {
+  const upstream = new Map<string, Set<string>>();
+  for (const b of reference) {
+    const file = b.to ?? b.from ?? "?";
+    const set = upstream.get(file) ?? new Set<string>();
+    for (const line of addedLines(b)) set.add(line.slice(1).trim());
+    upstream.set(file, set);
+  }
   const found = new Map<string, string>();
   for (const b of blocks) {
     const file = b.to ?? b.from ?? "?";
     for (const line of addedLines(b)) {
+      if (upstream.get(file)?.has(line.slice(1).trim())) continue;
       for (const [re, what] of signs) if (!found.has(what) && re.test(line.slice(1))) found.set(what, file);
     }
     if (b.binary && /\.(so|pyd|dylib|pyc)$/.test(file)) found.set("adds a compiled module or native library", file);

@@ -100,7 +100,7 @@ function filterArtifact(opts: VerifyArtifactOptions, res: AttemptResult, log: (t
   res.dropped = dropped;
   if (dropped.length > 0) log(`dropped from the artifact (test files and runner channels): ${dropped.join(", ")}\n`);
   if (runnerChannels.length > 0) res.notes.push(`runner channels dropped from the artifact: ${runnerChannels.join("; ")}`);
-  res.suspicious = suspiciousReasons(kept);
+  res.suspicious = suspiciousReasons(kept, opts.task.stagePatches.flatMap((p) => splitPatch(p)));
   return kept;
 }
 
