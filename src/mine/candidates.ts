@@ -108,3 +108,27 @@ export async function findCandidates(gitDir: string, range: string, isSource: Pa
   }
   return { candidates, commits: mainline.length };
 }
+
+/**
+ * Why the stages are several features rather than steps of one, or null. A subject that names a pull
+ * request or an issue (`(#803)` of a squash merge, `Merge pull request #2094`, `fixes #772`) says which
+ * change it belongs to; two stages naming disjoint numbers are two changes (two squash-merged pull
+ * requests in a row, a release branch's merges), whose requests share nothing a user would say.
+ */
+export async function severalFeatures(gitDir: string, cuts: readonly string[]): Promise<string | null> {
+  const named: Array<{ cut: string; refs: Set<string> }> = [];
+  for (const cut of cuts) {
+    const subject = await gitOut(["--git-dir", gitDir, "log", "-1", "--format=%s", cut]);
+    const refs = new Set([...subject.matchAll(/#(\d+)\b/g)].map((m) => m[1]!));
+    if (refs.size > 0) named.push({ cut, refs });
+  }
+  for (let i = 0; i < named.length; i++) {
+    for (let j = i + 1; j < named.length; j++) {
+      const [a, b] = [named[i]!, named[j]!];
+      if (![...a.refs].some((r) => b.refs.has(r))) {
+        return `stage commits ${a.cut.slice(0, 12)} and ${b.cut.slice(0, 12)} name different pull requests or issues (#${[...a.refs].join(", #")} / #${[...b.refs].join(", #")})`;
+      }
+    }
+  }
+  return null;
+}
