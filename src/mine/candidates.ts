@@ -132,3 +132,20 @@ export async function severalFeatures(gitDir: string, cuts: readonly string[]): 
   }
   return null;
 }
+
+/**
+ * For a chain (commits that merely follow each other): why a stage is unrelated to the stages before
+ * it, or null. Each stage must change a source file an earlier stage changed; sharing a directory
+ * is how a chain is found, not evidence of one feature.
+ */
+export async function unrelatedStage(gitDir: string, base: string, cuts: readonly string[], isSource: PathClass, isTest: PathClass): Promise<string | null> {
+  const seen = new Set<string>();
+  let from = base;
+  for (const [k, cut] of cuts.entries()) {
+    const files = (await changedPaths(gitDir, from, cut)).filter((p) => isSource(p) && !isTest(p));
+    if (k > 0 && !files.some((f) => seen.has(f))) return `stage ${k + 1} (${cut.slice(0, 12)}) changes no source file an earlier stage changed`;
+    for (const f of files) seen.add(f);
+    from = cut;
+  }
+  return null;
+}

@@ -12,7 +12,7 @@ import { datasetRepoOf, deriveTask, writeDerivedTask } from "../datasets/materia
 import { TASK_MANIFEST_FORMAT, type ManifestRepo, type ManifestTask, type TaskManifest } from "../dataset/task-manifest.js";
 import { buildSessions } from "../sessions/build.js";
 import { defaultTestCommand } from "../testbed/test-run.js";
-import { findCandidates, severalFeatures, type Candidate } from "./candidates.js";
+import { findCandidates, severalFeatures, unrelatedStage, type Candidate } from "./candidates.js";
 import { sha256 } from "../core/digest.js";
 import { changedPaths, stagePatchesOf, testsPatchOf } from "./derive.js";
 import { foldStages, stageTests, type MineSuite, type RejectReason } from "./stage-tests.js";
@@ -139,6 +139,8 @@ async function mineCandidate(ctx: Ctx, c: Candidate): Promise<ManifestTask | nul
   const keptCuts = folded.map((f) => cuts[f.cut]!);
   const several = await severalFeatures(ctx.gitDir, keptCuts);
   if (several) return reject(ctx, c, "several features", several);
+  const unrelated = c.kind === "chain" ? await unrelatedStage(ctx.gitDir, c.base, keptCuts, sourceMatcher(ctx.repo), isTest) : null;
+  if (unrelated) return reject(ctx, c, "several features", unrelated);
   const entry = await draftTask(ctx, id, c.base, keptCuts, c.provenance);
   entry.stages.forEach((s, k) => (s.tests = folded[k]!.tests));
   entry.verifier = { fail_to_pass: folded.flatMap((f) => f.tests), pass_to_pass: v.p2p, timeout_s: 1800 };

@@ -1,7 +1,7 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { severalFeatures } from "../../src/mine/candidates.js";
+import { severalFeatures, unrelatedStage } from "../../src/mine/candidates.js";
 import { gitHistory } from "../helpers/git-history.js";
 import { tempDir } from "../verify/fixture.js";
 
@@ -9,6 +9,7 @@ const root = tempDir();
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 const { repo, init, commit } = gitHistory(root, "r");
 init();
+const base = commit("Initial layout", { "a.py": "0\n", "b.py": "0\n", "c.py": "0\n" });
 const pr803 = commit("Refactor HTML Parser (#803)", { "a.py": "1\n" });
 const pr970 = commit("Support unicode ids in toc (#970)", { "b.py": "1\n" });
 const plain = commit("Polish the parser", { "a.py": "2\n" });
@@ -26,5 +27,17 @@ describe("stages that are several features", () => {
   it("are not stages that name nothing, or numbers they share", async () => {
     expect(await severalFeatures(gitDir, [pr803, plain])).toBeNull();
     expect(await severalFeatures(gitDir, [pr803, plain, fix803])).toBeNull();
+  });
+});
+
+describe("a chain stage unrelated to the stages before it", () => {
+  const isSource = (p: string) => p.endsWith(".py") && !p.startsWith("tests/");
+  const isTest = (p: string) => p.startsWith("tests/");
+  it("changes no source file an earlier stage changed", async () => {
+    expect(await unrelatedStage(gitDir, base, [pr803, pr970], isSource, isTest)).toBe(`stage 2 (${pr970.slice(0, 12)}) changes no source file an earlier stage changed`);
+  });
+  it("is not a stage that changes a file an earlier stage changed", async () => {
+    expect(await unrelatedStage(gitDir, base, [pr803, plain], isSource, isTest)).toBeNull();
+    expect(await unrelatedStage(gitDir, base, [pr970, fix803], isSource, isTest)).toBeNull();
   });
 });
