@@ -34,6 +34,8 @@ export interface MineOptions {
   setupCommit?: string;
   /** Run the whole suite per state, or only the test files the candidate's steps touch (faster; F2P then comes from those files). */
   suite?: MineSuite;
+  /** Deadline of one test run, also each mined task's verifier.timeout_s (default 1800 s). */
+  timeoutS?: number;
   onLine?: (line: string) => void;
 }
 
@@ -116,7 +118,7 @@ async function draftTask(ctx: Ctx, id: string, base: string, cuts: string[], pro
     provenance,
     stages: cuts.map((cut, k) => ({ cut, provenance: `commit ${cut}: request derived from its message`, tests: [], patch_sha256: sha256(stages[k]!) })),
     tests_patch_sha256: sha256(testsPatch),
-    verifier: { fail_to_pass: [], pass_to_pass: [], timeout_s: 1800 },
+    verifier: { fail_to_pass: [], pass_to_pass: [], timeout_s: ctx.opts.timeoutS ?? 1800 },
   };
 }
 
@@ -143,7 +145,7 @@ async function mineCandidate(ctx: Ctx, c: Candidate): Promise<ManifestTask | nul
   if (unrelated) return reject(ctx, c, "several features", unrelated);
   const entry = await draftTask(ctx, id, c.base, keptCuts, c.provenance);
   entry.stages.forEach((s, k) => (s.tests = folded[k]!.tests));
-  entry.verifier = { fail_to_pass: folded.flatMap((f) => f.tests), pass_to_pass: v.p2p, timeout_s: 1800 };
+  entry.verifier = { fail_to_pass: folded.flatMap((f) => f.tests), pass_to_pass: v.p2p, timeout_s: ctx.opts.timeoutS ?? 1800 };
   const ms = Date.now() - started;
   ctx.report.mined.push({ task: id, stages: keptCuts.length, f2p: entry.verifier.fail_to_pass.length, p2p: v.p2p.length, qualification_ms: ms, provenance: c.provenance });
   ctx.opts.onLine?.(`mined ${id}: ${keptCuts.length} stages, ${entry.verifier.fail_to_pass.length} F2P, ${v.p2p.length} P2P (${(ms / 1000).toFixed(1)} s)`);

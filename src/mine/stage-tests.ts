@@ -9,7 +9,7 @@ import { checkoutWithPatches, environmentFor, freshCheckout, runWholeSuite } fro
 import { untrustedRunReason, type TestRun } from "../testbed/test-run.js";
 
 /** Why a candidate is rejected; the keys are counted in the mining report. */
-export type RejectReason = "no source change" | "several features" | "no F2P" | "fewer than two stages with tests" | "unstable" | "collection failure" | "untrusted test run" | "environment cannot be built" | "patch does not apply";
+export type RejectReason = "no source change" | "several features" | "no F2P" | "timed out" | "fewer than two stages with tests" | "unstable" | "collection failure" | "untrusted test run" | "environment cannot be built" | "patch does not apply";
 
 export type StageVerdict = { ok: true; stageTests: string[][]; p2p: string[]; unstable: string[] } | { ok: false; reason: RejectReason; detail: string };
 
@@ -46,7 +46,10 @@ async function runAllStates(dataset: Dataset, task: LoadedTask, work: string, ru
       rmSync(scratch, { recursive: true, force: true });
       const why = run.timedOut ? "timed out" : (untrustedRunReason(run) ?? (run.cases.size === 0 && run.collectionErrors.length === 0 ? "no test was collected" : null));
       // A module that cannot be imported before the stages is a normal "not collected yet": its tests fail there.
-      if (why) return { ok: false, reason: collectionInterruption(run.stdout) || run.cases.size === 0 ? "collection failure" : "untrusted test run", detail: `after ${k} stage(s): ${why}` };
+      if (why) {
+        const reason = run.timedOut ? "timed out" : collectionInterruption(run.stdout) || run.cases.size === 0 ? "collection failure" : "untrusted test run";
+        return { ok: false, reason, detail: `after ${k} stage(s): ${why}` };
+      }
       list.push(run);
     }
     states.push(list);

@@ -55,7 +55,7 @@ describe("tasks mine --suite touched --url --setup-commit", () => {
     const out = join(root, "touched");
     const url = "https://example.org/team/calc.git";
     const r = cli(
-      ["tasks", "mine", repo, "--out", out, "--runs", "1", "--suite", "touched", "--url", url, "--setup-commit", "main~1", "--setup", 'mkdir -p "$SWITCH_SWE_ENV/bin"'],
+      ["tasks", "mine", repo, "--out", out, "--runs", "1", "--suite", "touched", "--url", url, "--setup-commit", "main~1", "--setup", 'mkdir -p "$SWITCH_SWE_ENV/bin"', "--timeout-s", "600"],
       { env: { SWITCH_SWE_CACHE: cache } },
     );
     expect(r.stdout).toMatch(/2 candidate\(s\): 2 mined, 0 rejected; /);
@@ -68,6 +68,7 @@ describe("tasks mine --suite touched --url --setup-commit", () => {
       [["tests/test_ops.py::test_sub"], ["tests/test_ops.py::test_mul"]],
       [["tests/test_fmt.py::test_pad"], ["tests/test_fmt.py::test_fill"]],
     ]);
+    expect(manifest.tasks.map((t: { verifier: { timeout_s: number } }) => t.verifier.timeout_s)).toEqual([600, 600]);
     // Two candidates with different bases, one environment (a directory; its seal lies beside it).
     const envs = readdirSync(join(cache, "envs"), { withFileTypes: true }).filter((d) => d.isDirectory() && !d.name.startsWith("."));
     expect(envs).toHaveLength(1);
@@ -77,5 +78,29 @@ describe("tasks mine --suite touched --url --setup-commit", () => {
     const r = cli(["tasks", "mine", repo, "--out", join(root, "bad"), "--setup-commit", "nope"], { env: { SWITCH_SWE_CACHE: join(root, "cache-bad") } });
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toMatch(/: --setup-commit: "nope" is not a commit of this repository$/);
+  });
+});
+
+describe("a test that hangs before the fix", () => {
+  const hang = gitHistory(root, "hang");
+  beforeAll(() => {
+    hang.init();
+    hang.commit("Initial layout", { "spin/__init__.py": "", "spin/wait.py": "def settle():\n    while True:\n        pass\n", "tests/test_base.py": "def test_base():\n    assert True\n" });
+    hang.commit("settle: stop spinning", {
+      "spin/wait.py": "def settle():\n    return 1\n",
+      "tests/test_wait.py": "from spin.wait import settle\n\n\ndef test_settle():\n    assert settle() == 1\n",
+    });
+    hang.commit("settle: take a count", {
+      "spin/wait.py": "def settle(n=1):\n    return n\n",
+      "tests/test_wait.py": "from spin.wait import settle\n\n\ndef test_settle():\n    assert settle() == 1\n\n\ndef test_count():\n    assert settle(3) == 3\n",
+    });
+  });
+
+  it("is rejected as timed out after --timeout-s, not as a collection failure", { timeout: 300_000 }, () => {
+    const out = join(root, "hang-out");
+    const r = cli(["tasks", "mine", hang.repo, "--out", out, "--runs", "1", "--suite", "touched", "--timeout-s", "20"], { env: { SWITCH_SWE_CACHE: join(root, "cache-hang") } });
+    expect(r.stdout).toMatch(/1 candidate\(s\): 0 mined, 1 rejected \(1 timed out\)/);
+    const report = JSON.parse(readFileSync(join(out, "mine-report.json"), "utf8"));
+    expect(report.rejected).toEqual([expect.objectContaining({ reason: "timed out", detail: "after 0 stage(s): timed out" })]);
   });
 });

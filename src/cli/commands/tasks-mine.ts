@@ -35,6 +35,7 @@ export function addMineCommand(tasks: Command): void {
     .option("--max <n>", "stop after this many tasks", parsePositive("--max"))
     .option("--runs <n>", "suite runs per state (a test must behave the same in each)", parsePositive("--runs"), 3)
     .option("--max-stages <n>", "most steps per candidate", parsePositive("--max-stages"), 5)
+    .option("--timeout-s <n>", "deadline of one test run, recorded as each task's verifier.timeout_s (a test that hangs before its fix costs this per run)", parsePositive("--timeout-s"), 1800)
     .option("--name <name>", "dataset name (default <repo>-mined)")
     .option("--test-command <cmd>", "test command ({tests}, {junit}); default pytest with a JUnit report")
     .option("--setup <cmd>", "environment set-up command (repeatable)", collect)
@@ -49,6 +50,7 @@ export function addMineCommand(tasks: Command): void {
       out: o.out,
       runs: o.runs,
       maxStages: o.maxStages,
+      timeoutS: o.timeoutS,
       ...(o.range !== undefined ? { range: o.range } : {}),
       ...(o.max !== undefined ? { max: o.max } : {}),
       ...(o.name !== undefined ? { name: o.name } : {}),
