@@ -126,7 +126,8 @@ async function draftTask(ctx: Ctx, id: string, base: string, cuts: string[], pro
 async function mineCandidate(ctx: Ctx, c: Candidate): Promise<ManifestTask | null> {
   const started = Date.now();
   const isTest = testFileMatcher(ctx.repo);
-  const cuts = await substantiveCuts(ctx.gitDir, c, sourceMatcher(ctx.repo), isTest);
+  const isSource = sourceMatcher(ctx.repo);
+  const cuts = await substantiveCuts(ctx.gitDir, c, isSource, isTest);
   if (cuts.length < 2) return reject(ctx, c, "no source change", "fewer than two steps change source files");
   const id = `${ctx.name}-${cuts[cuts.length - 1]!.slice(0, 10)}`;
   const draft = await deriveTask(ctx.gitDir, ctx.repo, await draftTask(ctx, id, c.base, cuts, c.provenance));
@@ -141,7 +142,7 @@ async function mineCandidate(ctx: Ctx, c: Candidate): Promise<ManifestTask | nul
   const keptCuts = folded.map((f) => cuts[f.cut]!);
   const several = await severalFeatures(ctx.gitDir, keptCuts);
   if (several) return reject(ctx, c, "several features", several);
-  const unrelated = c.kind === "chain" ? await unrelatedStage(ctx.gitDir, c.base, keptCuts, sourceMatcher(ctx.repo), isTest) : null;
+  const unrelated = c.kind === "chain" ? await unrelatedStage(ctx.gitDir, c.base, keptCuts, isSource, isTest) : null;
   if (unrelated) return reject(ctx, c, "several features", unrelated);
   const entry = await draftTask(ctx, id, c.base, keptCuts, c.provenance);
   entry.stages.forEach((s, k) => (s.tests = folded[k]!.tests));

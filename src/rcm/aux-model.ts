@@ -126,10 +126,9 @@ export async function auxStateItems(chat: AuxChat, group: Group): Promise<{ item
   const exchange = [`User: ${clip(requestBody(group.userText), 3000)}`, ...group.actions.map((a) => `${a.kind === "tool" ? "Tool" : "Assistant"}: ${clip(actionText(a), 600)}`)].join("\n");
   const r = await chatJson(chat, "state", stateSystem, exchange);
   const j = r.json as Record<string, unknown> | null;
-  // A list that is not a list of strings is malformed as a whole: none of it is believed.
-  const list = (v: unknown) => (Array.isArray(v) && v.every((x): x is string => typeof x === "string") ? v.slice(0, 5) : []);
+  // A list that is not a list of strings is malformed as a whole (null): none of it is believed.
+  const list = (v: unknown) => (Array.isArray(v) && v.every((x): x is string => typeof x === "string") ? v.slice(0, 5) : null);
   if (!j) return { items: null, usage: r.usage };
   // No well-formed `pending` list is no statement about what is open (null), not "nothing is open".
-  const pending = Array.isArray(j.pending) && j.pending.every((x) => typeof x === "string") ? list(j.pending) : null;
-  return { items: { completed: list(j.completed), pending, uncertainties: list(j.uncertainties) }, usage: r.usage };
+  return { items: { completed: list(j.completed) ?? [], pending: list(j.pending), uncertainties: list(j.uncertainties) ?? [] }, usage: r.usage };
 }

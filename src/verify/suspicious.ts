@@ -35,15 +35,15 @@ function addedLines(block: PatchBlock): string[] {
  */
 export function suspiciousReasons(blocks: readonly PatchBlock[], reference: readonly PatchBlock[] = []): string[] {
   const upstream = new Map<string, Set<string>>();
+  const fileOf = (b: PatchBlock) => b.to ?? b.from ?? "?";
   for (const b of reference) {
-    const file = b.to ?? b.from ?? "?";
-    const set = upstream.get(file) ?? new Set<string>();
+    const set = upstream.get(fileOf(b)) ?? new Set<string>();
     for (const line of addedLines(b)) set.add(line.slice(1).trim());
-    upstream.set(file, set);
+    upstream.set(fileOf(b), set);
   }
   const found = new Map<string, string>();
   for (const b of blocks) {
-    const file = b.to ?? b.from ?? "?";
+    const file = fileOf(b);
     for (const line of addedLines(b)) {
       if (upstream.get(file)?.has(line.slice(1).trim())) continue;
       for (const [re, what] of signs) if (!found.has(what) && re.test(line.slice(1))) found.set(what, file);

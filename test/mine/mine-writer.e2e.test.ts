@@ -4,25 +4,20 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseScript } from "../../src/mock-model/script.js";
 import { startMockModel, type MockModelServer } from "../../src/mock-model/server.js";
 import { cliAsync } from "../helpers/cli.js";
-import { git, tempDir, writeFiles } from "../verify/fixture.js";
+import { gitHistory } from "../helpers/git-history.js";
+import { tempDir } from "../verify/fixture.js";
 
 const root = tempDir("switch-swe-mine-writer-");
 const env = { SWITCH_SWE_CACHE: join(root, "cache"), OPENAI_API_KEY: "sk-test" };
-const repo = join(root, "labels");
+const { repo, init, commit } = gitHistory(root, "labels");
 const out = join(root, "mined");
 const upper = "Please make labels come out in capital letters, whatever case the name was given in.";
 const unit = "Labels should also be able to carry a unit after the name, in capitals as well.";
 let server: MockModelServer;
 
-function commit(message: string, files: Record<string, string>): void {
-  writeFiles(repo, files);
-  git(repo, "add", "-A");
-  git(repo, "commit", "-qm", message);
-}
-
 /** The smallest history with one candidate: a chain of two commits on one module, each with its test. */
 beforeAll(async () => {
-  git(root, "init", "-q", "-b", "main", repo);
+  init();
   commit("Initial layout", { "labels/__init__.py": "", "labels/label.py": "def label(name):\n    return name\n", "tests/test_base.py": "def test_base():\n    assert True\n" });
   commit("Upper-case labels", {
     "labels/label.py": "def label(name):\n    return name.upper()\n",

@@ -9,11 +9,12 @@ import { WRITER_SYSTEM_PROMPT } from "../../src/mine/writer-prompt.js";
 import { parseScript } from "../../src/mock-model/script.js";
 import { startMockModel, type MockModelServer } from "../../src/mock-model/server.js";
 import { cliAsync, cliPath } from "../helpers/cli.js";
-import { git, tempDir, writeFiles } from "../verify/fixture.js";
+import { gitHistory } from "../helpers/git-history.js";
+import { tempDir } from "../verify/fixture.js";
 
 const root = tempDir("switch-swe-write-requests-");
 const env = { SWITCH_SWE_CACHE: join(root, "cache"), OPENAI_API_KEY: "sk-test" };
-const repo = join(root, "shapes");
+const { repo, init, commit } = gitHistory(root, "shapes");
 const manifestV1 = join(root, "manifest-v1.json");
 const dataset = join(root, "dataset");
 const commits: string[] = [];
@@ -22,16 +23,9 @@ const rect = "Add the area of a rectangle\n\nRectangles are the next most common
 const goodRect = "Please let me compute the area of a rectangle as well, from the lengths of its two sides.";
 const goodTriangle = "Now I also need triangles: give me their area from a base and a height.";
 
-function commit(message: string, files: Record<string, string>): string {
-  writeFiles(repo, files);
-  git(repo, "add", "-A");
-  git(repo, "commit", "-qm", message);
-  return git(repo, "rev-parse", "HEAD").trim();
-}
-
 /** A three-commit history and a `/1` manifest of its two-stage task, digests derived from the repository. */
 async function buildManifest(): Promise<void> {
-  git(root, "init", "-q", "-b", "main", repo);
+  init();
   commits.push(commit("Initial layout", { "shapes/area.py": "def square(a):\n    return a * a\n", "tests/test_base.py": "def test_base():\n    assert True\n" }));
   const area2 = "def square(a):\n    return a * a\n\n\ndef rect_area(width, height):\n    return width * height\n";
   commits.push(commit(rect, { "shapes/area.py": area2, "tests/test_rect.py": "from shapes.area import rect_area\n\n\ndef test_rect():\n    assert rect_area(2, 3) == 6\n" }));

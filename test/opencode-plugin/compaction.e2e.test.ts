@@ -9,14 +9,11 @@ import { startMockModel, type MockModelServer, type RecordedRequest } from "../.
 import { compactionGuidance } from "../../src/rcm/compaction.js";
 import { tempDir } from "../helpers/synthetic-dataset.js";
 import { isolatedOpencodeEnv } from "../helpers/opencode-env.js";
+import { allText } from "../helpers/recorded-requests.js";
 
 const opencode = join(packageRoot, "node_modules", ".bin", "opencode");
 
 /** The text of every message of a recorded chat request, joined. */
-function allText(r: RecordedRequest): string {
-  const body = r.body as { messages?: { content: unknown }[] };
-  return (body.messages ?? []).map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content))).join("\n");
-}
 const hasTools = (r: RecordedRequest) => (r.body as { tools?: unknown[] }).tools !== undefined;
 
 /**

@@ -9,14 +9,10 @@ import { startMockModel, type MockModelServer, type RecordedRequest } from "../.
 import { opencodeEvents } from "../../src/agents/opencode.js";
 import { tempDir } from "../helpers/synthetic-dataset.js";
 import { isolatedOpencodeEnv } from "../helpers/opencode-env.js";
+import { allText, hasTools } from "../helpers/recorded-requests.js";
 
 const opencode = join(packageRoot, "node_modules", ".bin", "opencode");
 
-function allText(r: RecordedRequest): string {
-  const body = r.body as { messages?: { content: unknown }[] };
-  return (body.messages ?? []).map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content))).join("\n");
-}
-const hasTools = (r: RecordedRequest) => ((r.body as { tools?: unknown[] }).tools ?? []).length > 0;
 const isRouting = (r: RecordedRequest) => allText(r).includes("You route a new user request");
 
 /**

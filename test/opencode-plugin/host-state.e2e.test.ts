@@ -9,15 +9,11 @@ import { startMockModel, type MockModelServer, type RecordedRequest } from "../.
 import type { StateItem, TaskState } from "../../src/rcm/state-record.js";
 import { stateLimits } from "../../src/rcm/state-updater.js";
 import { isolatedOpencodeEnv } from "../helpers/opencode-env.js";
+import { allText, hasTools } from "../helpers/recorded-requests.js";
 import { tempDir } from "../helpers/synthetic-dataset.js";
 
 const opencode = join(packageRoot, "node_modules", ".bin", "opencode");
 
-function allText(r: RecordedRequest): string {
-  const body = r.body as { messages?: { content: unknown }[] };
-  return (body.messages ?? []).map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content))).join("\n");
-}
-const hasTools = (r: RecordedRequest) => ((r.body as { tools?: unknown[] }).tools ?? []).length > 0;
 /** RCM's state-update prompt (aux-model.ts, stateSystem); routing prompts say "You route a new user request". */
 const isStateUpdate = (r: RecordedRequest) => allText(r).includes("You keep a task memory for a coding agent");
 
