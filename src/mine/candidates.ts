@@ -34,16 +34,24 @@ export function branchOf(message: string): string | null {
   return m ? (m[1] ?? m[2] ?? null) : null;
 }
 
-/** A merged branch whose commits change source (at least two of them) and tests (at least one). */
+/**
+ * A merged branch whose commits change source (at least two of them) and tests (at least one).
+ * A branch that merged other history into itself (`Merge branch 'main' into feature`) starts after
+ * its last such merge: that merge's diff against the branch is everyone else's work, so it can be
+ * no stage, and the branch's steps before it are part of the base the task starts from.
+ */
 async function mergeCandidate(gitDir: string, merge: string, isSource: PathClass, isTest: PathClass, maxSteps: number): Promise<Candidate | null> {
-  const base = (await gitOut(["--git-dir", gitDir, "merge-base", `${merge}^1`, `${merge}^2`])).trim();
+  let base = (await gitOut(["--git-dir", gitDir, "merge-base", `${merge}^1`, `${merge}^2`])).trim();
+  const [lastSync] = await lines(gitDir, ["rev-list", "--first-parent", "--merges", "-n", "1", `${base}..${merge}^2`]);
+  if (lastSync) base = lastSync;
   const steps = await lines(gitDir, ["rev-list", "--reverse", "--first-parent", `${base}..${merge}^2`]);
   if (steps.length < 2 || steps.length > maxSteps) return null;
   const shapes = await Promise.all(steps.map((c) => stepShape(gitDir, c, isSource, isTest)));
   if (shapes.filter((s) => s.source.length > 0).length < 2 || !shapes.some((s) => s.tests.length > 0)) return null;
   const subject = await gitOut(["--git-dir", gitDir, "log", "-1", "--format=%s", merge]);
   const branch = branchOf(subject);
-  return { kind: "merge", base, cuts: steps, provenance: `merge ${merge}${branch ? ` of branch ${branch}` : ""}` };
+  const after = lastSync ? `, after the branch's merge ${lastSync}` : "";
+  return { kind: "merge", base, cuts: steps, provenance: `merge ${merge}${branch ? ` of branch ${branch}` : ""}${after}` };
 }
 
 /** Consecutive commits that each change source and tests, on one feature (sharing a source directory). */
