@@ -2,20 +2,22 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { InputError } from "../core/errors.js";
-import { writeJsonAtomic } from "../core/json-file.js";
+import { readJsonWith, writeJsonAtomic } from "../core/json-file.js";
+import { mapPool } from "../core/pool.js";
 import { gitTry } from "../core/git.js";
 import { defaultSourceExclude, defaultSourceInclude, defaultTestGlobs, sourceMatcher, testFileMatcher } from "../dataset/file-rules.js";
 import { loadDataset, type Dataset, type LoadedTask } from "../dataset/load.js";
 import { materializeRepo } from "../dataset/repo-cache.js";
 import { isRemoteSource } from "../dataset/source-location.js";
 import { datasetRepoOf, deriveTask, writeDerivedTask } from "../datasets/materialize.js";
-import { TASK_MANIFEST_FORMAT, type ManifestRepo, type ManifestTask, type TaskManifest } from "../dataset/task-manifest.js";
+import { TASK_MANIFEST_FORMAT, taskManifestReadSchema, type ManifestRepo, type ManifestTask, type TaskManifest } from "../dataset/task-manifest.js";
 import { buildSessions } from "../sessions/build.js";
 import { defaultTestCommand } from "../testbed/test-run.js";
 import { findCandidates, severalFeatures, unrelatedStage, type Candidate } from "./candidates.js";
 import { sha256 } from "../core/digest.js";
 import { changedPaths, stagePatchesOf, testsPatchOf } from "./derive.js";
 import { foldStages, stageTests, type MineSuite, type RejectReason } from "./stage-tests.js";
+import { MINE_REPORT_FORMAT, mineReportSchema, type MineReport, type MineSettings } from "./mine-report.js";
 
 export interface MineOptions {
   repo: string;
@@ -36,19 +38,9 @@ export interface MineOptions {
   suite?: MineSuite;
   /** Deadline of one test run, also each mined task's verifier.timeout_s (default 1800 s). */
   timeoutS?: number;
+  /** Candidates qualified at once (default 1); each runs its own test processes. */
+  jobs?: number;
   onLine?: (line: string) => void;
-}
-
-export interface MineReport {
-  format: "switch-swe.mine-report/1";
-  repo: string;
-  range: string;
-  commits_seen: number;
-  candidates_seen: number;
-  mined: Array<{ task: string; stages: number; f2p: number; p2p: number; qualification_ms: number; provenance: string }>;
-  rejected: Array<{ candidate: string; reason: RejectReason; detail: string }>;
-  rejected_by_reason: Partial<Record<RejectReason, number>>;
-  warnings: string[];
 }
 
 function repoNameOf(repo: string): string {
@@ -166,46 +158,129 @@ function localityWarnings(out: string): string[] {
   }
 }
 
+/** Task directories of tasks the run does not keep (qualified after its last report, or past --max). */
+function dropTaskDirs(out: string, kept: ReadonlySet<string>): void {
+  const dir = join(out, "tasks");
+  if (!existsSync(dir)) return;
+  for (const id of readdirSync(dir)) if (!kept.has(id)) rmSync(join(dir, id), { recursive: true, force: true });
+}
+
+function settingsOf(opts: MineOptions): MineSettings {
+  return {
+    runs: opts.runs,
+    max_stages: opts.maxStages,
+    suite: opts.suite ?? "whole",
+    timeout_s: opts.timeoutS ?? 1800,
+    test_command: opts.testCommand ?? defaultTestCommand,
+    setup: opts.setup ?? [],
+    setup_commit: opts.setupCommit ?? null,
+    name: opts.name ?? null,
+    url: opts.url ?? null,
+    license: opts.license ?? null,
+  };
+}
+
+/**
+ * The run an earlier `tasks mine` left in `out` (killed, or stopped by `--max`), or null when `out`
+ * is new. It must be the same repository, range and settings: a candidate is judged once, and the
+ * candidates left are judged as the finished ones were. The report is written after the manifest,
+ * so a task the manifest holds but the report does not list is qualified again.
+ */
+function earlierRun(out: string, repoGit: string, range: string, settings: MineSettings): { report: MineReport; tasks: ManifestTask[] } | null {
+  if (!existsSync(out) || readdirSync(out).length === 0) return null;
+  const file = join(out, "mine-report.json");
+  if (!existsSync(file)) throw new InputError({ file: out, path: "", message: "the output directory is not empty and holds no mining run to resume (no mine-report.json)" });
+  const report = readJsonWith(file, mineReportSchema);
+  const fresh = "resume with the options it was started with, or mine into a new --out";
+  if (!report.settings) throw new InputError({ file, path: "settings", message: `absent: this run was written before runs could be resumed; mine into a new --out` });
+  const problems = [
+    ...(report.repo !== repoGit ? [{ file, path: "repo", message: `this run mined ${report.repo}, not ${repoGit}: ${fresh}` }] : []),
+    ...(report.range !== range ? [{ file, path: "range", message: `this run scanned ${report.range}, not ${range}: ${fresh}` }] : []),
+    ...Object.entries(settings).flatMap(([k, v]) => {
+      const was = report.settings![k as keyof MineSettings];
+      return JSON.stringify(was) === JSON.stringify(v) ? [] : [{ file, path: `settings.${k}`, message: `this run used ${JSON.stringify(was)}, not ${JSON.stringify(v)}: ${fresh}` }];
+    }),
+  ];
+  if (problems.length > 0) throw new InputError(problems);
+  const manifestFile = join(out, "manifest.json");
+  const listed = new Set(report.mined.map((m) => m.task));
+  const tasks = (existsSync(manifestFile) ? readJsonWith(manifestFile, taskManifestReadSchema).tasks : []).filter((t) => listed.has(t.id));
+  const kept = new Set(tasks.map((t) => t.id));
+  report.mined = report.mined.filter((m) => kept.has(m.task));
+  dropTaskDirs(out, kept);
+  report.warnings = [];
+  return { report, tasks };
+}
+
 /**
  * `tasks mine`: scans a repository's history for multi-stage candidates, qualifies each by running
  * its tests after every stage, and writes the ones that qualify as a dataset, with `manifest.json`
  * (what `datasets materialize` needs) and `mine-report.json` (seen, mined, rejected by reason).
+ * Both are written after every candidate; run again on the same `--out`, it resumes where it stopped.
  */
 export async function mineTasks(opts: MineOptions): Promise<MineReport> {
   const out = resolve(opts.out);
-  if (existsSync(out) && readdirSync(out).length > 0) throw new InputError({ file: out, path: "", message: "the output directory is not empty" });
   if (!isRemoteSource(opts.repo) && !existsSync(opts.repo)) throw new InputError({ file: opts.repo, path: "", message: "repository not found" });
   const name = repoNameOf(opts.url ?? opts.repo);
   const repo = manifestRepo(opts);
+  const range = opts.range ?? "HEAD";
+  const settings = settingsOf(opts);
+  const earlier = earlierRun(out, repo.git, range, settings);
   const local: ManifestRepo = { ...repo, git: isRemoteSource(opts.repo) ? opts.repo : resolve(opts.repo) };
   const dataset: Dataset = { root: out, manifest: { name: opts.name ?? `${name}-mined`, version: "1", repos: { [name]: datasetRepoOf(local) } }, tasks: [] };
   const gitDir = (await materializeRepo(dataset, name)).gitDir;
   if (opts.setupCommit !== undefined) await pinSetupCommit(gitDir, opts.setupCommit, [repo, dataset.manifest.repos[name]!]);
-  const range = opts.range ?? "HEAD";
   if ((await gitTry(["--git-dir", gitDir, "rev-list", "-n", "1", range])).code !== 0) throw new InputError({ file: opts.repo, path: "--range", message: `"${range}" is not a revision range of this repository` });
   const scan = await findCandidates(gitDir, range, sourceMatcher(repo), testFileMatcher(repo), opts.maxStages);
-  const report: MineReport = { format: "switch-swe.mine-report/1", repo: repo.git, range, commits_seen: scan.commits, candidates_seen: scan.candidates.length, mined: [], rejected: [], rejected_by_reason: {}, warnings: [] };
+  const report: MineReport = earlier?.report ?? { format: MINE_REPORT_FORMAT, repo: repo.git, range, settings, commits_seen: 0, candidates_seen: 0, mined: [], rejected: [], rejected_by_reason: {}, warnings: [] };
+  Object.assign(report, { commits_seen: scan.commits, candidates_seen: scan.candidates.length });
   opts.onLine?.(`${scan.commits} commits, ${scan.candidates.length} candidate(s)`);
+  const decided = new Set([...report.mined.map((m) => m.provenance), ...report.rejected.map((r) => r.candidate)]);
+  if (earlier) opts.onLine?.(`resuming ${out}: ${report.mined.length} mined and ${report.rejected.length} rejected before, ${scan.candidates.filter((c) => !decided.has(c.provenance)).length} left`);
   mkdirSync(join(out, "tasks"), { recursive: true });
   writeJsonAtomic(join(out, "dataset.json"), dataset.manifest);
   const work = mkdtempSync(join(tmpdir(), "switch-swe-mine-"));
-  const manifest: TaskManifest = { format: TASK_MANIFEST_FORMAT, name: dataset.manifest.name, version: "1", repos: { [name]: repo }, tasks: [] };
+  const manifest: TaskManifest = { format: TASK_MANIFEST_FORMAT, name: dataset.manifest.name, version: "1", repos: { [name]: repo }, tasks: earlier?.tasks ?? [] };
   const ctx: Ctx = { opts, dataset, name, repo, gitDir, work, report };
+  // With several jobs candidates finish in any order; the files keep the history's order.
+  const rank = new Map(scan.candidates.map((c, i) => [c.provenance, i]));
+  const byRank = <T>(key: (x: T) => string) => (a: T, b: T) => (rank.get(key(a)) ?? -1) - (rank.get(key(b)) ?? -1);
+  const save = () => {
+    manifest.tasks.sort(byRank((t) => t.provenance));
+    report.mined.sort(byRank((m) => m.provenance));
+    report.rejected.sort(byRank((r) => r.candidate));
+    writeJsonAtomic(join(out, "manifest.json"), manifest);
+    writeJsonAtomic(join(out, "mine-report.json"), report);
+  };
+  const full = () => opts.max !== undefined && manifest.tasks.length >= opts.max;
+  let failure: unknown = null;
   try {
-    for (const c of scan.candidates) {
-      if (opts.max !== undefined && manifest.tasks.length >= opts.max) break;
-      const entry = await mineCandidate(ctx, c);
-      // Written after every candidate, so an interrupted mining run keeps its counts so far.
-      writeJsonAtomic(join(out, "mine-report.json"), report);
-      if (!entry) continue;
-      manifest.tasks.push(entry);
-      writeDerivedTask(join(out, "tasks"), await deriveTask(gitDir, repo, entry));
-      writeJsonAtomic(join(out, "manifest.json"), manifest);
-    }
+    await mapPool(scan.candidates.filter((c) => !decided.has(c.provenance)), opts.jobs ?? 1, async (c) => {
+      if (full() || failure !== null) return;
+      try {
+        const entry = await mineCandidate(ctx, c);
+        if (entry) {
+          writeDerivedTask(join(out, "tasks"), await deriveTask(gitDir, repo, entry));
+          manifest.tasks.push(entry);
+        }
+        save();
+      } catch (e) {
+        failure ??= e;
+      }
+    });
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
-  writeJsonAtomic(join(out, "manifest.json"), manifest);
+  if (failure !== null) throw failure;
+  if (opts.max !== undefined && manifest.tasks.length > opts.max) {
+    // Jobs that were already running when --max was reached: their tasks are left to a resumed run.
+    manifest.tasks.sort(byRank((t) => t.provenance));
+    manifest.tasks.splice(opts.max);
+    const kept = new Set(manifest.tasks.map((t) => t.id));
+    report.mined = report.mined.filter((m) => kept.has(m.task));
+    dropTaskDirs(out, kept);
+  }
+  save();
   if (manifest.tasks.length > 0) report.warnings.push(...localityWarnings(out));
   writeJsonAtomic(join(out, "mine-report.json"), report);
   return report;

@@ -9,7 +9,19 @@ import { checkoutWithPatches, environmentFor, freshCheckout, runWholeSuite } fro
 import { untrustedRunReason, type TestRun } from "../testbed/test-run.js";
 
 /** Why a candidate is rejected; the keys are counted in the mining report. */
-export type RejectReason = "no source change" | "several features" | "no F2P" | "timed out" | "fewer than two stages with tests" | "unstable" | "collection failure" | "untrusted test run" | "environment cannot be built" | "patch does not apply";
+export const rejectReasons = [
+  "no source change",
+  "several features",
+  "no F2P",
+  "timed out",
+  "fewer than two stages with tests",
+  "unstable",
+  "collection failure",
+  "untrusted test run",
+  "environment cannot be built",
+  "patch does not apply",
+] as const;
+export type RejectReason = (typeof rejectReasons)[number];
 
 export type StageVerdict = { ok: true; stageTests: string[][]; p2p: string[]; unstable: string[] } | { ok: false; reason: RejectReason; detail: string };
 

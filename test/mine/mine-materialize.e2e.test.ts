@@ -82,10 +82,13 @@ describe("tasks mine", () => {
     expect(q.stdout).toContain("2 of 2 task(s) qualify");
   });
 
-  it("refuses a non-empty output directory and a bad range with one line each (exit 2)", () => {
-    const again = cli(["tasks", "mine", repo, "--out", out], { env });
-    expect(again.code).toBe(2);
-    expect(again.stderr.trim()).toBe(`${out}: the output directory is not empty`);
+  it("run again on a finished --out, qualifies nothing again; refuses a bad range in one line (exit 2)", () => {
+    const manifest = readFileSync(join(out, "manifest.json"), "utf8");
+    const again = cli(["tasks", "mine", repo, "--out", out, "--runs", "1"], { env });
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain("2 mined and 1 rejected before, 0 left");
+    expect(again.stdout).toMatch(/3 candidate\(s\): 2 mined, 1 rejected \(1 no F2P\); /);
+    expect(readFileSync(join(out, "manifest.json"), "utf8")).toBe(manifest);
     const range = cli(["tasks", "mine", repo, "--out", join(root, "other"), "--range", "nope..main"], { env });
     expect(range.code).toBe(2);
     expect(range.stderr.trim()).toBe(`${repo}: --range: "nope..main" is not a revision range of this repository`);

@@ -50,12 +50,12 @@ describe("tasks mine --suite touched --url --setup-commit", () => {
     expect(manifest.tasks[0].stages[0].tests).toEqual(["tests/test_known_bug.py::test_add_floats", "tests/test_ops.py::test_sub"]);
   });
 
-  it("runs only the touched test files, records the URL and one shared environment", { timeout: 300_000 }, () => {
+  it("runs only the touched test files, records the URL and one shared environment; two jobs keep the history's order", { timeout: 300_000 }, () => {
     const cache = join(root, "cache-touched");
     const out = join(root, "touched");
     const url = "https://example.org/team/calc.git";
     const r = cli(
-      ["tasks", "mine", repo, "--out", out, "--runs", "1", "--suite", "touched", "--url", url, "--setup-commit", "main~1", "--setup", 'mkdir -p "$SWITCH_SWE_ENV/bin"', "--timeout-s", "600"],
+      ["tasks", "mine", repo, "--out", out, "--runs", "1", "--suite", "touched", "--url", url, "--setup-commit", "main~1", "--setup", 'mkdir -p "$SWITCH_SWE_ENV/bin"', "--timeout-s", "600", "--jobs", "2"],
       { env: { SWITCH_SWE_CACHE: cache } },
     );
     expect(r.stdout).toMatch(/2 candidate\(s\): 2 mined, 0 rejected; /);
@@ -78,6 +78,44 @@ describe("tasks mine --suite touched --url --setup-commit", () => {
     const r = cli(["tasks", "mine", repo, "--out", join(root, "bad"), "--setup-commit", "nope"], { env: { SWITCH_SWE_CACHE: join(root, "cache-bad") } });
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toMatch(/: --setup-commit: "nope" is not a commit of this repository$/);
+  });
+});
+
+describe("a mining run stopped early", () => {
+  const out = join(root, "resumed");
+  const env = { SWITCH_SWE_CACHE: join(root, "cache-resumed") };
+  const mine = (...extra: string[]) => cli(["tasks", "mine", repo, "--out", out, "--runs", "1", "--suite", "touched", ...extra], { env });
+
+  it("resumes on its own --out: finished candidates are not qualified again", { timeout: 300_000 }, () => {
+    const first = mine("--max", "1");
+    expect(first.stdout).toMatch(/2 candidate\(s\): 1 mined, 0 rejected; /);
+    const firstTask = JSON.parse(readFileSync(join(out, "manifest.json"), "utf8")).tasks[0].id as string;
+    const second = mine();
+    expect(second.code).toBe(0);
+    expect(second.stderr).toContain(`resuming ${out}: 1 mined and 0 rejected before, 1 left`);
+    expect(second.stderr).not.toContain(`mined ${firstTask}:`);
+    expect(second.stdout).toMatch(/2 candidate\(s\): 2 mined, 0 rejected; /);
+    const manifest = JSON.parse(readFileSync(join(out, "manifest.json"), "utf8"));
+    expect(manifest.tasks.map((t: { id: string }) => t.id)[0]).toBe(firstTask);
+    expect(readdirSync(join(out, "tasks")).sort()).toEqual(manifest.tasks.map((t: { id: string }) => t.id).sort());
+  });
+
+  it("refuses to resume with other options, one line per difference (exit 2), and leaves the run as it was", () => {
+    const before = readFileSync(join(out, "mine-report.json"), "utf8");
+    const r = mine("--runs", "2", "--timeout-s", "60");
+    expect(r.code).toBe(2);
+    const lines = r.stderr.trim().split("\n");
+    expect(lines).toEqual([
+      `${join(out, "mine-report.json")}: settings.runs: this run used 1, not 2: resume with the options it was started with, or mine into a new --out`,
+      `${join(out, "mine-report.json")}: settings.timeout_s: this run used 1800, not 60: resume with the options it was started with, or mine into a new --out`,
+    ]);
+    expect(readFileSync(join(out, "mine-report.json"), "utf8")).toBe(before);
+  });
+
+  it("refuses a non-empty --out that holds no mining run (exit 2)", () => {
+    const r = cli(["tasks", "mine", repo, "--out", join(root, "mirror-dir")], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(`${join(root, "mirror-dir")}: the output directory is not empty and holds no mining run to resume (no mine-report.json)`);
   });
 });
 

@@ -30,12 +30,13 @@ export function addMineCommand(tasks: Command): void {
         "and write the ones whose tests qualify as multi-stage tasks, with manifest.json and mine-report.json",
     )
     .argument("<repo>", "git repository: a path, a bundle or a URL")
-    .requiredOption("--out <dataset>", "dataset directory to create (must not exist or be empty)")
+    .requiredOption("--out <dataset>", "dataset directory to create, or the directory of a run to resume (same repository, range and options)")
     .option("--range <A..B>", "revision range to scan (default HEAD: the whole first-parent history)")
     .option("--max <n>", "stop after this many tasks", parsePositive("--max"))
     .option("--runs <n>", "suite runs per state (a test must behave the same in each)", parsePositive("--runs"), 3)
     .option("--max-stages <n>", "most steps per candidate", parsePositive("--max-stages"), 5)
     .option("--timeout-s <n>", "deadline of one test run, recorded as each task's verifier.timeout_s (a test that hangs before its fix costs this per run)", parsePositive("--timeout-s"), 1800)
+    .option("--jobs <n>", "candidates qualified at once (each runs its own test processes)", parsePositive("--jobs"), 1)
     .option("--name <name>", "dataset name (default <repo>-mined)")
     .option("--test-command <cmd>", "test command ({tests}, {junit}); default pytest with a JUnit report")
     .option("--setup <cmd>", "environment set-up command (repeatable)", collect)
@@ -51,6 +52,7 @@ export function addMineCommand(tasks: Command): void {
       runs: o.runs,
       maxStages: o.maxStages,
       timeoutS: o.timeoutS,
+      jobs: o.jobs,
       ...(o.range !== undefined ? { range: o.range } : {}),
       ...(o.max !== undefined ? { max: o.max } : {}),
       ...(o.name !== undefined ? { name: o.name } : {}),

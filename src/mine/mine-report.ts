@@ -1,0 +1,43 @@
+import { z } from "zod";
+import { rejectReasons } from "./stage-tests.js";
+
+export const MINE_REPORT_FORMAT = "switch-swe.mine-report/1";
+
+/**
+ * What decides a candidate's verdict, recorded so that a resumed run (`tasks mine` on its own
+ * `--out`) judges the remaining candidates exactly as the finished ones were judged.
+ */
+export const mineSettingsSchema = z
+  .object({
+    runs: z.number().int().positive(),
+    max_stages: z.number().int().positive(),
+    suite: z.enum(["whole", "touched"]),
+    timeout_s: z.number().int().positive(),
+    test_command: z.string(),
+    setup: z.array(z.string()),
+    setup_commit: z.string().nullable(),
+    name: z.string().nullable(),
+    url: z.string().nullable(),
+    license: z.string().nullable(),
+  })
+  .strict();
+
+/** `mine-report.json`: candidates seen, mined and rejected by reason; written after every candidate. */
+export const mineReportSchema = z
+  .object({
+    format: z.literal(MINE_REPORT_FORMAT),
+    repo: z.string(),
+    range: z.string(),
+    /** Absent in reports written before runs could be resumed: such a run cannot be resumed. */
+    settings: mineSettingsSchema.optional(),
+    commits_seen: z.number().int().nonnegative(),
+    candidates_seen: z.number().int().nonnegative(),
+    mined: z.array(z.object({ task: z.string(), stages: z.number().int(), f2p: z.number().int(), p2p: z.number().int(), qualification_ms: z.number(), provenance: z.string() }).strict()),
+    rejected: z.array(z.object({ candidate: z.string(), reason: z.enum(rejectReasons), detail: z.string() }).strict()),
+    rejected_by_reason: z.partialRecord(z.enum(rejectReasons), z.number().int()),
+    warnings: z.array(z.string()),
+  })
+  .strict();
+
+export type MineSettings = z.infer<typeof mineSettingsSchema>;
+export type MineReport = z.infer<typeof mineReportSchema>;
