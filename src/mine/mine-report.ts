@@ -32,8 +32,11 @@ export const mineReportSchema = z
     settings: mineSettingsSchema.optional(),
     commits_seen: z.number().int().nonnegative(),
     candidates_seen: z.number().int().nonnegative(),
-    mined: z.array(z.object({ task: z.string(), stages: z.number().int(), f2p: z.number().int(), p2p: z.number().int(), qualification_ms: z.number(), provenance: z.string() }).strict()),
-    rejected: z.array(z.object({ candidate: z.string(), reason: z.enum(rejectReasons), detail: z.string() }).strict()),
+    /** `test_runs`: test runs the candidate cost (states × runs; one run per state when the first run rejects it). */
+    mined: z.array(
+      z.object({ task: z.string(), stages: z.number().int(), f2p: z.number().int(), p2p: z.number().int(), qualification_ms: z.number(), test_runs: z.number().int(), provenance: z.string() }).strict(),
+    ),
+    rejected: z.array(z.object({ candidate: z.string(), reason: z.enum(rejectReasons), detail: z.string(), test_runs: z.number().int() }).strict()),
     rejected_by_reason: z.partialRecord(z.enum(rejectReasons), z.number().int()),
     warnings: z.array(z.string()),
   })

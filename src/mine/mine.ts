@@ -16,7 +16,7 @@ import { defaultTestCommand } from "../testbed/test-run.js";
 import { findCandidates, severalFeatures, unrelatedStage, type Candidate } from "./candidates.js";
 import { sha256 } from "../core/digest.js";
 import { changedPaths, stagePatchesOf, testsPatchOf } from "./derive.js";
-import { foldStages, stageTests, type MineSuite, type RejectReason } from "./stage-tests.js";
+import { foldStages, stageTests, type MineSuite, type RejectReason, type StageVerdict } from "./stage-tests.js";
 import { MINE_REPORT_FORMAT, mineReportSchema, type MineReport, type MineSettings } from "./mine-report.js";
 
 export interface MineOptions {
@@ -91,8 +91,8 @@ interface Ctx {
   report: MineReport;
 }
 
-function reject(ctx: Ctx, c: Candidate, reason: RejectReason, detail: string): null {
-  ctx.report.rejected.push({ candidate: c.provenance, reason, detail });
+function reject(ctx: Ctx, c: Candidate, reason: RejectReason, detail: string, testRuns = 0): null {
+  ctx.report.rejected.push({ candidate: c.provenance, reason, detail, test_runs: testRuns });
   ctx.report.rejected_by_reason[reason] = (ctx.report.rejected_by_reason[reason] ?? 0) + 1;
   ctx.opts.onLine?.(`rejected ${c.provenance}: ${reason} (${detail})`);
   return null;
@@ -127,20 +127,28 @@ async function mineCandidate(ctx: Ctx, c: Candidate): Promise<ManifestTask | nul
   const task: LoadedTask = { ...draft.spec, dir: join(ctx.opts.out, "tasks", id), stagePatches: draft.stages, testsPatch: draft.testsPatch };
   const testFiles = (await changedPaths(ctx.gitDir, c.base, cuts[cuts.length - 1]!)).filter(isTest);
   const work = mkdtempSync(join(ctx.work, "cand-"));
-  const v = await stageTests(ctx.dataset, task, work, ctx.opts.runs, testFiles, ctx.opts.suite ?? "whole", () => {}).finally(() => rmSync(work, { recursive: true, force: true }));
-  if (!v.ok) return reject(ctx, c, v.reason, v.detail);
+  // The stages the tests keep must be two or more steps of one feature; checked on the first run of
+  // each state too, so that such a candidate is not run again.
+  const stagesProblem = async (stageTestsList: string[][]): Promise<StageVerdict | null> => {
+    const folded = foldStages(stageTestsList);
+    if (folded.length < 2) return { ok: false, reason: "fewer than two stages with tests", detail: `only ${folded.length} stage(s) make a test pass` };
+    const keptCuts = folded.map((f) => cuts[f.cut]!);
+    const several = (await severalFeatures(ctx.gitDir, keptCuts)) ?? (c.kind === "chain" ? await unrelatedStage(ctx.gitDir, c.base, keptCuts, isSource, isTest) : null);
+    return several ? { ok: false, reason: "several features", detail: several } : null;
+  };
+  const { verdict: v, testRuns } = await stageTests(ctx.dataset, task, work, ctx.opts.runs, testFiles, ctx.opts.suite ?? "whole", () => {}, (first) => stagesProblem(first.stageTests)).finally(() =>
+    rmSync(work, { recursive: true, force: true }),
+  );
+  if (!v.ok) return reject(ctx, c, v.reason, v.detail, testRuns);
+  const problem = await stagesProblem(v.stageTests);
+  if (problem && !problem.ok) return reject(ctx, c, problem.reason, problem.detail, testRuns);
   const folded = foldStages(v.stageTests);
-  if (folded.length < 2) return reject(ctx, c, "fewer than two stages with tests", `only ${folded.length} stage(s) make a test pass`);
   const keptCuts = folded.map((f) => cuts[f.cut]!);
-  const several = await severalFeatures(ctx.gitDir, keptCuts);
-  if (several) return reject(ctx, c, "several features", several);
-  const unrelated = c.kind === "chain" ? await unrelatedStage(ctx.gitDir, c.base, keptCuts, isSource, isTest) : null;
-  if (unrelated) return reject(ctx, c, "several features", unrelated);
   const entry = await draftTask(ctx, id, c.base, keptCuts, c.provenance);
   entry.stages.forEach((s, k) => (s.tests = folded[k]!.tests));
   entry.verifier = { fail_to_pass: folded.flatMap((f) => f.tests), pass_to_pass: v.p2p, timeout_s: ctx.opts.timeoutS ?? 1800 };
   const ms = Date.now() - started;
-  ctx.report.mined.push({ task: id, stages: keptCuts.length, f2p: entry.verifier.fail_to_pass.length, p2p: v.p2p.length, qualification_ms: ms, provenance: c.provenance });
+  ctx.report.mined.push({ task: id, stages: keptCuts.length, f2p: entry.verifier.fail_to_pass.length, p2p: v.p2p.length, qualification_ms: ms, test_runs: testRuns, provenance: c.provenance });
   ctx.opts.onLine?.(`mined ${id}: ${keptCuts.length} stages, ${entry.verifier.fail_to_pass.length} F2P, ${v.p2p.length} P2P (${(ms / 1000).toFixed(1)} s)`);
   return entry;
 }

@@ -35,21 +35,25 @@ function outcomeIn(run: TestRun, id: string): Outcome {
 /** Which tests a candidate's runs include: the whole suite, or only the test files its steps touch. */
 export type MineSuite = "whole" | "touched";
 
-/** The runs of the suite (or of `only` these test files) after stages 1..K (K = 0..k), `runs` each, on base + tests.patch. */
-async function runAllStates(dataset: Dataset, task: LoadedTask, work: string, runs: number, only: readonly string[] | null, log: (t: string) => void): Promise<TestRun[][] | StageVerdict> {
-  let env: PreparedEnv;
+async function prepareEnv(dataset: Dataset, task: LoadedTask, work: string, log: (t: string) => void): Promise<PreparedEnv | StageVerdict> {
   try {
     const co = await freshCheckout(dataset, task, join(work, "env-probe"));
-    env = await environmentFor(dataset, task, co, log, 30 * 60_000);
+    return await environmentFor(dataset, task, co, log, 30 * 60_000);
   } catch (e) {
     return { ok: false, reason: "environment cannot be built", detail: (e as Error).message };
   }
-  const states: TestRun[][] = [];
+}
+
+/**
+ * Adds `runs` runs of the suite (or of `only` these test files) after stages 1..K (K = 0..k), on
+ * base + tests.patch, to `states[K]`; a rejection when a run cannot be trusted.
+ */
+async function runStates(dataset: Dataset, task: LoadedTask, env: PreparedEnv, work: string, runs: number, only: readonly string[] | null, states: TestRun[][]): Promise<StageVerdict | null> {
   for (let k = 0; k <= task.stagePatches.length; k++) {
     const patches = [...task.stagePatches.slice(0, k).map((text, i) => ({ name: `stage-${i + 1}.patch`, text })), { name: "tests.patch", text: task.testsPatch }];
-    const list: TestRun[] = [];
+    const list = (states[k] ??= []);
     for (let i = 0; i < runs; i++) {
-      const scratch = join(work, `k${k}-r${i}`);
+      const scratch = join(work, `k${k}-r${list.length}`);
       mkdirSync(scratch, { recursive: true });
       const co = await checkoutWithPatches(dataset, task, join(scratch, "checkout"), scratch, patches);
       if (typeof co === "string") return { ok: false, reason: "patch does not apply", detail: co };
@@ -64,9 +68,8 @@ async function runAllStates(dataset: Dataset, task: LoadedTask, work: string, ru
       }
       list.push(run);
     }
-    states.push(list);
   }
-  return states;
+  return null;
 }
 
 /** One outcome per state when every run of the state agrees, else null (unstable). */
@@ -77,16 +80,53 @@ function stableOutcomes(states: TestRun[][], id: string): Array<Outcome | null> 
   });
 }
 
+/** Each stage's tests (see `judge`), over `runs` runs per state; `screen` may reject after the first run. */
+export async function stageTests(
+  dataset: Dataset,
+  task: LoadedTask,
+  work: string,
+  runs: number,
+  testFiles: readonly string[],
+  suite: MineSuite,
+  log: (t: string) => void,
+  screen: (verdict: StageVerdict & { ok: true }) => Promise<StageVerdict | null> = async () => null,
+): Promise<{ verdict: StageVerdict; testRuns: number }> {
+  const states: TestRun[][] = [];
+  const verdict = await judgedRuns(dataset, task, work, runs, testFiles, suite, log, screen, states);
+  return { verdict, testRuns: states.reduce((n, list) => n + list.length, 0) };
+}
+
+async function judgedRuns(
+  dataset: Dataset,
+  task: LoadedTask,
+  work: string,
+  runs: number,
+  testFiles: readonly string[],
+  suite: MineSuite,
+  log: (t: string) => void,
+  screen: (verdict: StageVerdict & { ok: true }) => Promise<StageVerdict | null>,
+  states: TestRun[][],
+): Promise<StageVerdict> {
+  const modules = testFiles.filter((f) => /(^|\/)(test_[^/]*|[^/]*_tests?)\.py$/.test(f));
+  if (suite === "touched" && modules.length === 0) return { ok: false, reason: "no F2P", detail: "the steps touch no test module" };
+  const env = await prepareEnv(dataset, task, work, log);
+  if ("ok" in env) return env;
+  const only = suite === "touched" ? modules : null;
+  // One run per state first: the tests stable over every run are a subset of what one run shows, so
+  // a candidate that one run rejects (most of them) costs a third of the runs.
+  const first = (await runStates(dataset, task, env, work, 1, only, states)) ?? judge(task, states, testFiles);
+  if (!first.ok || runs === 1) return first;
+  const screened = await screen(first);
+  if (screened) return screened;
+  return (await runStates(dataset, task, env, work, runs - 1, only, states)) ?? judge(task, states, testFiles);
+}
+
 /**
  * Which tests each stage makes pass: stage K's tests fail (or are not collected) before stage K
  * and pass after stages 1..K, in every run, and keep passing through the last stage. P2P: tests
  * of the files tests.patch touches that pass in every state.
  */
-export async function stageTests(dataset: Dataset, task: LoadedTask, work: string, runs: number, testFiles: readonly string[], suite: MineSuite, log: (t: string) => void): Promise<StageVerdict> {
-  const modules = testFiles.filter((f) => /(^|\/)(test_[^/]*|[^/]*_tests?)\.py$/.test(f));
-  if (suite === "touched" && modules.length === 0) return { ok: false, reason: "no F2P", detail: "the steps touch no test module" };
-  const states = await runAllStates(dataset, task, work, runs, suite === "touched" ? modules : null, log);
-  if (!Array.isArray(states)) return states;
+function judge(task: LoadedTask, states: TestRun[][], testFiles: readonly string[]): StageVerdict {
   const k = task.stagePatches.length;
   const changing = new Set(changingIds([...states[0]!.map((r) => new Set(r.cases.keys()))], [...states[k]!.map((r) => new Set(r.cases.keys()))]));
   const universe = new Set<string>();

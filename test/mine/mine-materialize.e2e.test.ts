@@ -61,7 +61,7 @@ const filesOf = (d: string, id: string) =>
 
 describe("tasks mine", () => {
   it("mines the merged branch and the chain, rejects the chain without F2P, and the dataset validates and qualifies", { timeout: 600_000 }, () => {
-    const r = cli(["tasks", "mine", repo, "--out", out, "--runs", "1"], { env });
+    const r = cli(["tasks", "mine", repo, "--out", out, "--runs", "2"], { env });
     expect(r.stdout).toMatch(/^\d+ commits, 3 candidate\(s\): 2 mined, 1 rejected \(1 no F2P\); /);
     expect(r.code).toBe(0);
     const ids = taskDirs(out);
@@ -76,7 +76,9 @@ describe("tasks mine", () => {
     expect(readFileSync(join(out, "tasks", chain.id, "tests.patch"), "utf8")).not.toContain("shapes/text/label.py");
 
     const report = JSON.parse(readFileSync(join(out, "mine-report.json"), "utf8"));
-    expect(report.rejected).toEqual([expect.objectContaining({ reason: "no F2P" })]);
+    // Two stages: three states, run twice each when mined, once when the first run rejects.
+    expect(report.rejected).toEqual([expect.objectContaining({ reason: "no F2P", test_runs: 3 })]);
+    expect(report.mined.map((m: { test_runs: number }) => m.test_runs)).toEqual([6, 6]);
     expect(cli(["tasks", "validate", out], { env }).code).toBe(0);
     const q = cli(["tasks", "qualify", out, "--runs", "1"], { env });
     expect(q.stdout).toContain("2 of 2 task(s) qualify");
@@ -84,7 +86,7 @@ describe("tasks mine", () => {
 
   it("run again on a finished --out, qualifies nothing again; refuses a bad range in one line (exit 2)", () => {
     const manifest = readFileSync(join(out, "manifest.json"), "utf8");
-    const again = cli(["tasks", "mine", repo, "--out", out, "--runs", "1"], { env });
+    const again = cli(["tasks", "mine", repo, "--out", out, "--runs", "2"], { env });
     expect(again.code).toBe(0);
     expect(again.stderr).toContain("2 mined and 1 rejected before, 0 left");
     expect(again.stdout).toMatch(/3 candidate\(s\): 2 mined, 1 rejected \(1 no F2P\); /);
