@@ -90,7 +90,7 @@ export class RcmEngine {
     }
     const folded = this.foldCompleted(groups);
     if (this.aux && this.auxStateUpdates && this.options.mode === "rcm") {
-      for (const g of folded) {
+      for (const { group: g, request } of folded) {
         const task = this.memory.router.assignments[g.id]?.task;
         const s = task ? this.memory.states[task] : undefined;
         if (!s) continue;
@@ -98,7 +98,7 @@ export class RcmEngine {
         if (!r?.items) continue;
         // Bounded like the deterministic updater's items (newest kept); a text the section holds already is not repeated.
         const add = (list: StateItem[], max: number, text: string) => {
-          const item: StateItem = { text: clip(text), kind: "claim", source: `${g.userMessageId}#model`, request: s.requests };
+          const item: StateItem = { text: clip(text), kind: "claim", source: `${g.userMessageId}#model`, request };
           if (!list.some((i) => i.text === item.text)) pushBounded(list, item, max);
         };
         for (const t of r.items.completed) add(s.completed, stateLimits.completed, t);
@@ -220,9 +220,10 @@ export class RcmEngine {
   }
 
   /** Folds completed, confidently routed groups into their task's record; at most batchSize per call. */
-  private foldCompleted(groups: readonly Group[]): Group[] {
+  /** Folds completed groups into their records; returns each with its request number in its task. */
+  private foldCompleted(groups: readonly Group[]): Array<{ group: Group; request: number }> {
     if (this.options.mode !== "rcm") return [];
-    const folded: Group[] = [];
+    const folded: Array<{ group: Group; request: number }> = [];
     for (let i = 0; i < groups.length - 1 && folded.length < this.options.batchSize; i++) {
       const g = groups[i]!;
       if (this.folded.has(g.id)) continue;
@@ -231,7 +232,7 @@ export class RcmEngine {
       const s = (this.memory.states[a.task] ??= emptyTaskState(a.task, this.workspaceOf(a.task)));
       if (!s.covered.includes(g.id)) {
         foldGroup(s, g);
-        folded.push(g);
+        folded.push({ group: g, request: s.requests });
         this.dirty = true;
       }
       this.folded.add(g.id);

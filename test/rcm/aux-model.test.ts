@@ -59,6 +59,24 @@ describe("RCM's auxiliary model (against the scripted server)", () => {
     expect(server!.requests().every((r) => (r.body as { tools?: unknown }).tools === undefined)).toBe(true);
   });
 
+  it("stamps the model's items of a batch with the request each came from, not the latest", async () => {
+    const e = await engineWith([
+      { requests: "auxiliary", match: "User: Implement `parse_amount`", text: '{"completed": ["parentheses parsed"], "pending": [], "uncertainties": []}' },
+      { requests: "auxiliary", match: "User: In ledger/amount.py", text: '{"completed": ["currency symbols stripped"], "pending": [], "uncertainties": []}' },
+    ]);
+    // A host that starts with a history (a restart): both completed requests are folded in one step.
+    await e.prepareAsync([
+      plainGroup("Implement `parse_amount` in ledger/amount.py for negative values in parentheses.", [write("ledger/amount.py", "a1")], "u1"),
+      plainGroup("In ledger/amount.py, `parse_amount` must also strip currency symbols.", [write("ledger/amount.py", "a2")], "u2"),
+      plainGroup("Anything else?", [], "u3"),
+    ]);
+    const completed = e.memory.states[e.memory.router.assignments.u1!.task!]!.completed.filter((i) => i.source.endsWith("#model"));
+    expect(completed.map((i) => [i.text, i.request])).toEqual([
+      ["parentheses parsed", 1],
+      ["currency symbols stripped", 2],
+    ]);
+  });
+
   it("leaves the record as the deterministic updater made it when the model answers malformed output or an error", async () => {
     const e = await engineWith([
       { requests: "auxiliary", match: "User: Implement `parse_amount`", text: "Sure! Here is the state: completed = parse_amount" },
