@@ -26,3 +26,8 @@ export function testIdPathProblem(id: string, isTest: (path: string) => boolean)
   if (!isTest(file)) return `${id}: ${file} is not a test file under the repository's test rules (repos.<name>.tests in dataset.json)`;
   return null;
 }
+
+/** A pytest test module by name (`test_x.py`, `x_test.py`, `x_tests.py`): what a touched-files run collects. */
+export function isTestModule(path: string): boolean {
+  return /(^|\/)(test_[^/]*|[^/]*_tests?)\.py$/.test(path);
+}

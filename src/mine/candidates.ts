@@ -35,7 +35,7 @@ export function branchOf(message: string): string | null {
 }
 
 /**
- * A merged branch whose commits change source (at least two of them) and tests (at least one).
+ * A merged branch with at least two commits that change both source and tests.
  * A branch that merged other history into itself (`Merge branch 'main' into feature`) starts after
  * its last such merge: that merge's diff against the branch is everyone else's work, so it can be
  * no stage, and the branch's steps before it are part of the base the task starts from.
@@ -47,7 +47,9 @@ async function mergeCandidate(gitDir: string, merge: string, isSource: PathClass
   const steps = await lines(gitDir, ["rev-list", "--reverse", "--first-parent", `${base}..${merge}^2`]);
   if (steps.length < 2 || steps.length > maxSteps) return null;
   const shapes = await Promise.all(steps.map((c) => stepShape(gitDir, c, isSource, isTest)));
-  if (shapes.filter((s) => s.source.length > 0).length < 2 || !shapes.some((s) => s.tests.length > 0)) return null;
+  // Two steps that each change source and tests, as every step of a chain does: a stage can only have
+  // tests of its own when some step brings them (no sympy branch with fewer such steps was mined).
+  if (shapes.filter((s) => s.source.length > 0 && s.tests.length > 0).length < 2) return null;
   const subject = await gitOut(["--git-dir", gitDir, "log", "-1", "--format=%s", merge]);
   const branch = branchOf(subject);
   const after = lastSync ? `, after the branch's merge ${lastSync}` : "";

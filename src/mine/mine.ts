@@ -204,7 +204,8 @@ function earlierRun(out: string, repoGit: string, range: string, settings: MineS
   const problems = [
     ...(report.repo !== repoGit ? [{ file, path: "repo", message: `this run mined ${report.repo}, not ${repoGit}: ${fresh}` }] : []),
     ...(report.range !== range ? [{ file, path: "range", message: `this run scanned ${report.range}, not ${range}: ${fresh}` }] : []),
-    ...Object.entries(settings).flatMap(([k, v]) => {
+    // --max-stages only chooses which candidates there are; no verdict depends on it.
+    ...Object.entries(settings).filter(([k]) => k !== "max_stages").flatMap(([k, v]) => {
       const was = report.settings![k as keyof MineSettings];
       return JSON.stringify(was) === JSON.stringify(v) ? [] : [{ file, path: `settings.${k}`, message: `this run used ${JSON.stringify(was)}, not ${JSON.stringify(v)}: ${fresh}` }];
     }),
@@ -217,6 +218,7 @@ function earlierRun(out: string, repoGit: string, range: string, settings: MineS
   report.mined = report.mined.filter((m) => kept.has(m.task));
   dropTaskDirs(out, kept);
   report.warnings = [];
+  report.settings.max_stages = settings.max_stages;
   return { report, tasks };
 }
 

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { changingIds } from "../dataset/generated-ids.js";
+import { isTestModule } from "../dataset/test-id-paths.js";
 import type { Dataset, LoadedTask } from "../dataset/load.js";
 import type { PreparedEnv } from "../testbed/env-cache.js";
 import { inScope } from "../testbed/pytest-ids.js";
@@ -107,7 +108,7 @@ async function judgedRuns(
   screen: (verdict: StageVerdict & { ok: true }) => Promise<StageVerdict | null>,
   states: TestRun[][],
 ): Promise<StageVerdict> {
-  const modules = testFiles.filter((f) => /(^|\/)(test_[^/]*|[^/]*_tests?)\.py$/.test(f));
+  const modules = testFiles.filter(isTestModule);
   if (suite === "touched" && modules.length === 0) return { ok: false, reason: "no F2P", detail: "the steps touch no test module" };
   const env = await prepareEnv(dataset, task, work, log);
   if ("ok" in env) return env;

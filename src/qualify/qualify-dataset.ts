@@ -9,6 +9,7 @@ export interface QualifyDatasetOptions {
   tasks?: readonly string[];
   runs?: number;
   concurrency?: number;
+  suite?: "whole" | "touched";
   /** Rewrite each task.json's declared lists with the proposed ones. */
   write?: boolean;
   onReport?: (r: QualifyReport) => void;
@@ -44,7 +45,7 @@ export async function qualifyDataset(dir: string, opts: QualifyDatasetOptions = 
   const reports: QualifyReport[] = new Array(chosen.length);
   await mapPool(chosen, opts.concurrency ?? 2, async (id, i) => {
     const task = byId.get(id)!;
-    const r = await qualifyTask(dataset, task, { ...(opts.runs !== undefined ? { runs: opts.runs } : {}) });
+    const r = await qualifyTask(dataset, task, { ...(opts.runs !== undefined ? { runs: opts.runs } : {}), ...(opts.suite ? { suite: opts.suite } : {}) });
     if (opts.write && r.proposed) {
       const removed = writeDeclaredLists(task, r.proposed);
       if (removed.length > 0) r.differences.push(`removed from the stages' tests (no longer F2P): ${removed.join(", ")}`);

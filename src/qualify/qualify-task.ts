@@ -1,7 +1,9 @@
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Dataset, LoadedTask } from "../dataset/load.js";
+import { patchFiles } from "../dataset/patch-files.js";
+import { isTestModule, testIdFile } from "../dataset/test-id-paths.js";
 import type { PreparedEnv } from "../testbed/env-cache.js";
 import { inScope, mangleNodeId } from "../testbed/pytest-ids.js";
 import { untrustedRunReason, type TestRun } from "../testbed/test-run.js";
@@ -41,6 +43,12 @@ export interface QualifyOptions {
   /** Where suite logs go (one file per task); default: none kept. */
   logFile?: string;
   setupTimeoutMs?: number;
+  /**
+   * `whole` (default): the whole suite. `touched`: only the test modules tests.patch changes and
+   * those the declared ids live in, as `tasks mine --suite touched` ran them (for suites that take
+   * hours); F2P and P2P are then observed in those files only.
+   */
+  suite?: "whole" | "touched";
 }
 
 type Collected = Record<SuiteState, TestRun[]>;
@@ -52,6 +60,15 @@ interface QualifyContext {
   report: QualifyReport;
   log: (t: string) => void;
   env: () => Promise<PreparedEnv>;
+  /** The test files each run is limited to, or null for the whole suite. */
+  only: string[] | null;
+}
+
+/** The test modules `--suite touched` runs: those tests.patch changes and those the declared ids name. */
+export function touchedTestModules(task: LoadedTask): string[] {
+  const changed = patchFiles(task.testsPatch).flatMap((f) => (f.to ? [f.to] : []));
+  const declared = [...task.verifier.fail_to_pass, ...task.verifier.pass_to_pass].flatMap((id) => testIdFile(id) ?? []);
+  return [...new Set([...changed, ...declared])].filter(isTestModule).sort();
 }
 
 function emptyReport(task: LoadedTask): QualifyReport {
@@ -100,7 +117,8 @@ async function suiteRun(ctx: QualifyContext, state: SuiteState, i: number, patch
   try {
     const applied = await checkoutWithPatches(ctx.dataset, ctx.task, join(scratch, "checkout"), scratch, patches);
     if (typeof applied === "string") return applied;
-    const run = await runWholeSuite(ctx.dataset, ctx.task, join(scratch, "checkout"), scratch, await ctx.env());
+    const only = ctx.only?.filter((f) => existsSync(join(scratch, "checkout", f))) ?? null;
+    const run = await runWholeSuite(ctx.dataset, ctx.task, join(scratch, "checkout"), scratch, await ctx.env(), only);
     ctx.log(describeRun(run));
     ctx.report.runs.push({
       state,
@@ -191,7 +209,7 @@ export async function qualifyTask(dataset: Dataset, task: LoadedTask, opts: Qual
   if (opts.logFile) writeFileSync(opts.logFile, `qualification of ${task.id} at ${new Date().toISOString()}\n`);
   const work = mkdtempSync(join(tmpdir(), "switch-swe-qualify-"));
   try {
-    const base = { dataset, task, work, report, log };
+    const base = { dataset, task, work, report, log, only: opts.suite === "touched" ? touchedTestModules(task) : null };
     const ctx: QualifyContext = { ...base, env: lazyEnvironment(base, opts.setupTimeoutMs ?? 30 * 60_000) };
     const collected = await collectRuns(ctx, opts.runs ?? 3);
     if (collected) {

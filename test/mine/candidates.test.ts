@@ -23,7 +23,7 @@ describe("a merged branch that merged the main line into itself", () => {
   git(repo, "merge", "-q", "--no-ff", "-m", "Merge branch 'main' into feature", "main");
   const sync = git(repo, "rev-parse", "HEAD").trim();
   const second = commit("Second step", { "a.py": "2\n", "tests/test_a.py": "2\n" });
-  const third = commit("Third step", { "a.py": "3\n" });
+  const third = commit("Third step", { "a.py": "3\n", "tests/test_a.py": "3\n" });
   git(repo, "checkout", "-q", "main");
   git(repo, "merge", "-q", "--no-ff", "-m", "Merge branch 'feature'", "feature");
   const merge = git(repo, "rev-parse", "HEAD").trim();
@@ -54,5 +54,20 @@ describe("a merged branch that merged the main line into itself", () => {
     git(r2, "merge", "-q", "--no-ff", "-m", "Merge branch 'feature'", "feature");
     const late = await findCandidates(join(r2, ".git"), "HEAD", isSource, isTest, 8);
     expect(late.candidates.filter((c) => c.kind === "merge")).toEqual([]);
+  });
+});
+
+describe("a merged branch with one step that brings tests", () => {
+  it("is no candidate: a second stage could have no tests of its own", async () => {
+    const { repo, init, commit } = gitHistory(root, "one-tested");
+    init();
+    commit("Initial layout", { "a.py": "0\n", "tests/test_a.py": "0\n" });
+    git(repo, "checkout", "-qb", "feature");
+    commit("Fix and test", { "a.py": "1\n", "tests/test_a.py": "1\n" });
+    commit("Address review", { "a.py": "2\n" });
+    git(repo, "checkout", "-q", "main");
+    git(repo, "merge", "-q", "--no-ff", "-m", "Merge branch 'feature'", "feature");
+    const { candidates } = await findCandidates(join(repo, ".git"), "HEAD", isSource, isTest, 8);
+    expect(candidates).toEqual([]);
   });
 });

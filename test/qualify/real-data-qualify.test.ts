@@ -56,6 +56,25 @@ describe("tasks qualify on a test patch whose new module cannot be collected wit
   });
 });
 
+describe("tasks qualify --suite touched (for suites that take hours)", () => {
+  it("runs only the modules the task's tests touch or declare: a module elsewhere that kills the run spoils only the whole suite", () => {
+    const root = writeCalcDataset(join(scratch, "touched"), {
+      extraRepoFiles: { "tests/test_elsewhere.py": "import os\n\nos._exit(3)\n" },
+      tasks: [{ id: "extra", f2p, p2p, stage, testsPatch }],
+    });
+    const whole = cli(["tasks", "qualify", root, "--runs", "1"], { env });
+    expect(whole.code).toBe(1);
+    expect(whole.stdout).toContain("NOT QUALIFIED");
+    const touched = cli(["tasks", "qualify", root, "--runs", "1", "--suite", "touched", "--json"], { env });
+    expect(touched.code).toBe(0);
+    const [report] = JSON.parse(touched.stdout) as Array<{ qualified: boolean; observed: { fail_to_pass: string[]; pass_to_pass: number }; runs: Array<{ tests: number }> }>;
+    expect(report!.qualified).toBe(true);
+    expect(report!.observed.fail_to_pass).toEqual(expect.arrayContaining(f2p));
+    // test_ops.py's 5 tests (test_extra.py cannot be imported without the reference), then 6.
+    expect(report!.runs.map((r) => r.tests)).toEqual([5, 6]);
+  });
+});
+
 describe("time-dependent parametrized ids", () => {
   const stampTests =
     "import datetime\nimport pytest\nfrom calc.ops import add\n\n\n" +

@@ -1,4 +1,4 @@
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import { toJsonText } from "../../core/json-file.js";
 import { qualifyDataset } from "../../qualify/qualify-dataset.js";
 import type { QualifyReport } from "../../qualify/qualify-task.js";
@@ -20,17 +20,23 @@ export function addQualifyCommand(tasks: Command): void {
   tasks
     .command("qualify")
     .description(
-      "run each task's whole test suite without and with its reference (N times each), classify every test as F2P, P2P or unstable, and compare with the declared lists",
+      "run each task's test suite (whole, or the modules its tests touch) without and with its reference (N times each), classify every test as F2P, P2P or unstable, and compare with the declared lists",
     )
     .argument("<dataset>", "dataset directory")
     .option("--task <id>", "qualify only this task (repeatable)", collect)
     .option("--runs <n>", "suite runs per state", positiveInt("--runs"), 3)
     .option("--concurrency <n>", "tasks at once", positiveInt("--concurrency"), 2)
+    .addOption(
+      new Option("--suite <which>", "run the whole suite, or only the test modules tests.patch changes and the declared ids live in (as `tasks mine --suite touched`)")
+        .choices(["whole", "touched"])
+        .default("whole"),
+    )
     .option("--write", "rewrite each task.json's fail_to_pass / pass_to_pass with what was observed")
     .option("--json", "print the reports as JSON")
-    .action(async (dir: string, o: { task?: string[]; runs: number; concurrency: number; write?: boolean; json?: boolean }) => {
+    .action(async (dir: string, o: { task?: string[]; runs: number; concurrency: number; suite: "whole" | "touched"; write?: boolean; json?: boolean }) => {
       const { reports } = await qualifyDataset(dir, {
         runs: o.runs,
+        suite: o.suite,
         concurrency: o.concurrency,
         ...(o.task ? { tasks: o.task } : {}),
         ...(o.write ? { write: true } : {}),
