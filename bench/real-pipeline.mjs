@@ -5,7 +5,8 @@
 // Run: npm run build && SWITCH_SWE_REAL_MIRRORS=/work/.mirror node bench/real-pipeline.mjs NAME
 // Options (environment): BENCH_PAIRS=k (at most k near and k far sessions, as many as there are; default 2),
 // BENCH_QUALIFY_TASKS=n (tasks qualified, default 2), BENCH_RUNS=n (qualify runs, default 3),
-// BENCH_CONCURRENCY=n (default 2). Prints one line per step with its wall time and the load average.
+// BENCH_CONCURRENCY=n (default 2), BENCH_QUALIFY_SUITE=whole|touched (default whole; touched for suites
+// that take hours, as sympy's). Prints one line per step with its wall time and the load average.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -24,6 +25,7 @@ const PAIRS = Number(process.env.BENCH_PAIRS ?? 2);
 const QUALIFY = Number(process.env.BENCH_QUALIFY_TASKS ?? 2);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const CONC = String(process.env.BENCH_CONCURRENCY ?? 2);
+const SUITE = process.env.BENCH_QUALIFY_SUITE ?? "whole";
 const work = mkdtempSync(join(tmpdir(), "switch-swe-bench-real-"));
 const env = { ...process.env, SWITCH_SWE_CACHE: join(work, "cache") };
 const load = () => loadavg().map((x) => x.toFixed(1)).join(" ");
@@ -62,7 +64,11 @@ try {
   step("materialize", ["datasets", "materialize", file, "--out", ds, ...repoArgs]);
   step("validate", ["tasks", "validate", ds]);
   const ids = manifest.tasks.slice(0, QUALIFY).map((t) => t.id);
-  const q = step(`qualify ${ids.length} task(s), --runs ${RUNS}`, ["tasks", "qualify", ds, "--runs", String(RUNS), "--concurrency", CONC, ...ids.flatMap((id) => ["--task", id])], { per: ids.length, perWhat: "task", mayFail: true });
+  const q = step(`qualify ${ids.length} task(s), --runs ${RUNS} --suite ${SUITE}`, ["tasks", "qualify", ds, "--runs", String(RUNS), "--suite", SUITE, "--concurrency", CONC, ...ids.flatMap((id) => ["--task", id])], {
+    per: ids.length,
+    perWhat: "task",
+    mayFail: true,
+  });
   process.stdout.write(q.split("\n").filter((l) => /qualif/.test(l)).slice(-3).map((l) => `    ${l}\n`).join(""));
   const sessions = join(work, "sessions.json");
   const all = step("sessions build (all)", ["sessions", "build", ds, "--seed", "0", "--out", join(work, "all-sessions.json")]);
