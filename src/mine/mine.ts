@@ -283,8 +283,8 @@ export async function mineTasks(opts: MineOptions): Promise<MineReport> {
   }
   if (failure !== null) throw failure;
   if (opts.max !== undefined && manifest.tasks.length > opts.max) {
-    // Jobs that were already running when --max was reached: their tasks are left to a resumed run.
-    manifest.tasks.sort(byRank((t) => t.provenance));
+    // Jobs that were already running when --max was reached: their tasks are left to a resumed run
+    // (save() keeps the tasks in history order, so the first --max stay).
     manifest.tasks.splice(opts.max);
     const kept = new Set(manifest.tasks.map((t) => t.id));
     report.mined = report.mined.filter((m) => kept.has(m.task));

@@ -93,33 +93,19 @@ export async function stageTests(
   screen: (verdict: StageVerdict & { ok: true }) => Promise<StageVerdict | null> = async () => null,
 ): Promise<{ verdict: StageVerdict; testRuns: number }> {
   const states: TestRun[][] = [];
-  const verdict = await judgedRuns(dataset, task, work, runs, testFiles, suite, log, screen, states);
-  return { verdict, testRuns: states.reduce((n, list) => n + list.length, 0) };
-}
-
-async function judgedRuns(
-  dataset: Dataset,
-  task: LoadedTask,
-  work: string,
-  runs: number,
-  testFiles: readonly string[],
-  suite: MineSuite,
-  log: (t: string) => void,
-  screen: (verdict: StageVerdict & { ok: true }) => Promise<StageVerdict | null>,
-  states: TestRun[][],
-): Promise<StageVerdict> {
+  const done = (verdict: StageVerdict) => ({ verdict, testRuns: states.reduce((n, list) => n + list.length, 0) });
   const modules = testFiles.filter(isTestModule);
-  if (suite === "touched" && modules.length === 0) return { ok: false, reason: "no F2P", detail: "the steps touch no test module" };
+  if (suite === "touched" && modules.length === 0) return done({ ok: false, reason: "no F2P", detail: "the steps touch no test module" });
   const env = await prepareEnv(dataset, task, work, log);
-  if ("ok" in env) return env;
+  if ("ok" in env) return done(env);
   const only = suite === "touched" ? modules : null;
   // One run per state first: the tests stable over every run are a subset of what one run shows, so
   // a candidate that one run rejects (most of them) costs a third of the runs.
   const first = (await runStates(dataset, task, env, work, 1, only, states)) ?? judge(task, states, testFiles);
-  if (!first.ok || runs === 1) return first;
+  if (!first.ok || runs === 1) return done(first);
   const screened = await screen(first);
-  if (screened) return screened;
-  return (await runStates(dataset, task, env, work, runs - 1, only, states)) ?? judge(task, states, testFiles);
+  if (screened) return done(screened);
+  return done((await runStates(dataset, task, env, work, runs - 1, only, states)) ?? judge(task, states, testFiles));
 }
 
 /**
