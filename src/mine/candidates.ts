@@ -40,7 +40,13 @@ export function branchOf(message: string): string | null {
  * its last such merge: that merge's diff against the branch is everyone else's work, so it can be
  * no stage, and the branch's steps before it are part of the base the task starts from.
  */
-async function mergeCandidate(gitDir: string, merge: string, isSource: PathClass, isTest: PathClass, maxSteps: number): Promise<Candidate | null> {
+async function mergeCandidate(
+  gitDir: string,
+  merge: string,
+  isSource: PathClass,
+  isTest: PathClass,
+  maxSteps: number,
+): Promise<{ candidate: Candidate; sources: string[] } | null> {
   let base = (await gitOut(["--git-dir", gitDir, "merge-base", `${merge}^1`, `${merge}^2`])).trim();
   const [lastSync] = await lines(gitDir, ["rev-list", "--first-parent", "--merges", "-n", "1", `${base}..${merge}^2`]);
   if (lastSync) base = lastSync;
@@ -53,7 +59,10 @@ async function mergeCandidate(gitDir: string, merge: string, isSource: PathClass
   const subject = await gitOut(["--git-dir", gitDir, "log", "-1", "--format=%s", merge]);
   const branch = branchOf(subject);
   const after = lastSync ? `, after the branch's merge ${lastSync}` : "";
-  return { kind: "merge", base, cuts: steps, provenance: `merge ${merge}${branch ? ` of branch ${branch}` : ""}${after}` };
+  return {
+    candidate: { kind: "merge", base, cuts: steps, provenance: `merge ${merge}${branch ? ` of branch ${branch}` : ""}${after}` },
+    sources: shapes.flatMap((s) => s.source),
+  };
 }
 
 /** Consecutive commits that each change source and tests, on one feature (sharing a source directory). */
@@ -90,8 +99,18 @@ export interface CandidateScan {
   commits: number;
 }
 
+/**
+ * Whether every source file lies under one of `paths` (directories, `/`-separated; none = anywhere):
+ * `--path` mines one subsystem, e.g. for tasks that share a directory (near session pairs).
+ */
+export function within(paths: readonly string[], files: readonly string[]): boolean {
+  if (paths.length === 0) return true;
+  const dirs = paths.map((p) => `${p.replace(/^\.?\/+|\/+$/g, "")}/`);
+  return files.length > 0 && files.every((f) => dirs.some((d) => d === "/" || f.startsWith(d)));
+}
+
 /** Candidates of a history range (default: HEAD), oldest first: merged branches, then chains of commits. */
-export async function findCandidates(gitDir: string, range: string, isSource: PathClass, isTest: PathClass, maxSteps: number): Promise<CandidateScan> {
+export async function findCandidates(gitDir: string, range: string, isSource: PathClass, isTest: PathClass, maxSteps: number, paths: readonly string[] = []): Promise<CandidateScan> {
   const mainline = await lines(gitDir, ["rev-list", "--reverse", "--first-parent", range]);
   const merges = new Set(await lines(gitDir, ["rev-list", "--first-parent", "--merges", range]));
   const candidates: Candidate[] = [];
@@ -99,7 +118,7 @@ export async function findCandidates(gitDir: string, range: string, isSource: Pa
   for (const c of mainline) {
     if (merges.has(c)) {
       const m = await mergeCandidate(gitDir, c, isSource, isTest, maxSteps);
-      if (m) candidates.push(m);
+      if (m && within(paths, m.sources)) candidates.push(m.candidate);
       plain.push({ commit: c, source: [], tests: [] });
       continue;
     }
@@ -108,6 +127,7 @@ export async function findCandidates(gitDir: string, range: string, isSource: Pa
     plain.push(await stepShape(gitDir, c, isSource, isTest));
   }
   for (const chain of chains(plain, maxSteps)) {
+    if (!within(paths, chain.flatMap((s) => s.source))) continue;
     const first = chain[0]!.commit;
     candidates.push({
       kind: "chain",

@@ -19,6 +19,8 @@ export const mineSettingsSchema = z
     name: z.string().nullable(),
     url: z.string().nullable(),
     license: z.string().nullable(),
+    /** `--path`: absent in reports written before it existed (= anywhere). */
+    paths: z.array(z.string()).optional(),
   })
   .strict();
 

@@ -40,6 +40,8 @@ export interface MineOptions {
   timeoutS?: number;
   /** Candidates qualified at once (default 1); each runs its own test processes. */
   jobs?: number;
+  /** Only candidates whose source changes all lie under one of these directories (default: anywhere). */
+  paths?: string[];
   onLine?: (line: string) => void;
 }
 
@@ -185,7 +187,22 @@ function settingsOf(opts: MineOptions): MineSettings {
     name: opts.name ?? null,
     url: opts.url ?? null,
     license: opts.license ?? null,
+    paths: opts.paths ?? [],
   };
+}
+
+const choosers = new Set<string>(["max_stages", "paths"]);
+
+/** `--path`: each must be a directory at the range's newest commit (a typo would find no candidate, silently). */
+async function checkPaths(gitDir: string, range: string, paths: readonly string[]): Promise<void> {
+  const tip = (await gitTry(["--git-dir", gitDir, "rev-list", "-n", "1", range])).stdout.trim();
+  const problems = [];
+  for (const p of paths) {
+    const clean = p.replace(/^\.?\/+|\/+$/g, "");
+    const r = await gitTry(["--git-dir", gitDir, "cat-file", "-t", `${tip}:${clean}`]);
+    if (clean === "" || r.stdout.trim() !== "tree") problems.push({ file: gitDir, path: "--path", message: `"${p}" is not a directory at ${tip.slice(0, 12)}, the newest commit of the range` });
+  }
+  if (problems.length > 0) throw new InputError(problems);
 }
 
 /**
@@ -204,8 +221,8 @@ function earlierRun(out: string, repoGit: string, range: string, settings: MineS
   const problems = [
     ...(report.repo !== repoGit ? [{ file, path: "repo", message: `this run mined ${report.repo}, not ${repoGit}: ${fresh}` }] : []),
     ...(report.range !== range ? [{ file, path: "range", message: `this run scanned ${report.range}, not ${range}: ${fresh}` }] : []),
-    // --max-stages only chooses which candidates there are; no verdict depends on it.
-    ...Object.entries(settings).filter(([k]) => k !== "max_stages").flatMap(([k, v]) => {
+    // --max-stages and --path only choose which candidates there are; no verdict depends on them.
+    ...Object.entries(settings).filter(([k]) => !choosers.has(k)).flatMap(([k, v]) => {
       const was = report.settings![k as keyof MineSettings];
       return JSON.stringify(was) === JSON.stringify(v) ? [] : [{ file, path: `settings.${k}`, message: `this run used ${JSON.stringify(was)}, not ${JSON.stringify(v)}: ${fresh}` }];
     }),
@@ -219,6 +236,7 @@ function earlierRun(out: string, repoGit: string, range: string, settings: MineS
   dropTaskDirs(out, kept);
   report.warnings = [];
   report.settings.max_stages = settings.max_stages;
+  report.settings.paths = settings.paths;
   return { report, tasks };
 }
 
@@ -241,7 +259,8 @@ export async function mineTasks(opts: MineOptions): Promise<MineReport> {
   const gitDir = (await materializeRepo(dataset, name)).gitDir;
   if (opts.setupCommit !== undefined) await pinSetupCommit(gitDir, opts.setupCommit, [repo, dataset.manifest.repos[name]!]);
   if ((await gitTry(["--git-dir", gitDir, "rev-list", "-n", "1", range])).code !== 0) throw new InputError({ file: opts.repo, path: "--range", message: `"${range}" is not a revision range of this repository` });
-  const scan = await findCandidates(gitDir, range, sourceMatcher(repo), testFileMatcher(repo), opts.maxStages);
+  await checkPaths(gitDir, range, opts.paths ?? []);
+  const scan = await findCandidates(gitDir, range, sourceMatcher(repo), testFileMatcher(repo), opts.maxStages, opts.paths ?? []);
   const report: MineReport = earlier?.report ?? { format: MINE_REPORT_FORMAT, repo: repo.git, range, settings, commits_seen: 0, candidates_seen: 0, mined: [], rejected: [], rejected_by_reason: {}, warnings: [] };
   Object.assign(report, { commits_seen: scan.commits, candidates_seen: scan.candidates.length });
   opts.onLine?.(`${scan.commits} commits, ${scan.candidates.length} candidate(s)`);

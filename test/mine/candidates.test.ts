@@ -1,7 +1,7 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { findCandidates } from "../../src/mine/candidates.js";
+import { findCandidates, within } from "../../src/mine/candidates.js";
 import { changedPaths } from "../../src/mine/derive.js";
 import { gitHistory } from "../helpers/git-history.js";
 import { git, tempDir } from "../verify/fixture.js";
@@ -69,5 +69,18 @@ describe("a merged branch with one step that brings tests", () => {
     git(repo, "merge", "-q", "--no-ff", "-m", "Merge branch 'feature'", "feature");
     const { candidates } = await findCandidates(join(repo, ".git"), "HEAD", isSource, isTest, 8);
     expect(candidates).toEqual([]);
+  });
+});
+
+describe("--path", () => {
+  it("keeps a candidate only when every source file lies under one of the directories", () => {
+    expect(within([], ["a/b.py"])).toBe(true);
+    expect(within(["sympy/polys"], ["sympy/polys/rings.py", "sympy/polys/domains/zz.py"])).toBe(true);
+    expect(within(["sympy/polys/"], ["sympy/polys/rings.py", "sympy/core/expr.py"])).toBe(false);
+    expect(within(["sympy/polys", "sympy/core"], ["sympy/polys/rings.py", "sympy/core/expr.py"])).toBe(true);
+    // A directory is a path component, not a prefix of a name.
+    expect(within(["sympy/poly"], ["sympy/polys/rings.py"])).toBe(false);
+    expect(within(["./pkg/"], ["pkg/a.py"])).toBe(true);
+    expect(within(["pkg"], [])).toBe(false);
   });
 });

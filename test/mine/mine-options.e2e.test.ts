@@ -74,6 +74,25 @@ describe("tasks mine --suite touched --url --setup-commit", () => {
     expect(envs).toHaveLength(1);
   });
 
+  it("--path keeps the candidates of one subsystem and refuses a directory the range's end does not have", { timeout: 300_000 }, () => {
+    const env = { SWITCH_SWE_CACHE: join(root, "cache-path") };
+    const out = join(root, "path");
+    const r = cli(["tasks", "mine", repo, "--out", out, "--runs", "1", "--suite", "touched", "--path", "pkg/text/"], { env });
+    expect(r.stdout).toMatch(/1 candidate\(s\): 1 mined, 0 rejected; /);
+    const manifest = JSON.parse(readFileSync(join(out, "manifest.json"), "utf8"));
+    expect(manifest.tasks.map((t: { stages: Array<{ tests: string[] }> }) => t.stages.map((s) => s.tests))).toEqual([[["tests/test_fmt.py::test_pad"], ["tests/test_fmt.py::test_fill"]]]);
+    expect(JSON.parse(readFileSync(join(out, "mine-report.json"), "utf8")).settings.paths).toEqual(["pkg/text/"]);
+    // Resumed with another --path (it only chooses candidates): the other chain is added.
+    const more = cli(["tasks", "mine", repo, "--out", out, "--runs", "1", "--suite", "touched", "--path", "pkg"], { env });
+    expect(more.stdout).toMatch(/2 candidate\(s\): 2 mined, 0 rejected; /);
+    const bad = cli(["tasks", "mine", repo, "--out", join(root, "path-bad"), "--path", "pkg/txt", "--path", "pkg/num/ops.py"], { env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim().split("\n")).toEqual([
+      expect.stringMatching(/: --path: "pkg\/txt" is not a directory at [0-9a-f]{12}, the newest commit of the range$/),
+      expect.stringMatching(/: --path: "pkg\/num\/ops.py" is not a directory at [0-9a-f]{12}, the newest commit of the range$/),
+    ]);
+  });
+
   it("refuses a set-up revision the repository does not have, in one line (exit 2)", () => {
     const r = cli(["tasks", "mine", repo, "--out", join(root, "bad"), "--setup-commit", "nope"], { env: { SWITCH_SWE_CACHE: join(root, "cache-bad") } });
     expect(r.code).toBe(2);

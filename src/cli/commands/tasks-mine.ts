@@ -6,7 +6,7 @@ import { addWriterOptions, checkWriterFlags, reportWriting, writerFromFlags, typ
 import { writeRequestsInDataset } from "../../mine/write-requests.js";
 
 /** The CLI flags are the options of `mine`, less what the command supplies itself. */
-type MineFlags = Omit<MineOptions, "repo" | "onLine"> & WriterFlags;
+type MineFlags = Omit<MineOptions, "repo" | "onLine" | "paths"> & WriterFlags & { path?: string[] };
 
 /** `--writer-model`: after mining, the request texts of the mined tasks are written (as `tasks write-requests OUT`). */
 async function writeMinedRequests(out: string, o: MineFlags): Promise<number> {
@@ -37,6 +37,7 @@ export function addMineCommand(tasks: Command): void {
     .option("--max-stages <n>", "most steps per candidate", parsePositive("--max-stages"), 5)
     .option("--timeout-s <n>", "deadline of one test run, recorded as each task's verifier.timeout_s (a test that hangs before its fix costs this per run)", parsePositive("--timeout-s"), 1800)
     .option("--jobs <n>", "candidates qualified at once (each runs its own test processes)", parsePositive("--jobs"), 1)
+    .option("--path <dir>", "only candidates whose source changes all lie under this directory (repeatable; e.g. one subsystem, for tasks that share a directory)", collect)
     .option("--name <name>", "dataset name (default <repo>-mined)")
     .option("--test-command <cmd>", "test command ({tests}, {junit}); default pytest with a JUnit report")
     .option("--setup <cmd>", "environment set-up command (repeatable)", collect)
@@ -62,6 +63,7 @@ export function addMineCommand(tasks: Command): void {
       ...(o.url !== undefined ? { url: o.url } : {}),
       ...(o.setupCommit !== undefined ? { setupCommit: o.setupCommit } : {}),
       ...(o.suite !== undefined ? { suite: o.suite } : {}),
+      ...(o.path !== undefined ? { paths: o.path } : {}),
       onLine: (l) => process.stderr.write(`${l}\n`),
     });
     const reasons = Object.entries(r.rejected_by_reason).map(([k, n]) => `${n} ${k}`);
