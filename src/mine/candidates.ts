@@ -46,12 +46,15 @@ async function mergeCandidate(
   isSource: PathClass,
   isTest: PathClass,
   maxSteps: number,
+  paths: readonly string[],
 ): Promise<{ candidate: Candidate; sources: string[] } | null> {
   let base = (await gitOut(["--git-dir", gitDir, "merge-base", `${merge}^1`, `${merge}^2`])).trim();
   const [lastSync] = await lines(gitDir, ["rev-list", "--first-parent", "--merges", "-n", "1", `${base}..${merge}^2`]);
   if (lastSync) base = lastSync;
   const steps = await lines(gitDir, ["rev-list", "--reverse", "--first-parent", `${base}..${merge}^2`]);
   if (steps.length < 2 || steps.length > maxSteps) return null;
+  // The branch's net source changes are a subset of its steps': outside --path, no step need be read.
+  if (paths.length > 0 && !within(paths, (await changedPaths(gitDir, base, `${merge}^2`)).filter((p) => isSource(p) && !isTest(p)))) return null;
   const shapes = await Promise.all(steps.map((c) => stepShape(gitDir, c, isSource, isTest)));
   // Two steps that each change source and tests, as every step of a chain does: a stage can only have
   // tests of its own when some step brings them (no sympy branch with fewer such steps was mined).
@@ -117,7 +120,7 @@ export async function findCandidates(gitDir: string, range: string, isSource: Pa
   const plain: StepShape[] = [];
   for (const c of mainline) {
     if (merges.has(c)) {
-      const m = await mergeCandidate(gitDir, c, isSource, isTest, maxSteps);
+      const m = await mergeCandidate(gitDir, c, isSource, isTest, maxSteps, paths);
       if (m && within(paths, m.sources)) candidates.push(m.candidate);
       plain.push({ commit: c, source: [], tests: [] });
       continue;

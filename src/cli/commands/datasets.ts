@@ -1,8 +1,9 @@
 import type { Command } from "commander";
 import { materializeManifest } from "../../datasets/materialize.js";
+import { mergeManifestFiles } from "../../datasets/merge.js";
 import { collect, parseRepoSources } from "../options.js";
 
-/** `datasets materialize MANIFEST --out DATASET [--repo NAME=PATH|URL]`. */
+/** `datasets materialize MANIFEST --out DATASET [--repo NAME=PATH|URL]`, `datasets merge MANIFEST... --out FILE`. */
 export function registerDatasets(program: Command): void {
   const datasets = program.command("datasets").description("datasets shipped as manifests (URLs, commits, test ids, digests)");
   datasets
@@ -14,5 +15,15 @@ export function registerDatasets(program: Command): void {
     .action(async (manifest: string, o: { out: string; repo?: string[] }) => {
       const r = await materializeManifest({ manifestFile: manifest, out: o.out, ...(o.repo ? { sources: parseRepoSources(o.repo) } : {}) });
       process.stdout.write(`${r.tasks} task(s) materialized into ${r.dir}; every digest matches\n`);
+    });
+  datasets
+    .command("merge")
+    .description("one manifest from several (mining runs over other ranges or paths, other repositories): shared repositories must be identical, a task id in several must be the same task")
+    .argument("<manifests...>", "manifest.json files, in the order their tasks are kept")
+    .requiredOption("--out <file>", "manifest to write: a new file, or one of the inputs")
+    .option("--name <name>", "dataset name (default: the first manifest's)")
+    .action((files: string[], o: { out: string; name?: string }) => {
+      const m = mergeManifestFiles(files, o.out, o.name);
+      process.stdout.write(`${m.tasks.length} task(s) of ${Object.keys(m.repos).length} repositor${Object.keys(m.repos).length === 1 ? "y" : "ies"} from ${files.length} manifest(s); ${o.out}\n`);
     });
 }
