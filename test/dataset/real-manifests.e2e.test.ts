@@ -1,7 +1,9 @@
+import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/core/package-paths.js";
+import { checkRewrite } from "../../src/mine/writer-check.js";
 import { cli } from "../helpers/cli.js";
 import { tempDir } from "../verify/fixture.js";
 
@@ -42,5 +44,50 @@ describe("shipped real manifests, materialized from mirrors", () => {
     expect(m.code).toBe(0);
     const v = cli(["tasks", "validate", out], { env });
     expect(v.code, v.stdout + v.stderr).toBe(0);
+  });
+});
+
+/** Whitespace-free text of a patch's lines (without their +/-/space markers), for "does it state this?". */
+const flat = (x: string) => x.split("\n").map((l) => l.replace(/^[+ -]/, "")).join("").replace(/\s+/g, "");
+
+describe("request texts written for a shipped dataset", () => {
+  it.for(names)("%s: never give a stage's solution away (the writer check; a result the tests state may be quoted)", { timeout: 600_000 }, (name, ctx) => {
+    if (skipWhy) return ctx.skip(skipWhy);
+    const out = join(root, name);
+    if (!existsSync(out)) return ctx.skip("not materialized (see the test above)");
+    const manifest = JSON.parse(readFileSync(join(realDir, name, "manifest.json"), "utf8")) as { repos: Record<string, { git: string }>; tasks: Array<{ id: string; repo: string; base: string; stages: Array<{ cut: string; text?: string }> }> };
+    const written = manifest.tasks.filter((t) => t.stages.some((s) => s.text !== undefined));
+    if (written.length === 0) return ctx.skip("no request text was written for this dataset");
+    for (const t of written) {
+      const dir = join(out, "tasks", t.id);
+      const testsPatch = readFileSync(join(dir, "tests.patch"), "utf8");
+      const mirror = mirrorOf(manifest.repos[t.repo]!.git)!;
+      t.stages.forEach((s, k) => {
+        if (s.text === undefined) return;
+        const from = k === 0 ? t.base : t.stages[k - 1]!.cut;
+        const messages = execFileSync("git", ["--git-dir", mirror, "log", "--format=%B", `${from}..${s.cut}`], { encoding: "utf8" });
+        const earlier = t.stages.slice(0, k).map((e) => e.text ?? "");
+        const why = checkRewrite(s.text, { patch: readFileSync(join(dir, `stage-${k + 1}.patch`), "utf8"), given: [messages, testsPatch, ...earlier] });
+        const quoted = why?.startsWith("it copies a line") && flat(testsPatch).includes(flat(JSON.parse(why.slice(why.indexOf(": ") + 2)) as string).replace(/^\[|\]$/g, ""));
+        expect(quoted ? null : why, `${t.id} stage ${k + 1}`).toBeNull();
+      });
+    }
+  });
+
+  // Issue targets of the router without the harness's Workspace: lines, on the real dataset.
+  it("sympy: RCM routes the oracle's switched sessions without the Workspace: lines (accuracy ≥ 0.95, ≤ 1.1× the uninterrupted context, 0 violations)", { timeout: 1_800_000 }, (ctx) => {
+    if (skipWhy) return ctx.skip(skipWhy);
+    const ds = join(root, "sympy");
+    if (!existsSync(ds)) return ctx.skip("not materialized (see the test above)");
+    const sessions = join(root, "sympy-sessions.json");
+    expect(cli(["sessions", "build", ds, "--seed", "0", "--out", sessions], { env }).code).toBe(0);
+    const run = join(root, "sympy-oracle");
+    const r = cli(["run", "--dataset", ds, "--sessions", sessions, "--agent", "oracle", "--out", run, "--concurrency", "2", "--no-verify", "--quiet"], { env });
+    expect(r.code, r.stderr).toBe(0);
+    const e = cli(["rcm", "eval", run, "--workspace-lines", "hidden", "--format", "json"], { env });
+    const hidden = JSON.parse(e.stdout).variants[0];
+    expect(hidden.routing_accuracy).toBeGreaterThanOrEqual(0.95);
+    expect(hidden.uninterrupted_ratio).toBeLessThanOrEqual(1.1);
+    expect(hidden.invariant_violations).toBe(0);
   });
 });
