@@ -86,7 +86,9 @@ describe("request texts written for a shipped dataset", () => {
     expect(r.code, r.stderr).toBe(0);
     const e = cli(["rcm", "eval", run, "--workspace-lines", "hidden", "--format", "json"], { env });
     const hidden = JSON.parse(e.stdout).variants[0];
-    expect(hidden.routing_accuracy).toBeGreaterThanOrEqual(0.95);
+    // Per session, so that a miss says where it is (replay it with RCM_ROUTER_DEBUG=1).
+    const why = JSON.stringify(hidden.per_session.map((p: { session: string; requests: number; routed_correctly: number }) => `${p.session} ${p.routed_correctly}/${p.requests}`));
+    expect(hidden.routing_accuracy, why).toBeGreaterThanOrEqual(0.95);
     expect(hidden.uninterrupted_ratio).toBeLessThanOrEqual(1.1);
     expect(hidden.invariant_violations).toBe(0);
   });
