@@ -102,13 +102,16 @@ export interface CandidateScan {
   commits: number;
 }
 
+/** A `--path` as a repository-relative directory (`./pkg/` → `pkg`). */
+export const repoDir = (p: string): string => p.replace(/^\.?\/+|\/+$/g, "");
+
 /**
  * Whether every source file lies under one of `paths` (directories, `/`-separated; none = anywhere):
  * `--path` mines one subsystem, e.g. for tasks that share a directory (near session pairs).
  */
 export function within(paths: readonly string[], files: readonly string[]): boolean {
   if (paths.length === 0) return true;
-  const dirs = paths.map((p) => `${p.replace(/^\.?\/+|\/+$/g, "")}/`);
+  const dirs = paths.map((p) => `${repoDir(p)}/`);
   return files.length > 0 && files.every((f) => dirs.some((d) => d === "/" || f.startsWith(d)));
 }
 

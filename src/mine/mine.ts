@@ -13,7 +13,7 @@ import { datasetRepoOf, deriveTask, writeDerivedTask } from "../datasets/materia
 import { TASK_MANIFEST_FORMAT, taskManifestReadSchema, type ManifestRepo, type ManifestTask, type TaskManifest } from "../dataset/task-manifest.js";
 import { buildSessions } from "../sessions/build.js";
 import { defaultTestCommand } from "../testbed/test-run.js";
-import { findCandidates, severalFeatures, unrelatedStage, type Candidate } from "./candidates.js";
+import { findCandidates, repoDir, severalFeatures, unrelatedStage, type Candidate } from "./candidates.js";
 import { sha256 } from "../core/digest.js";
 import { changedPaths, stagePatchesOf, testsPatchOf } from "./derive.js";
 import { foldStages, stageTests, type MineSuite, type RejectReason, type StageVerdict } from "./stage-tests.js";
@@ -198,7 +198,7 @@ async function checkPaths(gitDir: string, range: string, paths: readonly string[
   const tip = (await gitTry(["--git-dir", gitDir, "rev-list", "-n", "1", range])).stdout.trim();
   const problems = [];
   for (const p of paths) {
-    const clean = p.replace(/^\.?\/+|\/+$/g, "");
+    const clean = repoDir(p);
     const r = await gitTry(["--git-dir", gitDir, "cat-file", "-t", `${tip}:${clean}`]);
     if (clean === "" || r.stdout.trim() !== "tree") problems.push({ file: gitDir, path: "--path", message: `"${p}" is not a directory at ${tip.slice(0, 12)}, the newest commit of the range` });
   }
