@@ -7,11 +7,13 @@ import { registerCommands } from "./commands/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { usageErrorLine } from "./usage-error.js";
 
-// `switch-swe report | head` closes the pipe early: that is the reader's choice, not an error.
+// A closed pipe (`switch-swe report | head`, a supervisor that stopped reading) is the reader's
+// choice, not an error: what is written after it is dropped. The command still ends as it would have,
+// with its own exit code: exiting here would turn a `run` stopped by SIGTERM (whose notice goes to a
+// closed stderr) into exit 0, before it stopped its agents.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on("error", (e: NodeJS.ErrnoException) => {
-    if (e.code === "EPIPE") process.exit(process.exitCode ?? 0);
-    throw e;
+    if (e.code !== "EPIPE") throw e;
   });
 }
 

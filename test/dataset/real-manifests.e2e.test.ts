@@ -82,7 +82,8 @@ describe("request texts written for a shipped dataset", () => {
     const sessions = join(root, "sympy-sessions.json");
     expect(cli(["sessions", "build", ds, "--seed", "0", "--out", sessions], { env }).code).toBe(0);
     const run = join(root, "sympy-oracle");
-    const r = cli(["run", "--dataset", ds, "--sessions", sessions, "--agent", "oracle", "--out", run, "--concurrency", "2", "--no-verify", "--quiet"], { env });
+    const r = cli(["run", "--dataset", ds, "--sessions", sessions, "--agent", "oracle", "--out", run, "--concurrency", "2", "--no-verify", "--quiet"], { env, timeoutMs: 1_700_000 });
+    // 20 sessions of five sympy checkouts each: 6 to 22 min on 2 shared cores.
     expect(r.code, r.stderr).toBe(0);
     const e = cli(["rcm", "eval", run, "--workspace-lines", "hidden", "--format", "json"], { env });
     const hidden = JSON.parse(e.stdout).variants[0];

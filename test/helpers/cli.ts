@@ -12,6 +12,8 @@ export interface CliOptions {
   cwd?: string;
   env?: NodeJS.ProcessEnv;
   input?: string;
+  /** Deadline of the CLI process (default 10 min). */
+  timeoutMs?: number;
 }
 
 /** The built CLI (`npm test` builds first). */
@@ -24,7 +26,7 @@ export function cli(args: string[], opts: CliOptions = {}): CliResult {
     env: { ...process.env, ...opts.env },
     encoding: "utf8",
     input: opts.input,
-    timeout: 600_000,
+    timeout: opts.timeoutMs ?? 600_000,
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }

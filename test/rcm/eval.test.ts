@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { sampleDatasetDir } from "../../src/core/package-paths.js";
@@ -54,6 +55,20 @@ describe("switch-swe rcm eval", () => {
     expect(text.stdout).toMatch(/Workspace: lines shown\n\s+routing accuracy\s+100\.0%/);
     expect(text.stdout).toMatch(/Workspace: lines hidden/);
     expect(text.stdout).toMatch(/invariant violations\s+0/);
+    expect(text.stderr).toBe("");
+
+    // A session cut short (no session_end: still running, or stopped) is left out, by name.
+    const cut = readdirSync(join(out, "sessions")).find((n) => n.endsWith(".switch"))!;
+    const file = join(out, "sessions", cut, "trajectory.jsonl");
+    const lines = readFileSync(file, "utf8").trimEnd().split("\n");
+    const end = lines.findIndex((l) => JSON.parse(l).type === "session_end");
+    writeFileSync(file, `${lines.slice(0, Math.max(3, end - 4)).join("\n")}\n`);
+    const partial = cli(["rcm", "eval", out, "--format", "json", "--workspace-lines", "shown"]);
+    expect(partial.code).toBe(0);
+    expect(JSON.parse(partial.stdout)).toMatchObject({ sessions: 1, unfinished_sessions: [cut] });
+    expect(partial.stderr).toBe(
+      `warning: ${out}: 1 session(s) not finished (${cut}): left out; finish the run (\`switch-swe run --out ${out} --resume\`) before reading these figures as the run's\n`,
+    );
   }, 300_000);
 
   it("reports bad input as one line and exit 2", () => {

@@ -30,9 +30,9 @@ function hangingAgent(mark: string): string {
   ].join("\n");
 }
 
-function startRun(out: string, command: string): ChildProcess {
+function startRun(out: string, command: string, output: "ignore" | "pipe" = "ignore"): ChildProcess {
   const args = ["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--agent", "command", "--agent-opt", `command=${command}`, "--out", out, "--no-verify", "--quiet", "--sandbox", "none"];
-  return spawn(process.execPath, [join(packageRoot, "dist", "cli", "main.js"), ...args], { env: { ...process.env, SWITCH_SWE_CACHE: fx.cache }, stdio: "ignore" });
+  return spawn(process.execPath, [join(packageRoot, "dist", "cli", "main.js"), ...args], { env: { ...process.env, SWITCH_SWE_CACHE: fx.cache }, stdio: ["ignore", output, output] });
 }
 
 async function waitFor(cond: () => boolean, ms = 60_000): Promise<void> {
@@ -145,5 +145,25 @@ describe("a run killed mid-session", () => {
     const r = cli(["run", "--out", out, "--resume", "--no-verify", "--quiet"], { env: { SWITCH_SWE_CACHE: fx.cache } });
     expect(r.code).toBe(0);
     expectComplete(out);
+  });
+
+  // A supervisor that stops reading before it stops the run (spawnSync's timeout does): the notice on
+  // stderr meets a closed pipe, and that must not end the run with exit 0 and its agent still going.
+  it("SIGTERM with its output pipes closed still stops the agents and exits 130", async () => {
+    const out = join(fx.root, "stopped-unread");
+    const mark = join(fx.root, "hang-mark-3");
+    const child = startRun(out, hangingAgent(mark), "pipe");
+    await waitFor(() => existsSync(mark));
+    const hung = attempts(out).find((r) => r.status === "running")!;
+    const agentPid = Number(readFileSync(join(hung.work_dir, "agent", "pid"), "utf8"));
+    child.stdout!.destroy();
+    child.stderr!.destroy();
+    child.kill("SIGTERM");
+    expect(await exited(child)).toBe(130);
+    expect(running(agentPid)).toBe(false);
+    expect(attempts(out).map((r) => [r.session, r.status])).toEqual([
+      [order[0], "finished"],
+      [order[1], "interrupted"],
+    ]);
   });
 });

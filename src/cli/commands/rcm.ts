@@ -31,6 +31,12 @@ export function registerRcm(program: Command): void {
     .action((runDir: string, o: { mode: "router" | "rcm"; threshold?: number; format: "text" | "json"; workspaceLines: "both" | "shown" | "hidden" }) => {
       const workspaceLines = o.workspaceLines === "both" ? (["shown", "hidden"] as const) : [o.workspaceLines];
       const report = evaluateRun(runDir, { mode: o.mode, workspaceLines, ...(o.threshold !== undefined ? { threshold: o.threshold } : {}) });
+      const n = report.unfinished_sessions.length;
+      if (n > 0) {
+        process.stderr.write(
+          `warning: ${runDir}: ${n} session(s) not finished (${report.unfinished_sessions.slice(0, 5).join(", ")}${n > 5 ? ", …" : ""}): left out; finish the run (\`switch-swe run --out ${runDir} --resume\`) before reading these figures as the run's\n`,
+        );
+      }
       process.stdout.write(o.format === "json" ? toJsonText(report) : formatEvalReport(report));
     });
   rcm

@@ -48,17 +48,28 @@ export interface EvalReport {
   uninterrupted_sessions: number;
   requests: number;
   resumed_focus_steps: number;
+  /** Sessions of the run without a finished trajectory (running, interrupted, failed): left out. */
+  unfinished_sessions: string[];
   variants: EvalVariant[];
 }
 
-/** Every session of a run directory with a readable trajectory, as replay sessions. */
-export function readSessions(runDir: string): ReplaySession[] {
+/**
+ * Every session of a run directory whose trajectory ended (`session_end`), as replay sessions; the
+ * others (still running, interrupted, failed) are named apart: a session cut short would count only
+ * its early requests, so figures of a run that is not done would look like a finished run's.
+ */
+export function readRunSessions(runDir: string): { sessions: ReplaySession[]; unfinished: string[]; cutShort: ReplaySession[] } {
   const sessionsDir = runFiles.sessionDir(runDir, "");
   if (!existsSync(sessionsDir)) throw inputError(runDir, "", "not a run directory (no sessions/)");
-  const out: ReplaySession[] = [];
+  const sessions: ReplaySession[] = [];
+  const unfinished: string[] = [];
+  const cutShort: ReplaySession[] = [];
   for (const name of readdirSync(sessionsDir).sort()) {
     const file = runFiles.trajectory(runDir, name);
-    if (!existsSync(file)) continue;
+    if (!existsSync(file)) {
+      unfinished.push(name);
+      continue;
+    }
     let lines;
     try {
       lines = readTrajectory(file);
@@ -66,17 +77,27 @@ export function readSessions(runDir: string): ReplaySession[] {
       throw inputError(file, "", (e as Error).message.replace(`${file}: `, ""));
     }
     const s = replaySession(lines);
-    if (s) out.push(s);
+    if (s && lines.some((l) => l.type === "session_end")) sessions.push(s);
+    else {
+      unfinished.push(name);
+      if (s) cutShort.push(s);
+    }
   }
-  return out;
+  return { sessions, unfinished, cutShort };
+}
+
+/** Every session of a run directory with a readable trajectory, finished or cut short (a handoff case needs only the requests up to its focus return). */
+export function readSessions(runDir: string): ReplaySession[] {
+  const r = readRunSessions(runDir);
+  return [...r.sessions, ...r.cutShort].sort((a, b) => (a.session < b.session ? -1 : a.session > b.session ? 1 : 0));
 }
 
 /** Replays every switched session of a run directory through RCM (no model calls) and measures it. */
 export function evaluateRun(runDir: string, opts: EvalOptions): EvalReport {
-  const all = readSessions(runDir);
+  const { sessions: all, unfinished } = readRunSessions(runDir);
   const switched = all.filter((s) => s.condition === "switch");
-  if (switched.length === 0) throw inputError(runDir, "", "no switched session with a trajectory");
-  return evaluateSessions(switched, all.filter((s) => s.condition === "base"), opts);
+  if (switched.length === 0) throw inputError(runDir, "", "no finished switched session");
+  return { ...evaluateSessions(switched, all.filter((s) => s.condition === "base"), opts), unfinished_sessions: unfinished };
 }
 
 export function evaluateSessions(switched: readonly ReplaySession[], base: readonly ReplaySession[], opts: EvalOptions): EvalReport {
@@ -92,6 +113,7 @@ export function evaluateSessions(switched: readonly ReplaySession[], base: reado
     uninterrupted_sessions: switched.filter((s) => basePairs.has(s.pair)).length,
     requests: first.reduce((n, p) => n + p.requests, 0),
     resumed_focus_steps: first.reduce((n, p) => n + p.resumed_focus_steps, 0),
+    unfinished_sessions: [],
     variants,
   };
 }
