@@ -193,9 +193,8 @@ function settingsOf(opts: MineOptions): MineSettings {
 
 const choosers = new Set<string>(["max_stages", "paths"]);
 
-/** `--path`: each must be a directory at the range's newest commit (a typo would find no candidate, silently). */
-async function checkPaths(gitDir: string, range: string, paths: readonly string[]): Promise<void> {
-  const tip = (await gitTry(["--git-dir", gitDir, "rev-list", "-n", "1", range])).stdout.trim();
+/** `--path`: each must be a directory at the range's newest commit `tip` (a typo would find no candidate, silently). */
+async function checkPaths(gitDir: string, tip: string, paths: readonly string[]): Promise<void> {
   const problems = [];
   for (const p of paths) {
     const clean = repoDir(p);
@@ -258,8 +257,9 @@ export async function mineTasks(opts: MineOptions): Promise<MineReport> {
   const dataset: Dataset = { root: out, manifest: { name: opts.name ?? `${name}-mined`, version: "1", repos: { [name]: datasetRepoOf(local) } }, tasks: [] };
   const gitDir = (await materializeRepo(dataset, name)).gitDir;
   if (opts.setupCommit !== undefined) await pinSetupCommit(gitDir, opts.setupCommit, [repo, dataset.manifest.repos[name]!]);
-  if ((await gitTry(["--git-dir", gitDir, "rev-list", "-n", "1", range])).code !== 0) throw new InputError({ file: opts.repo, path: "--range", message: `"${range}" is not a revision range of this repository` });
-  await checkPaths(gitDir, range, opts.paths ?? []);
+  const tip = await gitTry(["--git-dir", gitDir, "rev-list", "-n", "1", range]);
+  if (tip.code !== 0) throw new InputError({ file: opts.repo, path: "--range", message: `"${range}" is not a revision range of this repository` });
+  await checkPaths(gitDir, tip.stdout.trim(), opts.paths ?? []);
   const scan = await findCandidates(gitDir, range, sourceMatcher(repo), testFileMatcher(repo), opts.maxStages, opts.paths ?? []);
   const report: MineReport = earlier?.report ?? { format: MINE_REPORT_FORMAT, repo: repo.git, range, settings, commits_seen: 0, candidates_seen: 0, mined: [], rejected: [], rejected_by_reason: {}, warnings: [] };
   Object.assign(report, { commits_seen: scan.commits, candidates_seen: scan.candidates.length });

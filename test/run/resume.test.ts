@@ -127,20 +127,30 @@ describe("a run killed mid-session", () => {
     expectComplete(out);
   });
 
-  it("Ctrl-C stops the agents, records the attempt as interrupted, exits 130; --resume completes the run", async () => {
-    const out = join(fx.root, "stopped");
-    const mark = join(fx.root, "hang-mark-2");
-    const child = startRun(out, hangingAgent(mark));
+  /** A run whose second session's agent hangs (the first finished): the child and the hung agent's pid. */
+  async function hungRun(out: string, markName: string, output: "ignore" | "pipe"): Promise<{ child: ChildProcess; agentPid: number }> {
+    const mark = join(fx.root, markName);
+    const child = startRun(out, hangingAgent(mark), output);
     await waitFor(() => existsSync(mark));
     const hung = attempts(out).find((r) => r.status === "running")!;
-    const agentPid = Number(readFileSync(join(hung.work_dir, "agent", "pid"), "utf8"));
-    child.kill("SIGINT");
+    return { child, agentPid: Number(readFileSync(join(hung.work_dir, "agent", "pid"), "utf8")) };
+  }
+
+  /** Stopped as a stopped run must be: exit 130, its agent gone, the hung attempt recorded as interrupted. */
+  async function expectStopped(out: string, child: ChildProcess, agentPid: number): Promise<void> {
     expect(await exited(child)).toBe(130);
     expect(running(agentPid)).toBe(false);
     expect(attempts(out).map((r) => [r.session, r.status])).toEqual([
       [order[0], "finished"],
       [order[1], "interrupted"],
     ]);
+  }
+
+  it("Ctrl-C stops the agents, records the attempt as interrupted, exits 130; --resume completes the run", async () => {
+    const out = join(fx.root, "stopped");
+    const { child, agentPid } = await hungRun(out, "hang-mark-2", "ignore");
+    child.kill("SIGINT");
+    await expectStopped(out, child, agentPid);
     expect(existsSync(join(out, "run.lock"))).toBe(false);
     const r = cli(["run", "--out", out, "--resume", "--no-verify", "--quiet"], { env: { SWITCH_SWE_CACHE: fx.cache } });
     expect(r.code).toBe(0);
@@ -151,19 +161,10 @@ describe("a run killed mid-session", () => {
   // stderr meets a closed pipe, and that must not end the run with exit 0 and its agent still going.
   it("SIGTERM with its output pipes closed still stops the agents and exits 130", async () => {
     const out = join(fx.root, "stopped-unread");
-    const mark = join(fx.root, "hang-mark-3");
-    const child = startRun(out, hangingAgent(mark), "pipe");
-    await waitFor(() => existsSync(mark));
-    const hung = attempts(out).find((r) => r.status === "running")!;
-    const agentPid = Number(readFileSync(join(hung.work_dir, "agent", "pid"), "utf8"));
+    const { child, agentPid } = await hungRun(out, "hang-mark-3", "pipe");
     child.stdout!.destroy();
     child.stderr!.destroy();
     child.kill("SIGTERM");
-    expect(await exited(child)).toBe(130);
-    expect(running(agentPid)).toBe(false);
-    expect(attempts(out).map((r) => [r.session, r.status])).toEqual([
-      [order[0], "finished"],
-      [order[1], "interrupted"],
-    ]);
+    await expectStopped(out, child, agentPid);
   });
 });

@@ -1,6 +1,6 @@
 import { basename } from "node:path";
 import { inputError } from "../../core/errors.js";
-import { readSessions } from "../../rcm/eval/evaluate.js";
+import { readRunSessions } from "../../rcm/eval/evaluate.js";
 import type { ReplaySession } from "../../rcm/eval/replay.js";
 import { handoffDatasetSchema, idPattern, type HandoffCase, type HandoffDataset } from "../dataset-schema.js";
 import { FROM_RUN_RUBRIC, buildCandidates } from "./case-candidates.js";
@@ -37,7 +37,7 @@ export function casesOfSession(s: ReplaySession): HandoffCase[] {
 
 /** A handoff dataset (the reference format) built from the switched sessions of a run directory. */
 export function handoffFromRun(runDir: string, opts: FromRunOptions = {}): HandoffDataset {
-  let switched = readSessions(runDir).filter((s) => s.condition === "switch");
+  let switched = readRunSessions(runDir).sessions.filter((s) => s.condition === "switch");
   if (opts.sessions) {
     const wanted = new Set(opts.sessions);
     for (const id of wanted) if (!switched.some((s) => s.session === id)) throw inputError(runDir, "", `no switched session "${id}" with a trajectory`);

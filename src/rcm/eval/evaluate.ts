@@ -54,16 +54,17 @@ export interface EvalReport {
 }
 
 /**
- * Every session of a run directory whose trajectory ended (`session_end`), as replay sessions; the
- * others (still running, interrupted, failed) are named apart: a session cut short would count only
- * its early requests, so figures of a run that is not done would look like a finished run's.
+ * Every session of a run directory with a readable trajectory, as replay sessions (a handoff case
+ * needs only the requests up to its focus return), and the names of those whose trajectory did not
+ * end (`session_end`: still running, interrupted, failed), which `rcm eval` leaves out: a session cut
+ * short would count only its early requests, so figures of a run that is not done would look like a
+ * finished run's.
  */
-export function readRunSessions(runDir: string): { sessions: ReplaySession[]; unfinished: string[]; cutShort: ReplaySession[] } {
+export function readRunSessions(runDir: string): { sessions: ReplaySession[]; unfinished: string[] } {
   const sessionsDir = runFiles.sessionDir(runDir, "");
   if (!existsSync(sessionsDir)) throw inputError(runDir, "", "not a run directory (no sessions/)");
   const sessions: ReplaySession[] = [];
   const unfinished: string[] = [];
-  const cutShort: ReplaySession[] = [];
   for (const name of readdirSync(sessionsDir).sort()) {
     const file = runFiles.trajectory(runDir, name);
     if (!existsSync(file)) {
@@ -76,25 +77,17 @@ export function readRunSessions(runDir: string): { sessions: ReplaySession[]; un
     } catch (e) {
       throw inputError(file, "", (e as Error).message.replace(`${file}: `, ""));
     }
+    if (!lines.some((l) => l.type === "session_end")) unfinished.push(name);
     const s = replaySession(lines);
-    if (s && lines.some((l) => l.type === "session_end")) sessions.push(s);
-    else {
-      unfinished.push(name);
-      if (s) cutShort.push(s);
-    }
+    if (s) sessions.push(s);
   }
-  return { sessions, unfinished, cutShort };
-}
-
-/** Every session of a run directory with a readable trajectory, finished or cut short (a handoff case needs only the requests up to its focus return). */
-export function readSessions(runDir: string): ReplaySession[] {
-  const r = readRunSessions(runDir);
-  return [...r.sessions, ...r.cutShort].sort((a, b) => (a.session < b.session ? -1 : a.session > b.session ? 1 : 0));
+  return { sessions, unfinished };
 }
 
 /** Replays every switched session of a run directory through RCM (no model calls) and measures it. */
 export function evaluateRun(runDir: string, opts: EvalOptions): EvalReport {
-  const { sessions: all, unfinished } = readRunSessions(runDir);
+  const { sessions, unfinished } = readRunSessions(runDir);
+  const all = sessions.filter((s) => !unfinished.includes(s.session));
   const switched = all.filter((s) => s.condition === "switch");
   if (switched.length === 0) throw inputError(runDir, "", "no finished switched session");
   return { ...evaluateSessions(switched, all.filter((s) => s.condition === "base"), opts), unfinished_sessions: unfinished };
