@@ -118,19 +118,22 @@ function decideByEvidence(index: RouterIndex, f: RequestFeatures, scored: TaskSc
     const margin = r2 === undefined ? 1 : (r1.ref - r2.ref) / r1.ref;
     return decide(r1.task, Math.min(0.95, 0.8 + 0.1 * margin + 0.1 * r1.coverage), "refs");
   }
+  const leansBack = continuing.test(f.body.trim());
+  // Mostly files and symbols that no task has named or touched, and little likeness: new work, even
+  // when it names a file or two of another task (tasks of one subsystem share its modules).
+  const mostlyNew = !leansBack && novelty.weight > 0 && novelty.unknown >= 0.7 && r1.coverage < 0.25 && s1.sim < 0.3;
   // Several files or symbols that only one task has named or touched, and none of another task's.
-  if (r1.exclusive >= 2 && (r2 === undefined || (r2.exclusive === 0 && r1.ref >= 2 * r2.ref))) return decide(r1.task, 0.85, "refs");
+  if (!mostlyNew && r1.exclusive >= 2 && (r2 === undefined || (r2.exclusive === 0 && r1.ref >= 2 * r2.ref))) return decide(r1.task, 0.85, "refs");
   // Files or symbols that only one task holds, for two or more tasks, and together most of what the
-  // request names: the request spans those tasks (the one it names most leads).
-  const spanning = byRef.filter((s) => s.exclusive >= 1 && s.coverage >= 0.25);
+  // request names: the request spans those tasks. The one with the most names of its own leads (a
+  // heavily weighted shared module counts less than the symbols only one task has worked on).
+  const spanning = byRef.filter((s) => s.exclusive >= 1 && s.coverage >= 0.25).sort((a, b) => b.exclusive - a.exclusive || b.ref - a.ref);
   if (spanning.length >= 2 && spanning.reduce((n, s) => n + s.coverage, 0) >= 0.6) return decide(spanning[0]!.task, 0.85, "multi");
   const gap = s1.sim - (s2?.sim ?? 0);
-  const leansBack = continuing.test(f.body.trim());
   // The request speaks of one task's subject much more than of any other (and no other task holds
   // more of its references): it continues that task even when it names new files.
   if (s1.sim >= 0.3 && gap >= 0.15 && (leansBack || (r1.ref > 0 && r1.task === s1.task))) return decide(s1.task, Math.min(0.92, 0.75 + gap), "similarity");
-  // Mostly files and symbols that no task has named or touched, and little likeness: new work.
-  if (!leansBack && novelty.weight > 0 && novelty.unknown >= 0.7 && r1.coverage < 0.25 && s1.sim < 0.3) return decide(null, 0.85, "new", true);
+  if (mostlyNew) return decide(null, 0.85, "new", true);
   // One task leads on every count (references, references it alone holds, likeness), or the request
   // says it continues something and one task is clearly the likeliest.
   const consensus = r1.exclusive >= 1 && r1.task === s1.task && (r2 === undefined || r2.exclusive === 0) && (leansBack || gap >= 0.1 || r1.ref >= 1.5 * (r2?.ref ?? 0));

@@ -77,6 +77,17 @@ describe("task history router", () => {
     expect(e.memory.router.tasks.map((t) => t.groups)).toEqual([[g1.id], [g2.id]]);
   });
 
+  // Tasks of one subsystem (near sessions) share its modules: naming them is no continuation.
+  it("starts a task for a request that names another task's modules but mostly new things; a request spanning two tasks goes to the one with more names of its own", () => {
+    const a = route(engine(), [
+      plainGroup("In the pretty printer (printing/pretty.py, PrettyPrinter) the bar that separates ImageSet, ConditionSet and ComplexRegion from their condition must grow with the expression's height.", [write("printing/pretty.py")]),
+      plainGroup("Please add LaTeX and pretty printing for Expectation, Variance, Covariance and Probability from stats.symbolic_probability and stats.rv: Expectation(X) prints as an operator applied to X, Variance(X) and Covariance(X, Y) likewise, Probability(X > 1) around its condition, and evaluate_integral() or doit() must not be called on them, keeping Moment, CentralMoment and ExpectationMatrix unevaluated too. In printing/latex.py and in PrettyPrinter (printing/pretty.py).", [write("printing/latex.py"), write("printing/pretty.py")]),
+      plainGroup("Same fix is needed on the LaTeX side: in printing/latex.py (LatexPrinter), ImageSet, ConditionSet and ComplexRegion must print their separator so it scales with the braces."),
+    ]);
+    expect(a.map((x) => `${x.task} ${x.method}`)).toEqual(["t1 first", "t2 new", "t1 multi"]);
+    expect(a.every((x) => x.confidence >= 0.8)).toBe(true);
+  });
+
   it("uses tool-call paths of earlier groups as references", () => {
     const a = route(engine(), [
       plainGroup("Make the first change we discussed.", [write("src/alpha/core.py"), say("Done.")]),
