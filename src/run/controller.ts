@@ -107,7 +107,7 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
   let cgroup: ProcessCgroup | null = null;
   try {
     const setupStart = Date.now();
-    const ws = await createWorkspaces(p.dataset, p.pair, p.workDir);
+    const ws = await createWorkspaces(p.dataset, p.pair, p.workDir, p.signal);
     evidence = await WorkspaceEvidence.open(ws.paths);
     recorder.workspacesReady(p.attempt, Date.now() - setupStart);
     recorder.workspaceState(null, await evidence.snapshot());

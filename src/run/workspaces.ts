@@ -1,4 +1,5 @@
-import { cpSync, existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { cp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { git } from "../core/git.js";
 import { runProcess } from "../core/process.js";
@@ -23,9 +24,11 @@ export interface SessionWorkspaces {
  * Checks out the five workspaces of a session under `workDir`, each at its task's base revision.
  * Each workspace's git holds the base commit and its history, nothing later: the objects are
  * fetched from the repository cache (no alternates into it, whose refs include future fixes).
- * Any failure is an InfraFault: the session attempt is restarted from clean workspaces.
+ * Any failure is an InfraFault: the session attempt is restarted from clean workspaces. A stopped
+ * run (`signal`) kills the checkouts under way: five checkouts of a large repository take a minute,
+ * longer than a scheduler waits between SIGTERM and SIGKILL.
  */
-export async function createWorkspaces(dataset: Dataset, pair: SessionPair, workDir: string): Promise<SessionWorkspaces> {
+export async function createWorkspaces(dataset: Dataset, pair: SessionPair, workDir: string, signal?: AbortSignal): Promise<SessionWorkspaces> {
   if (existsSync(workDir)) throw new InfraFault(`workspace directory ${workDir} already exists`);
   mkdirSync(workDir, { recursive: true });
   const tasks = taskById(dataset);
@@ -39,7 +42,7 @@ export async function createWorkspaces(dataset: Dataset, pair: SessionPair, work
         const repo = await materializeRepo(dataset, task.repo);
         const commit = await resolveBase(repo, task.base);
         if (commit === null) throw new Error(`base ${task.base} of task ${task.id} not found in repository ${task.repo}${baseNotFoundHint(repo)}`);
-        await isolatedCheckoutAt(repo.gitDir, commit, dest);
+        await isolatedCheckoutAt(repo.gitDir, commit, dest, signal);
         return [w, dest, commit, join(repo.gitDir, "objects")] as const;
       } catch (e) {
         throw new InfraFault(`checkout of ${w} (${task.id}) failed: ${e instanceof Error ? e.message : String(e)}`);
@@ -62,13 +65,17 @@ export async function createWorkspaces(dataset: Dataset, pair: SessionPair, work
  * commit reaches: no remote, no other refs, no alternates, so `git log --all`, `git fetch` or the
  * object store cannot lead an agent to later revisions (future fixes). Its `.git` is a copy (never a
  * link: an agent may write to it) of a skeleton made once per mirror and commit, so a workspace costs
- * one git process (the checkout), not a fetch each.
+ * one git process (the checkout), not a fetch each. The copy is asynchronous: a skeleton holds the
+ * history up to the commit (200 MB for sympy), and copying five of them synchronously would hold
+ * the event loop (other sessions' agents, timeouts, a SIGTERM) for seconds to minutes.
  */
-async function isolatedCheckoutAt(mirror: string, commit: string, dest: string): Promise<void> {
+async function isolatedCheckoutAt(mirror: string, commit: string, dest: string, signal?: AbortSignal): Promise<void> {
   const skeleton = await isolatedSkeleton(mirror, commit);
+  signal?.throwIfAborted();
   mkdirSync(dest, { recursive: true });
-  cpSync(skeleton, join(dest, ".git"), { recursive: true });
-  await git(["-C", dest, "-c", "checkout.workers=8", "reset", "-q", "--hard", workspaceBranch]);
+  await cp(skeleton, join(dest, ".git"), { recursive: true });
+  signal?.throwIfAborted();
+  await git(["-C", dest, "-c", "checkout.workers=8", "reset", "-q", "--hard", workspaceBranch], signal ? { signal } : {});
 }
 
 const skeletons = new Map<string, Promise<string>>();
@@ -122,12 +129,12 @@ export function withoutSections(config: string, header: RegExp): string {
     .join("\n");
 }
 
-/** Removes a work directory, also when an agent left read-only files in it. */
+/** Removes a work directory, also when an agent left read-only files in it (asynchronously: it may hold gigabytes). */
 export async function removeWorkDir(dir: string): Promise<void> {
   try {
-    rmSync(dir, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true });
   } catch {
     await runProcess("chmod", ["-R", "u+w", dir]);
-    rmSync(dir, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true });
   }
 }

@@ -1,5 +1,5 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/core/package-paths.js";
@@ -30,9 +30,9 @@ function hangingAgent(mark: string): string {
   ].join("\n");
 }
 
-function startRun(out: string, command: string, output: "ignore" | "pipe" = "ignore"): ChildProcess {
+function startRun(out: string, command: string, output: "ignore" | "pipe" = "ignore", env: NodeJS.ProcessEnv = {}): ChildProcess {
   const args = ["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--agent", "command", "--agent-opt", `command=${command}`, "--out", out, "--no-verify", "--quiet", "--sandbox", "none"];
-  return spawn(process.execPath, [join(packageRoot, "dist", "cli", "main.js"), ...args], { env: { ...process.env, SWITCH_SWE_CACHE: fx.cache }, stdio: ["ignore", output, output] });
+  return spawn(process.execPath, [join(packageRoot, "dist", "cli", "main.js"), ...args], { env: { ...process.env, SWITCH_SWE_CACHE: fx.cache, ...env }, stdio: ["ignore", output, output] });
 }
 
 async function waitFor(cond: () => boolean, ms = 60_000): Promise<void> {
@@ -159,6 +159,24 @@ describe("a run killed mid-session", () => {
 
   // A supervisor that stops reading before it stops the run (spawnSync's timeout does): the notice on
   // stderr meets a closed pipe, and that must not end the run with exit 0 and its agent still going.
+  // A large repository's five checkouts take a minute (sympy), longer than a scheduler waits between
+  // SIGTERM and SIGKILL: the stop must not wait for them, nor start another session meanwhile.
+  it("SIGTERM while a session's workspaces are checked out kills the checkout and starts no other session", async () => {
+    const out = join(fx.root, "stopped-checkout");
+    const shim = join(fx.root, "git-shim");
+    const mark = join(fx.root, "checkout-mark");
+    const realGit = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim();
+    mkdirSync(shim, { recursive: true });
+    // The first workspace checkout (`git -C DIR -c checkout.workers=8 reset …`) hangs; others pass through.
+    writeFileSync(join(shim, "git"), `#!/bin/sh\nif [ "$5" = reset ] && [ ! -e "${mark}" ]; then : > "${mark}"; sleep 60; : > "${mark}.done"; fi\nexec "${realGit}" "$@"\n`, { mode: 0o755 });
+    const child = startRun(out, "sleep 0.05", "ignore", { PATH: `${shim}:${process.env.PATH}` });
+    await waitFor(() => existsSync(mark));
+    child.kill("SIGTERM");
+    expect(await exited(child)).toBe(130);
+    expect(existsSync(`${mark}.done`)).toBe(false);
+    expect(attempts(out).map((r) => [r.session, r.status])).toEqual([[order[0], "interrupted"]]);
+  });
+
   it("SIGTERM with its output pipes closed still stops the agents and exits 130", async () => {
     const out = join(fx.root, "stopped-unread");
     const { child, agentPid } = await hungRun(out, "hang-mark-3", "pipe");
