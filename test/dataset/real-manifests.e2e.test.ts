@@ -74,7 +74,6 @@ describe("request texts written for a shipped dataset", () => {
     }
   });
 
-  // Issue targets of the router without the harness's Workspace: lines, on the real dataset.
   // The issue's locality target: tasks mined from one subsystem (`--path sympy/printing`) share an
   // immediate source directory, the rest lie in different subpackages.
   it("sympy: at least 8 near and 8 far session pairs", (ctx) => {

@@ -157,8 +157,6 @@ describe("a run killed mid-session", () => {
     expectComplete(out);
   });
 
-  // A supervisor that stops reading before it stops the run (spawnSync's timeout does): the notice on
-  // stderr meets a closed pipe, and that must not end the run with exit 0 and its agent still going.
   // A large repository's five checkouts take a minute (sympy), longer than a scheduler waits between
   // SIGTERM and SIGKILL: the stop must not wait for them, nor start another session meanwhile.
   it("SIGTERM while a session's workspaces are checked out kills the checkout and starts no other session", async () => {
@@ -177,6 +175,8 @@ describe("a run killed mid-session", () => {
     expect(attempts(out).map((r) => [r.session, r.status])).toEqual([[order[0], "interrupted"]]);
   });
 
+  // A supervisor that stops reading before it stops the run (spawnSync's timeout does): the notice on
+  // stderr meets a closed pipe, and that must not end the run with exit 0 and its agent still going.
   it("SIGTERM with its output pipes closed still stops the agents and exits 130", async () => {
     const out = join(fx.root, "stopped-unread");
     const { child, agentPid } = await hungRun(out, "hang-mark-3", "pipe");
