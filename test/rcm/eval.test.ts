@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -15,6 +16,8 @@ interface Variant {
   invariant_violations: number;
   abstained: number;
   methods: Record<string, { requests: number; correct: number }>;
+  shared_files: { apart: { sessions: number; requests: number }; sharing: { sessions: number; requests: number } } | null;
+  per_session: Array<{ session: string; requests: number }>;
 }
 
 interface Report {
@@ -56,6 +59,29 @@ describe("switch-swe rcm eval", () => {
     expect(text.stdout).toMatch(/Workspace: lines hidden/);
     expect(text.stdout).toMatch(/invariant violations\s+0/);
     expect(text.stderr).toBe("");
+
+    // Accuracy apart for sessions in which two tasks share a source file (read from the run's sessions file).
+    type Pairs = { pairs: Array<{ id: string; interruptions: string[]; source_files: Record<string, string[]> }> };
+    const sessionsFile = JSON.parse(readFileSync(fx.sessionsPath, "utf8")) as Pairs;
+    const shares = (p: Pairs["pairs"][number]) => new Set(Object.values(p.source_files).flat()).size < Object.values(p.source_files).flat().length;
+    const before = sessionsFile.pairs.filter(shares).length;
+    expect(evalJson(out, "--workspace-lines", "hidden").variants[0]!.shared_files).toMatchObject({ apart: { sessions: 2 - before }, sharing: { sessions: before } });
+    // Make a pair whose tasks share no file share one.
+    const pair = sessionsFile.pairs.find((p) => !shares(p))!;
+    const [a, b] = pair.interruptions as [string, string];
+    pair.source_files[a] = [...pair.source_files[a]!, pair.source_files[b]![0]!];
+    const edited = JSON.stringify(sessionsFile);
+    writeFileSync(fx.sessionsPath, edited);
+    // The file changed after the run (its digest differs): the split is not made from it.
+    expect(evalJson(out, "--workspace-lines", "hidden").variants[0]!.shared_files).toBeNull();
+    const config = JSON.parse(readFileSync(join(out, "run.json"), "utf8")) as { sessions_file: { sha256: string } };
+    config.sessions_file.sha256 = createHash("sha256").update(edited).digest("hex");
+    writeFileSync(join(out, "run.json"), JSON.stringify(config));
+    const split = evalJson(out, "--workspace-lines", "hidden").variants[0]!;
+    const all = split.per_session.reduce((n, p) => n + p.requests, 0);
+    expect(split.shared_files).toMatchObject({ apart: { sessions: 1 - before }, sharing: { sessions: before + 1 } });
+    expect(split.shared_files!.apart.requests + split.shared_files!.sharing.requests).toBe(all);
+    expect(cli(["rcm", "eval", out, "--workspace-lines", "hidden"]).stdout).toMatch(new RegExp(`two tasks share a source file\\s+\\S+ \\(\\d+ of \\d+ requests, ${before + 1} sessions\\)`));
 
     // A session cut short (no session_end: still running, or stopped) is left out, by name.
     const cut = readdirSync(join(out, "sessions")).find((n) => n.endsWith(".switch"))!;

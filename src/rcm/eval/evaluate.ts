@@ -1,6 +1,9 @@
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { sha256 } from "../../core/digest.js";
 import { inputError } from "../../core/errors.js";
+import { recordedPath } from "../../formats/run-config.js";
 import { runFiles } from "../../formats/run-layout.js";
+import { sessionsFileSchema } from "../../formats/sessions.js";
 import { readTrajectory } from "../../formats/trajectory-file.js";
 import { parseRcmOptions, type RcmOptions } from "../options.js";
 import { replaySession, type ReplaySession } from "./replay.js";
@@ -36,7 +39,21 @@ export interface EvalVariant {
   /** Requests of the active task missing from what the model would receive, over all steps. */
   invariant_violations: number;
   step_ms: { mean: number; p95: number; max: number };
+  /**
+   * Accuracy of the sessions in which no two tasks share a source file, and of those in which two do
+   * (interruptions of one focus may: locality is relative to the focus). Without the Workspace: lines,
+   * a request of one such task names the module of the other: only its meaning tells them apart.
+   * Null when the run's sessions file is gone or changed.
+   */
+  shared_files: { apart: SessionGroup; sharing: SessionGroup } | null;
   per_session: SessionEval[];
+}
+
+export interface SessionGroup {
+  sessions: number;
+  requests: number;
+  routed_correctly: number;
+  routing_accuracy: number;
 }
 
 export interface EvalReport {
@@ -90,13 +107,31 @@ export function evaluateRun(runDir: string, opts: EvalOptions): EvalReport {
   const all = sessions.filter((s) => !unfinished.includes(s.session));
   const switched = all.filter((s) => s.condition === "switch");
   if (switched.length === 0) throw inputError(runDir, "", "no finished switched session");
-  return { ...evaluateSessions(switched, all.filter((s) => s.condition === "base"), opts), unfinished_sessions: unfinished };
+  return { ...evaluateSessions(switched, all.filter((s) => s.condition === "base"), opts, pairsSharingFiles(runDir)), unfinished_sessions: unfinished };
 }
 
-export function evaluateSessions(switched: readonly ReplaySession[], base: readonly ReplaySession[], opts: EvalOptions): EvalReport {
+/** Pairs of the run's sessions file in which two tasks share a source file; null when that file is gone or changed since the run. */
+function pairsSharingFiles(runDir: string): Set<string> | null {
+  try {
+    const recorded = (JSON.parse(readFileSync(runFiles.config(runDir), "utf8")) as { sessions_file?: { path: string; sha256: string } }).sessions_file;
+    if (!recorded) return null;
+    const raw = readFileSync(recordedPath(runDir, recorded.path));
+    if (sha256(raw) !== recorded.sha256) return null;
+    const parsed = sessionsFileSchema.safeParse(JSON.parse(raw.toString("utf8")));
+    if (!parsed.success) return null;
+    return new Set(parsed.data.pairs.filter((p) => {
+      const files = Object.values(p.source_files).flat();
+      return new Set(files).size < files.length;
+    }).map((p) => p.id));
+  } catch {
+    return null;
+  }
+}
+
+export function evaluateSessions(switched: readonly ReplaySession[], base: readonly ReplaySession[], opts: EvalOptions, sharing: ReadonlySet<string> | null = null): EvalReport {
   const options = parseRcmOptions({ mode: opts.mode, ...(opts.threshold !== undefined ? { threshold: opts.threshold } : {}) });
   const basePairs = new Set(base.map((b) => b.pair));
-  const variants = (opts.workspaceLines ?? ["shown", "hidden"]).map((w) => evaluateVariant(switched, base, options, w === "shown"));
+  const variants = (opts.workspaceLines ?? ["shown", "hidden"]).map((w) => evaluateVariant(switched, base, options, w === "shown", sharing));
   const first = variants[0]!.per_session;
   return {
     mode: opts.mode,
@@ -111,7 +146,13 @@ export function evaluateSessions(switched: readonly ReplaySession[], base: reado
   };
 }
 
-function evaluateVariant(switched: readonly ReplaySession[], base: readonly ReplaySession[], options: RcmOptions, shown: boolean): EvalVariant {
+function group(per: readonly SessionEval[]): SessionGroup {
+  const requests = per.reduce((n, p) => n + p.requests, 0);
+  const routed = per.reduce((n, p) => n + p.routed_correctly, 0);
+  return { sessions: per.length, requests, routed_correctly: routed, routing_accuracy: requests === 0 ? 0 : r3(routed / requests) };
+}
+
+function evaluateVariant(switched: readonly ReplaySession[], base: readonly ReplaySession[], options: RcmOptions, shown: boolean, sharing: ReadonlySet<string> | null): EvalVariant {
   const view = (s: ReplaySession) => (shown ? s : withoutWorkspace(s));
   const baseContext = new Map(base.map((b) => [b.pair, uninterruptedContext(view(b))]));
   const times: number[] = [];
@@ -144,6 +185,10 @@ function evaluateVariant(switched: readonly ReplaySession[], base: readonly Repl
       mean: r3(times.reduce((a, b) => a + b, 0) / Math.max(1, times.length)),
       p95: r3(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.95))] ?? 0),
       max: r3(sorted[sorted.length - 1] ?? 0),
+    },
+    shared_files: sharing === null ? null : {
+      apart: group(per.filter((_, i) => !sharing.has(switched[i]!.pair))),
+      sharing: group(per.filter((_, i) => sharing.has(switched[i]!.pair))),
     },
     per_session: per,
   };

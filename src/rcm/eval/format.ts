@@ -14,6 +14,11 @@ function variantLines(v: EvalVariant, requests: number): string[] {
     `  context / full history  ${v.rcm_tokens} of ${v.full_tokens} tokens (ratio ${v.context_ratio.toFixed(3)})`,
     `  context / uninterrupted ${vsBase}`,
     `  invariant violations    ${v.invariant_violations}`,
+    ...(v.shared_files === null
+      ? []
+      : ([["no two tasks share a source file", v.shared_files.apart], ["two tasks share a source file", v.shared_files.sharing]] as const).map(
+          ([what, g]) => `  ${what.padEnd(33)} ${g.requests === 0 ? "-" : pct(g.routing_accuracy)} (${g.routed_correctly} of ${g.requests} requests, ${g.sessions} sessions)`,
+        )),
     `  routing+assembly        mean ${v.step_ms.mean} ms, p95 ${v.step_ms.p95} ms, max ${v.step_ms.max} ms per step`,
     "  session                                   requests  routed  ratio   violations",
   ];
