@@ -35,7 +35,10 @@ describe("demo --dataset", () => {
     const small = writeSyntheticDataset(join(fx.root, "small"), layoutTen.files, layoutTen.tasks.slice(0, 2));
     const r = cli(["demo", "--dataset", small, "--out", join(fx.root, "demo")], { env: { SWITCH_SWE_CACHE: fx.cache } });
     expect(r.stdout).toBe("dataset synthetic@1: 2 tasks, valid\n");
-    expect(r.stderr.trim()).toMatch(new RegExp(`^${small}: no session pair can be built \\(2 focus task\\(s\\) excluded: a repository needs at least five tasks\\)$`));
+    const lines = r.stderr.trim().split("\n");
+    expect(lines[0]).toBe(`${small}: no session pair can be built (2 focus task(s) excluded): a focus task needs 4 interruptions of its repository that share no source file with it, all near or all far`);
+    // One line per excluded focus task, naming it and what it lacks: t01 and t02 lie in one directory, in other files.
+    expect(lines.slice(1)).toEqual(["t01", "t02"].map((id) => expect.stringMatching(new RegExp(`^${small}: tasks\\.${id}: no locality has 4 eligible interruptions in repository [\\w.-]+: 1 near, 0 far, 0 share a source file with it$`))));
     expect(r.code).toBe(2);
   });
 });

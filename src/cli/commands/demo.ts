@@ -62,7 +62,15 @@ export function registerDemo(program: Command): void {
       process.stdout.write(`dataset ${dataset.manifest.name}@${dataset.manifest.version}: ${dataset.tasks.length} tasks, valid\n`);
       const file = buildCheckedSessions(dataset, { seed: o.seed });
       if (file.pairs.length === 0) {
-        throw new InputError({ file: datasetDir, path: "", message: `no session pair can be built (${file.excluded.length} focus task(s) excluded: a repository needs at least five tasks)` });
+        // Five tasks are not enough when they share files (click's five do): say, per task, what is missing.
+        throw new InputError([
+          {
+            file: datasetDir,
+            path: "",
+            message: `no session pair can be built (${file.excluded.length} focus task(s) excluded): a focus task needs 4 interruptions of its repository that share no source file with it, all near or all far`,
+          },
+          ...file.excluded.map((e) => ({ file: datasetDir, path: `tasks.${e.task}`, message: e.reason.replace(`${e.task}: `, "") })),
+        ]);
       }
       const few = fewStagesWarning(file);
       if (few) process.stderr.write(`warning: ${few}\n`);
