@@ -1,5 +1,4 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { InputError } from "../core/errors.js";
 import { readJsonWith, writeJsonAtomic } from "../core/json-file.js";
@@ -13,6 +12,7 @@ import { datasetRepoOf, deriveTask, writeDerivedTask } from "../datasets/materia
 import { TASK_MANIFEST_FORMAT, taskManifestReadSchema, type ManifestRepo, type ManifestTask, type TaskManifest } from "../dataset/task-manifest.js";
 import { buildSessions } from "../sessions/build.js";
 import { defaultTestCommand } from "../testbed/test-run.js";
+import { openScratch, reapNotices, reapStaleScratch } from "../testbed/verifier-scratch.js";
 import { findCandidates, repoDir, severalFeatures, unrelatedStage, type Candidate } from "./candidates.js";
 import { sha256 } from "../core/digest.js";
 import { changedPaths, stagePatchesOf, testsPatchOf } from "./derive.js";
@@ -268,7 +268,11 @@ export async function mineTasks(opts: MineOptions): Promise<MineReport> {
   if (earlier) opts.onLine?.(`resuming ${out}: ${report.mined.length} mined and ${report.rejected.length} rejected before, ${scan.candidates.filter((c) => !decided.has(c.provenance)).length} left`);
   mkdirSync(join(out, "tasks"), { recursive: true });
   writeJsonAtomic(join(out, "dataset.json"), dataset.manifest);
-  const work = mkdtempSync(join(tmpdir(), "switch-swe-mine-"));
+  // The verifier's scratch: its test runs' process groups are recorded, so that a stopped or killed
+  // run leaves nothing behind (the signal handler, or the next run's reaping, ends and removes them).
+  for (const notice of reapNotices(reapStaleScratch())) opts.onLine?.(`warning: ${notice}`);
+  const scratch = openScratch();
+  const work = scratch.root;
   const manifest: TaskManifest = { format: TASK_MANIFEST_FORMAT, name: dataset.manifest.name, version: "1", repos: { [name]: repo }, tasks: earlier?.tasks ?? [] };
   const ctx: Ctx = { opts, dataset, name, repo, gitDir, work, report };
   // With several jobs candidates finish in any order; the files keep the history's order.
@@ -281,6 +285,9 @@ export async function mineTasks(opts: MineOptions): Promise<MineReport> {
     writeJsonAtomic(join(out, "manifest.json"), manifest);
     writeJsonAtomic(join(out, "mine-report.json"), report);
   };
+  // On disk before the first candidate: a run stopped at any moment can be resumed (without the
+  // report, the next run would find a dataset directory it cannot tell from someone else's).
+  save();
   const full = () => opts.max !== undefined && manifest.tasks.length >= opts.max;
   let failure: unknown = null;
   try {
@@ -298,7 +305,7 @@ export async function mineTasks(opts: MineOptions): Promise<MineReport> {
       }
     });
   } finally {
-    rmSync(work, { recursive: true, force: true });
+    scratch.close();
   }
   if (failure !== null) throw failure;
   if (opts.max !== undefined && manifest.tasks.length > opts.max) {

@@ -31,6 +31,9 @@ function scratchBase(): string {
   return tmpdir();
 }
 
+/** This process's open scratch directories, so that a signal handler can end and remove them. */
+const openRoots = new Set<string>();
+
 /** Creates this invocation's scratch directory and records the process groups started from now on. */
 export function openScratch(): Scratch {
   const root = mkdtempSync(join(scratchBase(), `${scratchPrefix}${process.pid}-`));
@@ -38,6 +41,7 @@ export function openScratch(): Scratch {
   writeFileSync(join(root, "owner"), `${JSON.stringify(owner)}\n`);
   const groups = join(root, "groups");
   mkdirSync(groups);
+  openRoots.add(root);
   const stopWatching = watchProcessGroups({
     // Best effort: recording must never fail a verification (a full disk, say).
     started: (pgid) => {
@@ -54,6 +58,7 @@ export function openScratch(): Scratch {
     workDir: (label) => mkdtempSync(join(root, `${label.replace(/[^A-Za-z0-9._-]/g, "_")}-`)),
     close: () => {
       stopWatching();
+      openRoots.delete(root);
       rmSync(root, { recursive: true, force: true, maxRetries: 3 });
     },
   };
@@ -134,26 +139,49 @@ export function reapStaleScratch(): ReapResult {
   const out: ReapResult = { removed: [], ended: [] };
   for (const s of listScratch(() => 0)) {
     if (s.inUse) continue;
-    const groups = join(s.dir, "groups");
-    let entries: string[] = [];
-    try {
-      entries = readdirSync(groups);
-    } catch {
-      // no groups recorded
-    }
-    for (const name of entries) {
-      const pgid = Number(name);
-      if (!Number.isInteger(pgid) || pgid <= 1) continue;
-      let start = "";
-      try {
-        start = readFileSync(join(groups, name), "utf8").trim();
-      } catch {
-        // unreadable: judged by the pid alone
-      }
-      if (endGroup(pgid, start)) out.ended.push(pgid);
-    }
+    out.ended.push(...endRecordedGroups(s.dir));
     rmSync(s.dir, { recursive: true, force: true, maxRetries: 3 });
     out.removed.push(s.dir);
+  }
+  return out;
+}
+
+/** Ends every process group recorded in a scratch directory; returns the ones ended. */
+function endRecordedGroups(dir: string): number[] {
+  const groups = join(dir, "groups");
+  let entries: string[] = [];
+  try {
+    entries = readdirSync(groups);
+  } catch {
+    // no groups recorded
+  }
+  const ended: number[] = [];
+  for (const name of entries) {
+    const pgid = Number(name);
+    if (!Number.isInteger(pgid) || pgid <= 1) continue;
+    let start = "";
+    try {
+      start = readFileSync(join(groups, name), "utf8").trim();
+    } catch {
+      // unreadable: judged by the pid alone
+    }
+    if (endGroup(pgid, start)) ended.push(pgid);
+  }
+  return ended;
+}
+
+/**
+ * For a signal handler that is about to exit: ends the process groups of this process's open
+ * scratch directories (its test runs) and removes the directories, synchronously (Node runs no
+ * `finally` when it exits on a signal, so a stopped command would leave both behind).
+ */
+export function abandonOpenScratch(): ReapResult {
+  const out: ReapResult = { removed: [], ended: [] };
+  for (const root of [...openRoots]) {
+    out.ended.push(...endRecordedGroups(root));
+    rmSync(root, { recursive: true, force: true, maxRetries: 3 });
+    openRoots.delete(root);
+    out.removed.push(root);
   }
   return out;
 }

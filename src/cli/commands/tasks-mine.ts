@@ -4,6 +4,7 @@ import { ExitCode } from "../exit-codes.js";
 import { collect, parsePositive } from "../options.js";
 import { addWriterOptions, checkWriterFlags, reportWriting, writerFromFlags, type WriterFlags } from "../writer-model.js";
 import { writeRequestsInDataset } from "../../mine/write-requests.js";
+import { abandonOpenScratch } from "../../testbed/verifier-scratch.js";
 
 /** The CLI flags are the options of `mine`, less what the command supplies itself. */
 type MineFlags = Omit<MineOptions, "repo" | "onLine" | "paths"> & WriterFlags & { path?: string[] };
@@ -47,6 +48,17 @@ export function addMineCommand(tasks: Command): void {
     .addOption(new Option("--suite <which>", "per state, run the whole suite or only the test files the steps touch").choices(["whole", "touched"]).default("whole"));
   addWriterOptions(cmd, false).action(async (repo: string, o: MineFlags) => {
     checkWriterFlags(o);
+    // Every decided candidate is already on disk (manifest.json, then mine-report.json, after each
+    // one): a stop loses only the candidates under way, but their test runs and scratch must go too.
+    const onSignal = (sig: NodeJS.Signals) => {
+      const left = abandonOpenScratch();
+      process.stderr.write(
+        `\n${sig}: stopped; ended ${left.ended.length} process group(s) (test runs, git) and removed the scratch; every candidate decided so far is saved in ${o.out}: run the same command again to resume\n`,
+      );
+      process.exit(130);
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
     const r = await mineTasks({
       repo,
       out: o.out,
@@ -65,6 +77,9 @@ export function addMineCommand(tasks: Command): void {
       ...(o.suite !== undefined ? { suite: o.suite } : {}),
       ...(o.path !== undefined ? { paths: o.path } : {}),
       onLine: (l) => process.stderr.write(`${l}\n`),
+    }).finally(() => {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
     });
     const reasons = Object.entries(r.rejected_by_reason).map(([k, n]) => `${n} ${k}`);
     process.stdout.write(
