@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { processAlive, processStartTime, watchProcessGroups } from "../core/process.js";
 
 /**
- * The verifier's scratch space: one directory per `verify` invocation under the system's temporary
+ * The verifier's scratch space: one directory per `verify` (or `tasks mine`, whose test runs are the
+ * verifier's) invocation under the system's temporary
  * directory, `switch-swe-verifier-<pid>-XXXXXX/`, holding an `owner` file (pid, host, the process's start
  * time), one sub-directory per verification (checkouts, reports) and `groups/<pgid>`, one file per
  * process group the verifier has running (test commands, set-ups, git), holding the group leader's start
