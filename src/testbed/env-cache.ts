@@ -98,6 +98,36 @@ function installsOfCheckout(dir: string): string[] {
   return found;
 }
 
+/** The checkout's top-level packages (`NAME/__init__.py`, at its root or under `src/`): what its tests import. */
+function checkoutPackages(checkout: string): Set<string> {
+  const out = new Set<string>();
+  for (const base of [checkout, join(checkout, "src")]) {
+    let names: string[] = [];
+    try {
+      names = readdirSync(base);
+    } catch {
+      continue;
+    }
+    for (const name of names) if (existsSync(join(base, name, "__init__.py"))) out.add(name);
+  }
+  return out;
+}
+
+/**
+ * Packages of the checkout that the set-up installed a copy of from elsewhere (an index pulls the
+ * package under test in as a test tool's dependency: freezegun needs python-dateutil). Whether the
+ * tests then import the artifact or that copy depends on `sys.path`, i.e. on the test command.
+ */
+function copiesOfCheckoutPackages(dir: string): string[] {
+  const packages = checkoutPackages(join(dir, "checkout"));
+  const lib = join(dir, "venv", "lib");
+  if (packages.size === 0 || !existsSync(lib)) return [];
+  return readdirSync(lib).flatMap((py) => {
+    const site = join(lib, py, "site-packages");
+    return existsSync(site) ? [...packages].filter((p) => existsSync(join(site, p, "__init__.py"))).map((p) => `${py}/site-packages/${p}`) : [];
+  });
+}
+
 /** Marks an environment as unusable, so the next verification rebuilds it. */
 export function invalidateEnvironment(dir: string): void {
   rmSync(sealFileOf(dir), { force: true });
@@ -193,6 +223,13 @@ async function runSetup(opts: PrepareEnvOptions, dir: string): Promise<string> {
     if (installs.length > 0) {
       throw new InfraFault(
         `set-up installed the repository itself from the set-up checkout (${installs.join(", ")}): tests would import the base revision instead of the artifact; install dependencies only (see docs/verification.md)`,
+        false,
+      );
+    }
+    const copies = copiesOfCheckoutPackages(dir);
+    if (copies.length > 0) {
+      throw new InfraFault(
+        `set-up installed a copy of the package under test (${copies.join(", ")}): the tests could import it instead of the artifact; install the test tools without it (pip --no-deps for a tool that depends on the package itself; see docs/verification.md)`,
         false,
       );
     }

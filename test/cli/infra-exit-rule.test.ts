@@ -31,7 +31,7 @@ describe("run and verify share one exit-code rule for infrastructure faults", ()
 });
 
 describe("demo --dataset", () => {
-  it("runs on the given dataset, and refuses one from which no session pair can be built (exit 2, one line)", () => {
+  it("runs on the given dataset, and refuses one from which no session pair can be built (exit 2, one line per excluded focus task)", () => {
     const small = writeSyntheticDataset(join(fx.root, "small"), layoutTen.files, layoutTen.tasks.slice(0, 2));
     const r = cli(["demo", "--dataset", small, "--out", join(fx.root, "demo")], { env: { SWITCH_SWE_CACHE: fx.cache } });
     expect(r.stdout).toBe("dataset synthetic@1: 2 tasks, valid\n");

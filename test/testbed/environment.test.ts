@@ -134,6 +134,19 @@ describe("the environment cache", () => {
     expect(v.attempts).toBe(1);
   });
 
+  // A test tool that depends on the package under test (freezegun on python-dateutil) brings an
+  // index's copy of it: the tests could import that instead of the artifact.
+  it("refuses a set-up that installs a copy of the package under test from elsewhere", async () => {
+    const dataset = datasetWithSetup([
+      `python3 -m venv --without-pip --system-site-packages "$SWITCH_SWE_ENV/venv"`,
+      `"$SWITCH_SWE_ENV/venv/bin/python" -c "import os, site; d = os.path.join(site.getsitepackages()[0], 'calc'); os.makedirs(d); open(os.path.join(d, '__init__.py'), 'w').close()"`,
+    ]);
+    const v = await verify(dataset);
+    expect(v.infra_fault).toBe(true);
+    expect(v.infra_reason).toMatch(/set-up installed a copy of the package under test \(python3\.\d+\/site-packages\/calc\): the tests could import it instead of the artifact/);
+    expect(v.attempts).toBe(1);
+  });
+
   it("cache clear removes environments and repositories", async () => {
     expect(readdirSync(join(cache, "envs")).length).toBeGreaterThan(0);
     const r = clearCache({ envs: true, repos: false });
