@@ -7,7 +7,7 @@ import type { PreparedEnv } from "../testbed/env-cache.js";
 import { inScope } from "../testbed/pytest-ids.js";
 import { collectionInterruption } from "../testbed/pytest-output.js";
 import { checkoutWithPatches, environmentFor, freshCheckout, runWholeSuite } from "../testbed/task-testbed.js";
-import { untrustedRunReason, type TestRun } from "../testbed/test-run.js";
+import { suiteRunProblem, type TestRun } from "../testbed/test-run.js";
 
 /** Why a candidate is rejected; the keys are counted in the mining report. */
 export const rejectReasons = [
@@ -61,7 +61,7 @@ async function runStates(dataset: Dataset, task: LoadedTask, env: PreparedEnv, w
       const files = only === null ? null : only.filter((f) => existsSync(join(scratch, "checkout", f)));
       const run = await runWholeSuite(dataset, task, join(scratch, "checkout"), scratch, env, files);
       rmSync(scratch, { recursive: true, force: true });
-      const why = run.timedOut ? "timed out" : (untrustedRunReason(run) ?? (run.cases.size === 0 && run.collectionErrors.length === 0 ? "no test was collected" : null));
+      const why = run.timedOut ? "timed out" : suiteRunProblem(run);
       // A module that cannot be imported before the stages is a normal "not collected yet": its tests fail there.
       if (why) {
         const reason = run.timedOut ? "timed out" : collectionInterruption(run.stdout) || run.cases.size === 0 ? "collection failure" : "untrusted test run";

@@ -6,7 +6,7 @@ import { patchFiles } from "../dataset/patch-files.js";
 import { isTestModule, testIdFile } from "../dataset/test-id-paths.js";
 import type { PreparedEnv } from "../testbed/env-cache.js";
 import { inScope, mangleNodeId } from "../testbed/pytest-ids.js";
-import { untrustedRunReason, type TestRun } from "../testbed/test-run.js";
+import { suiteRunProblem, type TestRun } from "../testbed/test-run.js";
 import { checkoutWithPatches, describeRun, environmentFor, freshCheckout, runWholeSuite, type NamedPatch } from "../testbed/task-testbed.js";
 import { classifyTest, compareWithDeclared, rewrittenLists, type RunOutcome, type TestClass } from "./classify.js";
 import { changingIds } from "../dataset/generated-ids.js";
@@ -129,7 +129,7 @@ async function suiteRun(ctx: QualifyContext, state: SuiteState, i: number, patch
       tests: run.cases.size,
       duration_ms: run.durationMs,
     });
-    const why = run.timedOut ? `timed out after ${ctx.task.verifier.timeout_s} s` : (untrustedRunReason(run) ?? (run.cases.size === 0 ? "no test was collected" : null));
+    const why = run.timedOut ? `timed out after ${ctx.task.verifier.timeout_s} s` : suiteRunProblem(run);
     return why ? `suite run ${i} ${state} the reference: ${why}` : run;
   } finally {
     rmSync(scratch, { recursive: true, force: true });

@@ -227,3 +227,14 @@ export function untrustedRunReason(run: TestRun): string | null {
   }
   return null;
 }
+
+/**
+ * Why a suite run (the whole suite, or the modules a task touches) cannot be classified, for mining
+ * and qualification alike: it is untrusted, or it collected nothing and named no module it could not
+ * import. A module that imports what the reference adds is such a collection error without the
+ * reference, and its tests are "not collected" there, i.e. failing (a task whose tests are all new,
+ * in a module of their own, runs no test at all before its reference).
+ */
+export function suiteRunProblem(run: TestRun): string | null {
+  return untrustedRunReason(run) ?? (run.cases.size === 0 && run.collectionErrors.length === 0 ? "no test was collected" : null);
+}

@@ -75,6 +75,22 @@ describe("tasks qualify --suite touched (for suites that take hours)", () => {
   });
 });
 
+describe("tasks qualify --suite touched when the task's only test module cannot be imported without the reference", () => {
+  // As sympy's mathematica-parser task: its tests patch adds tests only, in a module of their own.
+  it("counts the tests of that module as not collected (failing) without the reference, not the run as empty", () => {
+    const stageOnly = diffAgainst(calcFiles, (d) => writeFileSync(join(d, "calc", "extra.py"), extraSource));
+    const moduleOnly = diffAgainst(calcFiles, (d) => writeFileSync(join(d, "tests", "test_extra.py"), newTestModule));
+    const root = writeCalcDataset(join(scratch, "module-only"), { tasks: [{ id: "extra", f2p: ["tests/test_extra.py::test_triple"], p2p: [], stage: stageOnly, testsPatch: moduleOnly }] });
+    const r = cli(["tasks", "qualify", root, "--runs", "1", "--suite", "touched", "--json"], { env });
+    const [report] = JSON.parse(r.stdout) as Array<{ qualified: boolean; problems: string[]; observed: { fail_to_pass: string[]; pass_to_pass: number }; runs: Array<{ tests: number }> }>;
+    expect(report!.problems).toEqual([]);
+    expect(report!.qualified).toBe(true);
+    expect(report!.observed.fail_to_pass).toEqual(["tests/test_extra.py::test_triple"]);
+    expect(report!.runs.map((x) => x.tests)).toEqual([0, 1]);
+    expect(r.code).toBe(0);
+  });
+});
+
 describe("time-dependent parametrized ids", () => {
   const stampTests =
     "import datetime\nimport pytest\nfrom calc.ops import add\n\n\n" +
