@@ -123,27 +123,25 @@ describe("the environment cache", () => {
     }
   });
 
-  it("refuses a set-up that installs the repository itself from its checkout", async () => {
-    const dataset = datasetWithSetup([
-      `python3 -m venv --without-pip --system-site-packages "$SWITCH_SWE_ENV/venv"`,
-      `"$SWITCH_SWE_ENV/venv/bin/python" -c "import os, site; open(os.path.join(site.getsitepackages()[0], '__editable__calc.pth'), 'w').write(os.getcwd())"`,
-    ]);
+  // Tests must import the artifact: an install from the set-up checkout would give them the base,
+  // and a test tool that depends on the package under test (freezegun on python-dateutil) brings an
+  // index's copy of it. Both environments are refused, once (no retry can change them).
+  it.for([
+    {
+      what: "installs the repository itself from its checkout",
+      write: `open(os.path.join(site.getsitepackages()[0], '__editable__calc.pth'), 'w').write(os.getcwd())`,
+      reason: /set-up installed the repository itself from the set-up checkout \(__editable__calc\.pth\)/,
+    },
+    {
+      what: "installs a copy of the package under test from elsewhere",
+      write: `d = os.path.join(site.getsitepackages()[0], 'calc'); os.makedirs(d); open(os.path.join(d, '__init__.py'), 'w').close()`,
+      reason: /set-up installed a copy of the package under test \(python3\.\d+\/site-packages\/calc\): the tests could import it instead of the artifact/,
+    },
+  ])("refuses a set-up that $what", async ({ write, reason }) => {
+    const dataset = datasetWithSetup([`python3 -m venv --without-pip --system-site-packages "$SWITCH_SWE_ENV/venv"`, `"$SWITCH_SWE_ENV/venv/bin/python" -c "import os, site; ${write}"`]);
     const v = await verify(dataset);
     expect(v.infra_fault).toBe(true);
-    expect(v.infra_reason).toContain("installed the repository itself");
-    expect(v.attempts).toBe(1);
-  });
-
-  // A test tool that depends on the package under test (freezegun on python-dateutil) brings an
-  // index's copy of it: the tests could import that instead of the artifact.
-  it("refuses a set-up that installs a copy of the package under test from elsewhere", async () => {
-    const dataset = datasetWithSetup([
-      `python3 -m venv --without-pip --system-site-packages "$SWITCH_SWE_ENV/venv"`,
-      `"$SWITCH_SWE_ENV/venv/bin/python" -c "import os, site; d = os.path.join(site.getsitepackages()[0], 'calc'); os.makedirs(d); open(os.path.join(d, '__init__.py'), 'w').close()"`,
-    ]);
-    const v = await verify(dataset);
-    expect(v.infra_fault).toBe(true);
-    expect(v.infra_reason).toMatch(/set-up installed a copy of the package under test \(python3\.\d+\/site-packages\/calc\): the tests could import it instead of the artifact/);
+    expect(v.infra_reason).toMatch(reason);
     expect(v.attempts).toBe(1);
   });
 
