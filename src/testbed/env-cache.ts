@@ -72,15 +72,20 @@ function usable(dir: string, stat: string): PreparedEnv {
   return { dir, cached: true, pathPrefix, vars, fingerprint: stat };
 }
 
+/** The site-packages directories of an environment's venv, with the `pythonX.Y` directory each lies in. */
+function venvSitePackages(dir: string): Array<{ py: string; site: string }> {
+  const lib = join(dir, "venv", "lib");
+  if (!existsSync(lib)) return [];
+  return readdirSync(lib)
+    .map((py) => ({ py, site: join(lib, py, "site-packages") }))
+    .filter((s) => existsSync(s.site));
+}
+
 /** Files of a venv that show the repository itself was installed from the set-up checkout. */
 function installsOfCheckout(dir: string): string[] {
   const checkout = join(dir, "checkout");
   const found: string[] = [];
-  const lib = join(dir, "venv", "lib");
-  if (!existsSync(lib)) return found;
-  for (const py of readdirSync(lib)) {
-    const site = join(lib, py, "site-packages");
-    if (!existsSync(site)) continue;
+  for (const { site } of venvSitePackages(dir)) {
     for (const name of readdirSync(site)) {
       const full = join(site, name);
       try {
@@ -119,13 +124,8 @@ function checkoutPackages(checkout: string): Set<string> {
  * tests then import the artifact or that copy depends on `sys.path`, i.e. on the test command.
  */
 function copiesOfCheckoutPackages(dir: string): string[] {
-  const packages = checkoutPackages(join(dir, "checkout"));
-  const lib = join(dir, "venv", "lib");
-  if (packages.size === 0 || !existsSync(lib)) return [];
-  return readdirSync(lib).flatMap((py) => {
-    const site = join(lib, py, "site-packages");
-    return existsSync(site) ? [...packages].filter((p) => existsSync(join(site, p, "__init__.py"))).map((p) => `${py}/site-packages/${p}`) : [];
-  });
+  const packages = [...checkoutPackages(join(dir, "checkout"))];
+  return venvSitePackages(dir).flatMap(({ py, site }) => packages.filter((p) => existsSync(join(site, p, "__init__.py"))).map((p) => `${py}/site-packages/${p}`));
 }
 
 /** Marks an environment as unusable, so the next verification rebuilds it. */
