@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { InfraFault } from "../core/infra-fault.js";
 import { writeFileAtomic, writeJsonAtomic } from "../core/json-file.js";
 import { processAlive, runProcess } from "../core/process.js";
+import { testFileMatcher } from "../dataset/file-rules.js";
 import { baseOnlyCheckoutAt, cacheRoot, type MaterializedRepo } from "../dataset/repo-cache.js";
 import { setupEnv } from "./scrubbed-env.js";
 import { sha256 } from "../core/digest.js";
@@ -103,17 +104,22 @@ function installsOfCheckout(dir: string): string[] {
   return found;
 }
 
-/** The checkout's top-level packages (`NAME/__init__.py`, at its root or under `src/`): what its tests import. */
+const isTestPath = testFileMatcher({});
+
+/**
+ * The checkout's top-level source packages (`NAME/__init__.py`, at its root or under `src/`): what
+ * its tests import. A `tests` package is not one (some wheels ship a `tests` package of their own).
+ */
 function checkoutPackages(checkout: string): Set<string> {
   const out = new Set<string>();
-  for (const base of [checkout, join(checkout, "src")]) {
+  for (const [base, prefix] of [[checkout, ""], [join(checkout, "src"), "src/"]] as const) {
     let names: string[] = [];
     try {
       names = readdirSync(base);
     } catch {
       continue;
     }
-    for (const name of names) if (existsSync(join(base, name, "__init__.py"))) out.add(name);
+    for (const name of names) if (existsSync(join(base, name, "__init__.py")) && !isTestPath(`${prefix}${name}/__init__.py`)) out.add(name);
   }
   return out;
 }

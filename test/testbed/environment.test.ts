@@ -30,10 +30,11 @@ const envTest = [
   "",
 ].join("\n");
 
-function datasetWithSetup(setup: string[]): Dataset {
-  const testsPatch = diffAgainst(calcRepo(), (d) => writeFiles(d, { "tests/test_env.py": envTest }));
+function datasetWithSetup(setup: string[], extraRepoFiles: Record<string, string> = {}): Dataset {
+  const testsPatch = diffAgainst(calcRepo({ extraRepoFiles }), (d) => writeFiles(d, { "tests/test_env.py": envTest }));
   const root = writeCalcDataset(tempDir(), {
     setup,
+    extraRepoFiles,
     tasks: [{ id: "env", f2p: ["tests/test_env.py::test_in_venv"], p2p: ["tests/test_ops.py::test_mul"], testsPatch }],
   });
   return loadDataset(root);
@@ -143,6 +144,20 @@ describe("the environment cache", () => {
     expect(v.infra_fault).toBe(true);
     expect(v.infra_reason).toMatch(reason);
     expect(v.attempts).toBe(1);
+  });
+
+  // Wheels that ship their own top-level `tests` package exist; the checkout's tests are no package under test.
+  it("accepts a venv with a `tests` package beside a checkout whose tests are a package", async () => {
+    const dataset = datasetWithSetup(
+      [
+        `python3 -m venv --without-pip --system-site-packages "$SWITCH_SWE_ENV/venv"`,
+        `"$SWITCH_SWE_ENV/venv/bin/python" -c "import os, site; d = os.path.join(site.getsitepackages()[0], 'tests'); os.makedirs(d); open(os.path.join(d, '__init__.py'), 'w').close()"`,
+      ],
+      { "tests/__init__.py": "" },
+    );
+    const v = await verify(dataset);
+    expect(v.infra_fault, v.infra_reason ?? "").toBe(false);
+    expect(v.tests["tests/test_env.py::test_in_venv"]).toBe("passed");
   });
 
   it("cache clear removes environments and repositories", async () => {
