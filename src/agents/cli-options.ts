@@ -61,11 +61,15 @@ export function findCli(pkg: CliPackage, bin: string | undefined): string {
     if (found === null) throw inputError("--agent-opt", "bin", `${bin} not found or not executable`);
     return found;
   }
-  const bundled = join(packageRoot, "node_modules", ".bin", pkg.command);
-  if (existsSync(bundled)) return bundled;
-  const onPath = resolveOnPath(pkg.command);
-  if (onPath !== null) return onPath;
+  const found = locateCli(pkg);
+  if (found !== null) return found;
   throw inputError("--agent-opt", "bin", `${pkg.command} not found: install it with npm install -g ${pkg.npm}@${pkg.version} (or give bin=PATH)`);
+}
+
+/** The copy installed with switch-swe, else the command on PATH, else null. */
+export function locateCli(pkg: CliPackage): string | null {
+  const bundled = join(packageRoot, "node_modules", ".bin", pkg.command);
+  return existsSync(bundled) ? bundled : resolveOnPath(pkg.command);
 }
 
 /** Checks that the variables the agent needs from the caller are set (a missing key is bad input now, not a failed run later). */

@@ -10,7 +10,7 @@ import type { AgentEvent } from "../formats/trajectory.js";
 import { killGroupFromPidFile } from "./command.js";
 import { below, cliEnv, cliHome, cliLaunch, cliState, type Place } from "./cli-launch.js";
 import { keepStderr, requestOutcome } from "./cli-conversation.js";
-import { cliOptionFields, requireVariables } from "./cli-options.js";
+import { cliOptionFields, locateCli, requireVariables, type CliPackage } from "./cli-options.js";
 import { resolveOnPath } from "./command-path.js";
 import { contextLimit } from "./context-limits.js";
 import { cliVersion } from "./harness-version.js";
@@ -58,10 +58,10 @@ export const rcmPluginEntry = join(packageRoot, "dist", "opencode-plugin", "inde
 /** Longest tool output kept in a trajectory event. */
 const maxToolOutput = 2000;
 
+export const opencodePackage: CliPackage = { command: "opencode", npm: "opencode-ai", version: "1.18.33" };
+
 function findBinary(explicit: string | undefined): string | null {
-  if (explicit) return resolveOnPath(explicit);
-  const bundled = join(packageRoot, "node_modules", ".bin", "opencode");
-  return existsSync(bundled) ? bundled : resolveOnPath("opencode");
+  return explicit ? resolveOnPath(explicit) : locateCli(opencodePackage);
 }
 
 /**

@@ -89,6 +89,8 @@ export const runConfigReadSchema = z.looseObject({
   /** Required unless the caller names the sessions file (--sessions). */
   sessions_file: z.looseObject({ path: z.string(), sha256: z.string().optional() }).optional(),
   seed: z.number().optional(),
+  /** Read for the report's line on an unconfined run. */
+  sandbox: z.looseObject({ mode: z.string(), not_enforced: z.array(z.string()) }).optional(),
 });
 
 export type RunConfigRead = z.infer<typeof runConfigReadSchema>;

@@ -153,6 +153,8 @@ export async function readRun(runDirArg: string, opts: ReadRunOptions = {}): Pro
   if (config.format !== undefined && !config.format.startsWith("switch-swe.run/")) {
     warnings.push(`${configFile}: format "${config.format}" is not a switch-swe run`);
   }
+  // A reader of the verdicts must know they rest on no confinement (the demo without bubblewrap).
+  if (config.sandbox?.mode === "none") warnings.push(`unconfined run (run.json sandbox.mode "none"): ${config.sandbox.not_enforced.join("; ")}`);
 
   let sessionsPath: string;
   if (opts.sessionsPath) sessionsPath = resolve(opts.sessionsPath);

@@ -51,6 +51,8 @@ export interface RunOptions {
   keepWorkspaces: boolean;
   /** `bwrap` (default) or `none`: confinement of the agent's processes and of the verifier's test runs. */
   sandbox?: SandboxMode;
+  /** Why the run is unconfined, recorded in run.json with `sandbox: "none"` (the demo without bubblewrap). */
+  unconfinedBecause?: string;
   /** `none`: no network inside the agent's sandbox (default: on, the agent needs its model API). */
   network?: "on" | "none";
   /** Resource limits of each session's processes (`--limits`; default the paper's 4 CPUs, 16 GiB, 1024 processes; on --resume: run.json's). */
@@ -160,7 +162,7 @@ function prepare(runDir: string, opts: RunOptions): Prepared {
     request_timeout_s: requestTimeoutS,
     max_continuations: previous?.max_continuations ?? maxContinuations,
     max_infra_retries: previous?.max_infra_retries ?? maxInfraRetries,
-    sandbox: sandboxRecord(opts.sandbox ?? previous?.sandbox?.mode ?? "bwrap", opts.network ?? previous?.sandbox?.network ?? "on", agentName),
+    sandbox: sandboxRecord(opts.sandbox ?? previous?.sandbox?.mode ?? "bwrap", opts.network ?? previous?.sandbox?.network ?? "on", agentName, opts.unconfinedBecause),
     limits: limitsRecord(opts.limits ?? (previous?.limits ? parseLimits(previous.limits.requested, `${configFile}: limits.requested`) : defaultLimits), agentName, opts.backend !== undefined),
   };
   if (previous) assertSameRun(configFile, previous, config);

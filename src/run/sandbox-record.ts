@@ -11,14 +11,15 @@ const cliAgents = new Set(["opencode", "claude-code", "codex", "gemini"]);
  * What run.json records about confinement: the mode asked for, and in plain words what is enforced
  * and what is not, so a reader of the results knows what the verdicts rest on.
  */
-export function sandboxRecord(mode: SandboxMode, network: "on" | "none", agent: string): NonNullable<RunConfig["sandbox"]> {
+export function sandboxRecord(mode: SandboxMode, network: "on" | "none", agent: string, unconfinedBecause?: string): NonNullable<RunConfig["sandbox"]> {
   // Resource limits are recorded apart, per resource (run.json `limits`, see limits-record.ts).
   const notEnforced: string[] = [];
   if (mode === "none") {
-    return { mode, network: "on", enforced: [], not_enforced: ["the agent runs as the caller with the whole machine in reach", ...notEnforced] };
+    const why = unconfinedBecause ?? "the agent runs as the caller with the whole machine in reach";
+    return { mode, network: "on", enforced: [], not_enforced: [why, "verifier test runs unconfined", ...notEnforced] };
   }
   const problem = bwrapProblem();
-  if (problem) throw new InputError([{ file: "--sandbox", path: "bwrap", message: `${problem}; or run with --sandbox none (nothing confined)` }]);
+  if (problem) throw new InputError([{ file: "--sandbox", path: "bwrap", message: `${problem}; or run with --sandbox none (nothing confined); see switch-swe doctor` }]);
   if (!sandboxedAgents.has(agent)) {
     return { mode: "none", network: "on", enforced: [], not_enforced: [`agent ${agent} cannot be started in the sandbox yet: it runs unconfined`, ...notEnforced] };
   }

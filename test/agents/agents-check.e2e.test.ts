@@ -7,6 +7,7 @@ import { packageRoot } from "../../src/core/package-paths.js";
 import { runProcess } from "../../src/core/process.js";
 import { parseScript, type ScriptInput } from "../../src/mock-model/script.js";
 import { startMockModel, type MockModelServer } from "../../src/mock-model/server.js";
+import { installedClaude } from "../helpers/agent-cli.js";
 import { tempDir } from "../helpers/temp.js";
 import { conversationContext, converse } from "./helpers/converse.js";
 
@@ -30,7 +31,7 @@ async function cli(args: string[]) {
 describe("switch-swe agents check (real CLIs against the scripted server)", () => {
   it("reports the CLI and its version, the model's answer, events, usage and a working resume", async () => {
     const s = await serve({ turns: [{ match: "connectivity check", text: "ready", usage: { prompt_tokens: 900, completion_tokens: 2 } }, { match: "second message", text: "ready", usage: { prompt_tokens: 950, completion_tokens: 2 } }] });
-    const r = await cli(["agents", "check", "--agent", "claude-code", "--agent-opt", `base_url=${s.origin}`, "--agent-opt", "model=claude-sonnet-4-5"]);
+    const r = await cli(["agents", "check", "--agent", "claude-code", "--agent-opt", `bin=${installedClaude()}`, "--agent-opt", `base_url=${s.origin}`, "--agent-opt", "model=claude-sonnet-4-5"]);
     expect(r.code, r.out).toBe(0);
     expect(r.out).toMatch(/^ok\s+cli\s+claude-code 2\.1\.332 at \S+claude/m);
     expect(r.out).toMatch(/^ok\s+model\s+answered: "ready"/m);
@@ -44,7 +45,7 @@ describe("switch-swe agents check (real CLIs against the scripted server)", () =
   it("a model API that refuses is an agent error with the API's message; the check fails with exit 1", async () => {
     // The API refuses every request (the CLI may retry).
     const s = await serve(Array.from({ length: 20 }, () => ({ requests: "any" as const, error: { status: 400, message: "model not allowed for this key" } })));
-    const r = await cli(["agents", "check", "--agent", "claude-code", "--agent-opt", `base_url=${s.origin}`]);
+    const r = await cli(["agents", "check", "--agent", "claude-code", "--agent-opt", `bin=${installedClaude()}`, "--agent-opt", `base_url=${s.origin}`]);
     expect(r.code, r.out).toBe(1);
     expect(r.out).toMatch(/^FAIL model\s+agent_error: .*model not allowed for this key/m);
   }, 300_000);
@@ -70,7 +71,7 @@ describe("model API errors are agent errors in the trajectory, never infrastruct
   it("claude-code: options are checked before anything runs", () => {
     expect(() => claudeCodeAgent.parse({ effort: "extreme", base_url: "http://127.0.0.1:1" })).toThrow(/effort/);
     expect(() => claudeCodeAgent.parse({ colour: "red", base_url: "http://127.0.0.1:1" })).toThrow(/colour: unknown option of agent claude-code/);
-    expect(() => claudeCodeAgent.parse({ arg: "[1]", base_url: "http://127.0.0.1:1" })).toThrow(/arg: must be a JSON list of strings/);
-    expect(claudeCodeAgent.parse({ arg: '["--max-turns", "5"]', base_url: "http://127.0.0.1:1" }).extra).toEqual(["--max-turns", "5"]);
+    expect(() => claudeCodeAgent.parse({ arg: "[1]", base_url: "http://127.0.0.1:1", bin: installedClaude() })).toThrow(/arg: must be a JSON list of strings/);
+    expect(claudeCodeAgent.parse({ arg: '["--max-turns", "5"]', base_url: "http://127.0.0.1:1", bin: installedClaude() }).extra).toEqual(["--max-turns", "5"]);
   });
 });

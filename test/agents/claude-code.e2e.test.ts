@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { anthropicMessages } from "../../src/mock-model/anthropic-messages.js";
+import { installedClaude } from "../helpers/agent-cli.js";
 import { expectHostileCallConfined, expectPairResolvedAndAccounted, hostileCommand, expectResumedRequestsShowEarlierTurns, reportMarkdown, runSamplePair, shellWrite, type PairRun } from "./helpers/pair-e2e.js";
 
 /** Real Claude Code 2.1.332 runs one sample pair (both conditions) against the scripted Anthropic Messages server. */
 describe("switch-swe run --agent claude-code (real Claude Code, sample pair)", () => {
   let run: PairRun;
   beforeAll(async () => {
-    run = await runSamplePair("claude-code", (s) => [`base_url=${s.origin}`, "model=claude-sonnet-4-5", "effort=high"], (path, content) => ({
+    const bin = installedClaude();
+    run = await runSamplePair("claude-code", (s) => [`base_url=${s.origin}`, "model=claude-sonnet-4-5", "effort=high", `bin=${bin}`], (path, content) => ({
       name: "Bash",
       arguments: { command: shellWrite(path, content), description: `write ${path}` },
     }), { command: hostileCommand, call: (command) => ({ name: "Bash", arguments: { command, description: "look around" } }) });

@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readTrajectory } from "../../src/formats/trajectory-file.js";
 import { cli } from "../helpers/cli.js";
-import { tempDir } from "../helpers/synthetic-dataset.js";
+import { layoutTen, tempDir, writeSyntheticDataset } from "../helpers/synthetic-dataset.js";
+import { pathWithout } from "../helpers/tools.js";
 
 interface Group {
   n: number;
@@ -58,5 +59,31 @@ describe("switch-swe demo", () => {
     for (const run of ["oracle", "oracle-forget-0.5"]) {
       expect(existsSync(join(out, "runs", run, "sessions", "textflow-slug-unicode.switch", "verdict.json"))).toBe(true);
     }
+  }, 1_800_000);
+});
+
+// A fresh machine without bubblewrap: the demo's agents are the harness's own, so it runs them and
+// their verification unconfined, says so before it starts, and records it in run.json and the report.
+describe("switch-swe demo without bubblewrap", () => {
+  it("runs unconfined, says so in one line, and records it in run.json and the report", () => {
+    const root = tempDir();
+    const dataset = writeSyntheticDataset(join(root, "dataset"), layoutTen.files, layoutTen.tasks);
+    const out = join(root, "demo");
+    const PATH = pathWithout(["bwrap"], join(root, "bin"));
+    const r = cli(["demo", "--dataset", dataset, "--out", out], { env: { PATH, SWITCH_SWE_CACHE: join(root, "cache") } });
+    expect(r.code, r.stderr.slice(-2000)).toBe(0);
+    const lines = r.stdout.split("\n").filter((l) => l.startsWith("confinement:"));
+    expect(lines).toEqual([expect.stringMatching(/^confinement: none \(bwrap is not installed .*\): .* run unconfined; for confinement install bubblewrap \(see switch-swe doctor\)$/)]);
+    // The line comes before the first run starts.
+    expect(r.stdout.indexOf("confinement:")).toBeLessThan(r.stdout.indexOf("Resolution"));
+    const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as { configs: Array<{ label: string; warnings: string[]; groups: Record<string, Group> }> };
+    for (const c of report.configs) {
+      expect(c.warnings.some((w) => w.startsWith('unconfined run (run.json sandbox.mode "none")')), c.label).toBe(true);
+      const config = JSON.parse(readFileSync(join(out, "runs", c.label.replace(/[^A-Za-z0-9.]+/g, "-"), "run.json"), "utf8")) as { sandbox: { mode: string; not_enforced: string[] } };
+      expect(config.sandbox.mode).toBe("none");
+      expect(config.sandbox.not_enforced.join(" ")).toContain("bwrap is not installed");
+    }
+    expect(report.configs[0]!.groups.overall).toMatchObject({ uninterrupted: 100, switched: 100 });
+    expect(r.stdout).toContain("unconfined run");
   }, 1_800_000);
 });

@@ -4,6 +4,7 @@ import type { Command } from "commander";
 import { InputError, formatProblem } from "../../core/errors.js";
 import { toJsonText, writeFileAtomic } from "../../core/json-file.js";
 import { sampleDatasetDir } from "../../core/package-paths.js";
+import { bwrapProblem } from "../../core/sandbox.js";
 import { validateDataset } from "../../dataset/validate.js";
 import { buildReport, renderReport } from "../../report/index.js";
 import { runFiles } from "../../formats/run-layout.js";
@@ -82,6 +83,13 @@ export function registerDemo(program: Command): void {
         { name: "oracle", options: {} as Record<string, string>, label: "oracle" },
         { name: "oracle", options: { forget: o.forget }, label: `oracle forget=${o.forget}` },
       ];
+      // The demo's agents are the harness's own (no agent code runs), so without bubblewrap they and
+      // their verification run unconfined rather than not at all; `run` keeps refusing for real agents.
+      const bwrapMissing = bwrapProblem();
+      const unconfinedBecause = bwrapMissing === null ? undefined : `${bwrapMissing}: the demo's agents (the harness's own oracle and forgetting oracle) ran unconfined`;
+      if (bwrapMissing !== null) {
+        process.stdout.write(`confinement: none (${bwrapMissing}): the demo's agents run no agent code, so they and the verification run unconfined; for confinement install bubblewrap (see switch-swe doctor)\n\n`);
+      }
       const runDirs: string[] = [];
       for (const c of configs) {
         const runDir = join(out, "runs", c.label.replace(/[^A-Za-z0-9.]+/g, "-"));
@@ -99,6 +107,7 @@ export function registerDemo(program: Command): void {
           keepWorkspaces: false,
           verify: true,
           progress: milestones(),
+          ...(bwrapMissing === null ? {} : { sandbox: "none" as const, unconfinedBecause }),
         });
         if (outcome.interrupted) {
           process.exitCode = ExitCode.checkFailed;

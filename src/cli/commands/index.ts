@@ -11,6 +11,7 @@ import { registerMockModel } from "./mock-model.js";
 import { registerQueue } from "./queue.js";
 import { registerAgents } from "./agents.js";
 import { registerDatasets } from "./datasets.js";
+import { registerDoctor } from "./doctor.js";
 
 /** Every command group; each module adds its own subcommands and options. */
 export function registerCommands(program: Command): void {
@@ -26,4 +27,5 @@ export function registerCommands(program: Command): void {
   registerMockModel(program);
   registerQueue(program);
   registerAgents(program);
+  registerDoctor(program);
 }

@@ -1,0 +1,121 @@
+import { existsSync, statfsSync } from "node:fs";
+import { dirname } from "node:path";
+import { claudePackage } from "../agents/claude-code.js";
+import { locateCli, type CliPackage } from "../agents/cli-options.js";
+import { codexPackage } from "../agents/codex.js";
+import { geminiPackage } from "../agents/gemini.js";
+import { cliVersion, versionIn } from "../agents/harness-version.js";
+import { opencodePackage } from "../agents/opencode.js";
+import { probeLimits } from "../core/cgroups.js";
+import { defaultLimits } from "../core/limits.js";
+import { runProcess } from "../core/process.js";
+import { bwrapProblem } from "../core/sandbox.js";
+import { cacheRoot } from "../dataset/repo-cache.js";
+import type { DoctorCheck } from "../formats/doctor.js";
+
+/** Node's oldest supported version (package.json `engines`). */
+const minNode: [number, number] = [20, 19];
+
+/** `COMMAND ARGS` answered with a version within 30 s, or why not. */
+async function versionOf(command: string, args: readonly string[]): Promise<{ version: string | null; why: string }> {
+  const r = await runProcess(command, args, { timeoutMs: 30_000 });
+  if (r.spawnError) return { version: null, why: `${command} not found` };
+  const version = versionIn(r.stdout) ?? versionIn(r.stderr);
+  if (r.code !== 0 || version === null) return { version: null, why: `${command} ${args.join(" ")}: ${(r.stderr || r.stdout).trim().split("\n")[0] ?? `exit ${r.code}`}` };
+  return { version, why: "" };
+}
+
+function check(id: string, ok: boolean, detail: string, enables: string, install: string | null): DoctorCheck {
+  return { id, ok, detail, enables, install };
+}
+
+function nodeCheck(): DoctorCheck {
+  const [major, minor] = process.versions.node.split(".").map(Number) as [number, number];
+  const ok = major > minNode[0] || (major === minNode[0] && minor >= minNode[1]);
+  return check("node", ok, ok ? `v${process.versions.node}` : `v${process.versions.node} is older than ${minNode.join(".")}`, "switch-swe itself", "install Node.js 20.19 or later (https://nodejs.org)");
+}
+
+async function toolCheck(id: string, command: string, args: readonly string[], enables: string, install: string): Promise<DoctorCheck> {
+  const v = await versionOf(command, args);
+  return check(id, v.version !== null, v.version !== null ? `${id} ${v.version}` : v.why, enables, install);
+}
+
+async function bwrapCheck(): Promise<DoctorCheck> {
+  const v = await versionOf("bwrap", ["--version"]);
+  const enables = "confinement of agents and test runs (run, verify)";
+  if (v.version === null) return check("bwrap", false, v.why, enables, "apt-get install bubblewrap");
+  const problem = bwrapProblem();
+  return check("bwrap", problem === null, problem === null ? `bubblewrap ${v.version}, starts a sandbox` : problem, enables, problem === null ? null : "apt-get install bubblewrap");
+}
+
+/**
+ * A user namespace mapped to an unprivileged id with every capability dropped: what keeps a
+ * sandboxed process started by root from using root's capabilities (CapEff must read 0).
+ */
+async function usernsCheck(): Promise<DoctorCheck> {
+  const enables = "no capability inside a sandbox, even as root";
+  const r = await runProcess(
+    "bwrap",
+    ["--ro-bind", "/", "/", "--proc", "/proc", "--unshare-pid", "--unshare-user", "--uid", "1000", "--gid", "1000", "--cap-drop", "ALL", "--", "/bin/sh", "-c", "grep CapEff /proc/self/status"],
+    { timeoutMs: 30_000 },
+  );
+  if (r.spawnError) return check("userns", false, "bwrap not found", enables, "apt-get install bubblewrap");
+  const capEff = /CapEff:\s*([0-9a-f]+)/.exec(r.stdout)?.[1];
+  if (r.code !== 0 || capEff === undefined) {
+    return check("userns", false, `bwrap --unshare-user failed: ${r.stderr.trim().split("\n")[0] ?? `exit ${r.code}`}`, enables, "sysctl -w kernel.unprivileged_userns_clone=1 (or run as root)");
+  }
+  return check("userns", /^0+$/.test(capEff), /^0+$/.test(capEff) ? "user namespace mapped to uid 1000, capabilities dropped (CapEff 0)" : `CapEff ${capEff} inside`, enables, null);
+}
+
+function cgroupsCheck(): DoctorCheck {
+  const enables = "per-session CPU, memory and process limits (run --limits)";
+  const record = probeLimits(defaultLimits);
+  const version = existsSync("/sys/fs/cgroup/cgroup.controllers") ? "v2" : "v1";
+  const parts = (["cpus", "memory", "pids"] as const).map((r) => `${r} ${record[r].status === "enforced" ? "writable" : `not writable (${record[r].detail})`}`);
+  const ok = (["cpus", "memory", "pids"] as const).every((r) => record[r].status === "enforced");
+  return check("cgroups", ok, `cgroup ${version}: ${parts.join("; ")}`, enables, ok ? null : "run as root on a machine with a writable cgroup hierarchy (limits are then enforced)");
+}
+
+async function agentCheck(name: string, pkg: CliPackage): Promise<DoctorCheck> {
+  const install = `npm install -g ${pkg.npm}@${pkg.version}`;
+  const enables = `run --agent ${name}`;
+  const bin = locateCli(pkg);
+  if (bin === null) return check(`agent:${name}`, false, `${pkg.command} not installed`, enables, install);
+  const version = await cliVersion(bin);
+  if (version === null) return check(`agent:${name}`, false, `${bin} does not answer --version`, enables, install);
+  const note = version === pkg.version ? "" : ` (switch-swe is made for ${pkg.version})`;
+  return check(`agent:${name}`, true, `${pkg.command} ${version}${note}`, enables, install);
+}
+
+function cacheCheck(): DoctorCheck {
+  const dir = cacheRoot();
+  const enables = "repository and environment cache ($SWITCH_SWE_CACHE)";
+  let probe = dir;
+  while (!existsSync(probe) && dirname(probe) !== probe) probe = dirname(probe);
+  try {
+    // Measured where it will be: the nearest directory that exists (doctor creates nothing).
+    const s = statfsSync(probe);
+    const free = s.bavail * s.bsize;
+    // A sympy checkout is about 200 MB and five of them make a session's workspaces.
+    const ok = free >= 2 * 1024 ** 3;
+    return check("cache", ok, `${dir}: ${(free / 1024 ** 3).toFixed(1)} GiB free${ok ? "" : " (less than 2 GiB)"}`, enables, ok ? null : "free disk space, or set SWITCH_SWE_CACHE to a larger disk");
+  } catch (e) {
+    return check("cache", false, `${dir}: ${(e as Error).message}`, enables, "set SWITCH_SWE_CACHE to a writable directory");
+  }
+}
+
+/** Every check, in a fixed order; agent CLIs are asked for their version at the same time. */
+export async function runDoctorChecks(): Promise<DoctorCheck[]> {
+  const agents: [string, CliPackage][] = [["opencode", opencodePackage], ["claude-code", claudePackage], ["codex", codexPackage], ["gemini", geminiPackage]];
+  const [git, python3, pytest, bwrap, userns, redis, chromium, ...agentChecks] = await Promise.all([
+    toolCheck("git", "git", ["--version"], "checkouts of tasks (every command)", "apt-get install git"),
+    toolCheck("python3", "python3", ["--version"], "the tasks' tests", "apt-get install python3"),
+    toolCheck("pytest", "python3", ["-m", "pytest", "--version"], "the tasks' tests (verify, qualify, mine, demo)", "apt-get install python3-pytest (or: python3 -m pip install pytest)"),
+    bwrapCheck(),
+    usernsCheck(),
+    toolCheck("redis-server", "redis-server", ["--version"], "a queue for a fleet of workers (run --queue; the queue tests)", "apt-get install redis-server"),
+    toolCheck("chromium", "chromium", ["--version"], "the HTML report's browser test", "apt-get install chromium"),
+    ...agents.map(([name, pkg]) => agentCheck(name, pkg)),
+  ]);
+  return [nodeCheck(), git!, python3!, pytest!, bwrap!, userns!, cgroupsCheck(), redis!, chromium!, ...agentChecks, cacheCheck()];
+}
