@@ -38,6 +38,17 @@ function milestones(): (e: ProgressEvent) => void {
   };
 }
 
+/**
+ * The demo's agents are the harness's own (no agent code runs), so without bubblewrap they and their
+ * verification run unconfined rather than not at all, said in one line first; `run` keeps refusing.
+ */
+function demoConfinement(): { sandbox?: "none"; unconfinedBecause?: string } {
+  const missing = bwrapProblem();
+  if (missing === null) return {};
+  process.stdout.write(`confinement: none (${missing}): the demo's agents run no agent code, so they and the verification run unconfined; for confinement install bubblewrap (see switch-swe doctor)\n\n`);
+  return { sandbox: "none", unconfinedBecause: `${missing}: the demo's agents (the harness's own oracle and forgetting oracle) ran unconfined` };
+}
+
 export function registerDemo(program: Command): void {
   program
     .command("demo")
@@ -83,13 +94,7 @@ export function registerDemo(program: Command): void {
         { name: "oracle", options: {} as Record<string, string>, label: "oracle" },
         { name: "oracle", options: { forget: o.forget }, label: `oracle forget=${o.forget}` },
       ];
-      // The demo's agents are the harness's own (no agent code runs), so without bubblewrap they and
-      // their verification run unconfined rather than not at all; `run` keeps refusing for real agents.
-      const bwrapMissing = bwrapProblem();
-      const unconfinedBecause = bwrapMissing === null ? undefined : `${bwrapMissing}: the demo's agents (the harness's own oracle and forgetting oracle) ran unconfined`;
-      if (bwrapMissing !== null) {
-        process.stdout.write(`confinement: none (${bwrapMissing}): the demo's agents run no agent code, so they and the verification run unconfined; for confinement install bubblewrap (see switch-swe doctor)\n\n`);
-      }
+      const confinement = demoConfinement();
       const runDirs: string[] = [];
       for (const c of configs) {
         const runDir = join(out, "runs", c.label.replace(/[^A-Za-z0-9.]+/g, "-"));
@@ -107,7 +112,7 @@ export function registerDemo(program: Command): void {
           keepWorkspaces: false,
           verify: true,
           progress: milestones(),
-          ...(bwrapMissing === null ? {} : { sandbox: "none" as const, unconfinedBecause }),
+          ...confinement,
         });
         if (outcome.interrupted) {
           process.exitCode = ExitCode.checkFailed;
