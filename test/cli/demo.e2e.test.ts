@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readTrajectory } from "../../src/formats/trajectory-file.js";
 import { cli } from "../helpers/cli.js";
-import { layoutTen, tempDir, writeSyntheticDataset } from "../helpers/synthetic-dataset.js";
+import { tempDir, writeSyntheticDataset } from "../helpers/synthetic-dataset.js";
 import { pathWithout } from "../helpers/tools.js";
 
 interface Group {
@@ -67,7 +67,9 @@ describe("switch-swe demo", () => {
 describe("switch-swe demo without bubblewrap", () => {
   it("runs unconfined, says so in one line, and records it in run.json and the report", () => {
     const root = tempDir();
-    const dataset = writeSyntheticDataset(join(root, "dataset"), layoutTen.files, layoutTen.tasks);
+    // Five tasks in five directories: five far pairs, the smallest dataset a demo runs on.
+    const dirs = ["a", "b", "c", "d", "e"];
+    const dataset = writeSyntheticDataset(join(root, "dataset"), dirs.map((d) => `pkg/${d}/mod.py`), dirs.map((d) => ({ id: `t-${d}`, files: [`pkg/${d}/mod.py`], stages: 2 })));
     const out = join(root, "demo");
     const PATH = pathWithout(["bwrap"], join(root, "bin"));
     const r = cli(["demo", "--dataset", dataset, "--out", out], { env: { PATH, SWITCH_SWE_CACHE: join(root, "cache") } });

@@ -6,6 +6,10 @@ import { sampleDatasetDir } from "../../src/core/package-paths.js";
 import { cli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/synthetic-dataset.js";
 import { makeRunFixture } from "../run/fixture.js";
+import { skipWithout } from "../helpers/tools.js";
+
+// Needs bwrap: skipped with the reason where missing (a failure under CI=true).
+const missingTool = skipWithout(import.meta.url, "bwrap");
 
 interface Variant {
   workspace_lines: boolean;
@@ -35,7 +39,7 @@ function evalJson(runDir: string, ...extra: string[]): Report {
   return JSON.parse(r.stdout) as Report;
 }
 
-describe("switch-swe rcm eval", () => {
+describe.skipIf(missingTool)("switch-swe rcm eval", () => {
   it("replays oracle switched sessions: exact routing, smaller context, no invariant violation", () => {
     const fx = makeRunFixture(2);
     const out = join(fx.root, "run");

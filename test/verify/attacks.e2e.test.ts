@@ -4,6 +4,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/core/package-paths.js";
 import { cli } from "../helpers/cli.js";
 import { tempDir } from "./fixture.js";
+import { skipWithout } from "../helpers/tools.js";
+
+// Needs bwrap: skipped with the reason where missing (a failure under CI=true).
+const missingTool = skipWithout(import.meta.url, "bwrap");
 
 /**
  * Forgery attempts as a hostile agent would make them: an attacking script run with
@@ -115,7 +119,7 @@ function expectNotResolved(r: ReturnType<typeof attack>) {
 // Code appended to every top-level package's __init__.py (the code under test imports it).
 const intoPackages = (py: string) => `for f in */__init__.py; do cat >> "$f" <<'PYEOF'\n${py}\nPYEOF\ndone`;
 
-describe("class 2: runner configuration in the artifact", () => {
+describe.skipIf(missingTool)("class 2: runner configuration in the artifact", () => {
   it("a conftest.py that passes every test, at the root and deeper, is dropped", () => {
     const conftest = [
       "import pytest",
@@ -179,7 +183,7 @@ describe("class 2: runner configuration in the artifact", () => {
   }, 300_000);
 });
 
-describe("class 3: in-process forgery by the code under test", () => {
+describe.skipIf(missingTool)("class 3: in-process forgery by the code under test", () => {
   it("patching pytest's reporting at import is seen by the runner: suspicious, every required test error", () => {
     const py = [
       "import _pytest.reports as _r",
@@ -227,7 +231,7 @@ describe("class 3: in-process forgery by the code under test", () => {
   }, 600_000);
 });
 
-describe("class 1: out of process, during the run (sandboxed)", () => {
+describe.skipIf(missingTool)("class 1: out of process, during the run (sandboxed)", () => {
   it("the dataset, the run directory and the caller's HOME are out of reach; no variable names the session", () => {
     const script = [
       `ls ${dataset}/tasks > leak-dataset.txt 2>&1 || true`,
