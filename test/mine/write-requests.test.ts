@@ -108,7 +108,7 @@ describe("tasks write-requests on a dataset", () => {
 
     const task = readJson(join(d, "tasks", "shapes-1", "task.json"));
     expect(task.requests.map((q: { text: string }) => q.text)).toEqual([goodRect, goodTriangle]);
-    expect(task.requests[0].writer).toMatchObject({ status: "written", model: "local:writer", attempts: 1, prompt_version: "request-writer/1" });
+    expect(task.requests[0].writer).toMatchObject({ status: "written", model: "local:writer", attempts: 1, prompt_version: "request-writer/2" });
     expect(task.requests[0].writer.prompt_sha256).toBe(sha256(`${WRITER_SYSTEM_PROMPT}\n\n${first}`));
     const manifest = readJson(join(d, "manifest.json"));
     expect(manifest.format).toBe("switch-swe.task-manifest/2");
