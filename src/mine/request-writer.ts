@@ -27,6 +27,8 @@ export interface StageToWrite {
   description: string;
   earlier: string[];
   patch: string;
+  /** Private names of the touched files before and after the stage (private-names.ts): the check refuses them. */
+  privateNames?: readonly string[];
 }
 
 export interface StageWritten {
@@ -60,7 +62,7 @@ export async function writeStageRequest(w: Writer, s: StageToWrite): Promise<Sta
   for (let attempt = 1; attempt <= 2; attempt++) {
     const prompt = renderWriterPrompt(input, refused);
     const reply = await askOnce(w, prompt);
-    refused = checkRewrite(reply.request, { patch: s.patch, given }) ?? undefined;
+    refused = checkRewrite(reply.request, { patch: s.patch, given, privateNames: s.privateNames }) ?? undefined;
     const record = {
       model: w.model,
       ...(reply.modelVersion ? { model_version: reply.modelVersion } : {}),

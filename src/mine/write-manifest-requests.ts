@@ -6,6 +6,7 @@ import { readJsonWith, writeJsonAtomic } from "../core/json-file.js";
 import { materializeRepo } from "../dataset/repo-cache.js";
 import { taskManifestReadSchema, type TaskManifest } from "../dataset/task-manifest.js";
 import { datasetOfManifest, deriveTask } from "../datasets/materialize.js";
+import { privateNamesAtStages } from "./private-names.js";
 import { setManifestStage, writeEachTask, writeTaskStages, type WriteOptions, type WriteSummary } from "./write-requests.js";
 
 export interface WriteManifestOptions extends WriteOptions {
@@ -46,10 +47,14 @@ export async function writeRequestsInManifest(o: WriteManifestOptions): Promise<
     const summary = await writeEachTask([...manifest.tasks.entries()], async ([i, t], summary) => {
       const repo = manifest.repos[t.repo];
       if (!repo) throw new InputError({ file: o.manifestFile, path: `tasks[${i}].repo`, message: `unknown repository ${t.repo}` });
-      const d = await deriveTask((await materializeRepo(dataset, t.repo)).gitDir, repo, t);
+      const gitDir = (await materializeRepo(dataset, t.repo)).gitDir;
+      const d = await deriveTask(gitDir, repo, t);
       if (d.mismatches.length > 0) throw new InputError(d.mismatches.map((m) => ({ file: o.manifestFile, path: `tasks[${i}].${m.split(":")[0]}`, message: `${t.id}: ${m.slice(m.indexOf(":") + 2)}` })));
       // A stage with a writer record was asked before; one with a text and no record was written by hand.
-      const stages = t.stages.map((s, k) => ({ text: d.spec.requests[k]!.text, patch: d.stages[k]!, leave: s.writer !== undefined || s.text !== undefined }));
+      const leave = t.stages.map((s) => s.writer !== undefined || s.text !== undefined);
+      // What the check refuses to see named: only read when a stage will be asked for.
+      const names = leave.every(Boolean) ? [] : await privateNamesAtStages(gitDir, t.base, d.stages);
+      const stages = t.stages.map((_, k) => ({ text: d.spec.requests[k]!.text, patch: d.stages[k]!, leave: leave[k]!, privateNames: names[k] }));
       await writeTaskStages({ id: t.id, provenance: t.provenance, stages }, o, summary, (k, r) => {
         setManifestStage(t.stages[k]!, r.text, r.writer);
         writeJsonAtomic(target, manifest);

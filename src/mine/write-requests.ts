@@ -2,8 +2,10 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { readJson, readJsonWith, writeJsonAtomic } from "../core/json-file.js";
 import { loadDataset, type LoadedTask } from "../dataset/load.js";
+import { materializeRepo } from "../dataset/repo-cache.js";
 import { taskManifestReadSchema, type ManifestTask, type TaskManifest } from "../dataset/task-manifest.js";
 import type { WriterRecord } from "../dataset/writer-record.js";
+import { privateNamesAtStages } from "./private-names.js";
 import { WriterFailed, writeStageRequest, type StageWritten, type Writer } from "./request-writer.js";
 
 /**
@@ -26,7 +28,7 @@ export interface WriteSummary {
 export interface TaskToWrite {
   id: string;
   provenance: string;
-  stages: Array<{ text: string; patch: string; leave: boolean }>;
+  stages: Array<{ text: string; patch: string; leave: boolean; privateNames?: readonly string[] }>;
 }
 
 export interface WriteOptions {
@@ -42,7 +44,7 @@ export async function writeTaskStages(t: TaskToWrite, o: WriteOptions, summary: 
       summary.skipped++;
       continue;
     }
-    const r = await writeStageRequest(o.writer, { taskProvenance: t.provenance, stage: k + 1, stages: t.stages.length, description: s.text, earlier: texts.slice(0, k), patch: s.patch });
+    const r = await writeStageRequest(o.writer, { taskProvenance: t.provenance, stage: k + 1, stages: t.stages.length, description: s.text, earlier: texts.slice(0, k), patch: s.patch, privateNames: s.privateNames });
     texts[k] = r.text;
     save(k, r);
     if (r.writer.status === "written") summary.written++;
@@ -100,12 +102,17 @@ export async function writeRequestsInDataset(dir: string, o: WriteOptions): Prom
     if (syncManifest(task, mt)) writeJsonAtomic(manifestFile, manifest);
     const taskFile = join(task.dir, "task.json");
     const raw = readJson(taskFile) as DatasetTaskRaw;
-    const stages = task.requests.map((q, k) => ({
+    const stages: TaskToWrite["stages"] = task.requests.map((q, k) => ({
       text: q.text,
       patch: task.stagePatches[k] ?? "",
       // A manifest stage with a text and no writer record was written by hand.
       leave: q.writer !== undefined || (mt?.stages[k]?.text !== undefined && mt.stages[k].writer === undefined),
     }));
+    // What the check refuses to see named: only read when a stage will be asked for.
+    if (stages.some((st) => !st.leave)) {
+      const names = await privateNamesAtStages((await materializeRepo(dataset, task.repo)).gitDir, task.base, task.stagePatches);
+      for (const [k, st] of stages.entries()) st.privateNames = names[k];
+    }
     const provenance = mt?.provenance ?? `task ${task.id} of ${task.repo}`;
     await writeTaskStages({ id: task.id, provenance, stages }, o, summary, (k, r) => {
       raw.requests[k] = { ...raw.requests[k], text: r.text, writer: r.writer };

@@ -8,7 +8,9 @@ import { sha256 } from "../core/digest.js";
  */
 
 /** Bumped whenever the prompt or the check changes; recorded with every text. */
-export const WRITER_PROMPT_VERSION = "request-writer/1";
+// /2: the check also refuses private names, statements about tests and references to later stages,
+// and the system prompt says so.
+export const WRITER_PROMPT_VERSION = "request-writer/2";
 
 export const WRITER_SYSTEM_PROMPT = [
   "You write the message a user of a software project sends to a coding assistant to ask for one step of a change.",
@@ -17,6 +19,8 @@ export const WRITER_SYSTEM_PROMPT = [
   "Write what the user wants in the user's own words: the behaviour they need and why, as a request (\"Please ...\", \"I need ...\").",
   "Never say how to implement it: do not name functions, classes, variables or other identifiers the change introduces",
   "unless the description already names them, and never include code, diffs or code blocks.",
+  "Never name private names of the code (names starting with an underscore), never say what tests check or name a test,",
+  "and never refer to later steps: each request is sent on its own.",
   "Do not repeat the earlier requests; this one follows them. One to six sentences.",
   'Reply with one JSON object and nothing else: {"request": "<the request>"}',
 ].join("\n");

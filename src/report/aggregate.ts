@@ -4,7 +4,7 @@ import type { ConfigReport } from "./report-schema.js";
 import { buildFailureSections } from "./failures.js";
 import { buildGroupSections } from "./groups.js";
 import { buildSessionSections } from "./session-entries.js";
-import type { BootstrapOptions } from "./stats.js";
+import { powerOf, type BootstrapOptions } from "./stats.js";
 import { buildWorkload } from "./workload.js";
 
 const text = (x: unknown): string | null => (typeof x === "string" && x !== "" ? x : null);
@@ -33,6 +33,7 @@ export function buildConfigReport(input: RunInput, opts: BootstrapOptions = {}):
     },
     sessions_file: { path: input.sessionsPath, sha256: input.config.sessions_file?.sha256 ?? null, pairs: input.sessions.pairs.length },
     groups: g.groups,
+    power: powerOf(g.groups),
     stage_attribution: {
       available: attributionAvailable,
       note: attributionAvailable ? null : input.datasetNote,

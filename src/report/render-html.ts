@@ -4,6 +4,7 @@ import { esc, scriptJson } from "./html/escape.js";
 import { costChart, failureChart } from "./html/figures.js";
 import { pageScript } from "./html/page-script.js";
 import { css } from "./html/style.js";
+import { detectableGapLine } from "../core/power.js";
 import type { Report } from "./report-schema.js";
 import { reportSections, type Section } from "./sections.js";
 
@@ -51,6 +52,7 @@ export function renderHtml(report: Report, opts: HtmlOptions = {}): string {
 <header>
 <h1>switch-swe report</h1>
 <p class="meta">${report.configs.map((c) => `<strong>${esc(c.label)}</strong> — ${esc(c.run_dir)} (${c.sessions_file.pairs} focus tasks, dataset ${esc(c.dataset.name ?? "?")} ${esc(c.dataset.version ?? "")})`).join("<br>")}</p>
+${report.configs.map((c) => `<p class="meta power">${multi ? `<strong>${esc(c.label)}</strong>: ` : ""}${esc(detectableGapLine(c.power.groups.overall))}.${c.power.warning === null ? "" : `<br><strong>Warning:</strong> ${esc(c.power.warning)}.`}</p>`).join("\n")}
 <p class="meta">Bootstrap: ${report.bootstrap.resamples} resamples, seed ${report.bootstrap.seed}, percentile 95% interval.</p>
 <nav><a href="#charts">Charts</a><a href="#tables">Tables</a><a href="#sessions">Sessions</a></nav>
 </header>

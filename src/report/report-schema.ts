@@ -250,6 +250,30 @@ export const failureCountsSchema = z
   })
   .strict();
 
+/** The smallest gap the run's pairs detect (src/core/power.ts): exact McNemar, two-sided α = 0.05, 80% power. */
+export const detectableGapSchema = z
+  .object({
+    pairs: z.number().int(),
+    /** Discordant pairs observed (null only before a run; a report always has a count). */
+    discordant_pairs: z.number().int().nullable(),
+    /** Paired discordance used, in percent: the observed one, or 25 when no pair was discordant. */
+    discordance: z.number(),
+    assumed: z.boolean(),
+    /** Percentage points to 0.1; null when no gap up to the discordance reaches 80% power. */
+    min_detectable_gap: num,
+  })
+  .strict();
+
+export const powerSchema = z
+  .object({
+    alpha: z.number(),
+    power: z.number(),
+    groups: byGroup(detectableGapSchema),
+    /** One line when the overall minimum detectable gap is larger than the paper's mean gap (11.5 points). */
+    warning: z.string().nullable(),
+  })
+  .strict();
+
 export const configReportSchema = z
   .object({
     label: z.string(),
@@ -261,6 +285,7 @@ export const configReportSchema = z
     dataset: z.object({ name: z.string().nullable(), version: z.string().nullable(), path: z.string().nullable() }).strict(),
     sessions_file: z.object({ path: z.string(), sha256: z.string().nullable(), pairs: z.number().int() }).strict(),
     groups: byGroup(groupResultSchema),
+    power: powerSchema,
     stage_attribution: stageAttributionSchema,
     workload: workloadSchema,
     /** The workload section again over near and far focus tasks only. */
@@ -334,6 +359,7 @@ export const reportSchema = z
   .strict();
 
 export type GroupResult = z.infer<typeof groupResultSchema>;
+export type Power = z.infer<typeof powerSchema>;
 export type Attribution = z.infer<typeof attributionSchema>;
 export type UsageMeans = z.infer<typeof usageMeansSchema>;
 export type Workload = z.infer<typeof workloadSchema>;

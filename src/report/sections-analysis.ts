@@ -1,5 +1,6 @@
+import { detectableGapLine } from "../core/power.js";
 import { groupNames, signatureNames, type Report, type SignatureCount, type SignatureName } from "./report-schema.js";
-import { fmtInterval, fmtPoints, type Column, type Section } from "./sections.js";
+import { fmtInterval, fmtPercent, fmtPoints, type Column, type Section } from "./sections.js";
 
 /** The sections that explain the gap: harness table, cross-configuration summary, failure categories. Pure. */
 
@@ -30,6 +31,29 @@ export function summarySection(report: Report): Section | null {
       const s = report.summary[g];
       return [groupTitle[g], String(s.configs), fmtPoints(s.mean_gap), fmtInterval(s.ci95), fmtPoints(s.min_gap), fmtPoints(s.max_gap)];
     }),
+  };
+}
+
+/** Pairs and the smallest gap they detect (docs/report-format.md, "Power"), with the warning when it exceeds the paper's mean gap. */
+export function powerSection(report: Report): Section {
+  const lines = report.configs.flatMap((c) => {
+    const who = report.configs.length > 1 ? `${c.label}: ` : "";
+    return [`${who}${detectableGapLine(c.power.groups.overall)}.`, ...(c.power.warning === null ? [] : [`Warning: ${who}${c.power.warning}.`])];
+  });
+  return {
+    id: "power",
+    title: "Power: the smallest gap the pairs detect",
+    notes: [
+      ...lines,
+      "Minimum detectable gap: the smallest resolution gap (percentage points, to 0.1) that the exact two-sided McNemar test at α = 0.05 detects with 80% power, for these pairs at the paired discordance (share of pairs whose two sessions disagree) observed in the run; 25% is assumed when no pair was discordant (marked *). – = no gap up to the discordance reaches 80% power.",
+    ],
+    columns: [L("Configuration"), L("Group"), R("Pairs"), R("Discordant"), R("Discordance"), R("Min. detectable gap (pp)")],
+    rows: report.configs.flatMap((c) =>
+      groupNames.map((g) => {
+        const p = c.power.groups[g];
+        return [c.label, groupTitle[g], String(p.pairs), String(p.discordant_pairs ?? "–"), `${fmtPercent(p.discordance)}${p.assumed ? "*" : ""}`, p.min_detectable_gap === null ? "–" : p.min_detectable_gap.toFixed(1)];
+      }),
+    ),
   };
 }
 

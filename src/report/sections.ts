@@ -1,6 +1,6 @@
 import { handoffSection } from "./handoff-citation.js";
 import { groupNames, type ConfigReport, type Report, type UsageMeans } from "./report-schema.js";
-import { failureSection, harnessSection, summarySection } from "./sections-analysis.js";
+import { failureSection, harnessSection, powerSection, summarySection } from "./sections-analysis.js";
 
 /** A report as titled tables of text cells: what the table, markdown and html renderers lay out. */
 export interface Column {
@@ -303,6 +303,7 @@ export function reportSections(report: Report): Section[] {
   return [
     harnessSection(report),
     resolutionSection(report),
+    powerSection(report),
     summarySection(report),
     comparisonSection(report),
     failureSection(report),

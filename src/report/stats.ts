@@ -1,4 +1,6 @@
+import { DEFAULT_ALPHA, DEFAULT_POWER, detectableGap, detectableGapWarning } from "../core/power.js";
 import { seededRandom, type Random } from "../core/random.js";
+import type { ByGroup, GroupResult, Power } from "./report-schema.js";
 
 /**
  * Pure statistics of the report (docs/report-format.md, "Statistics").
@@ -72,6 +74,16 @@ export function mcnemarExact(b: number, c: number): number {
   const n = b + c;
   if (n === 0) return 1;
   return Math.min(1, 2 * binomialCdfHalf(Math.min(b, c), n));
+}
+
+/**
+ * The smallest gap each group's pairs detect at its observed discordance (25% when no pair was
+ * discordant), and the one-line warning when the overall one exceeds the paper's mean gap.
+ */
+export function powerOf(groups: ByGroup<GroupResult>): Power {
+  const at = (g: GroupResult) => detectableGap(g.n, g.discordant.base_only + g.discordant.switch_only);
+  const out = { overall: at(groups.overall), near: at(groups.near), far: at(groups.far) };
+  return { alpha: DEFAULT_ALPHA, power: DEFAULT_POWER, groups: out, warning: detectableGapWarning(out.overall) };
 }
 
 /** Percentile with linear interpolation between closest ranks (R type 7) of an ascending array. */

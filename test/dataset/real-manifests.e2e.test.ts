@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/core/package-paths.js";
+import { privateNamesAtStages } from "../../src/mine/private-names.js";
 import { checkRewrite } from "../../src/mine/writer-check.js";
 import { cli } from "../helpers/cli.js";
 import { tempDir } from "../verify/fixture.js";
@@ -51,7 +52,7 @@ describe("shipped real manifests, materialized from mirrors", () => {
 const flat = (x: string) => x.split("\n").map((l) => l.replace(/^[+ -]/, "")).join("").replace(/\s+/g, "");
 
 describe("request texts written for a shipped dataset", () => {
-  it.for(names)("%s: never give a stage's solution away (the writer check; a result the tests state may be quoted)", { timeout: 600_000 }, (name, ctx) => {
+  it.for(names)("%s: never give a stage's solution away (the writer check, with the touched files' private names; a result the tests state may be quoted)", { timeout: 600_000 }, async (name, ctx) => {
     if (skipWhy) return ctx.skip(skipWhy);
     const out = join(root, name);
     if (!existsSync(out)) return ctx.skip("not materialized (see the test above)");
@@ -62,12 +63,14 @@ describe("request texts written for a shipped dataset", () => {
       const dir = join(out, "tasks", t.id);
       const testsPatch = readFileSync(join(dir, "tests.patch"), "utf8");
       const mirror = mirrorOf(manifest.repos[t.repo]!.git)!;
+      const patches = t.stages.map((_, k) => readFileSync(join(dir, `stage-${k + 1}.patch`), "utf8"));
+      const privateNames = await privateNamesAtStages(mirror, t.base, patches);
       t.stages.forEach((s, k) => {
         if (s.text === undefined) return;
         const from = k === 0 ? t.base : t.stages[k - 1]!.cut;
         const messages = execFileSync("git", ["--git-dir", mirror, "log", "--format=%B", `${from}..${s.cut}`], { encoding: "utf8" });
         const earlier = t.stages.slice(0, k).map((e) => e.text ?? "");
-        const why = checkRewrite(s.text, { patch: readFileSync(join(dir, `stage-${k + 1}.patch`), "utf8"), given: [messages, testsPatch, ...earlier] });
+        const why = checkRewrite(s.text, { patch: patches[k]!, given: [messages, testsPatch, ...earlier], privateNames: privateNames[k] });
         const quoted = why?.startsWith("it copies a line") && flat(testsPatch).includes(flat(JSON.parse(why.slice(why.indexOf(": ") + 2)) as string).replace(/^\[|\]$/g, ""));
         expect(quoted ? null : why, `${t.id} stage ${k + 1}`).toBeNull();
       });

@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { sha256 } from "../../src/core/digest.js";
 import { defaultSourceExclude, defaultSourceInclude, defaultTestGlobs, testFileMatcher } from "../../src/dataset/file-rules.js";
 import { stagePatchesOf, testsPatchOf } from "../../src/mine/derive.js";
+import { checkRewrite } from "../../src/mine/writer-check.js";
 import { WRITER_SYSTEM_PROMPT } from "../../src/mine/writer-prompt.js";
 import { parseScript } from "../../src/mock-model/script.js";
 import { startMockModel, type MockModelServer } from "../../src/mock-model/server.js";
@@ -26,8 +27,10 @@ const goodTriangle = "Now I also need triangles: give me their area from a base 
 /** A three-commit history and a `/1` manifest of its two-stage task, digests derived from the repository. */
 async function buildManifest(): Promise<void> {
   init();
-  commits.push(commit("Initial layout", { "shapes/area.py": "def square(a):\n    return a * a\n", "tests/test_base.py": "def test_base():\n    assert True\n" }));
-  const area2 = "def square(a):\n    return a * a\n\n\ndef rect_area(width, height):\n    return width * height\n";
+  // A private helper far from every change: no patch line shows it, only the touched file does.
+  const head = "def _unit_scale():\n    return 1\n\n\n\n\n\n";
+  commits.push(commit("Initial layout", { "shapes/area.py": `${head}def square(a):\n    return a * a\n`, "tests/test_base.py": "def test_base():\n    assert True\n" }));
+  const area2 = `${head}def square(a):\n    return a * a\n\n\ndef rect_area(width, height):\n    return width * height\n`;
   commits.push(commit(rect, { "shapes/area.py": area2, "tests/test_rect.py": "from shapes.area import rect_area\n\n\ndef test_rect():\n    assert rect_area(2, 3) == 6\n" }));
   const area3 = `${area2}\n\ndef triangle_area(base, height):\n    return base * height / 2\n`;
   commits.push(commit("Add the area of a triangle", { "shapes/area.py": area3, "tests/test_triangle.py": "def test_triangle():\n    assert True\n" }));
@@ -108,7 +111,7 @@ describe("tasks write-requests on a dataset", () => {
 
     const task = readJson(join(d, "tasks", "shapes-1", "task.json"));
     expect(task.requests.map((q: { text: string }) => q.text)).toEqual([goodRect, goodTriangle]);
-    expect(task.requests[0].writer).toMatchObject({ status: "written", model: "local:writer", attempts: 1, prompt_version: "request-writer/1" });
+    expect(task.requests[0].writer).toMatchObject({ status: "written", model: "local:writer", attempts: 1, prompt_version: "request-writer/2" });
     expect(task.requests[0].writer.prompt_sha256).toBe(sha256(`${WRITER_SYSTEM_PROMPT}\n\n${first}`));
     const manifest = readJson(join(d, "manifest.json"));
     expect(manifest.format).toBe("switch-swe.task-manifest/2");
@@ -193,6 +196,31 @@ describe("a write-requests run killed while it waits for the model", () => {
     const r = await cliAsync(["tasks", "write-requests", d, ...writerArgs(s)], { env });
     expect(r.code).toBe(0);
     expect(readJson(join(d, "tasks", "shapes-1", "task.json")).requests[1].text).toBe(goodTriangle);
+  });
+});
+
+describe("the check sees the private names of the touched files, not only of the patch", () => {
+  const leak = "Please let me compute rectangle areas, scaled the way _unit_scale scales squares.";
+  const reason = "private names: it names a private name of the code: _unit_scale";
+  it("on a dataset and on a manifest, a rewrite naming one is asked again with the reason, then refused", { timeout: 120_000 }, async () => {
+    const d = join(root, "private");
+    cpSync(dataset, d, { recursive: true });
+    // The patch alone does not show it (only git's hunk header might, which is no line of code).
+    expect(checkRewrite(leak, { patch: readFileSync(join(d, "tasks", "shapes-1", "stage-1.patch"), "utf8"), given: [] })).toBeNull();
+    const turns = [
+      { match: "Step 1 of 2", text: reply(leak) },
+      { match: "Step 1 of 2", text: reply(leak) },
+      { match: "Step 2 of 2", text: reply(goodTriangle) },
+    ];
+    const s = await serve([...turns, ...turns]);
+    const r = await cliAsync(["tasks", "write-requests", d, ...writerArgs(s)], { env });
+    expect(r.stderr).toContain(`shapes-1 stage 1: rewrite refused (${reason}); the derived text stays\n`);
+    expect(userPrompts(s)[1]).toContain(`Your previous answer was refused: ${reason}. Write it again without that.`);
+    expect(readJson(join(d, "tasks", "shapes-1", "task.json")).requests[0].writer).toMatchObject({ status: "refused", reason, prompt_version: "request-writer/2" });
+    const out = join(root, "private-manifest.json");
+    const m = await cliAsync(["tasks", "write-requests", manifestV1, "--out", out, ...writerArgs(s)], { env });
+    expect(m.stderr).toContain(`shapes-1 stage 1: rewrite refused (${reason}); the derived text stays\n`);
+    expect(readJson(out).tasks[0].stages[0].writer).toMatchObject({ status: "refused", reason });
   });
 });
 

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildReport, renderReport, reportSchema, type Report } from "../../src/report/index.js";
 import { csvColumns } from "../../src/report/render-csv.js";
+import { detectableGap, detectableGapWarning } from "../../src/core/power.js";
 import { referenceSpec, writeRunFixture, type Fixture } from "./fixtures.js";
 import { cli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
@@ -38,6 +39,17 @@ describe("resolution and statistics (reference fixture, hand-computed)", () => {
       expect(r.ci95![1]).toBeGreaterThanOrEqual(r.gap!);
       expect(r.ci95![0]).toBeGreaterThanOrEqual(0); // no task resolved only when switched
     }
+  });
+
+  it("carries the pairs and the smallest gap they detect at the observed discordance, with the warning", () => {
+    const p = report.configs[0]!.power;
+    expect(p.alpha).toBe(0.05);
+    expect(p.power).toBe(0.8);
+    // 10 pairs, 5 discordant: even a 50-point gap (every discordant pair one way) has power < 80%.
+    expect(p.groups.overall).toEqual({ pairs: 10, discordant_pairs: 5, discordance: 50, assumed: false, min_detectable_gap: null });
+    expect(p.groups.near).toEqual({ pairs: 5, discordant_pairs: 3, discordance: 60, assumed: false, min_detectable_gap: null });
+    expect(p.warning).toBe(detectableGapWarning(detectableGap(10, 5)));
+    expect(p.warning).toMatch(/^10 session pairs detect no gap up to the discordance, more than the paper's mean gap of 11\.5 points/);
   });
 
   it("reproduces the bootstrap CI with the same seed and changes it with another", async () => {
@@ -128,6 +140,23 @@ describe("formats", () => {
     const md = renderReport(report, "markdown");
     expect(md).toContain("| Configuration | Group | n | Uninterrupted | Switched | Gap (pp) | 95% CI | McNemar p | b/c |");
     expect(md).toMatch(/\| oracle forget=0\.5 \| Overall \| 10 \| 80\.0% \| 30\.0% \| \+50\.0 \| \[.*\] \| 0\.0625 \| 5\/0 \|/);
+  });
+  it("table, markdown and html show the minimum detectable gap and its warning near the top", () => {
+    const table = renderReport(report, "table");
+    const at = table.indexOf("Power: the smallest gap the pairs detect");
+    expect(at).toBeGreaterThan(table.indexOf("Resolution"));
+    expect(at).toBeLessThan(table.indexOf("Failure categories"));
+    expect(table).toMatch(/oracle forget=0\.5\s+Overall\s+10\s+5\s+50\.0%\s+–/);
+    expect(table.replace(/\s+/g, " ")).toContain("10 session pairs: minimum detectable gap none up to the discordance (50.0 points) (exact McNemar, two-sided α = 0.05, 80% power, at the observed 50.0% paired discordance).");
+    expect(table.replace(/\s+/g, " ")).toContain(`Warning: ${report.configs[0]!.power.warning!}.`);
+    const md = renderReport(report, "markdown");
+    expect(md).toContain("### Power: the smallest gap the pairs detect");
+    expect(md).toContain("| Configuration | Group | Pairs | Discordant | Discordance | Min. detectable gap (pp) |");
+    expect(md).toContain(`Warning: ${report.configs[0]!.power.warning!}.`);
+    const html = renderReport(report, "html");
+    const header = html.slice(html.indexOf("<header>"), html.indexOf("</header>"));
+    expect(header).toContain("10 session pairs: minimum detectable gap none up to the discordance");
+    expect(header).toContain("<strong>Warning:</strong> 10 session pairs detect no gap");
   });
   it("json is the report and html escapes task texts", () => {
     expect(JSON.parse(renderReport(report, "json"))).toEqual(report);
@@ -241,6 +270,7 @@ describe("CLI", () => {
     expect(doc.format).toBe("switch-swe.report/2");
     expect(doc.bootstrap.seed).toBe(3);
     expect(doc.configs[0]!.groups.overall.gap).toBe(50);
+    expect(doc.configs[0]!.power.groups.overall).toMatchObject({ pairs: 10, discordant_pairs: 5, min_detectable_gap: null });
     const out = join(root, "cli", "report.md");
     const m = cli(["report", fx.runDir, "--out", out]);
     expect(m.code).toBe(0);

@@ -7,9 +7,11 @@ import {
   mcnemarExact,
   pairedGapDifferenceCI,
   percentileSorted,
+  powerOf,
   summarize,
   type Pair,
 } from "../../src/report/stats.js";
+import type { GroupResult } from "../../src/report/report-schema.js";
 
 const pairs = (spec: Array<[number, number, number]>): Pair[] =>
   spec.flatMap(([b, s, k]) => Array.from({ length: k }, () => [b === 1, s === 1] as const));
@@ -104,5 +106,27 @@ describe("schedule profile", () => {
         });
       }
     }
+  });
+});
+
+describe("power of a report's groups", () => {
+  const group = (n: number, b: number, c: number): GroupResult => ({
+    n,
+    resolved: { uninterrupted: 0, switched: 0 },
+    uninterrupted: null,
+    switched: null,
+    gap: null,
+    ci95: null,
+    mcnemar_p: null,
+    discordant: { base_only: b, switch_only: c },
+  });
+  it("uses each group's observed discordance, 25% where no pair was discordant, and warns on the overall group only", () => {
+    const p = powerOf({ overall: group(200, 30, 20), near: group(100, 0, 0), far: group(100, 30, 20) });
+    expect(p.groups.overall).toEqual({ pairs: 200, discordant_pairs: 50, discordance: 25, assumed: false, min_detectable_gap: 10.2 });
+    expect(p.groups.near).toEqual({ pairs: 100, discordant_pairs: 0, discordance: 25, assumed: true, min_detectable_gap: 14.5 });
+    expect(p.groups.far).toMatchObject({ discordance: 50, assumed: false });
+    expect(p.warning).toBeNull();
+    expect(powerOf({ overall: group(100, 15, 10), near: group(0, 0, 0), far: group(100, 15, 10) }).warning).toMatch(/^100 session pairs detect only gaps of 14\.5 points or more/);
+    expect(powerOf({ overall: group(0, 0, 0), near: group(0, 0, 0), far: group(0, 0, 0) }).groups.overall.min_detectable_gap).toBeNull();
   });
 });

@@ -29,6 +29,7 @@ describe("focus tasks with fewer than two substantive stages", () => {
     const b = cli(["sessions", "build", ds, "--seed", "1", "--out", out], { env });
     expect(b.code).toBe(0);
     expect(b.stderr).toBe("");
-    expect(cli(["sessions", "stats", out], { env }).stderr).toBe("");
+    // Ten tasks make few pairs: the only warning left is the power one (test/cli/sessions-power.test.ts).
+    expect(cli(["sessions", "stats", out], { env }).stderr).not.toContain("fewer than two substantive stages");
   });
 });

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { detectableGap, detectableGapLine, detectableGapWarning } from "../../core/power.js";
 import { readJsonWith, toJsonText, writeFileAtomic } from "../../core/json-file.js";
 import { loadDataset } from "../../dataset/load.js";
 import { checkSessions } from "../../sessions/check.js";
@@ -43,7 +44,7 @@ export function registerSessions(program: Command): void {
     });
   sessions
     .command("stats")
-    .description("profile of the schedules: requests, workspace switches and focus returns")
+    .description("profile of the schedules (requests, workspace switches, focus returns) and the smallest gap the pairs can detect")
     .argument("<sessions>", "sessions file")
     .option("--json", "print JSON")
     .action((path: string, o: { json?: boolean }) => {
@@ -51,8 +52,12 @@ export function registerSessions(program: Command): void {
       const table = profileTable(file);
       const few = fewStagesWarning(file);
       if (few) process.stderr.write(`warning: ${few}\n`);
-      if (o.json) process.stdout.write(toJsonText({ summary: table, sessions: sessionProfiles(file) }));
-      else process.stdout.write(`${formatProfileTable(table)}\n`);
+      // Before a run no discordance is known: the smallest gap these pairs detect at an assumed 25%.
+      const power = detectableGap(file.pairs.length, null);
+      const weak = detectableGapWarning(power);
+      if (weak) process.stderr.write(`warning: ${weak}\n`);
+      if (o.json) process.stdout.write(toJsonText({ summary: table, power, sessions: sessionProfiles(file) }));
+      else process.stdout.write(`${formatProfileTable(table)}\n${detectableGapLine(power)}\n`);
     });
 }
 
