@@ -11,6 +11,7 @@ import { registerMockModel } from "./mock-model.js";
 import { registerQueue } from "./queue.js";
 import { registerAgents } from "./agents.js";
 import { registerDatasets } from "./datasets.js";
+import { registerExport } from "./export.js";
 
 /** Every command group; each module adds its own subcommands and options. */
 export function registerCommands(program: Command): void {
@@ -20,6 +21,7 @@ export function registerCommands(program: Command): void {
   registerDemo(program);
   registerHandoff(program);
   registerReport(program);
+  registerExport(program);
   registerRun(program);
   registerVerify(program);
   registerRcm(program);
