@@ -153,6 +153,29 @@ describe("export atif of a CLI agent's run (recorded claude-code events)", () =>
     expect(doc.final_metrics!.total_cost_usd).toBeGreaterThan(0);
   });
 
+  it("counts every token once, as the report does: cache writes, reasoning reported apart, a context manager's calls", () => {
+    const events = (): AgentEvent[] => [
+      { kind: "text", text: "Looking first." },
+      { kind: "model_call", model: "m", input_tokens: 100, cached_input_tokens: 50, cache_write_tokens: 30, output_tokens: 20, reasoning_tokens: 7, reasoning_in_output: false, cost_usd: 0.002 },
+      { kind: "model_call", model: "aux", input_tokens: 10, output_tokens: 5, auxiliary: true, cost_usd: 0.001 },
+      { kind: "tool_call", name: "bash", args: "ls", status: "ok", output: "a.py" },
+      { kind: "error", message: "rate limited" },
+    ];
+    const fx = writeRunFixture(tempDir(), { pairs: [{ locality: "near", base: "resolved", switch: "resolved" }], agent: { name: "command", options: {} }, events });
+    const docs = exportRun(fx.runDir);
+    expectSumsEqualReport(docs, reportJson(fx.runDir));
+    const steps = docs.get("t00.base")!.steps.filter((s) => requestOf(s)?.index === 0 && s.source === "agent");
+    expect(steps.map((s) => [s.message, s.metrics?.prompt_tokens, s.metrics?.completion_tokens, s.tool_calls?.[0]?.arguments])).toEqual([
+      ["Looking first.", undefined, undefined, undefined],
+      ["", 180, 27, undefined],
+      ["", 10, 5, undefined],
+      ["", undefined, undefined, { value: "ls" }],
+      ["rate limited", undefined, undefined, undefined],
+    ]);
+    expect(steps[2]!.extra!.switch_swe).toMatchObject({ auxiliary: true });
+    expect(steps[3]!.observation!.results[0]).toMatchObject({ content: "a.py", extra: { status: "ok" } });
+  });
+
   it("exports a run that made no model call (nop) from its requests and the harness's actions", () => {
     const fx = writeRunFixture(tempDir(), { pairs: [{ locality: "far", base: "resolved", switch: "resolved" }], agent: { name: "nop", options: {} }, events: () => [] });
     const docs = exportRun(fx.runDir);
@@ -165,6 +188,12 @@ describe("export atif of a CLI agent's run (recorded claude-code events)", () =>
 });
 
 describe("export atif refuses bad input in one line, exit 2, writing nothing", () => {
+  it("no --out: a usage error", () => {
+    const r = cli(["export", "atif", tempDir()]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split("\n")).toEqual(["switch-swe export atif: required option '--out <dir>' not specified (see switch-swe export atif --help)"]);
+  });
+
   it("a directory that is not a run", () => {
     const dir = tempDir();
     const out = join(dir, "out");

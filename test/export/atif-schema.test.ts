@@ -3,7 +3,7 @@ import { atifTrajectorySchema } from "../../src/formats/atif.js";
 import { formatFieldPath } from "../../src/core/errors.js";
 
 /** A small document in the shape of the RFC's examples: a user request, an agent step with a tool call and its result. */
-function valid(): Record<string, any> {
+function valid(): Record<string, unknown> {
   return {
     schema_version: "ATIF-v1.7",
     session_id: "0b9c6a1e-0000-4000-8000-000000000000",
@@ -40,20 +40,24 @@ describe("the ATIF v1.7 schema", () => {
   });
 
   it("refuses what Harbor's models refuse", () => {
-    const cases: Array<[string, (d: Record<string, any>) => void, RegExp]> = [
-      ["unknown version", (d) => (d.schema_version = "ATIF-v2.0"), /^schema_version: /],
-      ["a field ATIF does not list", (d) => (d.steps[0].role = "user"), /^steps\[0\]: .*role/],
-      ["step ids out of order", (d) => (d.steps[2].step_id = 5), /^steps\[2\]\.step_id: expected 3/],
-      ["metrics on a user step", (d) => (d.steps[0].metrics = { prompt_tokens: 1 }), /^steps\[0\]\.metrics: only allowed on agent steps/],
-      ["a result of no tool call of the step", (d) => (d.steps[1].observation.results[0].source_call_id = "c9"), /^steps\[1\]\.observation\.results\[0\]\.source_call_id: "c9" is no tool_call_id/],
-      ["metrics on a deterministic dispatch", (d) => (d.steps[1].llm_call_count = 0), /^steps\[1\]\.metrics: must be absent when llm_call_count is 0/],
-      ["an agent without a version", (d) => delete d.agent.version, /^agent\.version: /],
-      ["a source ATIF does not know", (d) => (d.steps[2].source = "environment"), /^steps\[2\]\.source: /],
-      ["negative tokens", (d) => (d.final_metrics.total_prompt_tokens = -1), /^final_metrics\.total_prompt_tokens: /],
+    // [what, field path, new value (undefined: remove the field), the problem expected]
+    const cases: Array<[string, Array<string | number>, unknown, RegExp]> = [
+      ["unknown version", ["schema_version"], "ATIF-v2.0", /^schema_version: /],
+      ["a field ATIF does not list", ["steps", 0, "role"], "user", /^steps\[0\]: .*role/],
+      ["step ids out of order", ["steps", 2, "step_id"], 5, /^steps\[2\]\.step_id: expected 3/],
+      ["metrics on a user step", ["steps", 0, "metrics"], { prompt_tokens: 1 }, /^steps\[0\]\.metrics: only allowed on agent steps/],
+      ["a result of no tool call of the step", ["steps", 1, "observation", "results", 0, "source_call_id"], "c9", /^steps\[1\]\.observation\.results\[0\]\.source_call_id: "c9" is no tool_call_id/],
+      ["metrics on a deterministic dispatch", ["steps", 1, "llm_call_count"], 0, /^steps\[1\]\.metrics: must be absent when llm_call_count is 0/],
+      ["an agent without a version", ["agent", "version"], undefined, /^agent\.version: /],
+      ["a source ATIF does not know", ["steps", 2, "source"], "environment", /^steps\[2\]\.source: /],
+      ["negative tokens", ["final_metrics", "total_prompt_tokens"], -1, /^final_metrics\.total_prompt_tokens: /],
     ];
-    for (const [what, change, expected] of cases) {
+    for (const [what, path, value, expected] of cases) {
       const d = valid();
-      change(d);
+      const parent = path.slice(0, -1).reduce<Record<string | number, unknown>>((o, k) => o[k] as Record<string | number, unknown>, d);
+      const key = path.at(-1)!;
+      if (value === undefined) delete parent[key];
+      else parent[key] = value;
       const found = problems(d);
       expect(found.some((p) => expected.test(p)), `${what}: ${found.join(" | ")}`).toBe(true);
     }
