@@ -15,7 +15,7 @@ const layers: string[][] = [
   ["sessions", "rcm", "mock-model"],
   ["agents", "verify", "qualify", "importers", "mine", "datasets"],
   ["run"],
-  ["report", "opencode-plugin", "handoff", "queue", "doctor"],
+  ["report", "export", "opencode-plugin", "handoff", "queue", "doctor"],
   ["cli"],
 ];
 const rank = new Map(layers.flatMap((names, i) => names.map((n) => [n, i] as const)));

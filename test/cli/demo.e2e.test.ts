@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { atifTrajectorySchema } from "../../src/formats/atif.js";
 import { readTrajectory } from "../../src/formats/trajectory-file.js";
 import { cli } from "../helpers/cli.js";
 import { tempDir, writeSyntheticDataset } from "../helpers/synthetic-dataset.js";
@@ -58,6 +59,16 @@ describe("switch-swe demo", () => {
     expect(forget!.sessions.filter((s) => s.status === "unresolved").map((s) => s.id).sort()).toEqual(forgotFocus);
     for (const run of ["oracle", "oracle-forget-0.5"]) {
       expect(existsSync(join(out, "runs", run, "sessions", "textflow-slug-unicode.switch", "verdict.json"))).toBe(true);
+    }
+    // Both runs export to ATIF: every session's file validates and its token total is the report's.
+    for (const [i, run] of ["oracle", "oracle-forget-0.5"].entries()) {
+      const atifDir = join(out, "atif", run);
+      const x = cli(["export", "atif", join(out, "runs", run), "--out", atifDir]);
+      expect(x.code, x.stderr).toBe(0);
+      for (const s of report.configs[i]!.sessions as Array<SessionEntry & { usage: { tokens: number } | null }>) {
+        const doc = atifTrajectorySchema.parse(JSON.parse(readFileSync(join(atifDir, `${s.id}.json`), "utf8")));
+        expect(doc.final_metrics!.total_prompt_tokens! + doc.final_metrics!.total_completion_tokens!).toBe(s.usage!.tokens);
+      }
     }
   }, 1_800_000);
 });

@@ -12,6 +12,7 @@ import { registerQueue } from "./queue.js";
 import { registerAgents } from "./agents.js";
 import { registerDatasets } from "./datasets.js";
 import { registerDoctor } from "./doctor.js";
+import { registerExport } from "./export.js";
 
 /** Every command group; each module adds its own subcommands and options. */
 export function registerCommands(program: Command): void {
@@ -21,6 +22,7 @@ export function registerCommands(program: Command): void {
   registerDemo(program);
   registerHandoff(program);
   registerReport(program);
+  registerExport(program);
   registerRun(program);
   registerVerify(program);
   registerRcm(program);
