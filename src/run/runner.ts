@@ -29,6 +29,7 @@ import { defaultLimits, parseLimits, type Limits } from "../core/limits.js";
 import type { SandboxMode } from "../core/sandbox.js";
 import { removeWorkDir } from "./workspaces.js";
 import { sha256 } from "../core/digest.js";
+import { datasetDigest } from "../dataset/pack.js";
 
 export const defaultRequestTimeoutS = 900;
 export const maxContinuations = 3;
@@ -149,7 +150,8 @@ function prepare(runDir: string, opts: RunOptions): Prepared {
     format: "switch-swe.run/1",
     created_at: previous?.created_at ?? nowIso(),
     switch_swe_version: previous?.switch_swe_version ?? packageVersion,
-    dataset: { path: dataset.root, name: dataset.manifest.name, version: dataset.manifest.version },
+    // A resumed run keeps the digest it started with (run.json is written once).
+    dataset: { path: dataset.root, name: dataset.manifest.name, version: dataset.manifest.version, sha256: previous ? previous.dataset.sha256 : datasetDigest(dataset.root) },
     sessions_file: { path: resolve(sessionsPath), sha256: sha256(sessionsText), seed: sessions.seed },
     agent: { name: agentName, options: agentOptions },
     label: opts.label ?? previous?.label ?? defaultLabel({ name: agentName, options: agentOptions }),
