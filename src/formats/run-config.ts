@@ -36,7 +36,8 @@ export const runConfigSchema = z
     format: z.literal("switch-swe.run/1"),
     created_at: z.string(),
     switch_swe_version: z.string(),
-    dataset: z.object({ path: z.string(), name: z.string(), version: z.string() }).strict(),
+    /** `sha256`: the dataset digest (the sha256 of its pack, src/dataset/pack.ts); absent in runs started before it was recorded. */
+    dataset: z.object({ path: z.string(), name: z.string(), version: z.string(), sha256: z.string().optional() }).strict(),
     sessions_file: z.object({ path: z.string(), sha256: z.string(), seed: z.number() }).strict(),
     agent: z.object({ name: z.string(), options: z.record(z.string(), z.string()), harness: harnessInfoSchema.optional() }).strict(),
     /** The configuration's name in reports. */
@@ -84,7 +85,7 @@ export const runConfigReadSchema = z.looseObject({
   label: z.string().optional(),
   agent: z.looseObject({ name: z.string(), options: z.unknown().optional() }),
   dataset: z
-    .looseObject({ path: z.string().optional(), name: z.string().optional(), version: z.string().optional() })
+    .looseObject({ path: z.string().optional(), name: z.string().optional(), version: z.string().optional(), sha256: z.string().optional() })
     .optional(),
   /** Required unless the caller names the sessions file (--sessions). */
   sessions_file: z.looseObject({ path: z.string(), sha256: z.string().optional() }).optional(),

@@ -109,7 +109,7 @@ export class QueueCoordinator implements SessionBackend {
       attempt,
       pair: s.pair,
       condition: s.condition,
-      agent: { name: c.agent.name, options: c.agent.options },
+      agent: { name: c.agent.name, options: c.agent.options, harness_version: c.agent.harness?.version ?? null },
       seed: c.seed,
       request_timeout_s: c.request_timeout_s,
       max_continuations: c.max_continuations,

@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import type { Dataset } from "../dataset/load.js";
 import { putBlob } from "./blob-store.js";
-import { packDataset } from "./dataset-pack.js";
+import { packDataset } from "../dataset/pack.js";
 import { bundleExternalRepos } from "./repo-bundles.js";
 
 /**

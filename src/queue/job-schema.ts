@@ -29,7 +29,11 @@ export const sessionJobSchema = z
     attempt: z.number().int().positive(),
     pair: sessionPairSchema,
     condition: conditionSchema,
-    agent: z.object({ name: z.string().min(1), options: z.record(z.string(), z.string()) }).strict(),
+    /**
+     * `harness_version`: the agent CLI's version in the coordinator's run.json (null: not a CLI agent, or
+     * the CLI could not tell); a worker whose own CLI says another version refuses the job.
+     */
+    agent: z.object({ name: z.string().min(1), options: z.record(z.string(), z.string()), harness_version: z.string().nullable() }).strict(),
     seed: z.number().int().nonnegative(),
     request_timeout_s: z.number().positive(),
     max_continuations: z.number().int().nonnegative(),

@@ -39,13 +39,34 @@ export function refusal(job: { switch_swe_version: string }): string | null {
 
 const agents = new Map<string, Agent>();
 function agentFor(job: SessionJob): Agent {
-  const key = JSON.stringify(job.agent);
+  const key = JSON.stringify([job.agent.name, job.agent.options]);
   let a = agents.get(key);
   if (!a) {
     a = createAgent(job.agent.name, job.agent.options);
     agents.set(key, a);
   }
   return a;
+}
+
+/** This worker's version of each agent CLI, asked once (`--version`). */
+const versions = new Map<Agent, Promise<string | null>>();
+
+/**
+ * Why this worker's agent CLI cannot run the job as the run recorded it, or null: a session run by
+ * another version of the CLI than the one run.json names would mix two agents in one configuration.
+ * Unknown on either side (not a CLI agent, or a CLI that does not say) is no reason to refuse.
+ */
+export async function agentVersionRefusal(job: SessionJob, agent: Agent, worker: string): Promise<string | null> {
+  const wanted = job.agent.harness_version;
+  if (wanted === null || !agent.describe) return null;
+  let mine = versions.get(agent);
+  if (!mine) {
+    mine = agent.describe().then((h) => h.version, () => null);
+    versions.set(agent, mine);
+  }
+  const have = await mine;
+  if (have === null || have === wanted) return null;
+  return `refused by worker ${worker}: its ${job.agent.name} CLI is version ${have}, the run's run.json records ${wanted}`;
 }
 
 /** Puts a job back for another worker (a refusal is not an attempt). */
@@ -82,12 +103,17 @@ export async function processSessionJob(raw: Job, token: string | undefined, c: 
   try {
     let result: SessionResult;
     try {
+      const agent = agentFor(job);
+      // A refusal of this kind is a result, not a hand-back: the coordinator records why and retries the
+      // attempt (another worker may have the right version), as it does for any infrastructure fault.
+      const refused = await agentVersionRefusal(job, agent, c.worker);
+      if (refused !== null) throw new InfraFault(refused);
       const dataset = await workerDataset(c.redis, job.dataset);
       mirror.start();
       result = await runSessionJob({
         job,
         dataset,
-        agent: agentFor(job),
+        agent,
         shadowRunDir,
         worker: c.worker,
         signal: controller.signal,

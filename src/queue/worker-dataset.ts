@@ -5,7 +5,7 @@ import { cacheRoot } from "../dataset/repo-cache.js";
 import { loadDataset, type Dataset } from "../dataset/load.js";
 import { InfraFault } from "../core/infra-fault.js";
 import { getBlob } from "./blob-store.js";
-import { unpackDataset } from "./dataset-pack.js";
+import { unpackDataset } from "../dataset/pack.js";
 import { withBundles } from "./repo-bundles.js";
 
 /** Where a worker keeps the datasets it received, by digest. */

@@ -1,6 +1,6 @@
 import { harnessInfoSchema } from "../formats/run-config.js";
 import type { RunInput } from "./read-run.js";
-import type { ConfigReport } from "./report-schema.js";
+import type { ConfigReport, SessionEntry } from "./report-schema.js";
 import { buildFailureSections } from "./failures.js";
 import { buildGroupSections } from "./groups.js";
 import { buildSessionSections } from "./session-entries.js";
@@ -13,6 +13,14 @@ const text = (x: unknown): string | null => (typeof x === "string" && x !== "" ?
 function harnessOf(h: unknown): ConfigReport["harness"] {
   const r = typeof h === "object" && h !== null ? (h as Record<string, unknown>) : {};
   return { name: text(r.name), version: text(r.version), model: text(r.model), effort: text(r.effort) };
+}
+
+/** Pairs of the sessions file with neither session run, or one of the two. */
+function pairsRun(entries: readonly SessionEntry[]): ConfigReport["pairs_run"] {
+  const notRun = new Map<string, number>();
+  for (const e of entries) notRun.set(e.pair, (notRun.get(e.pair) ?? 0) + (e.reason === "not run" ? 1 : 0));
+  const counts = [...notRun.values()];
+  return { pairs: notRun.size, not_run: counts.filter((n) => n === 2).length, partly_run: counts.filter((n) => n === 1).length };
 }
 
 /** Everything the report says about one configuration, from what readRun gathered: one builder per section. Pure. */
@@ -30,8 +38,10 @@ export function buildConfigReport(input: RunInput, opts: BootstrapOptions = {}):
       name: input.config.dataset?.name ?? input.sessions.dataset.name,
       version: input.config.dataset?.version ?? input.sessions.dataset.version,
       path: input.datasetPath,
+      sha256: input.digests.dataset,
     },
-    sessions_file: { path: input.sessionsPath, sha256: input.config.sessions_file?.sha256 ?? null, pairs: input.sessions.pairs.length },
+    sessions_file: { path: input.sessionsPath, sha256: input.digests.sessions, pairs: input.sessions.pairs.length },
+    pairs_run: pairsRun(s.entries),
     groups: g.groups,
     power: powerOf(g.groups),
     stage_attribution: {

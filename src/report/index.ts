@@ -1,5 +1,6 @@
 import { inputError } from "../core/errors.js";
 import { buildConfigReport } from "./aggregate.js";
+import { assertComparable } from "./comparability.js";
 import { compareConfigs } from "./compare.js";
 import { crossConfigSummary, figuresData } from "./cross-config.js";
 import { citeHandoffScores } from "./handoff-citation.js";
@@ -29,6 +30,8 @@ export interface BuildReportOptions extends Omit<ReadRunOptions, "sessionsPath" 
   datasetPath?: string;
   /** Count resolved verdicts marked suspicious as resolved. */
   trustSuspicious?: boolean;
+  /** Report runs whose sessions files or datasets differ by digest (refused otherwise). */
+  allowMixed?: boolean;
   /** `handoff score --format json` files to cite; each must come from one of the run directories. */
   handoff?: readonly string[];
 }
@@ -41,11 +44,10 @@ export async function buildReport(runDirs: readonly string[], opts: BuildReportO
   const resamples = opts.resamples ?? DEFAULT_RESAMPLES;
   if (!Number.isInteger(seed) || seed < 0) throw inputError("report", "seed", "must be a non-negative integer");
   if (!Number.isInteger(resamples) || resamples < 1) throw inputError("report", "resamples", "must be a positive integer");
-  const configs = [];
-  for (const dir of runDirs) {
-    const input = await readRun(dir, opts);
-    configs.push(buildConfigReport(input, { seed, resamples }));
-  }
+  const inputs = [];
+  for (const dir of runDirs) inputs.push(await readRun(dir, opts));
+  assertComparable(inputs, opts.allowMixed === true);
+  const configs = inputs.map((input) => buildConfigReport(input, { seed, resamples }));
   citeHandoffScores(configs, opts.handoff ?? []);
   return {
     format: REPORT_FORMAT,

@@ -4,6 +4,7 @@ import { InputError, inputError, zodProblems } from "../core/errors.js";
 import { readJson, readJsonWith } from "../core/json-file.js";
 import { mapPool } from "../core/pool.js";
 import { loadDatasetCollecting } from "../dataset/load.js";
+import { datasetDigest } from "../dataset/pack.js";
 import { defaultLabel, recordedPath, runConfigReadSchema, type RunConfigRead } from "../formats/run-config.js";
 import { runFiles } from "../formats/run-layout.js";
 import { sessionSummaryReadSchema, type SessionSummaryRead } from "../formats/session-summary.js";
@@ -52,6 +53,8 @@ export interface RunInput {
   label: string;
   sessionsPath: string;
   sessions: SessionsFile;
+  /** The sessions file and dataset the run ran (run.json's digests, else those of the files read; null: unknown). */
+  digests: { sessions: string; dataset: string | null };
   datasetPath: string | null;
   /** Per focus task; null when the dataset could not be read (stage attribution unavailable). */
   tasks: Map<string, TaskTests> | null;
@@ -162,11 +165,9 @@ export async function readRun(runDirArg: string, opts: ReadRunOptions = {}): Pro
   else throw inputError(configFile, "sessions_file", "missing (or name the sessions file with --sessions)");
   const sessions = readJsonWith(sessionsPath, sessionsFileSchema);
   const recordedSha = config.sessions_file?.sha256;
-  if (recordedSha) {
-    const sha = sha256(readFileSync(sessionsPath));
-    if (sha !== recordedSha) {
-      warnings.push(`${sessionsPath}: sha256 differs from the one recorded in run.json (the sessions file changed after the run)`);
-    }
+  const readSha = sha256(readFileSync(sessionsPath));
+  if (recordedSha && readSha !== recordedSha) {
+    warnings.push(`${sessionsPath}: sha256 differs from the one recorded in run.json (the sessions file changed after the run)`);
   }
 
   const datasetRef = opts.datasetPath ?? config.dataset?.path;
@@ -179,6 +180,8 @@ export async function readRun(runDirArg: string, opts: ReadRunOptions = {}): Pro
     datasetPath = opts.datasetPath ? resolve(opts.datasetPath) : recordedPath(runDir, datasetRef);
     ({ tasks, note: datasetNote } = taskTestsFrom(datasetPath));
   }
+  // What the run ran: run.json's digests; a run that predates them is taken to have run the files read now.
+  const datasetSha = config.dataset?.sha256 ?? (datasetPath !== null && tasks !== null ? datasetDigest(datasetPath) : null);
 
   const ids = sessions.pairs.flatMap((p) => [sessionId(p.id, "base"), sessionId(p.id, "switch")]);
   const known = new Set(ids);
@@ -204,6 +207,7 @@ export async function readRun(runDirArg: string, opts: ReadRunOptions = {}): Pro
     label: config.label ?? defaultLabel(config.agent),
     sessionsPath,
     sessions,
+    digests: { sessions: recordedSha ?? readSha, dataset: datasetSha },
     datasetPath,
     tasks,
     datasetNote,

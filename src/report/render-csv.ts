@@ -18,6 +18,9 @@ export const csvColumns = [
   "earlier_stage_share_uninterrupted_pct",
   "earlier_stage_share_switched_pct",
   "tokens_ratio_switched_over_uninterrupted",
+  "pairs_not_run",
+  "sessions_sha256",
+  "dataset_sha256",
 ] as const;
 
 /** RFC 4180 field: quoted when it holds a comma, quote or line break; formula-leading characters neutralised. */
@@ -53,6 +56,9 @@ export function renderCsv(report: Report): string {
         att?.base.earlier_stage_share ?? null,
         att?.switch.earlier_stage_share ?? null,
         c.workload.ratios.switched_over_uninterrupted.tokens,
+        c.pairs_run.not_run,
+        c.sessions_file.sha256,
+        c.dataset.sha256,
       ];
       lines.push(row.map(csvField).join(","));
     }

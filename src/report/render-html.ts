@@ -7,6 +7,7 @@ import { css } from "./html/style.js";
 import { detectableGapLine } from "../core/power.js";
 import type { Report } from "./report-schema.js";
 import { reportSections, type Section } from "./sections.js";
+import { inputsSection } from "./sections-inputs.js";
 
 export interface HtmlOptions {
   /** Where the page will be written; links to run files are made relative to its directory. Default: ./report.html */
@@ -54,6 +55,7 @@ export function renderHtml(report: Report, opts: HtmlOptions = {}): string {
 <p class="meta">${report.configs.map((c) => `<strong>${esc(c.label)}</strong> — ${esc(c.run_dir)} (${c.sessions_file.pairs} focus tasks, dataset ${esc(c.dataset.name ?? "?")} ${esc(c.dataset.version ?? "")})`).join("<br>")}</p>
 ${report.configs.map((c) => `<p class="meta power">${multi ? `<strong>${esc(c.label)}</strong>: ` : ""}${esc(detectableGapLine(c.power.groups.overall))}.${c.power.warning === null ? "" : `<br><strong>Warning:</strong> ${esc(c.power.warning)}.`}</p>`).join("\n")}
 <p class="meta">Bootstrap: ${report.bootstrap.resamples} resamples, seed ${report.bootstrap.seed}, percentile 95% interval.</p>
+${sectionHtml(inputsSection(report))}
 <nav><a href="#charts">Charts</a><a href="#tables">Tables</a><a href="#sessions">Sessions</a></nav>
 </header>
 <main>
@@ -66,7 +68,7 @@ ${report.configs.map((c) => `<p class="meta power">${multi ? `<strong>${esc(c.la
 <figure><figcaption>Outcome categories (Figure 1b)</figcaption>${failureChart(report)}</figure>
 </div>
 <h2 id="tables">Tables</h2>
-${reportSections(report).map(sectionHtml).join("\n")}
+${reportSections(report).filter((s) => s.id !== "inputs").map(sectionHtml).join("\n")}
 <h2 id="sessions">Sessions</h2>
 <p class="note">Select a session to see its schedule, verdict and files. Links are relative to this page.</p>
 <div class="sessions-layout">

@@ -282,8 +282,15 @@ export const configReportSchema = z
     agent: z.object({ name: z.string(), options: z.unknown(), harness: harnessInfoSchema.nullable() }).strict(),
     /** The harness table's view of run.json `agent.harness`; null fields = not recorded ("unknown"). */
     harness: z.object({ name: z.string().nullable(), version: z.string().nullable(), model: z.string().nullable(), effort: z.string().nullable() }).strict(),
-    dataset: z.object({ name: z.string().nullable(), version: z.string().nullable(), path: z.string().nullable() }).strict(),
+    /** `sha256`: the dataset digest the run ran (run.json's, else that of the dataset read; null: unknown). */
+    dataset: z.object({ name: z.string().nullable(), version: z.string().nullable(), path: z.string().nullable(), sha256: z.string().nullable() }).strict(),
+    /** `sha256`: the sessions file the run ran (run.json's digest, else that of the file read). */
     sessions_file: z.object({ path: z.string(), sha256: z.string().nullable(), pairs: z.number().int() }).strict(),
+    /**
+     * Pairs of the sessions file by what ran: `not_run` neither session, `partly_run` one of the two. Every
+     * figure keeps all `pairs` in its denominator (a session not run counts as unresolved).
+     */
+    pairs_run: z.object({ pairs: z.number().int(), not_run: z.number().int(), partly_run: z.number().int() }).strict(),
     groups: byGroup(groupResultSchema),
     power: powerSchema,
     stage_attribution: stageAttributionSchema,

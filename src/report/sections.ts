@@ -1,6 +1,7 @@
 import { handoffSection } from "./handoff-citation.js";
 import { groupNames, type ConfigReport, type Report, type UsageMeans } from "./report-schema.js";
 import { failureSection, harnessSection, powerSection, summarySection } from "./sections-analysis.js";
+import { inputsSection } from "./sections-inputs.js";
 
 /** A report as titled tables of text cells: what the table, markdown and html renderers lay out. */
 export interface Column {
@@ -301,6 +302,7 @@ function warningsSection(report: Report): Section | null {
 /** The harness table: which CLI, exact version, model and effort each configuration ran (real CLI agents). */
 export function reportSections(report: Report): Section[] {
   return [
+    inputsSection(report),
     harnessSection(report),
     resolutionSection(report),
     powerSection(report),

@@ -29,6 +29,7 @@ import { defaultLimits, parseLimits, type Limits } from "../core/limits.js";
 import type { SandboxMode } from "../core/sandbox.js";
 import { removeWorkDir } from "./workspaces.js";
 import { sha256 } from "../core/digest.js";
+import { datasetDigest } from "../dataset/pack.js";
 
 export const defaultRequestTimeoutS = 900;
 export const maxContinuations = 3;
@@ -151,9 +152,11 @@ function prepare(runDir: string, opts: RunOptions): Prepared {
     format: "switch-swe.run/1",
     created_at: previous?.created_at ?? nowIso(),
     switch_swe_version: previous?.switch_swe_version ?? packageVersion,
-    dataset: { path: dataset.root, name: dataset.manifest.name, version: dataset.manifest.version },
+    // A resumed run keeps the digest it started with (run.json is written once).
+    dataset: { path: dataset.root, name: dataset.manifest.name, version: dataset.manifest.version, sha256: previous ? previous.dataset.sha256 : datasetDigest(dataset.root) },
     sessions_file: { path: resolve(sessionsPath), sha256: sha256(sessionsText), seed: sessions.seed },
-    agent: { name: agentName, options: agentOptions },
+    // A resumed run keeps what the harness said when the run started (queue workers check their CLI against it).
+    agent: { name: agentName, options: agentOptions, ...(previous?.agent.harness ? { harness: previous.agent.harness } : {}) },
     label: opts.label ?? previous?.label ?? defaultLabel({ name: agentName, options: agentOptions }),
     seed: opts.seed ?? previous?.seed ?? 0,
     condition,

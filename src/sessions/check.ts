@@ -124,9 +124,52 @@ function checkPair(pair: SessionPair, tasks: Map<string, LoadedTask>, dataset: D
     const focusStages = steps.filter((s) => s.task === pair.focus && s.kind === "stage").length;
     if (focusStages !== focus.requests.length) v(condition, "focus-complete", `focus has ${focusStages} of ${focus.requests.length} stages`);
   }
+  for (const r of switchRuleViolations(pair.schedules.switch, pair.focus, pair.interruptions, (id) => tasks.get(id)?.requests.length)) {
+    v("switch", r.property, r.message);
+  }
   const project = (steps: ScheduleStep[]) => JSON.stringify(steps.filter((s) => s.task === pair.focus));
   if (project(pair.schedules.base) !== project(pair.schedules.switch)) {
     v("switch", "focus-projection", "the focus requests of the switched session differ from the uninterrupted session");
+  }
+  return out;
+}
+
+/**
+ * The two schedule rules of the method (C.5), checked on a switched schedule:
+ * `interruption-resumed`: an interruption with two or more requests in the dataset is suspended and resumed,
+ * so another task's request comes between its first and its last request;
+ * `focus-returns`: the focus returns at least min(2, stages − 1) times, a return being a substantive focus
+ * request right after a request of another task (finalization excluded), fewer only when the interruptions
+ * have fewer requests in all than that. `stagesOf` gives a task's number of requests in the dataset.
+ */
+export function switchRuleViolations(
+  steps: readonly ScheduleStep[],
+  focus: string,
+  interruptions: readonly string[],
+  stagesOf: (task: string) => number | undefined,
+): Array<{ property: string; message: string }> {
+  const out: Array<{ property: string; message: string }> = [];
+  for (const id of interruptions) {
+    const total = stagesOf(id) ?? 0;
+    const at = steps.flatMap((s, i) => (s.task === id ? [i] : []));
+    // Absent altogether is the `interruptions` rule's finding.
+    if (total < 2 || at.length === 0) continue;
+    if (at.length === 1) {
+      out.push({ property: "interruption-resumed", message: `${id} has ${total} requests but one in the switched session: it is never resumed` });
+      continue;
+    }
+    const between = steps.slice(at[0], at[at.length - 1]).some((s) => s.task !== id);
+    if (!between) out.push({ property: "interruption-resumed", message: `${id}'s ${at.length} requests come one after another: it is never suspended and resumed` });
+  }
+  const stages = stagesOf(focus) ?? 0;
+  const available = interruptions.reduce((n, id) => n + (stagesOf(id) ?? 0), 0);
+  const need = Math.max(0, Math.min(2, stages - 1, available));
+  let returns = 0;
+  steps.forEach((s, i) => {
+    if (i > 0 && s.kind === "stage" && s.task === focus && steps[i - 1]!.task !== focus) returns++;
+  });
+  if (returns < need) {
+    out.push({ property: "focus-returns", message: `the focus returns ${returns} time(s) after work on another task, at least ${need} needed (min(2, stages − 1) with ${stages} stages)` });
   }
   return out;
 }

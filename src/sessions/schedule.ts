@@ -94,24 +94,60 @@ function draftSwitch(rng: Random, focus: ScheduledTask, interruptions: readonly 
 }
 
 /**
- * The switched schedule: each interruption contributes an ordered prefix of its stages, split
- * into chunks placed between focus requests; finalization stays last. Drafts are redrawn (from the
- * same stream) until, where the stages allow it, the focus returns more than once and every
- * interruption with two or more requests is suspended and resumed; the best draft wins otherwise.
+ * A switched schedule built to meet both rules by construction, for the rare task shapes where no random
+ * draft met them: each interruption with two or more scheduled requests is cut into two chunks with a
+ * focus request (or, with a one-stage focus, other interruptions' requests) between them, and the first
+ * chunks cover min(2, stages − 1) of the gaps that a focus request follows.
+ */
+export function constructedSwitch(rng: Random, focus: ScheduledTask, interruptions: readonly ScheduledTask[]): ScheduleStep[] {
+  const gaps = focus.requests.length;
+  const chunks = shuffled(rng, interruptions).map((t) => {
+    const n = t.requests.length;
+    const prefix = randomInt(rng, Math.min(2, n), n);
+    const stages = Array.from({ length: prefix }, (_, k) => k + 1);
+    if (prefix < 2) return { task: t, parts: [stages] };
+    const cut = randomInt(rng, 1, prefix - 1);
+    return { task: t, parts: [stages.slice(0, cut), stages.slice(cut)] };
+  });
+  const steps: ScheduleStep[] = [];
+  if (gaps === 1) {
+    // One gap: split tasks first, so between the two chunks of each lie the first chunks of the others.
+    const order = [...chunks.filter((c) => c.parts.length === 2), ...chunks.filter((c) => c.parts.length === 1)];
+    steps.push(stageStep(focus, 1));
+    for (const round of [0, 1]) for (const c of order) for (const s of c.parts[round] ?? []) steps.push(stageStep(c.task, s));
+  } else {
+    // Gaps 0..gaps-2 are followed by a focus request; the first chunks of the first tasks cover `want` of them.
+    const want = Math.min(2, gaps - 1);
+    const covered = sample(rng, Array.from({ length: gaps - 1 }, (_, i) => i), want);
+    const byGap: Array<Array<{ task: ScheduledTask; stages: number[] }>> = Array.from({ length: gaps }, () => []);
+    chunks.forEach((c, i) => {
+      const first = i < want ? covered[i]! : randomInt(rng, 0, c.parts.length === 2 ? gaps - 2 : gaps - 1);
+      byGap[first]!.push({ task: c.task, stages: c.parts[0]! });
+      if (c.parts.length === 2) byGap[randomInt(rng, first + 1, gaps - 1)]!.push({ task: c.task, stages: c.parts[1]! });
+    });
+    for (let g = 0; g < gaps; g++) {
+      steps.push(stageStep(focus, g + 1));
+      for (const c of byGap[g]!) for (const s of c.stages) steps.push(stageStep(c.task, s));
+    }
+  }
+  steps.push({ kind: "finalization", task: focus.id, workspace: focus.workspace });
+  return steps;
+}
+
+/**
+ * The switched schedule: each interruption contributes an ordered prefix of its stages, split into chunks
+ * placed between focus requests; finalization stays last. Drafts are redrawn (from the same stream) until
+ * the focus returns min(2, stages − 1) times and every interruption with two or more requests is
+ * suspended and resumed (C.5); when no draft does, a schedule built to meet both rules is taken, so the
+ * rules hold for every task shape that allows them. Drafts come first because they are how every
+ * schedule built before the guarantee was drawn: a seed that met the rules gives the same schedule.
  */
 export function switchSchedule(rng: Random, focus: ScheduledTask, interruptions: readonly ScheduledTask[]): ScheduleStep[] {
   const wantReturns = Math.min(2, focus.requests.length - 1);
   const ids = interruptions.map((t) => t.id);
-  let best: ScheduleStep[] | null = null;
-  let bestScore = -Infinity;
   for (let attempt = 0; attempt < 64; attempt++) {
     const steps = draftSwitch(rng, focus, interruptions);
-    const score = Math.min(countFocusReturns(steps, focus.id), wantReturns) * 10 - neverSuspended(steps, ids);
-    if (score > bestScore) {
-      best = steps;
-      bestScore = score;
-    }
-    if (score === wantReturns * 10) break;
+    if (countFocusReturns(steps, focus.id) >= wantReturns && neverSuspended(steps, ids) === 0) return steps;
   }
-  return best!;
+  return constructedSwitch(rng, focus, interruptions);
 }

@@ -4,7 +4,7 @@ import { gzipSync } from "node:zlib";
 import { sha256 } from "../../src/core/digest.js";
 import { describe, expect, it } from "vitest";
 import { sampleDatasetDir, packageVersion } from "../../src/core/package-paths.js";
-import { packDataset, unpackDataset } from "../../src/queue/dataset-pack.js";
+import { packDataset, unpackDataset } from "../../src/dataset/pack.js";
 import { parseQueueUrl } from "../../src/queue/queue-url.js";
 import { writeSessionFiles } from "../../src/queue/session-files.js";
 import { refusal } from "../../src/queue/session-processor.js";

@@ -247,7 +247,9 @@ describe("compare", () => {
       label: "B",
       pairs: referenceSpec().pairs.map((p, i) => (i < 3 ? { ...p, switch: "resolved" as const } : p)).slice(0, 9),
     });
-    const r = await buildReport([fx.runDir, b.runDir], { compare: true });
+    // B ran a smaller sessions file: refused unless mixed runs are allowed.
+    await expect(buildReport([fx.runDir, b.runDir], { compare: true })).rejects.toThrow(/sessions_file\.sha256: this run ran sessions file [0-9a-f]{64}, .* ran [0-9a-f]{64}/);
+    const r = await buildReport([fx.runDir, b.runDir], { compare: true, allowMixed: true });
     expect(reportSchema.safeParse(r).success).toBe(true);
     const o = r.comparison!.groups.overall;
     // common tasks t00..t08: A gap = (8 − 3)/9 ... A: base 8 resolved of 9 (t08 not run), switch 3; B: switch 6

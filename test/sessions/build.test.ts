@@ -121,6 +121,41 @@ describe("sessions CLI", () => {
     expect(v.stdout).toContain(`${f.pairs[0]!.id}.switch: finalization-last:`);
   });
 
+  it("validate rejects a hand-edited schedule in which the focus never returns, or an interruption is never resumed", () => {
+    const out = tempDir();
+    cli(["sessions", "build", dir, "--seed", "4", "--out", join(out, "s.json")], { env });
+    const built = JSON.parse(readFileSync(join(out, "s.json"), "utf8")) as SessionsFile;
+    const stagesOf = (id: string) => dataset.tasks.find((t) => t.id === id)!.requests.length;
+    const pair = built.pairs.find((p) => stagesOf(p.focus) >= 3 && p.interruptions.some((i) => stagesOf(i) >= 2))!;
+    const validate = (f: SessionsFile, name: string) => {
+      writeFileSync(join(out, name), JSON.stringify(f));
+      return cli(["sessions", "validate", join(out, name), "--dataset", dir], { env });
+    };
+    expect(validate(built, "ok.json").code).toBe(0);
+
+    // The focus never returns: every interruption request moved, in order, after the last focus stage.
+    const noReturn = clone(built);
+    const p1 = noReturn.pairs.find((p) => p.id === pair.id)!;
+    const sw = p1.schedules.switch;
+    p1.schedules.switch = [...sw.filter((s) => s.task === pair.focus && s.kind === "stage"), ...sw.filter((s) => s.task !== pair.focus), sw.at(-1)!];
+    const v1 = validate(noReturn, "no-return.json");
+    expect(v1.code, v1.stdout + v1.stderr).toBe(1);
+    expect(v1.stdout).toMatch(new RegExp(`^${pair.id}\\.switch: focus-returns: the focus returns 0 time\\(s\\)`, "m"));
+
+    // An interruption never suspended: its requests gathered where its first one was.
+    const noResume = clone(built);
+    const p2 = noResume.pairs.find((p) => p.id === pair.id)!;
+    const victim = pair.interruptions.find((i) => stagesOf(i) >= 2)!;
+    const mine = p2.schedules.switch.filter((s) => s.task === victim);
+    const first = p2.schedules.switch.findIndex((s) => s.task === victim);
+    const rest = p2.schedules.switch.filter((s) => s.task !== victim);
+    rest.splice(first, 0, ...mine);
+    p2.schedules.switch = rest;
+    const v2 = validate(noResume, "no-resume.json");
+    expect(v2.code, v2.stdout + v2.stderr).toBe(1);
+    expect(v2.stdout).toContain(`${pair.id}.switch: interruption-resumed: ${victim}'s ${mine.length} requests come one after another`);
+  });
+
   it("bad input: one line per problem with the field path, exit 2, no stack trace", () => {
     const out = tempDir();
     writeFileSync(join(out, "bad.json"), JSON.stringify({ format: "switch-swe.sessions/1", dataset: { name: "x" }, seed: -1, pairs: [] }));

@@ -13,6 +13,7 @@ interface ReportCliOptions {
   sessions?: string;
   dataset?: string;
   trustSuspicious?: boolean;
+  allowMixed?: boolean;
   handoff?: string[];
 }
 
@@ -35,6 +36,7 @@ function addCommonOptions(cmd: Command): Command {
     .option("--resamples <n>", "bootstrap resamples", parsePositive("--resamples"), DEFAULT_RESAMPLES)
     .option("--sessions <file>", "sessions file to use instead of the one named in run.json")
     .option("--dataset <dir>", "dataset to use instead of the one named in run.json (for stage attribution)")
+    .option("--allow-mixed", "report runs whose sessions files or datasets differ by digest (default: refused, exit 2)")
     .option("--trust-suspicious", "count resolved verdicts marked suspicious as resolved (default: counted apart, unresolved)")
     .option(
       "--handoff <scores.json>",
@@ -52,6 +54,7 @@ async function emit(runDirs: string[], o: ReportCliOptions, compare: boolean): P
     sessionsPath: o.sessions,
     datasetPath: o.dataset,
     trustSuspicious: o.trustSuspicious === true,
+    allowMixed: o.allowMixed === true,
     ...(o.handoff ? { handoff: o.handoff } : {}),
   });
   const text = renderReport(report, format, { outFile: o.out ? resolve(o.out) : undefined });

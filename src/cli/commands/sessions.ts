@@ -4,13 +4,14 @@ import { readJsonWith, toJsonText, writeFileAtomic } from "../../core/json-file.
 import { loadDataset } from "../../dataset/load.js";
 import { checkSessions } from "../../sessions/check.js";
 import { buildCheckedSessions } from "../../sessions/checked-build.js";
+import { subsetSessions } from "../../sessions/subset.js";
 import { sessionsFileSchema } from "../../formats/sessions.js";
 import { fewStagesWarning, formatProfileTable, profileTable, sessionProfiles } from "../../sessions/stats.js";
 import { ExitCode } from "../exit-codes.js";
 import { parseCount } from "../options.js";
 
 export function registerSessions(program: Command): void {
-  const sessions = program.command("sessions").description("build, validate and profile paired session schedules");
+  const sessions = program.command("sessions").description("build, validate, subset and profile paired session schedules");
   sessions
     .command("build")
     .description("choose interruptions by locality and write the paired base/switch schedules")
@@ -41,6 +42,29 @@ export function registerSessions(program: Command): void {
       for (const v of violations) process.stdout.write(`${v.session}: ${v.property}: ${v.message}\n`);
       if (violations.length > 0) process.exitCode = ExitCode.checkFailed;
       else process.stdout.write(`${path}: ${file.pairs.length} session pairs, all valid\n`);
+    });
+  sessions
+    .command("subset")
+    .description("write a sessions file of some of the pairs (a run of it reports over those pairs only)")
+    .argument("<sessions>", "sessions file")
+    .requiredOption("--pair <id...>", "pair ids (focus task ids) to keep")
+    .requiredOption("--out <file>", "sessions file to write")
+    .option("--dataset <dir>", "validate the subset against this dataset (as sessions validate) before writing it")
+    .action((path: string, o: { pair: string[]; out: string; dataset?: string }) => {
+      const file = readJsonWith(path, sessionsFileSchema);
+      const subset = subsetSessions(file, path, o.pair);
+      if (o.dataset !== undefined) {
+        const violations = checkSessions(subset, loadDataset(o.dataset));
+        for (const v of violations) process.stdout.write(`${v.session}: ${v.property}: ${v.message}\n`);
+        if (violations.length > 0) {
+          process.stderr.write(`${o.out}: not written: the subset does not validate against ${o.dataset}\n`);
+          process.exitCode = ExitCode.checkFailed;
+          return;
+        }
+      }
+      writeFileAtomic(o.out, toJsonText(subset));
+      const checked = o.dataset !== undefined ? `, all valid against ${o.dataset}` : "";
+      process.stdout.write(`${o.out}: ${subset.pairs.length} of ${file.pairs.length} session pairs${checked}\n`);
     });
   sessions
     .command("stats")

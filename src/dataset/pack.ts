@@ -35,18 +35,31 @@ export interface DatasetPack {
 }
 
 /**
- * Packs a dataset directory deterministically: files in path order, each a JSON header line
+ * A dataset directory as one deterministic byte string: files in path order, each a JSON header line
  * (path, kind, mode, size) followed by its bytes; no times, owners or caches.
  */
-export function packDataset(root: string): DatasetPack {
+function packBytes(root: string): { raw: Buffer; files: number } {
   const entries: Entry[] = [];
   walk(root, "", entries);
   const parts: Buffer[] = [];
   for (const e of entries) {
     parts.push(Buffer.from(`${JSON.stringify({ p: e.path, k: e.kind, m: e.mode, n: e.data.length })}\n`), e.data);
   }
-  const raw = Buffer.concat(parts);
-  return { digest: sha256(raw), gz: gzipSync(raw), files: entries.length };
+  return { raw: Buffer.concat(parts), files: entries.length };
+}
+
+/** Packs a dataset directory (see packBytes) for the queue, with its digest and number of files. */
+export function packDataset(root: string): DatasetPack {
+  const { raw, files } = packBytes(root);
+  return { digest: sha256(raw), gz: gzipSync(raw), files };
+}
+
+/**
+ * The dataset digest: sha256 of the pack, the same number a queue job names the dataset by. run.json
+ * records it, and reports refuse to mix runs whose digests differ.
+ */
+export function datasetDigest(root: string): string {
+  return sha256(packBytes(root).raw);
 }
 
 function safeRelative(p: string): boolean {
