@@ -89,7 +89,7 @@ function printPhases(label, totals, sessions, requests) {
     const per = perRequestPhases.has(name) ? cell(t, requests) : "";
     console.log(`  ${name.padEnd(16)} ${String(perRequestPhases.has(name) ? t.n : "").padStart(6)} | ${cell(t, sessions).padEnd(38)} | ${per}`);
   }
-  console.log(`  ${"harness (all but request)".padEnd(23)} | ${cell(harness, sessions).padEnd(38)} | ${cell(harness, requests)}`);
+  console.log(`  ${"harness (not request)".padEnd(23)} | ${cell(harness, sessions).padEnd(38)} | ${cell(harness, requests)}`);
 }
 
 async function samplePasses() {
