@@ -7,6 +7,7 @@
 // session costs besides its requests, the figure that extrapolates to machines with a core per worker),
 // and the load average before and after (the machine may be shared).
 //   node bench/queue-fleet.mjs [--sessions 200] [--workers 1,2,4,8] [--sleep 1]
+// Fewer sessions than the sample's 36 take the first pairs. BENCH_SMALL=1: 2 sessions, 1 worker, 0.1 s.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -23,9 +24,10 @@ const arg = (name, def) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1] : def;
 };
-const sessionsWanted = Number(arg("sessions", "200"));
-const fleets = arg("workers", "1,2,4,8").split(",").map(Number);
-const sleepS = Number(arg("sleep", "1"));
+const SMALL = process.env.BENCH_SMALL === "1";
+const sessionsWanted = Number(arg("sessions", SMALL ? "2" : "200"));
+const fleets = arg("workers", SMALL ? "1" : "1,2,4,8").split(",").map(Number);
+const sleepS = Number(arg("sleep", SMALL ? "0.1" : "1"));
 const cli = new URL("../dist/cli/main.js", import.meta.url).pathname;
 const root = mkdtempSync(join(tmpdir(), "switch-swe-bench-queue-"));
 
@@ -43,7 +45,8 @@ await new Promise((r) => setTimeout(r, 500));
 const url = `redis://127.0.0.1:${port}/0`;
 
 const datasetDir = new URL("../datasets/sample", import.meta.url).pathname;
-const file = buildSessions(loadDataset(datasetDir), { seed: 0 });
+const built = buildSessions(loadDataset(datasetDir), { seed: 0 });
+const file = { ...built, pairs: built.pairs.slice(0, Math.max(1, Math.ceil(sessionsWanted / 2))) };
 const sessionsPath = join(root, "sessions.json");
 writeFileSync(sessionsPath, JSON.stringify(file));
 const perRun = file.pairs.length * 2;

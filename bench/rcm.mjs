@@ -1,14 +1,16 @@
 // Per-step overhead of RCM routing and assembly on a long interleaved history (target: < 20 ms a step
-// on one core with 200 groups). Run: npm run bench:rcm
+// on one core with 200 groups). Run: npm run bench:rcm   (BENCH_SMALL=1: 20 warm-up and 10 measured steps)
 // Measures (1) the host-neutral core (RcmEngine.prepare: route the new request, fold the previous
 // group into its state record, plan the assembly) and (2) the same step through the OpenCode plugin's
 // message conversion (historyView + applyPlan on OpenCode-shaped messages), for steps 201..300.
-import { RcmEngine, parseRcmOptions } from "../dist/rcm/index.js";
+import { RcmEngine } from "../dist/rcm/engine.js";
+import { parseRcmOptions } from "../dist/rcm/options.js";
 import { historyView, applyPlan } from "../dist/opencode-plugin/messages.js";
 
 const TASKS = 5;
-const WARM = 200;
-const MEASURED = 100;
+const SMALL = process.env.BENCH_SMALL === "1";
+const WARM = SMALL ? 20 : 200;
+const MEASURED = SMALL ? 10 : 100;
 const words = "parse format ledger amount balance report category rule split currency round total entry account period month filter sort render summary".split(" ");
 
 function request(task, k) {

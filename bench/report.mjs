@@ -10,6 +10,7 @@
 //
 //   npm run bench:report                      # build, then run
 //   node bench/report.mjs [--pairs 200] [--calls 200] [--keep]
+//   BENCH_SMALL=1: 5 pairs, 4 calls (seconds; the target is then not checked)
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -54,8 +55,9 @@ function arg(name, dflt) {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? Number(process.argv[i + 1]) : dflt;
 }
-const PAIRS = arg("pairs", 200);
-const CALLS = arg("calls", 200);
+const SMALL = process.env.BENCH_SMALL === "1";
+const PAIRS = arg("pairs", SMALL ? 5 : 200); // at least 5: each focus task has 4 other tasks as interruptions
+const CALLS = arg("calls", SMALL ? 4 : 200);
 const KEEP = process.argv.includes("--keep");
 const FOCUS_STAGES = 6;
 const INTERRUPTION_STAGES = 4; // 4 interruptions × 4 stages = 16; switched = 6 focus + 15 interruption + finalization = 22
@@ -223,8 +225,9 @@ try {
   const size = statSync(join(root, "cli.json")).size;
   console.log(`CLI report --format json: ${(cliRun.ms / 1000).toFixed(2)} s wall (process start included), peak RSS ${(cliRun.hwmKb / 1024).toFixed(0)} MB (VmHWM), ${(size / MB).toFixed(1)} MB written`);
   const ok = cliRun.ms < 10_000 && cliRun.hwmKb < 500 * 1024 && inproc.max_rss_kb < 500 * 1024;
-  console.log(`target < 10 s and < 500 MB: ${ok ? "met" : "NOT MET"}`);
-  if (!ok) process.exitCode = 1;
+  if (SMALL) console.log("target < 10 s and < 500 MB: not checked in the small configuration");
+  else console.log(`target < 10 s and < 500 MB: ${ok ? "met" : "NOT MET"}`);
+  if (!ok && !SMALL) process.exitCode = 1;
 } finally {
   if (KEEP) console.log(`kept ${root}`);
   else rmSync(root, { recursive: true, force: true });

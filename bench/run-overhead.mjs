@@ -1,10 +1,17 @@
-// Harness overhead of `switch-swe run`, measured on the built code (npm run bench:run):
-//  1. per request, with the `nop` agent over the sample sessions: the time the controller adds
-//     around each request (message, trajectory lines, progress), median and p95;
-//  2. per session: workspace set-up (five checkouts) and artifact collection for the sample repositories;
+// What a session costs the harness beside the agent, measured on the built code (npm run bench:run):
+//  1. over the sample sessions, three passes: the `nop` agent (the floor: no process, no change), then a
+//     command agent that appends one line to a file of its workspace per request (a process per request,
+//     so the request's sandbox start; a change, so the workspace evidence reads files), in the session
+//     sandbox (bwrap) and without it. Each pass prints CPU and wall time per phase of the harness
+//     (src/run/phase-timing.ts: workspace set-up, agent start, request, evidence, trajectory, artifact,
+//     clean-up, the rest), per session and per request. CPU is this process's (exact) plus its waited-for
+//     children's (git, bwrap, sh: /proc/self/stat, in clock ticks of 10 ms, so summed over many phases);
+//  2. workspace set-up and artifact collection per session from the progress events (the `nop` pass);
 //  3. five checkouts of a generated repository with 20,000 files (the same code path as a session).
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+// Sessions run one at a time (concurrency 1), so the phases of one process never overlap.
+//   node bench/run-overhead.mjs [--sessions N]     BENCH_SMALL=1: 2 sessions, 200 files, one repetition
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { loadDataset } from "../dist/dataset/load.js";
@@ -12,10 +19,18 @@ import { materializeRepo } from "../dist/dataset/repo-cache.js";
 import { buildSessions } from "../dist/sessions/build.js";
 import { runSessions } from "../dist/run/runner.js";
 import { collectPatch } from "../dist/run/artifact.js";
+import { observePhases } from "../dist/run/phase-timing.js";
 import { createWorkspaces, removeWorkDir } from "../dist/run/workspaces.js";
+
+const SMALL = process.env.BENCH_SMALL === "1";
+const argIndex = process.argv.indexOf("--sessions");
+const SESSIONS = argIndex > 0 ? Number(process.argv[argIndex + 1]) : SMALL ? 2 : Infinity;
+const FILES = SMALL ? 200 : 20_000;
+const REPS = SMALL ? 1 : 3;
 
 const root = mkdtempSync(join(tmpdir(), "switch-swe-bench-run-"));
 process.env.SWITCH_SWE_CACHE = join(root, "cache");
+const load = () => loadavg().map((x) => x.toFixed(1)).join(" ");
 
 const quantile = (xs, q) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -24,63 +39,129 @@ const quantile = (xs, q) => {
 const ms = (x) => `${x.toFixed(1)} ms`;
 const summary = (xs) => `median ${ms(quantile(xs, 0.5))}, p95 ${ms(quantile(xs, 0.95))}, max ${ms(Math.max(...xs))} (n=${xs.length})`;
 
-async function sampleRun() {
+/** Wall time, this process's CPU and its reaped children's CPU, in ms. */
+function sample() {
+  const u = process.cpuUsage();
+  const f = readFileSync("/proc/self/stat", "utf8").split(") ")[1].split(" ");
+  return { wall: performance.now(), self: (u.user + u.system) / 1000, children: (Number(f[13]) + Number(f[14])) * 10 };
+}
+
+/** Charges the time between phase edges to the innermost open phase (or to "other"): exclusive figures. */
+function phaseMeter() {
+  const totals = new Map();
+  const stack = [];
+  let last = sample();
+  const entry = (key) => {
+    if (!totals.has(key)) totals.set(key, { n: 0, wall: 0, self: 0, children: 0 });
+    return totals.get(key);
+  };
+  const charge = (now) => {
+    const t = entry(stack.at(-1) ?? "other");
+    t.wall += now.wall - last.wall;
+    t.self += now.self - last.self;
+    t.children += now.children - last.children;
+    last = now;
+  };
+  return {
+    totals,
+    observer: (phase, edge) => {
+      charge(sample());
+      if (edge === "start") {
+        stack.push(phase);
+        entry(phase).n++;
+      } else stack.pop();
+    },
+    finish: () => charge(sample()),
+  };
+}
+
+const phases = ["workspace_setup", "agent_start", "request", "evidence", "trajectory", "artifact", "cleanup", "other"];
+const perRequestPhases = new Set(["request", "evidence", "trajectory"]);
+
+function printPhases(label, totals, sessions, requests) {
+  const cell = (t, per) => `${(t.wall / per).toFixed(1).padStart(8)} ${((t.self + t.children) / per).toFixed(1).padStart(8)} (${(t.self / per).toFixed(1)} + ${(t.children / per).toFixed(1)})`;
+  console.log(`${label}: ${sessions} sessions, ${requests} requests; ms of wall and CPU (node + child processes), load ${load()}`);
+  console.log(`  ${"phase".padEnd(16)} ${"count".padStart(6)} | per session: wall      CPU                | per request: wall      CPU`);
+  const harness = { wall: 0, self: 0, children: 0 };
+  for (const name of phases) {
+    const t = totals.get(name) ?? { n: 0, wall: 0, self: 0, children: 0 };
+    if (name !== "request") for (const k of ["wall", "self", "children"]) harness[k] += t[k];
+    const per = perRequestPhases.has(name) ? cell(t, requests) : "";
+    console.log(`  ${name.padEnd(16)} ${String(perRequestPhases.has(name) ? t.n : "").padStart(6)} | ${cell(t, sessions).padEnd(38)} | ${per}`);
+  }
+  console.log(`  ${"harness (not request)".padEnd(23)} | ${cell(harness, sessions).padEnd(38)} | ${cell(harness, requests)}`);
+}
+
+async function samplePasses() {
   const datasetDir = new URL("../datasets/sample", import.meta.url).pathname;
   const dataset = loadDataset(datasetDir);
   const sessionsPath = join(root, "sessions.json");
   const file = buildSessions(dataset, { seed: 0 });
   writeFileSync(sessionsPath, JSON.stringify(file));
-  const requestsOf = new Map(file.pairs.flatMap((p) => [[`${p.id}.base`, p.schedules.base.length], [`${p.id}.switch`, p.schedules.switch.length]]));
-  // Warm the repository cache once, as any run after the first would find it.
+  const all = file.pairs.flatMap((p) => [[`${p.id}.base`, p.schedules.base.length], [`${p.id}.switch`, p.schedules.switch.length]]);
+  const chosen = all.slice(0, Math.min(all.length, SESSIONS));
+  const requests = chosen.reduce((n, [, r]) => n + r, 0);
+  const sessionIds = chosen.map(([s]) => s);
+  // Warm the repository cache and the per-commit skeletons once, as any run after the first would find them.
   for (const name of Object.keys(dataset.manifest.repos)) await materializeRepo(dataset, name);
+  if (!SMALL) await runSessions({ out: join(root, "run-warm"), resume: false, dataset: datasetDir, sessions: sessionsPath, sessionIds, agent: "nop", agentOptions: {}, concurrency: 1, keepWorkspaces: false, verify: false, progress: () => undefined });
 
-  const perRequest = [];
-  const perSessionRequest = [];
-  const setup = [];
-  const collect = [];
-  let last = 0;
-  let sessionStart = 0;
-  const t0 = performance.now();
-  await runSessions({
-    out: join(root, "run-nop"),
-    resume: false,
-    dataset: datasetDir,
-    sessions: sessionsPath,
-    agent: "nop",
-    agentOptions: {},
-    concurrency: 1,
-    keepWorkspaces: false,
-    verify: false,
-    progress: (e) => {
-      const now = performance.now();
-      if (e.type === "session_start") sessionStart = now;
-      if (e.type === "session_end") perSessionRequest.push((now - sessionStart) / requestsOf.get(e.session));
-      if (e.type === "workspaces_ready") {
-        setup.push(now - sessionStart);
-        last = now;
-      }
-      if (e.type === "request_end") {
-        perRequest.push(now - last);
-        last = now;
-      }
-      if (e.type === "session_end") collect.push(now - last);
-    },
-  });
-  const total = performance.now() - t0;
-  console.log(`sample dataset: ${dataset.tasks.length} tasks, ${file.pairs.length} pairs, ${perRequest.length} requests, ${setup.length} sessions, ${(total / 1000).toFixed(1)} s in all`);
-  console.log(`  overhead per request (nop agent, request to request): ${summary(perRequest)}`);
-  console.log(`  whole session time per request (set-up and collection included): ${summary(perSessionRequest)}`);
-  console.log(`  workspace set-up per session (5 checkouts):          ${summary(setup)}`);
-  console.log(`  artifact collection per session (5 patches):         ${summary(collect)}`);
+  const agentScript = join(root, "agent.sh");
+  writeFileSync(agentScript, `#!/bin/sh\necho "request $SWITCH_SWE_REQUEST_INDEX" >> "$SWITCH_SWE_WORKSPACE/bench-notes.txt"\n`, { mode: 0o755 });
+  const passes = [
+    { label: "nop agent, --sandbox bwrap", agent: "nop", agentOptions: {}, sandbox: "bwrap" },
+    { label: "command agent (one line appended per request), --sandbox bwrap", agent: "command", agentOptions: { command: agentScript }, sandbox: "bwrap" },
+    { label: "command agent (one line appended per request), --sandbox none", agent: "command", agentOptions: { command: agentScript }, sandbox: "none" },
+  ];
+  for (const [i, pass] of passes.entries()) {
+    const setup = [];
+    const collect = [];
+    let sessionStart = 0;
+    let last = 0;
+    const meter = phaseMeter();
+    observePhases(meter.observer);
+    const t0 = performance.now();
+    try {
+      const outcome = await runSessions({
+        out: join(root, `run-${i}`),
+        resume: false,
+        dataset: datasetDir,
+        sessions: sessionsPath,
+        sessionIds,
+        agent: pass.agent,
+        agentOptions: pass.agentOptions,
+        sandbox: pass.sandbox,
+        concurrency: 1,
+        keepWorkspaces: false,
+        verify: false,
+        progress: (e) => {
+          const now = performance.now();
+          if (e.type === "session_start") sessionStart = now;
+          if (e.type === "workspaces_ready") setup.push(now - sessionStart);
+          if (e.type === "request_end") last = now;
+          if (e.type === "session_end") collect.push(now - last);
+        },
+      });
+      if (outcome.finished.length !== chosen.length) throw new Error(`${pass.label}: ${outcome.failed.length} session(s) failed: ${outcome.failed.join(", ")}`);
+    } finally {
+      meter.finish();
+      observePhases(null);
+    }
+    const total = performance.now() - t0;
+    printPhases(`${pass.label} (${(total / 1000).toFixed(1)} s in all)`, meter.totals, chosen.length, requests);
+    if (i === 0) {
+      console.log(`  workspace set-up per session (5 checkouts):          ${summary(setup)}`);
+      console.log(`  last request to session end (5 patches, clean-up):   ${summary(collect)}`);
+    }
+  }
 }
 
 async function largeRepo() {
   const repoDir = join(root, "big", "repos", "big");
-  const files = 20_000;
   for (let d = 0; d < 200; d++) {
     const dir = join(repoDir, "src", `pkg${d}`);
     mkdirSync(dir, { recursive: true });
-    for (let f = 0; f < files / 200; f++) writeFileSync(join(dir, `mod${f}.py`), `# module ${d}/${f}\nVALUE = ${d * 1000 + f}\n`);
+    for (let f = 0; f < FILES / 200; f++) writeFileSync(join(dir, `mod${f}.py`), `# module ${d}/${f}\nVALUE = ${d * 1000 + f}\n`);
   }
   const ids = ["t0", "t1", "t2", "t3", "t4"];
   const dataset = {
@@ -91,24 +172,27 @@ async function largeRepo() {
   const pair = { id: "t0", focus: "t0", repo: "big", locality: "far", interruptions: ids.slice(1), workspaces: { w00: "t0", w01: "t1", w02: "t2", w03: "t3", w04: "t4" }, source_files: {}, schedules: { base: [], switch: [] } };
   let t = performance.now();
   await materializeRepo(dataset, "big");
-  console.log(`generated repository: ${files} files; first caching (one commit in the cache): ${ms(performance.now() - t)}`);
-  for (let rep = 1; rep <= 3; rep++) {
+  console.log(`generated repository: ${FILES} files; first caching (one commit in the cache): ${ms(performance.now() - t)}`);
+  for (let rep = 1; rep <= REPS; rep++) {
     const work = join(root, "big-work", String(rep));
     t = performance.now();
     const ws = await createWorkspaces(dataset, pair, work);
     const setupMs = performance.now() - t;
     writeFileSync(join(ws.paths.w00, "src", "pkg0", "mod0.py"), "changed = 1\n");
     t = performance.now();
-    await collectPatch(ws.paths.w00, ws.baseCommits.w00, join(root, "big.patch"));
+    const patch = await collectPatch(ws.paths.w00, ws.baseCommits.w00, join(root, "big.patch"), ws.objectStores.w00);
     const collectMs = performance.now() - t;
     await removeWorkDir(work);
-    console.log(`  five checkouts of the 20,000-file repository, run ${rep}: ${ms(setupMs)}; artifact of one workspace: ${ms(collectMs)}`);
+    if (patch.files.join() !== "src/pkg0/mod0.py") throw new Error(`unexpected artifact: ${patch.files.join(", ")}`);
+    console.log(`  five checkouts of the ${FILES}-file repository, run ${rep}: ${ms(setupMs)}; artifact of one workspace: ${ms(collectMs)}`);
   }
 }
 
 try {
-  await sampleRun();
+  console.log(`load average at start: ${load()}`);
+  await samplePasses();
   await largeRepo();
+  console.log(`load average at end: ${load()}`);
 } finally {
   rmSync(root, { recursive: true, force: true });
 }

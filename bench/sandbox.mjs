@@ -2,6 +2,7 @@
 // exact sandbox the harness builds), the cgroup set-up per session or test run (group made, /bin/true started
 // in it through the wrapper, group removed), the verifier's base-only checkout against a shared clone, and the wall time of a small sample run (oracle, verified) with
 // --sandbox bwrap vs --sandbox none. Prints figures; asserts nothing. Usage: npm run bench:sandbox
+// BENCH_SMALL=1: 5 starts, 2 checkouts, one session per mode (seconds; the figures then say little).
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir, loadavg, cpus } from "node:os";
@@ -13,6 +14,8 @@ import { defaultLimits } from "../dist/core/limits.js";
 import { loadDataset } from "../dist/dataset/load.js";
 import { baseOnlyCheckoutAt, checkoutAt, materializeRepo } from "../dist/dataset/repo-cache.js";
 
+const SMALL = process.env.BENCH_SMALL === "1";
+const STARTS = SMALL ? 5 : 40;
 const root = mkdtempSync(join(tmpdir(), "switch-swe-bench-sandbox-"));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const time = (fn) => {
@@ -23,9 +26,9 @@ const time = (fn) => {
 
 function startups(label, makeArgs) {
   const xs = [];
-  for (let i = 0; i < 40; i++) xs.push(time(() => execFileSync("bwrap", makeArgs(), { stdio: "ignore" })));
+  for (let i = 0; i < STARTS; i++) xs.push(time(() => execFileSync("bwrap", makeArgs(), { stdio: "ignore" })));
   const bare = [];
-  for (let i = 0; i < 40; i++) bare.push(time(() => execFileSync("/bin/true", [], { stdio: "ignore" })));
+  for (let i = 0; i < STARTS; i++) bare.push(time(() => execFileSync("/bin/true", [], { stdio: "ignore" })));
   console.log(`${label}: median ${median(xs).toFixed(1)} ms (plain /bin/true spawn: ${median(bare).toFixed(1)} ms; sandbox overhead ${(median(xs) - median(bare)).toFixed(1)} ms)`);
 }
 
@@ -41,7 +44,7 @@ const timeAsync = async (fn) => {
 };
 const cg = [];
 let record = null;
-for (let i = 0; i < 40; i++) {
+for (let i = 0; i < STARTS; i++) {
   cg.push(
     await timeAsync(async () => {
       const g = createCgroup(defaultLimits);
@@ -59,7 +62,7 @@ const sample = loadDataset(join(process.cwd(), "datasets", "sample"));
 const repo = await materializeRepo(sample, "textflow");
 for (const [label, fn] of [["shared clone (alternates into the cache)", checkoutAt], ["base-only checkout (depth 1, no alternates)", baseOnlyCheckoutAt]]) {
   const xs = [];
-  for (let i = 0; i < 10; i++) xs.push(await timeAsync(() => fn(repo, repo.head, join(root, `co-${label.length}-${i}`))));
+  for (let i = 0; i < (SMALL ? 2 : 10); i++) xs.push(await timeAsync(() => fn(repo, repo.head, join(root, `co-${label.length}-${i}`))));
   console.log(`verifier checkout, ${label}: median ${median(xs).toFixed(1)} ms (textflow, sample dataset)`);
 }
 
@@ -67,10 +70,10 @@ const cli = join(process.cwd(), "dist", "cli", "main.js");
 const dataset = join(process.cwd(), "datasets", "sample");
 const sessions = join(root, "sessions.json");
 execFileSync(process.execPath, [cli, "sessions", "build", dataset, "--seed", "0", "--out", sessions]);
-const pairs = JSON.parse(readFileSync(sessions, "utf8")).pairs.slice(0, 2).map((p) => p.focus);
-const args = pairs.flatMap((f) => ["--session", `${f}.base`, "--session", `${f}.switch`]);
+const pairs = JSON.parse(readFileSync(sessions, "utf8")).pairs.slice(0, SMALL ? 1 : 2).map((p) => p.focus);
+const args = SMALL ? ["--session", `${pairs[0]}.base`] : pairs.flatMap((f) => ["--session", `${f}.base`, "--session", `${f}.switch`]);
 const env = { ...process.env, SWITCH_SWE_CACHE: join(root, "cache") };
-for (const mode of ["none", "bwrap", "none", "bwrap"]) {
+for (const mode of SMALL ? ["none", "bwrap"] : ["none", "bwrap", "none", "bwrap"]) {
   const out = join(root, `run-${mode}-${Math.random().toString(36).slice(2)}`);
   const t = time(() => {
     const r = spawnSync(process.execPath, [cli, "run", "--dataset", dataset, "--sessions", sessions, "--agent", "oracle", "--out", out, "--quiet", "--sandbox", mode, ...args], { env, encoding: "utf8" });

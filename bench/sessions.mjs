@@ -1,11 +1,13 @@
 // Builds and validates paired sessions for a generated dataset of 10,000 tasks over 20 repositories.
 // Run: npm run bench:sessions   (prints wall time, CPU time and peak resident memory)
+// BENCH_SMALL=1: 40 tasks over 2 repositories (seconds; the figures then say nothing).
 import { buildSessions } from "../dist/sessions/build.js";
 import { checkSessions } from "../dist/sessions/check.js";
 import { seededRandom, randomInt } from "../dist/core/random.js";
 
-const REPOS = 20;
-const TASKS_PER_REPO = 500;
+const SMALL = process.env.BENCH_SMALL === "1";
+const REPOS = SMALL ? 2 : 20;
+const TASKS_PER_REPO = SMALL ? 20 : 500;
 const DIRS = 50;
 const FILES_PER_DIR = 20;
 

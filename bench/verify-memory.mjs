@@ -2,7 +2,8 @@
 // own peak RSS (process.resourceUsage().maxRSS), measured in a fresh Node process per verification.
 // The artifact adds one big text file to a sample-dataset task, so the whole path runs: hashing,
 // splitting, path checks, git apply, the held-out tests.
-// Run: npm run build && node bench/verify-memory.mjs [MB ...]   (prints one line per size)
+// Run: npm run build && node bench/verify-memory.mjs [MB ...]   (prints one line per size; default 0 and 50,
+// with BENCH_SMALL=1 0 and 1)
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync, openSync, writeSync, closeSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -38,7 +39,7 @@ try {
   const dataset = loadDataset(sampleDatasetDir);
   const task = dataset.tasks[0];
   const session = `${task.id}.base`;
-  for (const mb of sizes.length > 0 ? sizes : [0, 50]) {
+  for (const mb of sizes.length > 0 ? sizes : process.env.BENCH_SMALL === "1" ? [0, 1] : [0, 50]) {
     const runDir = join(work, `run-${mb}`);
     mkdirSync(join(runDir, "sessions", session), { recursive: true });
     writeFileSync(join(runDir, "run.json"), JSON.stringify({ dataset: { path: sampleDatasetDir } }));

@@ -4,6 +4,7 @@
 // a warm pass (--force) must reuse every environment, and a second verification of the same task
 // must skip set-up entirely.
 // Run: npm run bench:verify   (prints wall times, per-verification times and set-up counts)
+// BENCH_SMALL=1: the first task only (two sessions).
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -48,7 +49,8 @@ try {
   const runDir = join(work, "run");
   mkdirSync(runDir, { recursive: true });
   writeFileSync(join(runDir, "run.json"), JSON.stringify({ dataset: { path: datasetDir } }));
-  for (const task of dataset.tasks) {
+  const tasks = process.env.BENCH_SMALL === "1" ? dataset.tasks.slice(0, 1) : dataset.tasks;
+  for (const task of tasks) {
     const repo = await materializeRepo(dataset, task.repo);
     const commit = await resolveBase(repo, task.base);
     const co = join(work, "refs", task.id);
@@ -66,8 +68,8 @@ try {
       writeFileSync(join(dir, "artifact.patch"), artifact);
     }
   }
-  const sessions = dataset.tasks.length * 2;
-  console.log(`sample dataset: ${dataset.tasks.length} tasks, ${Object.keys(dataset.manifest.repos).length} repositories; ${sessions} sessions; concurrency ${CONCURRENCY}`);
+  const sessions = tasks.length * 2;
+  console.log(`sample dataset: ${tasks.length} of ${dataset.tasks.length} tasks, ${Object.keys(dataset.manifest.repos).length} repositories; ${sessions} sessions; concurrency ${CONCURRENCY}`);
 
   // 3. Cold pass: set-up runs once per repository.
   let t0 = Date.now();

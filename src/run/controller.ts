@@ -21,6 +21,7 @@ import { emptyUsage, usageOf } from "../formats/usage.js";
 import { SessionRecorder } from "./recorder.js";
 import { WorkspaceEvidence } from "./workspace-evidence.js";
 import { createWorkspaces, removeWorkDir, type SessionWorkspaces } from "./workspaces.js";
+import { timed } from "./phase-timing.js";
 
 export interface AttemptParams {
   runDir: string;
@@ -107,22 +108,29 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
   let cgroup: ProcessCgroup | null = null;
   try {
     const setupStart = Date.now();
-    const ws = await createWorkspaces(p.dataset, p.pair, p.workDir, p.signal);
-    evidence = await WorkspaceEvidence.open(ws.paths);
+    const ws = await timed("workspace_setup", () => createWorkspaces(p.dataset, p.pair, p.workDir, p.signal));
+    evidence = await timed("workspace_setup", () => WorkspaceEvidence.open(ws.paths));
     recorder.workspacesReady(p.attempt, Date.now() - setupStart);
-    recorder.workspaceState(null, await evidence.snapshot());
-    const sandbox = p.sandbox ? sessionSandbox({ repo: p.pair.repo, workspaces: ws.paths, stateDir: join(p.workDir, "agent"), homeDir: sandboxHome(p.workDir), network: p.sandbox.network }) : undefined;
-    cgroup = p.limits ? createCgroup(p.limits) : null;
+    const first = evidence;
+    recorder.workspaceState(null, await timed("evidence", () => first.snapshot()));
+    const started = await timed("agent_start", async () => ({
+      sandbox: p.sandbox ? sessionSandbox({ repo: p.pair.repo, workspaces: ws.paths, stateDir: join(p.workDir, "agent"), homeDir: sandboxHome(p.workDir), network: p.sandbox.network }) : undefined,
+      group: p.limits ? createCgroup(p.limits) : null,
+    }));
+    const sandbox = started.sandbox;
+    cgroup = started.group;
     for (const [r, rec] of Object.entries(cgroup?.record ?? {})) {
       if (rec.status !== "enforced" && rec.limit !== null) recorder.warning(`resource limits: ${r}=${rec.limit} is not enforced on this machine: ${rec.detail}`);
     }
-    conversation = await startConversation(p, ws, sessionDir, conversationId, sandbox, cgroup);
+    const group = cgroup;
+    conversation = await timed("agent_start", () => startConversation(p, ws, sessionDir, conversationId, sandbox, group));
     const deliverParams = { conversation, schedule, repo: p.pair.repo, focus: p.pair.focus, paths: sandbox?.insidePaths ?? ws.paths, recorder, evidence, usage };
     delivered = await deliverSchedule({ ...deliverParams, requestTimeoutMs: p.requestTimeoutMs, maxContinuations: p.maxContinuations, signal: p.signal });
-    await closeQuietly(conversation);
+    const ended = conversation;
+    await timed("cleanup", () => closeQuietly(ended));
     conversation = null;
 
-    const patches = await collectAll(p, ws, sessionDir, focusWorkspace);
+    const patches = await timed("artifact", () => collectAll(p, ws, sessionDir, focusWorkspace));
     for (const [w, why] of Object.entries(patches.damaged)) recorder.warning(`no patch for ${w}: ${why}`);
     const done = { ...summary("finished", undefined, patches.artifact, patches.others), ...(Object.keys(patches.damaged).length > 0 ? { damaged_workspaces: patches.damaged } : {}) };
     recorder.sessionEnd("finished", delivered.finalized);
@@ -134,9 +142,11 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
     recorder.sessionEnd("failed", false, `${kind}: ${reason}`);
     throw new AttemptAborted(kind, reason, summary("failed", `${kind}: ${reason}`));
   } finally {
-    evidence?.close();
-    await cgroup?.remove().catch((e: unknown) => recorder.warning(`resource limits: ${errorText(e)}`));
-    if (!p.keepWorkspaces) await removeWorkDir(p.workDir).catch(() => undefined);
+    await timed("cleanup", async () => {
+      evidence?.close();
+      await cgroup?.remove().catch((e: unknown) => recorder.warning(`resource limits: ${errorText(e)}`));
+      if (!p.keepWorkspaces) await removeWorkDir(p.workDir).catch(() => undefined);
+    });
   }
 }
 

@@ -6,6 +6,7 @@ import type { ScheduleStep, WorkspaceName } from "../formats/sessions.js";
 import { continuationMessage, finalizationMessage, stageMessage } from "./message-templates.js";
 import type { SessionRecorder } from "./recorder.js";
 import type { WorkspaceEvidence } from "./workspace-evidence.js";
+import { timed } from "./phase-timing.js";
 
 /** The run is being stopped (Ctrl-C, SIGTERM): the attempt ends without blaming anyone. */
 export class RunInterrupted extends Error {}
@@ -84,11 +85,12 @@ async function deliverRequest(p: DeliverParams, st: LoopState, index: number, st
       p.recorder.agentEvent(index, event);
     };
     const request = { index, message, workspace: step.workspace, workspacePath: path, continuation, turn: st.turn, timeoutMs: p.requestTimeoutMs, signal: p.signal };
-    const result = await sendGuarded(p.conversation, request, onEvent, p.signal);
+    const result = await timed("request", () => sendGuarded(p.conversation, request, onEvent, p.signal));
     st.turn++;
     const outcome = result.outcome;
     p.recorder.requestEnd(index, outcome, Date.now() - t0, result.detail);
-    if (p.evidence) p.recorder.workspaceState(index, await p.evidence.snapshot());
+    const evidence = p.evidence;
+    if (evidence) p.recorder.workspaceState(index, await timed("evidence", () => evidence.snapshot()));
     if (p.signal.aborted) throw new RunInterrupted();
     if (outcome === "infra_fault") throw new InfraFault(`request ${index}: ${result.detail ?? "agent infrastructure fault"}`);
     if (!continuation) st.requests.delivered++;

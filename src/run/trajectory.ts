@@ -1,6 +1,7 @@
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { TrajectoryLine } from "../formats/trajectory.js";
+import { timedSync } from "./phase-timing.js";
 
 /**
  * Appends trajectory lines as they happen (one JSON object per line), so a run killed at any moment
@@ -13,6 +14,6 @@ export class TrajectoryWriter {
   }
 
   write(line: TrajectoryLine): void {
-    appendFileSync(this.file, `${JSON.stringify(line)}\n`);
+    timedSync("trajectory", () => appendFileSync(this.file, `${JSON.stringify(line)}\n`));
   }
 }

@@ -102,7 +102,9 @@ async function makeSkeleton(mirror: string, commit: string, dir: string): Promis
   try {
     await git(["init", "-q", "--template=", "-b", workspaceBranch, tmp]);
     const uploadPack = "git -c uploadpack.allowAnySHA1InWant=true upload-pack";
-    await git(["-C", tmp, "fetch", "-q", "--no-tags", "--no-write-fetch-head", `--upload-pack=${uploadPack}`, mirror, commit]);
+    // Kept as one pack (git unpacks fetches of under 100 objects): a small repository's history would
+    // otherwise be hundreds of loose files that every workspace copies one by one.
+    await git(["-C", tmp, "-c", "fetch.unpackLimit=1", "fetch", "-q", "--no-tags", "--no-write-fetch-head", `--upload-pack=${uploadPack}`, mirror, commit]);
     await git(["-C", tmp, "update-ref", `refs/heads/${workspaceBranch}`, commit]);
     // Rename makes the skeleton appear whole or not at all (another process may have made it first).
     try {

@@ -34,6 +34,8 @@ describe("workspaces", () => {
     }
     // No alternates into the cache (whose refs include later revisions).
     expect(existsSync(join(ws.paths.w00, ".git", "objects", "info", "alternates"))).toBe(false);
+    // The history comes as one pack, not as loose objects (copied one file each per workspace).
+    expect(sh(ws.paths.w00, "count-objects", "-v")).toMatch(/^count: 0$[\s\S]*^packs: 1$/m);
   });
 
   it("an existing workspace directory or an unknown base is an infrastructure fault", async () => {
