@@ -104,18 +104,24 @@ function cacheCheck(): DoctorCheck {
   }
 }
 
-/** Every check, in a fixed order; agent CLIs are asked for their version at the same time. */
-export async function runDoctorChecks(): Promise<DoctorCheck[]> {
-  const agents: [string, CliPackage][] = [["opencode", opencodePackage], ["claude-code", claudePackage], ["codex", codexPackage], ["gemini", geminiPackage]];
-  const [git, python3, pytest, bwrap, userns, redis, chromium, ...agentChecks] = await Promise.all([
-    toolCheck("git", "git", ["--version"], "checkouts of tasks (every command)", "apt-get install git"),
-    toolCheck("python3", "python3", ["--version"], "the tasks' tests", "apt-get install python3"),
-    toolCheck("pytest", "python3", ["-m", "pytest", "--version"], "the tasks' tests (verify, qualify, mine, demo)", "apt-get install python3-pytest (or: python3 -m pip install pytest)"),
-    bwrapCheck(),
-    usernsCheck(),
-    toolCheck("redis-server", "redis-server", ["--version"], "a queue for a fleet of workers (run --queue; the queue tests)", "apt-get install redis-server"),
-    toolCheck("chromium", "chromium", ["--version"], "the HTML report's browser test", "apt-get install chromium"),
-    ...agents.map(([name, pkg]) => agentCheck(name, pkg)),
-  ]);
-  return [nodeCheck(), git!, python3!, pytest!, bwrap!, userns!, cgroupsCheck(), redis!, chromium!, ...agentChecks, cacheCheck()];
+const agentPackages: [string, CliPackage][] = [["opencode", opencodePackage], ["claude-code", claudePackage], ["codex", codexPackage], ["gemini", geminiPackage]];
+
+/** Every check by id, in the order they are printed. */
+const probes: [string, () => DoctorCheck | Promise<DoctorCheck>][] = [
+  ["node", nodeCheck],
+  ["git", () => toolCheck("git", "git", ["--version"], "checkouts of tasks (every command)", "apt-get install git")],
+  ["python3", () => toolCheck("python3", "python3", ["--version"], "the tasks' tests", "apt-get install python3")],
+  ["pytest", () => toolCheck("pytest", "python3", ["-m", "pytest", "--version"], "the tasks' tests (verify, qualify, mine, demo)", "apt-get install python3-pytest (or: python3 -m pip install pytest)")],
+  ["bwrap", bwrapCheck],
+  ["userns", usernsCheck],
+  ["cgroups", cgroupsCheck],
+  ["redis-server", () => toolCheck("redis-server", "redis-server", ["--version"], "a queue for a fleet of workers (run --queue; the queue tests)", "apt-get install redis-server")],
+  ["chromium", () => toolCheck("chromium", "chromium", ["--version"], "the HTML report's browser test", "apt-get install chromium")],
+  ...agentPackages.map(([name, pkg]): [string, () => Promise<DoctorCheck>] => [`agent:${name}`, () => agentCheck(name, pkg)]),
+  ["cache", cacheCheck],
+];
+
+/** The checks named by `ids` (default: every one), run at the same time, in the printed order. */
+export async function runDoctorChecks(ids?: readonly string[]): Promise<DoctorCheck[]> {
+  return Promise.all(probes.filter(([id]) => ids === undefined || ids.includes(id)).map(([, probe]) => probe()));
 }

@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { doctorReportSchema, type DoctorReport } from "../../src/formats/doctor.js";
 import { cliAsync } from "../helpers/cli.js";
@@ -66,5 +67,12 @@ describe("switch-swe doctor", () => {
     const bad = await cliAsync(["doctor", "--for", "everything"], { timeoutMs: 60_000 });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--for");
+  });
+
+  it("the demo refuses up front what it cannot run without, naming the fix and doctor", async () => {
+    const PATH = pathWithout(["git"], tempDir("switch-swe-doctor-path-"));
+    const r = await cliAsync(["demo", "--out", join(tempDir(), "demo")], { env: { PATH }, timeoutMs: 120_000 });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe("demo: git: git not found; install: apt-get install git (see switch-swe doctor)");
   });
 });

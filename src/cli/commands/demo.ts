@@ -5,6 +5,8 @@ import { InputError, formatProblem } from "../../core/errors.js";
 import { toJsonText, writeFileAtomic } from "../../core/json-file.js";
 import { sampleDatasetDir } from "../../core/package-paths.js";
 import { bwrapProblem } from "../../core/sandbox.js";
+import { runDoctorChecks } from "../../doctor/probes.js";
+import { judge, needsOf } from "../../doctor/uses.js";
 import { validateDataset } from "../../dataset/validate.js";
 import { buildReport, renderReport } from "../../report/index.js";
 import { runFiles } from "../../formats/run-layout.js";
@@ -49,6 +51,15 @@ function demoConfinement(): { sandbox?: "none"; unconfinedBecause?: string } {
   return { sandbox: "none", unconfinedBecause: `${missing}: the demo's agents (the harness's own oracle and forgetting oracle) ran unconfined` };
 }
 
+/** The tools the demo cannot run without (git, python3 with pytest), refused up front with the fix. */
+async function requireDemoTools(): Promise<void> {
+  const report = judge("demo", await runDoctorChecks(needsOf.demo));
+  if (report.ready) return;
+  throw new InputError(
+    report.checks.filter((c) => !c.ok).map((c) => ({ file: "demo", path: c.id, message: `${c.detail}; install: ${c.install ?? "see switch-swe doctor"} (see switch-swe doctor)` })),
+  );
+}
+
 export function registerDemo(program: Command): void {
   program
     .command("demo")
@@ -62,6 +73,7 @@ export function registerDemo(program: Command): void {
     .option("--concurrency <n>", "sessions run in parallel", parsePositive("--concurrency"), 2)
     .option("--forget <p>", "probability that the forgetting oracle drops earlier stages on a return", "0.5")
     .action(async (o: DemoOptions) => {
+      await requireDemoTools();
       const out = resolve(o.out);
       const datasetDir = o.dataset !== undefined ? resolve(o.dataset) : sampleDatasetDir;
       const { dataset, problems, warnings } = await validateDataset(datasetDir);
