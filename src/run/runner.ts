@@ -23,7 +23,7 @@ import { sessionsMismatch } from "./sessions-match.js";
 import { attemptWorkDir } from "./session-dir.js";
 import { verifyAfterRun } from "./verify-hook.js";
 import { reapNotices, reapStaleScratch } from "../testbed/verifier-scratch.js";
-import { sandboxRecord } from "./sandbox-record.js";
+import { hardeningWarning, sandboxRecord } from "./sandbox-record.js";
 import { limitsRecord, sessionLimits } from "./limits-record.js";
 import { defaultLimits, parseLimits, type Limits } from "../core/limits.js";
 import type { SandboxMode } from "../core/sandbox.js";
@@ -210,6 +210,8 @@ export async function runSessions(opts: RunOptions): Promise<RunOutcome> {
     if (backend) await backend.recover(backendRun);
     else await settleCutOffAttempts(ledger, opts.progress);
     // A run killed while verifying left the verifier's test commands and scratch behind: end them.
+    const weak = hardeningWarning(config.sandbox);
+    if (weak) opts.progress({ type: "warning", time: nowIso(), message: weak });
     if (prep.existing) for (const message of reapNotices(reapStaleScratch())) opts.progress({ type: "warning", time: nowIso(), message });
     const finished = ledger.finishedSessions();
     const todo = prep.selected.filter((s) => !finished.has(s.session));
