@@ -127,7 +127,7 @@ describe.skipIf(skipWhy !== null)("class 1 of issue 32: no way out of the sandbo
     const stages = taskFiles().map((f) => inFileSystem(f).path);
     const testsPatch = inFileSystem(join(dataset, "tasks", focusTask, "tests.patch")).path;
     const script = [
-      `cat > "$TMPDIR/escape.py" <<'PYEOF'\n${escapePy}\nimport sys\ngot = escape(sys.argv[2:], sys.argv[1])\nfor i, p in enumerate(sys.argv[3:]):\n    if p in got: open(sys.environ.get("TMPDIR", "/tmp") + "/fix-%d.patch" % i, "w").write(got[p])\nif sys.argv[2] in got: open("escape-leak.txt", "w").write(got[sys.argv[2]])\nPYEOF`,
+      `cat > "$TMPDIR/escape.py" <<'PYEOF'\n${escapePy}\nimport sys\ngot = escape(sys.argv[2:], sys.argv[1])\nfor i, p in enumerate(sys.argv[3:]):\n    if p in got: open(os.environ.get("TMPDIR", "/tmp") + "/fix-%d.patch" % i, "w").write(got[p])\nif sys.argv[2] in got: open("escape-leak.txt", "w").write(got[sys.argv[2]])\nPYEOF`,
       `python3 "$TMPDIR/escape.py" escape-marker.txt '${testsPatch}' ${stages.map((s) => `'${s}'`).join(" ")}`,
       'for p in "$TMPDIR"/fix-*.patch; do [ -e "$p" ] && git apply --whitespace=nowarn "$p"; done',
       "true",
