@@ -168,8 +168,8 @@ function probeHardening(): { record: SandboxHardening; flags: Hardening } {
   }
   const u = probeInside({ ...none, userns: true });
   const userns: HardeningPart =
-    typeof u === "string"
-      ? { applied: false, detail: `no user namespace can be made here (${u}): processes inside keep the caller's ids${process.getuid?.() === 0 ? " (root)" : ""}` }
+    typeof u === "string" || !u.uidMap.startsWith(`${insideId} `)
+      ? { applied: false, detail: `no user namespace can be made here (${typeof u === "string" ? u : `uid_map ${u.uidMap}`}): processes inside keep the caller's ids${process.getuid?.() === 0 ? " (root)" : ""}` }
       : { applied: true, detail: `own user namespace, the caller mapped to uid/gid ${insideId} (uid_map: ${u.uidMap})` };
   const c = probeInside({ ...none, userns: userns.applied, capDrop: true });
   const caps: HardeningPart =
