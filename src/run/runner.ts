@@ -27,7 +27,7 @@ import { hardeningWarning, sandboxRecord } from "./sandbox-record.js";
 import { limitsRecord, sessionLimits } from "./limits-record.js";
 import { defaultLimits, parseLimits, type Limits } from "../core/limits.js";
 import type { SandboxMode } from "../core/sandbox.js";
-import { removeWorkDir } from "./workspaces.js";
+import { reapOrphanWorkDirs, removeWorkDir } from "./workspaces.js";
 import { sha256 } from "../core/digest.js";
 
 export const defaultRequestTimeoutS = 900;
@@ -210,6 +210,8 @@ export async function runSessions(opts: RunOptions): Promise<RunOutcome> {
     if (backend) await backend.recover(backendRun);
     else await settleCutOffAttempts(ledger, opts.progress);
     // A run killed while verifying left the verifier's test commands and scratch behind: end them.
+    const orphans = await reapOrphanWorkDirs();
+    if (orphans.length > 0) opts.progress({ type: "warning", time: nowIso(), message: `removed ${orphans.length} work director${orphans.length === 1 ? "y" : "ies"} under the cache whose run directory no longer links to them: ${orphans.join(", ")}` });
     const weak = hardeningWarning(config.sandbox);
     if (weak) opts.progress({ type: "warning", time: nowIso(), message: weak });
     if (prep.existing) for (const message of reapNotices(reapStaleScratch())) opts.progress({ type: "warning", time: nowIso(), message });

@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readlinkSync, renameSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { cp, rm } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { git } from "../core/git.js";
@@ -144,6 +144,41 @@ function makeWorkDir(workDir: string): void {
   const real = mkdtempSync(join(stagingRoot(), "w-"));
   mkdirSync(dirname(workDir), { recursive: true });
   symlinkSync(real, workDir);
+  // Written after the link, so that a directory with a back-link and no link to it is an orphan.
+  writeFileSync(backLink(real), workDir);
+}
+
+/** Where the link to an attempt's directory is (the directory itself is never bound into a sandbox). */
+const backLink = (real: string) => join(real, ".link");
+
+/** Whether an attempt's directory is still reached from its run directory. */
+function linked(real: string): boolean {
+  try {
+    if (!existsSync(backLink(real))) {
+      // Being made right now (the back-link comes last), or its maker died in between: judged by age.
+      return Date.now() - statSync(real).mtimeMs < 60 * 60_000;
+    }
+    const link = readFileSync(backLink(real), "utf8");
+    return isLink(link) && resolve(dirname(link), readlinkSync(link)) === real;
+  } catch {
+    return true; // gone meanwhile, or unreadable: not ours to remove
+  }
+}
+
+/**
+ * Removes the attempts' directories under the cache whose run directory no longer links to them (a run
+ * directory deleted while sessions ran, or after a kill -9 that no `--resume` followed). Returns them.
+ */
+export async function reapOrphanWorkDirs(): Promise<string[]> {
+  let names: string[];
+  try {
+    names = readdirSync(stagingRoot()).filter((n) => n.startsWith("w-"));
+  } catch {
+    return [];
+  }
+  const orphans = names.map((n) => join(stagingRoot(), n)).filter((d) => !linked(d));
+  for (const d of orphans) await removeTree(d);
+  return orphans;
 }
 
 function isLink(p: string): boolean {
