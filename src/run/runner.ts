@@ -176,6 +176,14 @@ async function settleCutOffAttempts(ledger: Ledger, progress: RunOptions["progre
   }
 }
 
+/** Said when a run starts: work directories of vanished runs removed; a sandbox weaker than it should be (in one line). */
+async function startWarnings(config: RunConfig, progress: RunOptions["progress"]): Promise<void> {
+  const orphans = await reapOrphanWorkDirs();
+  if (orphans.length > 0) progress({ type: "warning", time: nowIso(), message: `removed ${orphans.length} work director${orphans.length === 1 ? "y" : "ies"} under the cache whose run directory no longer links to them: ${orphans.join(", ")}` });
+  const weak = hardeningWarning(config.sandbox);
+  if (weak) progress({ type: "warning", time: nowIso(), message: weak });
+}
+
 /**
  * `switch-swe run`: validates the inputs, writes run.json, then runs every selected session that the
  * ledger does not record as finished, restarting sessions that were cut off, with at most
@@ -210,10 +218,7 @@ export async function runSessions(opts: RunOptions): Promise<RunOutcome> {
     if (backend) await backend.recover(backendRun);
     else await settleCutOffAttempts(ledger, opts.progress);
     // A run killed while verifying left the verifier's test commands and scratch behind: end them.
-    const orphans = await reapOrphanWorkDirs();
-    if (orphans.length > 0) opts.progress({ type: "warning", time: nowIso(), message: `removed ${orphans.length} work director${orphans.length === 1 ? "y" : "ies"} under the cache whose run directory no longer links to them: ${orphans.join(", ")}` });
-    const weak = hardeningWarning(config.sandbox);
-    if (weak) opts.progress({ type: "warning", time: nowIso(), message: weak });
+    await startWarnings(config, opts.progress);
     if (prep.existing) for (const message of reapNotices(reapStaleScratch())) opts.progress({ type: "warning", time: nowIso(), message });
     const finished = ledger.finishedSessions();
     const todo = prep.selected.filter((s) => !finished.has(s.session));
