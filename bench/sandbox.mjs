@@ -21,25 +21,30 @@ const time = (fn) => {
   return Number(process.hrtime.bigint() - t) / 1e6;
 };
 
-function startups(label, makeCommand) {
-  const xs = [];
-  for (let i = 0; i < 40; i++) {
-    const c = makeCommand();
-    xs.push(time(() => execFileSync(c.command, c.args, { stdio: "ignore" })));
-  }
+/** Median start-up of each sandbox, interleaved (one start of each in turn) so that a change in load hits all alike. */
+function startups(variants) {
+  const xs = variants.map(() => []);
   const bare = [];
-  for (let i = 0; i < 40; i++) bare.push(time(() => execFileSync("/bin/true", [], { stdio: "ignore" })));
-  console.log(`${label}: median ${median(xs).toFixed(1)} ms (plain /bin/true spawn: ${median(bare).toFixed(1)} ms; sandbox overhead ${(median(xs) - median(bare)).toFixed(1)} ms)`);
+  for (let i = 0; i < 40; i++) {
+    variants.forEach(([, makeCommand], j) => {
+      const c = makeCommand();
+      xs[j].push(time(() => execFileSync(c.command, c.args, { stdio: "ignore" })));
+    });
+    bare.push(time(() => execFileSync("/bin/true", [], { stdio: "ignore" })));
+  }
+  variants.forEach(([label], j) => console.log(`${label}: median ${median(xs[j]).toFixed(1)} ms (plain /bin/true spawn: ${median(bare).toFixed(1)} ms; sandbox overhead ${(median(xs[j]) - median(bare)).toFixed(1)} ms)`));
 }
 
 const ws = Object.fromEntries(["w00", "w01", "w02", "w03", "w04"].map((w) => [w, mkdtempSync(join(root, `${w}-`))]));
 const sb = sessionSandbox({ repo: "demo", workspaces: ws, stateDir: join(root, "state"), homeDir: join(root, "home"), network: true });
 const verifierSpec = { binds: [{ src: ws.w00, rw: true }], network: false, chdir: ws.w00 };
 console.log(`hardening applied: ${hardeningSummary()}`);
-startups("agent request sandbox start-up", () => sb.wrap(["/bin/true"], "/workspace/demo/w00", []));
-startups("verifier test-run sandbox start-up", () => bwrapCommand(verifierSpec, ["/bin/true"]));
-// The same sandbox without user namespace, capability drop and syscall filter (as before issue 32), for the cost of them.
-startups("verifier test-run sandbox start-up, unhardened", () => ({ command: "bwrap", args: bwrapArgs(verifierSpec, ["/bin/true"]) }));
+startups([
+  ["agent request sandbox start-up", () => sb.wrap(["/bin/true"], "/workspace/demo/w00", [])],
+  ["verifier test-run sandbox start-up", () => bwrapCommand(verifierSpec, ["/bin/true"])],
+  // The same sandbox without user namespace, capability drop and syscall filter (as before issue 32): what they cost.
+  ["verifier test-run sandbox start-up, unhardened", () => ({ command: "bwrap", args: bwrapArgs(verifierSpec, ["/bin/true"]) })],
+]);
 
 const timeAsync = async (fn) => {
   const t = process.hrtime.bigint();
