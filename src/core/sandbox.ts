@@ -1,7 +1,8 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, lstatSync, mkdtempSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
+import { sha256 } from "./digest.js";
 import { seccompProgram } from "./seccomp.js";
 
 /**
@@ -113,13 +114,32 @@ export interface SandboxHardening {
 let hardening: { record: SandboxHardening; flags: Hardening } | undefined;
 let filterFile: string | undefined;
 
-/** The compiled filter, written once per process to a private directory (removed when the process exits). */
+/**
+ * The compiled filter as a file bwrap's wrapper opens: one per filter version in this user's private
+ * directory (`$TMPDIR/switch-swe-seccomp-<uid>/`, mode 0700, checked to be ours), so that processes
+ * killed without their exit handlers leave nothing new behind; a private directory of this process
+ * otherwise.
+ */
 function seccompFile(): string {
   if (filterFile) return filterFile;
-  const dir = mkdtempSync(join(tmpdir(), "switch-swe-seccomp-"));
-  const file = join(dir, "filter.bpf");
-  writeFileSync(file, seccompProgram(), { mode: 0o600 });
-  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  const program = seccompProgram();
+  const uid = process.getuid?.() ?? -1;
+  let dir = join(tmpdir(), `switch-swe-seccomp-${uid}`);
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const st = lstatSync(dir);
+    if (!st.isDirectory() || st.uid !== uid || (st.mode & 0o077) !== 0) throw new Error("not private");
+  } catch {
+    dir = mkdtempSync(join(tmpdir(), "switch-swe-seccomp-"));
+    const made = dir;
+    process.once("exit", () => rmSync(made, { recursive: true, force: true }));
+  }
+  const file = join(dir, `${sha256(program).slice(0, 16)}.bpf`);
+  if (!existsSync(file) || !readFileSync(file).equals(program)) {
+    const part = `${file}.${process.pid}`;
+    writeFileSync(part, program, { mode: 0o600 });
+    renameSync(part, file);
+  }
   filterFile = file;
   return file;
 }
@@ -127,8 +147,8 @@ function seccompFile(): string {
 /** What `/proc/self/status` says inside a sandbox started with `h`, or why it did not start. */
 function probeInside(h: Hardening): { capEff: string; seccomp: string; uidMap: string } | string {
   const script = 'grep -E "^(CapEff|Seccomp):" /proc/self/status; cat /proc/self/uid_map';
-  const cmd = bwrapCommand({ binds: [], network: false, chdir: "/" }, ["/bin/sh", "-c", script], h);
   try {
+    const cmd = bwrapCommand({ binds: [], network: false, chdir: "/" }, ["/bin/sh", "-c", script], h);
     const out = execFileSync(cmd.command, cmd.args, { stdio: "pipe", timeout: 30_000, encoding: "utf8" });
     const field = (name: string) => (new RegExp(`^${name}:\\s*(\\S+)`, "m").exec(out)?.[1] ?? "?");
     return { capEff: field("CapEff"), seccomp: field("Seccomp"), uidMap: out.split("\n").filter((l) => /^\s*\d/.test(l)).join("; ").replace(/\s+/g, " ").trim() };
