@@ -1,5 +1,5 @@
 // Sandbox cost: bubblewrap start-up per request / per verification (median of 40 starts of /bin/true in the
-// exact sandbox the harness builds), the cgroup set-up per session or test run (group made, /bin/true started
+// exact sandbox the harness builds, hardened; and the verifier's without the hardening, to see what it costs), the cgroup set-up per session or test run (group made, /bin/true started
 // in it through the wrapper, group removed), the verifier's base-only checkout against a shared clone, and the wall time of a small sample run (oracle, verified) with
 // --sandbox bwrap vs --sandbox none. Prints figures; asserts nothing. Usage: npm run bench:sandbox
 // BENCH_SMALL=1: 5 starts, 2 checkouts, one session per mode (seconds; the figures then say little).
@@ -7,7 +7,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir, loadavg, cpus } from "node:os";
 import { join } from "node:path";
-import { bwrapArgs } from "../dist/core/sandbox.js";
+import { bwrapArgs, bwrapCommand, hardeningSummary } from "../dist/core/sandbox.js";
 import { sessionSandbox } from "../dist/agents/sandbox.js";
 import { createCgroup, describeLimits } from "../dist/core/cgroups.js";
 import { defaultLimits } from "../dist/core/limits.js";
@@ -24,18 +24,30 @@ const time = (fn) => {
   return Number(process.hrtime.bigint() - t) / 1e6;
 };
 
-function startups(label, makeArgs) {
-  const xs = [];
-  for (let i = 0; i < STARTS; i++) xs.push(time(() => execFileSync("bwrap", makeArgs(), { stdio: "ignore" })));
+/** Median start-up of each sandbox, interleaved (one start of each in turn) so that a change in load hits all alike. */
+function startups(variants) {
+  const xs = variants.map(() => []);
   const bare = [];
-  for (let i = 0; i < STARTS; i++) bare.push(time(() => execFileSync("/bin/true", [], { stdio: "ignore" })));
-  console.log(`${label}: median ${median(xs).toFixed(1)} ms (plain /bin/true spawn: ${median(bare).toFixed(1)} ms; sandbox overhead ${(median(xs) - median(bare)).toFixed(1)} ms)`);
+  for (let i = 0; i < STARTS; i++) {
+    variants.forEach(([, makeCommand], j) => {
+      const c = makeCommand();
+      xs[j].push(time(() => execFileSync(c.command, c.args, { stdio: "ignore" })));
+    });
+    bare.push(time(() => execFileSync("/bin/true", [], { stdio: "ignore" })));
+  }
+  variants.forEach(([label], j) => console.log(`${label}: median ${median(xs[j]).toFixed(1)} ms (plain /bin/true spawn: ${median(bare).toFixed(1)} ms; sandbox overhead ${(median(xs[j]) - median(bare)).toFixed(1)} ms)`));
 }
 
 const ws = Object.fromEntries(["w00", "w01", "w02", "w03", "w04"].map((w) => [w, mkdtempSync(join(root, `${w}-`))]));
 const sb = sessionSandbox({ repo: "demo", workspaces: ws, stateDir: join(root, "state"), homeDir: join(root, "home"), network: true });
-startups("agent request sandbox start-up", () => sb.wrap(["/bin/true"], "/workspace/demo/w00", []).args);
-startups("verifier test-run sandbox start-up", () => bwrapArgs({ binds: [{ src: ws.w00, rw: true }], network: false, chdir: ws.w00 }, ["/bin/true"]));
+const verifierSpec = { binds: [{ src: ws.w00, rw: true }], network: false, chdir: ws.w00 };
+console.log(`hardening applied: ${hardeningSummary()}`);
+startups([
+  ["agent request sandbox start-up", () => sb.wrap(["/bin/true"], "/workspace/demo/w00", [])],
+  ["verifier test-run sandbox start-up", () => bwrapCommand(verifierSpec, ["/bin/true"])],
+  // The same sandbox without user namespace, capability drop and syscall filter (as before issue 32): what they cost.
+  ["verifier test-run sandbox start-up, unhardened", () => ({ command: "bwrap", args: bwrapArgs(verifierSpec, ["/bin/true"]) })],
+]);
 
 const timeAsync = async (fn) => {
   const t = process.hrtime.bigint();

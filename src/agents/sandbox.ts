@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { bwrapArgs, pathList, pythonPrefixes, realPythonBin, type Bind } from "../core/sandbox.js";
+import { bwrapCommand, pathList, pythonPrefixes, realPythonBin, type Bind } from "../core/sandbox.js";
 import type { WorkspaceName } from "../formats/sessions.js";
 import { passedVariables, systemVariables } from "./private-env.js";
 
@@ -70,7 +70,7 @@ export function sessionSandbox(o: SessionSandboxOptions): SessionSandbox {
         ...programs.filter((p) => existsSync(p)).map((src) => ({ src })),
       ];
       const extraSystem = pathList(callerPath).filter((d) => existsSync(d) && !d.startsWith("/usr") && !system.some((s) => d.startsWith(s)));
-      return { command: "bwrap", args: bwrapArgs({ binds, system: [...system, ...extraSystem], network: o.network, chdir: cwdInside }, argv) };
+      return bwrapCommand({ binds, system: [...system, ...extraSystem], network: o.network, chdir: cwdInside }, argv);
     },
   };
 }

@@ -1,6 +1,9 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, lstatSync, readlinkSync } from "node:fs";
-import { delimiter, dirname } from "node:path";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, dirname, join } from "node:path";
+import { sha256 } from "./digest.js";
+import { seccompProgram } from "./seccomp.js";
 
 /**
  * Bubblewrap sandboxes (https://github.com/containers/bubblewrap, Debian package `bubblewrap`).
@@ -9,6 +12,12 @@ import { delimiter, dirname } from "node:path";
  * HOME, not the dataset, the run directory or the caches. A new PID namespace: when the sandboxed
  * command ends or is killed, every process in it dies, `setsid` daemons included. Optionally no
  * network (only a private `lo`).
+ *
+ * Nothing inside holds a capability in the machine's user namespace, even when the harness runs as
+ * root (CI, containers): the sandbox gets its own user namespace mapped to uid/gid 1000, every
+ * capability is dropped, and a syscall filter (seccomp.ts) refuses file handles, mounts, namespaces
+ * and kernel loading. Which of the three this machine can apply is probed once per process
+ * (`sandboxHardening`); run.json records it.
  */
 
 export type SandboxMode = "bwrap" | "none";
@@ -34,9 +43,31 @@ export interface SandboxSpec {
 const systemDirs = ["/usr", "/etc", "/opt"];
 const topLinks = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
 
-/** Arguments for `bwrap` that run `argv` in the sandbox `spec`. */
-export function bwrapArgs(spec: SandboxSpec, argv: readonly string[]): string[] {
-  const a = ["--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--new-session"];
+/** What of the hardening to put on the command line. */
+interface Hardening {
+  userns: boolean;
+  capDrop: boolean;
+  /** `--seccomp` reads the filter from this descriptor (opened by the wrapper of bwrapCommand). */
+  seccompFd: number | null;
+}
+
+const none: Hardening = { userns: false, capDrop: false, seccompFd: null };
+/** The descriptor the filter is handed on (fd 3 is the verifier's outcome channel). */
+const seccompFd = 9;
+/** The unprivileged ids the sandbox's own user namespace maps the caller to. */
+export const insideId = 1000;
+
+function hardeningArgs(h: Hardening): string[] {
+  return [
+    ...(h.userns ? ["--unshare-user", "--uid", String(insideId), "--gid", String(insideId)] : []),
+    ...(h.capDrop ? ["--cap-drop", "ALL"] : []),
+    ...(h.seccompFd !== null ? ["--seccomp", String(h.seccompFd)] : []),
+  ];
+}
+
+/** Arguments for `bwrap` that run `argv` in the sandbox `spec` (without hardening: see bwrapCommand). */
+export function bwrapArgs(spec: SandboxSpec, argv: readonly string[], h: Hardening = none): string[] {
+  const a = ["--die-with-parent", ...hardeningArgs(h), "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--new-session"];
   if (!spec.network) a.push("--unshare-net");
   for (const d of systemDirs) if (existsSync(d)) a.push("--ro-bind", d, d);
   for (const l of topLinks) {
@@ -66,6 +97,127 @@ export function bwrapProblem(): string | null {
     probed = err.code === "ENOENT" ? "bwrap is not installed (Debian: apt-get install bubblewrap)" : `bwrap cannot start a sandbox here: ${(err.stderr?.toString() ?? err.message).trim().slice(0, 300)}`;
   }
   return probed;
+}
+
+/** One measure of confinement: applied here or not, in words. */
+export interface HardeningPart {
+  applied: boolean;
+  detail: string;
+}
+
+export interface SandboxHardening {
+  user_namespace: HardeningPart;
+  capabilities: HardeningPart;
+  syscall_filter: HardeningPart;
+}
+
+let hardening: { record: SandboxHardening; flags: Hardening } | undefined;
+let filterFile: string | undefined;
+
+/**
+ * The compiled filter as a file bwrap's wrapper opens: one per filter version in this user's private
+ * directory (`$TMPDIR/switch-swe-seccomp-<uid>/`, mode 0700, checked to be ours), so that processes
+ * killed without their exit handlers leave nothing new behind; a private directory of this process
+ * otherwise.
+ */
+function seccompFile(): string {
+  if (filterFile) return filterFile;
+  const program = seccompProgram();
+  const uid = process.getuid?.() ?? -1;
+  let dir = join(tmpdir(), `switch-swe-seccomp-${uid}`);
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const st = lstatSync(dir);
+    if (!st.isDirectory() || st.uid !== uid || (st.mode & 0o077) !== 0) throw new Error("not private");
+  } catch {
+    dir = mkdtempSync(join(tmpdir(), "switch-swe-seccomp-"));
+    const made = dir;
+    process.once("exit", () => rmSync(made, { recursive: true, force: true }));
+  }
+  const file = join(dir, `${sha256(program).slice(0, 16)}.bpf`);
+  if (!existsSync(file) || !readFileSync(file).equals(program)) {
+    const part = `${file}.${process.pid}`;
+    writeFileSync(part, program, { mode: 0o600 });
+    renameSync(part, file);
+  }
+  filterFile = file;
+  return file;
+}
+
+/** What `/proc/self/status` says inside a sandbox started with `h`, or why it did not start. */
+function probeInside(h: Hardening): { capEff: string; seccomp: string; uidMap: string } | string {
+  const script = 'grep -E "^(CapEff|Seccomp):" /proc/self/status; cat /proc/self/uid_map';
+  try {
+    const cmd = bwrapCommand({ binds: [], network: false, chdir: "/" }, ["/bin/sh", "-c", script], h);
+    const out = execFileSync(cmd.command, cmd.args, { stdio: "pipe", timeout: 30_000, encoding: "utf8" });
+    const field = (name: string) => (new RegExp(`^${name}:\\s*(\\S+)`, "m").exec(out)?.[1] ?? "?");
+    return { capEff: field("CapEff"), seccomp: field("Seccomp"), uidMap: out.split("\n").filter((l) => /^\s*\d/.test(l)).join("; ").replace(/\s+/g, " ").trim() };
+  } catch (e) {
+    const err = e as Error & { stderr?: Buffer | string };
+    return (err.stderr?.toString() ?? err.message).trim().split("\n")[0]!.slice(0, 200);
+  }
+}
+
+/**
+ * What this machine can apply of the hardening (probed once per process, each part on its own so
+ * that one missing part does not take the others with it), and the flags that apply it. The parts
+ * are checked from inside: CapEff 0, `Seccomp: 2`, a uid map that is not the machine's.
+ */
+export function sandboxHardening(): SandboxHardening {
+  return probeHardening().record;
+}
+
+/** The hardening in a few words, for logs: what holds, and what this machine could not apply. */
+export function hardeningSummary(): string {
+  const h = sandboxHardening();
+  const named: Array<[HardeningPart, string]> = [
+    [h.user_namespace, `own user namespace (uid ${insideId})`],
+    [h.capabilities, "no capabilities"],
+    [h.syscall_filter, "syscall filter"],
+  ];
+  return named.map(([p, name]) => (p.applied ? name : `NOT ${name}`)).join(", ");
+}
+
+function probeHardening(): { record: SandboxHardening; flags: Hardening } {
+  if (hardening) return hardening;
+  const problem = bwrapProblem();
+  if (problem) {
+    const no = { applied: false, detail: problem };
+    hardening = { record: { user_namespace: no, capabilities: no, syscall_filter: no }, flags: none };
+    return hardening;
+  }
+  const u = probeInside({ ...none, userns: true });
+  const userns: HardeningPart =
+    typeof u === "string" || !u.uidMap.startsWith(`${insideId} `)
+      ? { applied: false, detail: `no user namespace can be made here (${typeof u === "string" ? u : `uid_map ${u.uidMap}`}): processes inside keep the caller's ids${process.getuid?.() === 0 ? " (root)" : ""}` }
+      : { applied: true, detail: `own user namespace, the caller mapped to uid/gid ${insideId} (uid_map: ${u.uidMap})` };
+  const c = probeInside({ ...none, userns: userns.applied, capDrop: true });
+  const caps: HardeningPart =
+    typeof c === "string" || !/^0+$/.test(c.capEff)
+      ? { applied: false, detail: `capabilities could not be dropped (${typeof c === "string" ? c : `CapEff ${c.capEff}`})` }
+      : { applied: true, detail: "all capabilities dropped (CapEff 0)" };
+  const f = probeInside({ ...none, userns: userns.applied, capDrop: caps.applied, seccompFd: seccompFd });
+  const filter: HardeningPart =
+    typeof f === "string" || f.seccomp !== "2"
+      ? { applied: false, detail: `the syscall filter could not be loaded (${typeof f === "string" ? f : `Seccomp ${f.seccomp}`})` }
+      : { applied: true, detail: "seccomp filter: file handles, mounts, namespaces (clone with CLONE_NEW*, unshare, setns), kernel modules, bpf, perf, keyrings, clock and reboot calls refused (EPERM); clone3 ENOSYS; other ABIs killed" };
+  hardening = {
+    record: { user_namespace: userns, capabilities: caps, syscall_filter: filter },
+    flags: { userns: userns.applied, capDrop: caps.applied, seccompFd: filter.applied ? seccompFd : null },
+  };
+  return hardening;
+}
+
+/**
+ * The command that runs `argv` in the sandbox `spec`, hardened with what this machine can apply
+ * (or `h`). With a syscall filter, a shell opens the filter file on the descriptor `--seccomp`
+ * names and becomes bwrap (the descriptor is bwrap's only: it reads and closes it before the
+ * command starts), so every caller and wrapper (cgroups) passes it on unchanged.
+ */
+export function bwrapCommand(spec: SandboxSpec, argv: readonly string[], h: Hardening = probeHardening().flags): { command: string; args: string[] } {
+  const args = bwrapArgs(spec, argv, h);
+  if (h.seccompFd === null) return { command: "bwrap", args };
+  return { command: "/bin/sh", args: ["-c", `exec bwrap "$@" ${h.seccompFd}<"$0"`, seccompFile(), ...args] };
 }
 
 const prefixes = new Map<string, string[]>();

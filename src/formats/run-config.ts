@@ -30,6 +30,9 @@ const limitRecordSchema = z
   .object({ limit: z.string().nullable(), status: z.enum(["enforced", "not_enforced", "per_worker"]), detail: z.string() })
   .strict();
 
+/** One measure of a sandbox's hardening: whether this machine applied it, and how or why not. */
+const hardeningPartSchema = z.object({ applied: z.boolean(), detail: z.string() }).strict();
+
 /** RUN_DIR/run.json: written once, before the first session starts, after every input was checked. */
 export const runConfigSchema = z
   .object({
@@ -58,6 +61,14 @@ export const runConfigSchema = z
         network: z.enum(["on", "none"]),
         enforced: z.array(z.string()),
         not_enforced: z.array(z.string()),
+        /**
+         * What every bubblewrap sandbox of the run (agent requests, verifier test runs) applied to shed the
+         * caller's privileges, probed once when the run started (absent in runs made before it was recorded).
+         */
+        hardening: z
+          .object({ user_namespace: hardeningPartSchema, capabilities: hardeningPartSchema, syscall_filter: hardeningPartSchema })
+          .strict()
+          .optional(),
       })
       .strict()
       .optional(),

@@ -23,11 +23,11 @@ import { sessionsMismatch } from "./sessions-match.js";
 import { attemptWorkDir } from "./session-dir.js";
 import { verifyAfterRun } from "./verify-hook.js";
 import { reapNotices, reapStaleScratch } from "../testbed/verifier-scratch.js";
-import { sandboxRecord } from "./sandbox-record.js";
+import { hardeningWarning, sandboxRecord } from "./sandbox-record.js";
 import { limitsRecord, sessionLimits } from "./limits-record.js";
 import { defaultLimits, parseLimits, type Limits } from "../core/limits.js";
 import type { SandboxMode } from "../core/sandbox.js";
-import { removeWorkDir } from "./workspaces.js";
+import { reapOrphanWorkDirs, removeWorkDir } from "./workspaces.js";
 import { sha256 } from "../core/digest.js";
 import { datasetDigest } from "../dataset/pack.js";
 
@@ -181,6 +181,14 @@ async function settleCutOffAttempts(ledger: Ledger, progress: RunOptions["progre
   }
 }
 
+/** Said when a run starts: work directories of vanished runs removed; a sandbox weaker than it should be (in one line). */
+async function startWarnings(config: RunConfig, progress: RunOptions["progress"]): Promise<void> {
+  const orphans = await reapOrphanWorkDirs();
+  if (orphans.length > 0) progress({ type: "warning", time: nowIso(), message: `removed ${orphans.length} work director${orphans.length === 1 ? "y" : "ies"} under the cache whose run directory no longer links to them: ${orphans.join(", ")}` });
+  const weak = hardeningWarning(config.sandbox);
+  if (weak) progress({ type: "warning", time: nowIso(), message: weak });
+}
+
 /**
  * `switch-swe run`: validates the inputs, writes run.json, then runs every selected session that the
  * ledger does not record as finished, restarting sessions that were cut off, with at most
@@ -215,6 +223,7 @@ export async function runSessions(opts: RunOptions): Promise<RunOutcome> {
     if (backend) await backend.recover(backendRun);
     else await settleCutOffAttempts(ledger, opts.progress);
     // A run killed while verifying left the verifier's test commands and scratch behind: end them.
+    await startWarnings(config, opts.progress);
     if (prep.existing) for (const message of reapNotices(reapStaleScratch())) opts.progress({ type: "warning", time: nowIso(), message });
     const finished = ledger.finishedSessions();
     const todo = prep.selected.filter((s) => !finished.has(s.session));

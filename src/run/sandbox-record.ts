@@ -1,11 +1,19 @@
 import { InputError } from "../core/errors.js";
-import { bwrapProblem, type SandboxMode } from "../core/sandbox.js";
+import { bwrapProblem, sandboxHardening, type SandboxMode } from "../core/sandbox.js";
 import type { RunConfig } from "../formats/run-config.js";
 
 /** Agents whose processes the controller can confine (process agents started through the sandbox, and harness-side ones). */
 const sandboxedAgents = new Set(["command", "oracle", "nop", "opencode", "claude-code", "codex", "gemini"]);
 /** Agents that are a real coding-agent CLI: their install and configuration are part of what is confined. */
 const cliAgents = new Set(["opencode", "claude-code", "codex", "gemini"]);
+
+/** One line for the start of a run when a sandbox cannot shed the caller's ids or capabilities (null: nothing to say). */
+export function hardeningWarning(record: RunConfig["sandbox"]): string | null {
+  const h = record?.hardening;
+  if (!h) return null;
+  const missing = [h.user_namespace, h.capabilities, h.syscall_filter].filter((p) => !p.applied);
+  return missing.length === 0 ? null : `sandbox weaker than it should be: ${missing.map((p) => p.detail).join("; ")} (run.json sandbox.hardening)`;
+}
 
 /**
  * What run.json records about confinement: the mode asked for, and in plain words what is enforced
@@ -20,13 +28,18 @@ export function sandboxRecord(mode: SandboxMode, network: "on" | "none", agent: 
   }
   const problem = bwrapProblem();
   if (problem) throw new InputError([{ file: "--sandbox", path: "bwrap", message: `${problem}; or run with --sandbox none (nothing confined); see switch-swe doctor` }]);
+  // The same for every sandbox of this process: the agent's requests and the verifier's test runs.
+  const hardening = sandboxHardening();
+  const parts = [hardening.user_namespace, hardening.capabilities, hardening.syscall_filter];
+  const missing = parts.filter((p) => !p.applied).map((p) => `every sandbox (agent and verifier): ${p.detail}`);
   if (!sandboxedAgents.has(agent)) {
-    return { mode: "none", network: "on", enforced: [], not_enforced: [`agent ${agent} cannot be started in the sandbox yet: it runs unconfined`, ...notEnforced] };
+    return { mode: "none", network: "on", enforced: [], not_enforced: [`agent ${agent} cannot be started in the sandbox yet: it runs unconfined`, ...missing, ...notEnforced], hardening };
   }
   return {
     mode,
     network,
     enforced: [
+      ...(parts.every((p) => p.applied) ? ["no capability in the machine's user namespace, even when the harness runs as root: own user namespace (uid 1000), all capabilities dropped, a syscall filter (file handles, mounts, namespaces refused)"] : []),
       "workspaces at /workspace/<repo>/w00..w04 in every session; nothing else of the machine writable",
       "private HOME and TMPDIR; no dataset, run directory, caches, other sessions or caller HOME visible",
       "new PID namespace per request: every process of a request dies when it ends",
@@ -34,6 +47,7 @@ export function sandboxRecord(mode: SandboxMode, network: "on" | "none", agent: 
       ...(network === "none" ? ["no network (only a private loopback)"] : []),
       "verifier test runs: checkout and environment (read-only) only, no network, new PID namespace",
     ],
-    not_enforced: notEnforced,
+    not_enforced: [...missing, ...notEnforced],
+    hardening,
   };
 }

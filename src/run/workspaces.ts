@@ -1,10 +1,10 @@
-import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { cp, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { git } from "../core/git.js";
 import { runProcess } from "../core/process.js";
 import { taskById, type Dataset } from "../dataset/load.js";
-import { baseNotFoundHint, materializeRepo, resolveBase } from "../dataset/repo-cache.js";
+import { baseNotFoundHint, cacheRoot, materializeRepo, resolveBase } from "../dataset/repo-cache.js";
 import { InfraFault } from "../core/infra-fault.js";
 import { workspaceNames, type SessionPair, type WorkspaceName } from "../formats/sessions.js";
 
@@ -29,8 +29,7 @@ export interface SessionWorkspaces {
  * longer than a scheduler waits between SIGTERM and SIGKILL.
  */
 export async function createWorkspaces(dataset: Dataset, pair: SessionPair, workDir: string, signal?: AbortSignal): Promise<SessionWorkspaces> {
-  if (existsSync(workDir)) throw new InfraFault(`workspace directory ${workDir} already exists`);
-  mkdirSync(workDir, { recursive: true });
+  makeWorkDir(workDir);
   const tasks = taskById(dataset);
   const made = await Promise.all(
     workspaceNames.map(async (w) => {
@@ -131,12 +130,84 @@ export function withoutSections(config: string, header: RegExp): string {
     .join("\n");
 }
 
-/** Removes a work directory, also when an agent left read-only files in it (asynchronously: it may hold gigabytes). */
-export async function removeWorkDir(dir: string): Promise<void> {
+/** Where attempts' work directories really are: a neutral place outside any run directory. */
+const stagingRoot = () => join(cacheRoot(), "work");
+
+/**
+ * Makes an attempt's work directory: RUN_DIR/work/<id> is a link to a new directory of a random
+ * name under the cache (`work/w-XXXXXX`). A sandbox's mount table (/proc/self/mountinfo) shows the
+ * real path of every bind's source, so a workspace inside the run directory would show the agent
+ * the run directory's path and name.
+ */
+function makeWorkDir(workDir: string): void {
+  if (existsSync(workDir)) throw new InfraFault(`workspace directory ${workDir} already exists`);
+  if (isLink(workDir)) rmSync(workDir, { force: true }); // a link whose directory is gone (a cleared cache)
+  mkdirSync(stagingRoot(), { recursive: true });
+  const real = mkdtempSync(join(stagingRoot(), "w-"));
+  mkdirSync(dirname(workDir), { recursive: true });
+  symlinkSync(real, workDir);
+  // Written after the link, so that a directory with a back-link and no link to it is an orphan.
+  writeFileSync(backLink(real), workDir);
+}
+
+/** Where the link to an attempt's directory is (the directory itself is never bound into a sandbox). */
+const backLink = (real: string) => join(real, ".link");
+
+/** Whether an attempt's directory is still reached from its run directory. */
+function linked(real: string): boolean {
+  try {
+    if (!existsSync(backLink(real))) {
+      // Being made right now (the back-link comes last), or its maker died in between: judged by age.
+      return Date.now() - statSync(real).mtimeMs < 60 * 60_000;
+    }
+    const link = readFileSync(backLink(real), "utf8");
+    return isLink(link) && resolve(dirname(link), readlinkSync(link)) === real;
+  } catch {
+    return true; // gone meanwhile, or unreadable: not ours to remove
+  }
+}
+
+/**
+ * Removes the attempts' directories under the cache whose run directory no longer links to them (a run
+ * directory deleted while sessions ran, or after a kill -9 that no `--resume` followed). Returns them.
+ */
+export async function reapOrphanWorkDirs(): Promise<string[]> {
+  let names: string[];
+  try {
+    names = readdirSync(stagingRoot()).filter((n) => n.startsWith("w-"));
+  } catch {
+    return [];
+  }
+  const orphans = names.map((n) => join(stagingRoot(), n)).filter((d) => !linked(d));
+  for (const d of orphans) await removeTree(d);
+  return orphans;
+}
+
+function isLink(p: string): boolean {
+  try {
+    return lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+async function removeTree(dir: string): Promise<void> {
   try {
     await rm(dir, { recursive: true, force: true });
   } catch {
     await runProcess("chmod", ["-R", "u+w", dir]);
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Removes a work directory (and the directory its link leads to), also when an agent left read-only files in it (asynchronously: it may hold gigabytes). */
+export async function removeWorkDir(dir: string): Promise<void> {
+  if (isLink(dir)) {
+    const real = resolve(dirname(dir), readlinkSync(dir));
+    // Only a directory this module made: a link changed to lead elsewhere is removed alone.
+    if (dirname(real) === stagingRoot()) await removeTree(real);
+    rmSync(dir, { force: true });
+    return;
+  }
+  await removeTree(dir);
 }

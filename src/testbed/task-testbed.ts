@@ -6,7 +6,7 @@ import type { Dataset, LoadedTask } from "../dataset/load.js";
 import { baseNotFoundHint, baseOnlyCheckoutAt, materializeRepo, resolveBase, type MaterializedRepo } from "../dataset/repo-cache.js";
 import { prepareEnvironment, type PreparedEnv } from "./env-cache.js";
 import { testEnv } from "./scrubbed-env.js";
-import { bwrapArgs, bwrapProblem, pythonPrefixes, realPythonBin, type SandboxMode } from "../core/sandbox.js";
+import { bwrapCommand, bwrapProblem, hardeningSummary, pythonPrefixes, realPythonBin, type SandboxMode } from "../core/sandbox.js";
 import { dropNotFound } from "./missing-ids.js";
 import { createCgroup, describeLimits, type ProcessCgroup } from "../core/cgroups.js";
 import { formatSize, type Limits } from "../core/limits.js";
@@ -127,7 +127,7 @@ function sandboxWrap(bed: TestBedRun, env: NodeJS.ProcessEnv, writable: readonly
   if (problem) throw new InfraFault(`the verifier's sandbox cannot start: ${problem} (or verify with --sandbox none)`, false);
   const system = pythonPrefixes(testPython(bed.env.pathPrefix), env.PATH ?? "");
   const binds = [...writable.map((src) => ({ src, rw: true })), ...readable.map((src) => ({ src }))];
-  return (argv: readonly string[]) => ({ command: "bwrap", args: bwrapArgs({ binds, system, network: false, chdir: bed.checkout }, argv) });
+  return (argv: readonly string[]) => bwrapCommand({ binds, system, network: false, chdir: bed.checkout }, argv);
 }
 
 /**
@@ -202,7 +202,7 @@ async function runTaskTestsOnce(dataset: Dataset, task: LoadedTask, bed: TestBed
       ...(confine || cgroup ? { wrap } : {}),
     });
     if (cgroup) run.limits = limitsNote(cgroup, bed.limits!);
-    run.sandbox = confine ? "bwrap (the checkout and its environment only, no network)" : "none (the test run runs as the caller)";
+    run.sandbox = confine ? `bwrap (the checkout and its environment only, no network; ${hardeningSummary()})` : "none (the test run runs as the caller)";
     return run;
   } finally {
     await cgroup?.remove();

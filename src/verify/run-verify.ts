@@ -218,7 +218,8 @@ async function verifyJob(ctx: JobContext, job: { session: string; taskId: string
       writeFileSync(newLog, `verification of ${job.session} (task ${task.id}) at ${new Date().toISOString()}\nnot applied: ${reason}\n`);
       verdict = refusedVerdict(task, job.session, info.sha256, reason, logLabel);
     } else {
-      const workRoot = ctx.scratch.workDir(job.session);
+      // A neutral name: the code under test runs in it and must not learn the session, task or condition.
+      const workRoot = ctx.scratch.workDir("v");
       try {
         verdict = await verifyArtifact({
           dataset: ctx.dataset,

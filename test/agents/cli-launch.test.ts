@@ -58,7 +58,7 @@ describe("a real CLI agent's process, sandboxed and not", () => {
     writeFileSync(cli, `#!/bin/sh\ncat "$HOME/settings.json"; pwd; cat '${secret}' || echo hidden; setsid sleep 654321 & echo done\n`, { mode: 0o755 });
     const env = cliEnv(ctx, home, [], {});
     const l = cliLaunch(ctx, cli, [], "/workspace/demo_repo", env, join(root, "pid"), [], new AbortController().signal);
-    expect(l.command).toBe("bwrap");
+    expect([l.command, ...l.args].join(" ")).toContain("exec bwrap");
     const r = await runProcess(l.command, l.args, { cwd: l.cwd, env: l.env, timeoutMs: 60_000 });
     expect(r.stderr, r.stdout).toContain("No such file");
     expect(r.stdout.split("\n")).toEqual(["{}", "/workspace/demo_repo", "hidden", "done", ""]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sandboxRecord } from "../../src/run/sandbox-record.js";
+import { hardeningWarning, sandboxRecord } from "../../src/run/sandbox-record.js";
 import { skipWithout } from "../helpers/tools.js";
 
 // Needs bwrap: skipped with the reason where missing (a failure under CI=true).
@@ -21,5 +21,18 @@ describe.skipIf(missingTool)("run.json's sandbox record", () => {
     const command = sandboxRecord("bwrap", "on", "command");
     expect(command.mode).toBe("bwrap");
     expect(command.enforced.join("\n")).not.toContain("CLI's own install");
+  });
+});
+
+describe.skipIf(missingTool)("the sandbox's hardening in run.json", () => {
+  it("records the user namespace, capabilities and syscall filter, and says in one line what is missing", () => {
+    const r = sandboxRecord("bwrap", "on", "command");
+    expect(Object.keys(r.hardening ?? {})).toEqual(["user_namespace", "capabilities", "syscall_filter"]);
+    expect(sandboxRecord("none", "on", "command").hardening).toBeUndefined();
+    const applied = { applied: true, detail: "ok" };
+    const whole = { ...r, hardening: { user_namespace: applied, capabilities: applied, syscall_filter: applied } };
+    expect(hardeningWarning(whole)).toBeNull();
+    const noUserns = { ...whole, hardening: { ...whole.hardening, user_namespace: { applied: false, detail: "no user namespace can be made here (bwrap: No permissions to create new namespace)" } } };
+    expect(hardeningWarning(noUserns)).toBe("sandbox weaker than it should be: no user namespace can be made here (bwrap: No permissions to create new namespace) (run.json sandbox.hardening)");
   });
 });
