@@ -9,7 +9,7 @@ import { opencodePackage } from "../agents/opencode.js";
 import { probeLimits } from "../core/cgroups.js";
 import { defaultLimits } from "../core/limits.js";
 import { runProcess } from "../core/process.js";
-import { bwrapProblem } from "../core/sandbox.js";
+import { bwrapProblem, hardeningSummary, sandboxHardening } from "../core/sandbox.js";
 import { cacheRoot } from "../dataset/repo-cache.js";
 import type { DoctorCheck } from "../formats/doctor.js";
 
@@ -49,22 +49,18 @@ async function bwrapCheck(): Promise<DoctorCheck> {
 }
 
 /**
- * A user namespace mapped to an unprivileged id with every capability dropped: what keeps a
- * sandboxed process started by root from using root's capabilities (CapEff must read 0).
+ * The sandbox's hardening as every run applies it (the same probe): its own user namespace mapped to an
+ * unprivileged id, every capability dropped, the syscall filter. What keeps a process started by root
+ * from using root's capabilities inside.
  */
-async function usernsCheck(): Promise<DoctorCheck> {
-  const enables = "no capability inside a sandbox, even as root";
-  const r = await runProcess(
-    "bwrap",
-    ["--ro-bind", "/", "/", "--proc", "/proc", "--unshare-pid", "--unshare-user", "--uid", "1000", "--gid", "1000", "--cap-drop", "ALL", "--", "/bin/sh", "-c", "grep CapEff /proc/self/status"],
-    { timeoutMs: 30_000 },
-  );
-  if (r.spawnError) return check("userns", false, "bwrap not found", enables, "apt-get install bubblewrap");
-  const capEff = /CapEff:\s*([0-9a-f]+)/.exec(r.stdout)?.[1];
-  if (r.code !== 0 || capEff === undefined) {
-    return check("userns", false, `bwrap --unshare-user failed: ${r.stderr.trim().split("\n")[0] ?? `exit ${r.code}`}`, enables, "sysctl -w kernel.unprivileged_userns_clone=1 (or run as root)");
-  }
-  return check("userns", /^0+$/.test(capEff), /^0+$/.test(capEff) ? "user namespace mapped to uid 1000, capabilities dropped (CapEff 0)" : `CapEff ${capEff} inside`, enables, null);
+function usernsCheck(): DoctorCheck {
+  const enables = "no capability and a syscall filter inside a sandbox, even as root";
+  const problem = bwrapProblem();
+  if (problem !== null) return check("userns", false, problem, enables, "apt-get install bubblewrap");
+  const h = sandboxHardening();
+  const parts = [h.user_namespace, h.capabilities, h.syscall_filter];
+  const ok = parts.every((p) => p.applied);
+  return check("userns", ok, ok ? hardeningSummary() : parts.filter((p) => !p.applied).map((p) => p.detail).join("; "), enables, ok ? null : "run as root, or enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1)");
 }
 
 function cgroupsCheck(): DoctorCheck {
