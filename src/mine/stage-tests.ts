@@ -144,13 +144,22 @@ export async function stageTests(
   return done((await runStates(dataset, task, env, work, runs - 1, only, states)) ?? (await judged()));
 }
 
-/** pytest's own words for a failure in the short summary (`-rA`): `FAILED id - message`, `ERROR path - message`. */
+/**
+ * pytest's own words for a failure: the short summary's `FAILED id - message` (`-rA`), else the
+ * first `E   ` line of its section (`___ ERROR collecting path ___`, `___ test_name ___`).
+ */
 function pytestSays(runs: readonly TestRun[], id: string): string | null {
+  const named = (s: string) => s === id || s.endsWith(`/${id}`);
   for (const r of runs) {
-    for (const line of r.stdout.split("\n")) {
-      const m = /^(?:FAILED|ERROR) (\S+)(?: - (.*))?$/.exec(line.trim());
-      if (m && (m[1] === id || m[1]!.endsWith(`/${id}`))) return m[2] ? `${m[1]} - ${m[2]}` : m[1]!;
+    const lines = r.stdout.split("\n");
+    for (const line of lines) {
+      const m = /^(?:FAILED|ERROR) (\S+) - (.*)$/.exec(line.trim());
+      if (m && named(m[1]!)) return `${m[1]} - ${m[2]}`;
     }
+    const title = id.includes("::") ? id.split("::").slice(1).join(".") : `ERROR collecting ${id}`;
+    const at = lines.findIndex((l) => new RegExp(`^_+ ${title.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} _+$`).test(l.trim()));
+    const e = at < 0 ? undefined : lines.slice(at + 1).find((l) => /^E\s+\S/.test(l));
+    if (e) return `${id} - ${e.replace(/^E\s+/, "").trim()}`;
   }
   return null;
 }

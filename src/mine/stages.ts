@@ -24,7 +24,12 @@ export async function substantiveStages(gitDir: string, base: string, steps: rea
     const at = (i: number | null) => (i === null ? null : cuts[i]!);
     const end = new Map(cuts.map((c, i) => [c, at(endOf[i]!)]));
     for (const f of folded) if (f.into !== null) f.into = end.get(f.into) ?? f.into;
-    folded.push(...folds.map((f) => ({ step: cuts[f.step]!, rule: f.rule, into: at(f.into) })));
+    // A stage folded on a later pass is its steps (after the previous cut, to its own) not yet recorded.
+    const recorded = new Set(folded.map((f) => f.step));
+    for (const f of folds) {
+      const from = f.step === 0 ? 0 : steps.indexOf(cuts[f.step - 1]!) + 1;
+      for (const step of steps.slice(from, steps.indexOf(cuts[f.step]!) + 1)) if (!recorded.has(step)) folded.push({ step, rule: f.rule, into: at(f.into) });
+    }
     const next = kept.map((i) => cuts[i]!);
     if (folds.length === 0 || next.length === 0) return { cuts: next, folded: folded.sort((a, b) => steps.indexOf(a.step) - steps.indexOf(b.step)) };
     cuts = next;
