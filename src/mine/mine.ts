@@ -102,7 +102,7 @@ async function preCheck(ctx: Ctx, c: Candidate, isSource: PathClass, isTest: Pat
   const foldedShort = folded.map(short);
   const rules = foldedShort.map((f) => `${f.step} ${f.rule}`).join(", ");
   if (cuts.length === 0 && folded.every((f) => f.rule === "progress only" || f.rule === "documentation only")) {
-    return reject(ctx, c, "no source change", `no step changes a source file${rules ? ` (${rules})` : ""}`, 0, { folded: foldedShort });
+    return reject(ctx, c, "no source change", `no step changes source code${rules ? ` (${rules})` : ""}`, 0, { folded: foldedShort });
   }
   if (cuts.length < 2) return reject(ctx, c, "fewer than two substantive stages", `${cuts.length} substantive stage(s)${rules ? `; folded: ${rules}` : ""}`, 0, { folded: foldedShort });
   const several = (await severalFeatures(ctx.gitDir, c.cuts)) ?? (c.kind === "chain" ? await unrelatedStage(ctx.gitDir, c.base, cuts, isSource, isTest) : null);
