@@ -37,6 +37,11 @@ export function checkTaskStatic(task: LoadedTask, dataset: Dataset): Problem[] {
       else stageOf.set(t, k);
     }
   });
+  // Alignment: every F2P test is justified by the stage whose request asks for it. In a one-stage
+  // task an absent map is unambiguous (that stage), as SWE-bench instances have it.
+  if (task.requests.length > 1) {
+    for (const t of new Set(f2p)) if (!stageOf.has(t)) p("verifier.fail_to_pass", `${t} is mapped to no stage (list it in the tests of the request that asks for it)`);
+  }
   const repo = dataset.manifest.repos[task.repo];
   if (!repo) return out;
   if (task.environment !== undefined && !(task.environment in (repo.environment?.variants ?? {}))) {

@@ -35,7 +35,7 @@ export function branchOf(message: string): string | null {
 }
 
 /**
- * A merged branch with at least two commits that change both source and tests.
+ * A merged branch with at least two commits that change source, and tests changed by some commit.
  * A branch that merged other history into itself (`Merge branch 'main' into feature`) starts after
  * its last such merge: that merge's diff against the branch is everyone else's work, so it can be
  * no stage, and the branch's steps before it are part of the base the task starts from.
@@ -56,9 +56,9 @@ async function mergeCandidate(
   // The branch's net source changes are a subset of its steps': outside --path, no step need be read.
   if (paths.length > 0 && !within(paths, (await changedPaths(gitDir, base, `${merge}^2`)).filter((p) => isSource(p) && !isTest(p)))) return null;
   const shapes = await Promise.all(steps.map((c) => stepShape(gitDir, c, isSource, isTest)));
-  // Two steps that each change source and tests, as every step of a chain does: a stage can only have
-  // tests of its own when some step brings them (no sympy branch with fewer such steps was mined).
-  if (shapes.filter((s) => s.source.length > 0 && s.tests.length > 0).length < 2) return null;
+  // Two steps that change source (a stage need not bring tests of its own), and tests somewhere: the
+  // task's F2P tests come from the branch. Whether the steps change behaviour is judged later, on diffs.
+  if (shapes.filter((s) => s.source.length > 0).length < 2 || !shapes.some((s) => s.tests.length > 0)) return null;
   const subject = await gitOut(["--git-dir", gitDir, "log", "-1", "--format=%s", merge]);
   const branch = branchOf(subject);
   const after = lastSync ? `, after the branch's merge ${lastSync}` : "";

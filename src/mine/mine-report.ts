@@ -24,6 +24,12 @@ export const mineSettingsSchema = z
   })
   .strict();
 
+/** A step that is no stage (src/mine/substance.ts): its commit, the rule, the commit ending the stage it joined (null: none). */
+const foldedSchema = z.object({ step: z.string(), rule: z.string(), into: z.string().nullable() }).strict();
+
+/** A touched test module whose tests fail in every state, with the reason (pytest's words when it gave some). */
+const failingModuleSchema = z.object({ module: z.string(), reason: z.string() }).strict();
+
 /** `mine-report.json`: candidates seen, mined and rejected by reason; written after every candidate. */
 export const mineReportSchema = z
   .object({
@@ -34,11 +40,40 @@ export const mineReportSchema = z
     settings: mineSettingsSchema.optional(),
     commits_seen: z.number().int().nonnegative(),
     candidates_seen: z.number().int().nonnegative(),
-    /** `test_runs`: test runs the candidate cost (states × runs; one run per state when the first run rejects it). */
+    /**
+     * `test_runs`: test runs the candidate cost (states × runs; one run per state when the first run
+     * rejects it, none when the pre-checks do). `folded`, `stages_without_f2p`, `regression_tests` and
+     * `failing_modules` are absent in reports written before the stage rule of issue 28.
+     */
     mined: z.array(
-      z.object({ task: z.string(), stages: z.number().int(), f2p: z.number().int(), p2p: z.number().int(), qualification_ms: z.number(), test_runs: z.number().int(), provenance: z.string() }).strict(),
+      z
+        .object({
+          task: z.string(),
+          stages: z.number().int(),
+          f2p: z.number().int(),
+          p2p: z.number().int(),
+          qualification_ms: z.number(),
+          test_runs: z.number().int(),
+          provenance: z.string(),
+          folded: z.array(foldedSchema).optional(),
+          stages_without_f2p: z.array(z.number().int().positive()).optional(),
+          regression_tests: z.array(z.string()).optional(),
+          failing_modules: z.array(failingModuleSchema).optional(),
+        })
+        .strict(),
     ),
-    rejected: z.array(z.object({ candidate: z.string(), reason: z.enum(rejectReasons), detail: z.string(), test_runs: z.number().int() }).strict()),
+    rejected: z.array(
+      z
+        .object({
+          candidate: z.string(),
+          reason: z.enum(rejectReasons),
+          detail: z.string(),
+          test_runs: z.number().int(),
+          folded: z.array(foldedSchema).optional(),
+          failing_modules: z.array(failingModuleSchema).optional(),
+        })
+        .strict(),
+    ),
     rejected_by_reason: z.partialRecord(z.enum(rejectReasons), z.number().int()),
     warnings: z.array(z.string()),
   })

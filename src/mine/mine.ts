@@ -15,8 +15,10 @@ import { defaultTestCommand } from "../testbed/test-run.js";
 import { openScratch, reapNotices, reapStaleScratch } from "../testbed/verifier-scratch.js";
 import { findCandidates, repoDir, severalFeatures, unrelatedStage, type Candidate } from "./candidates.js";
 import { sha256 } from "../core/digest.js";
-import { changedPaths, stagePatchesOf, testsPatchOf } from "./derive.js";
-import { foldStages, stageTests, type MineSuite, type RejectReason, type StageVerdict } from "./stage-tests.js";
+import { changedPaths, stagePatchesOf, testsPatchOf, type PathClass } from "./derive.js";
+import { stageTests, type FailingModule, type MineSuite, type OldTests, type RejectReason } from "./stage-tests.js";
+import { substantiveStages, type FoldedStep } from "./stages.js";
+import { functionRanges, patchTouches, unchangedIds } from "./old-tests.js";
 import { MINE_REPORT_FORMAT, mineReportSchema, type MineReport, type MineSettings } from "./mine-report.js";
 
 export interface MineOptions {
@@ -69,20 +71,6 @@ async function pinSetupCommit(gitDir: string, rev: string, into: Array<{ environ
   for (const spec of into) spec.environment = { ...spec.environment, setup_commit: r.stdout.trim() };
 }
 
-/** Steps that change no source file are folded into the next one (the last into the previous). */
-async function substantiveCuts(gitDir: string, c: Candidate, isSource: (p: string) => boolean, isTest: (p: string) => boolean): Promise<string[]> {
-  const kept: string[] = [];
-  let from = c.base;
-  for (const [i, cut] of c.cuts.entries()) {
-    const src = (await changedPaths(gitDir, from, cut)).some((p) => isSource(p) && !isTest(p));
-    if (src) {
-      kept.push(cut);
-      from = cut;
-    } else if (i === c.cuts.length - 1 && kept.length > 0) kept[kept.length - 1] = cut;
-  }
-  return kept;
-}
-
 interface Ctx {
   opts: MineOptions;
   dataset: Dataset;
@@ -93,11 +81,33 @@ interface Ctx {
   report: MineReport;
 }
 
-function reject(ctx: Ctx, c: Candidate, reason: RejectReason, detail: string, testRuns = 0): null {
-  ctx.report.rejected.push({ candidate: c.provenance, reason, detail, test_runs: testRuns });
+function reject(ctx: Ctx, c: Candidate, reason: RejectReason, detail: string, testRuns = 0, extra: { folded?: FoldedStep[]; failing_modules?: FailingModule[] } = {}): null {
+  const folded = extra.folded && extra.folded.length > 0 ? { folded: extra.folded } : {};
+  const failing = extra.failing_modules && extra.failing_modules.length > 0 ? { failing_modules: extra.failing_modules } : {};
+  ctx.report.rejected.push({ candidate: c.provenance, reason, detail, test_runs: testRuns, ...folded, ...failing });
   ctx.report.rejected_by_reason[reason] = (ctx.report.rejected_by_reason[reason] ?? 0) + 1;
   ctx.opts.onLine?.(`rejected ${c.provenance}: ${reason} (${detail})`);
   return null;
+}
+
+const short = (f: FoldedStep): FoldedStep => ({ step: f.step.slice(0, 12), rule: f.rule, into: f.into?.slice(0, 12) ?? null });
+
+/**
+ * The pre-checks, on diffs and commit messages only (no test run): at least two substantive stages,
+ * and one feature (no two steps naming different pull requests or issues; for a chain, each stage
+ * changes a source file an earlier one changed).
+ */
+async function preCheck(ctx: Ctx, c: Candidate, isSource: PathClass, isTest: PathClass): Promise<{ cuts: string[]; folded: FoldedStep[] } | null> {
+  const { cuts, folded } = await substantiveStages(ctx.gitDir, c.base, c.cuts, isSource, isTest);
+  const foldedShort = folded.map(short);
+  const rules = foldedShort.map((f) => `${f.step} ${f.rule}`).join(", ");
+  if (cuts.length === 0 && folded.every((f) => f.rule === "progress only" || f.rule === "documentation only")) {
+    return reject(ctx, c, "no source change", `no step changes source code${rules ? ` (${rules})` : ""}`, 0, { folded: foldedShort });
+  }
+  if (cuts.length < 2) return reject(ctx, c, "fewer than two substantive stages", `${cuts.length} substantive stage(s)${rules ? `; folded: ${rules}` : ""}`, 0, { folded: foldedShort });
+  const several = (await severalFeatures(ctx.gitDir, c.cuts)) ?? (c.kind === "chain" ? await unrelatedStage(ctx.gitDir, c.base, cuts, isSource, isTest) : null);
+  if (several) return reject(ctx, c, "several features", several, 0, { folded: foldedShort });
+  return { cuts, folded };
 }
 
 /** A manifest task with placeholder tests and digests, before its stages are qualified. */
@@ -116,42 +126,68 @@ async function draftTask(ctx: Ctx, id: string, base: string, cuts: string[], pro
   };
 }
 
+/**
+ * Old tests among `ids` (not collected before the stages): those whose function tests.patch leaves
+ * unchanged, read at the last cut by the tests' own interpreter.
+ */
+function oldTestsOf(gitDir: string, last: string, testsPatch: string): OldTests {
+  return async (python, ids) => {
+    if (ids.length === 0) return new Set();
+    const files = new Map<string, string>();
+    for (const f of new Set(ids.map((id) => id.split("::")[0]!))) {
+      const r = await gitTry(["--git-dir", gitDir, "show", `${last}:${f}`]);
+      if (r.code === 0 && f.endsWith(".py")) files.set(f, r.stdout);
+    }
+    return new Set(unchangedIds(ids, patchTouches(testsPatch), await functionRanges(python, files)));
+  };
+}
+
 /** Qualifies one candidate by running the tests after each stage; returns its manifest entry or null (rejected). */
 async function mineCandidate(ctx: Ctx, c: Candidate): Promise<ManifestTask | null> {
   const started = Date.now();
   const isTest = testFileMatcher(ctx.repo);
   const isSource = sourceMatcher(ctx.repo);
-  const cuts = await substantiveCuts(ctx.gitDir, c, isSource, isTest);
-  if (cuts.length < 2) return reject(ctx, c, "no source change", "fewer than two steps change source files");
+  const pre = await preCheck(ctx, c, isSource, isTest);
+  if (!pre) return null;
+  const { cuts, folded } = pre;
+  const foldedShort = folded.map(short);
   const id = `${ctx.name}-${cuts[cuts.length - 1]!.slice(0, 10)}`;
-  const draft = await deriveTask(ctx.gitDir, ctx.repo, await draftTask(ctx, id, c.base, cuts, c.provenance));
-  if (draft.testsPatch.trim() === "") return reject(ctx, c, "no F2P", "the steps change no test file");
+  const entry = await draftTask(ctx, id, c.base, cuts, c.provenance);
+  const draft = await deriveTask(ctx.gitDir, ctx.repo, entry);
+  if (draft.testsPatch.trim() === "") return reject(ctx, c, "no F2P", "the steps change no test file", 0, { folded: foldedShort });
   const task: LoadedTask = { ...draft.spec, dir: join(ctx.opts.out, "tasks", id), stagePatches: draft.stages, testsPatch: draft.testsPatch };
   const testFiles = (await changedPaths(ctx.gitDir, c.base, cuts[cuts.length - 1]!)).filter(isTest);
   const work = mkdtempSync(join(ctx.work, "cand-"));
-  // The stages the tests keep must be two or more steps of one feature; checked on the first run of
-  // each state too, so that such a candidate is not run again.
-  const stagesProblem = async (stageTestsList: string[][]): Promise<StageVerdict | null> => {
-    const folded = foldStages(stageTestsList);
-    if (folded.length < 2) return { ok: false, reason: "fewer than two stages with tests", detail: `only ${folded.length} stage(s) make a test pass` };
-    const keptCuts = folded.map((f) => cuts[f.cut]!);
-    const several = (await severalFeatures(ctx.gitDir, keptCuts)) ?? (c.kind === "chain" ? await unrelatedStage(ctx.gitDir, c.base, keptCuts, isSource, isTest) : null);
-    return several ? { ok: false, reason: "several features", detail: several } : null;
-  };
-  const { verdict: v, testRuns } = await stageTests(ctx.dataset, task, work, ctx.opts.runs, testFiles, ctx.opts.suite ?? "whole", () => {}, (first) => stagesProblem(first.stageTests)).finally(() =>
+  const oldTests = oldTestsOf(ctx.gitDir, cuts[cuts.length - 1]!, draft.testsPatch);
+  const { verdict: v, testRuns } = await stageTests(ctx.dataset, task, work, ctx.opts.runs, testFiles, ctx.opts.suite ?? "whole", () => {}, oldTests).finally(() =>
     rmSync(work, { recursive: true, force: true }),
   );
-  if (!v.ok) return reject(ctx, c, v.reason, v.detail, testRuns);
-  const problem = await stagesProblem(v.stageTests);
-  if (problem && !problem.ok) return reject(ctx, c, problem.reason, problem.detail, testRuns);
-  const folded = foldStages(v.stageTests);
-  const keptCuts = folded.map((f) => cuts[f.cut]!);
-  const entry = await draftTask(ctx, id, c.base, keptCuts, c.provenance);
-  entry.stages.forEach((s, k) => (s.tests = folded[k]!.tests));
-  entry.verifier = { fail_to_pass: folded.flatMap((f) => f.tests), pass_to_pass: v.p2p, timeout_s: ctx.opts.timeoutS ?? 1800 };
+  if (!v.ok) return reject(ctx, c, v.reason, v.detail, testRuns, { folded: foldedShort, ...(v.failingModules ? { failing_modules: v.failingModules } : {}) });
+  // Every F2P test is mapped to the stage from which it passes; a stage may have none.
+  entry.stages.forEach((s, k) => (s.tests = v.stageTests[k]!));
+  entry.verifier = { fail_to_pass: v.stageTests.flat(), pass_to_pass: v.p2p, timeout_s: ctx.opts.timeoutS ?? 1800 };
   const ms = Date.now() - started;
-  ctx.report.mined.push({ task: id, stages: keptCuts.length, f2p: entry.verifier.fail_to_pass.length, p2p: v.p2p.length, qualification_ms: ms, test_runs: testRuns, provenance: c.provenance });
-  ctx.opts.onLine?.(`mined ${id}: ${keptCuts.length} stages, ${entry.verifier.fail_to_pass.length} F2P, ${v.p2p.length} P2P (${(ms / 1000).toFixed(1)} s)`);
+  const without = v.stageTests.flatMap((t, k) => (t.length === 0 ? [k + 1] : []));
+  ctx.report.mined.push({
+    task: id,
+    stages: cuts.length,
+    f2p: entry.verifier.fail_to_pass.length,
+    p2p: v.p2p.length,
+    qualification_ms: ms,
+    test_runs: testRuns,
+    provenance: c.provenance,
+    folded: foldedShort,
+    stages_without_f2p: without,
+    regression_tests: v.regression,
+    failing_modules: v.failingModules,
+  });
+  const notes = [
+    ...(folded.length > 0 ? [`${folded.length} step(s) folded`] : []),
+    ...(v.regression.length > 0 ? [`${v.regression.length} old test(s) not F2P`] : []),
+    ...(v.failingModules.length > 0 ? [`${v.failingModules.length} module(s) failing in every state`] : []),
+  ];
+  ctx.opts.onLine?.(`mined ${id}: ${cuts.length} stages, ${entry.verifier.fail_to_pass.length} F2P, ${v.p2p.length} P2P (${(ms / 1000).toFixed(1)} s)${notes.length > 0 ? `; ${notes.join(", ")}` : ""}`);
+  for (const m of v.failingModules) ctx.opts.onLine?.(`warning: ${id}: ${m.module}: ${m.reason}`);
   return entry;
 }
 
@@ -210,7 +246,9 @@ async function checkPaths(gitDir: string, tip: string, paths: readonly string[])
  * candidates left are judged as the finished ones were. The report is written after the manifest,
  * so a task the manifest holds but the report does not list is qualified again.
  */
-function earlierRun(out: string, repoGit: string, range: string, settings: MineSettings): { report: MineReport; tasks: ManifestTask[] } | null {
+const retiredReason = "fewer than two stages with tests";
+
+function earlierRun(out: string, repoGit: string, range: string, settings: MineSettings): { report: MineReport; tasks: ManifestTask[]; retired: number } | null {
   if (!existsSync(out) || readdirSync(out).length === 0) return null;
   const file = join(out, "mine-report.json");
   if (!existsSync(file)) throw new InputError({ file: out, path: "", message: "the output directory is not empty and holds no mining run to resume (no mine-report.json)" });
@@ -234,9 +272,13 @@ function earlierRun(out: string, repoGit: string, range: string, settings: MineS
   report.mined = report.mined.filter((m) => kept.has(m.task));
   dropTaskDirs(out, kept);
   report.warnings = [];
+  // Stages no longer need a test of their own: candidates rejected for want of one are judged again.
+  const retired = report.rejected.filter((r) => r.reason === retiredReason).length;
+  report.rejected = report.rejected.filter((r) => r.reason !== retiredReason);
+  delete report.rejected_by_reason[retiredReason];
   report.settings.max_stages = settings.max_stages;
   report.settings.paths = settings.paths;
-  return { report, tasks };
+  return { report, tasks, retired };
 }
 
 /**
@@ -265,7 +307,10 @@ export async function mineTasks(opts: MineOptions): Promise<MineReport> {
   Object.assign(report, { commits_seen: scan.commits, candidates_seen: scan.candidates.length });
   opts.onLine?.(`${scan.commits} commits, ${scan.candidates.length} candidate(s)`);
   const decided = new Set([...report.mined.map((m) => m.provenance), ...report.rejected.map((r) => r.candidate)]);
-  if (earlier) opts.onLine?.(`resuming ${out}: ${report.mined.length} mined and ${report.rejected.length} rejected before, ${scan.candidates.filter((c) => !decided.has(c.provenance)).length} left`);
+  if (earlier) {
+    const again = earlier.retired > 0 ? ` (${earlier.retired} rejected as "${retiredReason}", a rule since retired, are judged again)` : "";
+    opts.onLine?.(`resuming ${out}: ${report.mined.length} mined and ${report.rejected.length} rejected before, ${scan.candidates.filter((c) => !decided.has(c.provenance)).length} left${again}`);
+  }
   mkdirSync(join(out, "tasks"), { recursive: true });
   writeJsonAtomic(join(out, "dataset.json"), dataset.manifest);
   // The verifier's scratch: its test runs' process groups are recorded, so that a stopped or killed

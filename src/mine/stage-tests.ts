@@ -5,6 +5,7 @@ import { isTestModule } from "../dataset/test-id-paths.js";
 import type { Dataset, LoadedTask } from "../dataset/load.js";
 import type { PreparedEnv } from "../testbed/env-cache.js";
 import { inScope } from "../testbed/pytest-ids.js";
+import { testPython } from "../testbed/pytest-runner.js";
 import { collectionInterruption } from "../testbed/pytest-output.js";
 import { checkoutWithPatches, environmentFor, freshCheckout, runWholeSuite } from "../testbed/task-testbed.js";
 import { suiteRunProblem, type TestRun } from "../testbed/test-run.js";
@@ -15,6 +16,8 @@ export const rejectReasons = [
   "several features",
   "no F2P",
   "timed out",
+  "fewer than two substantive stages",
+  /** Retired with the stage rule of issue 28 (stages needed a test of their own); still read in older reports. */
   "fewer than two stages with tests",
   "unstable",
   "collection failure",
@@ -24,9 +27,31 @@ export const rejectReasons = [
 ] as const;
 export type RejectReason = (typeof rejectReasons)[number];
 
-export type StageVerdict = { ok: true; stageTests: string[][]; p2p: string[]; unstable: string[] } | { ok: false; reason: RejectReason; detail: string };
+/** A touched test module whose tests fail in every state: reported, never dropped in silence. */
+export interface FailingModule {
+  module: string;
+  reason: string;
+}
+
+export type StageVerdict =
+  | {
+      ok: true;
+      stageTests: string[][];
+      p2p: string[];
+      unstable: string[];
+      /** Old, unchanged tests that fail before the stages only because their module cannot be imported there: no F2P. */
+      regression: string[];
+      failingModules: FailingModule[];
+    }
+  | { ok: false; reason: RejectReason; detail: string; failingModules?: FailingModule[] };
+
+/** Which of these ids (failing before the stages only by their module's collection error) are the tests' old, unchanged code. */
+export type OldTests = (python: string, ids: string[]) => Promise<Set<string>>;
 
 type Outcome = "pass" | "fail" | "skip";
+
+/** Not collected: no outcome of its own, its module (or directory) failed collection. */
+const uncollected = (run: TestRun, id: string) => !run.cases.has(id) && run.collectionErrors.some((s) => inScope(id, s));
 
 function outcomeIn(run: TestRun, id: string): Outcome {
   const o = run.cases.get(id) ?? (run.collectionErrors.some((s) => inScope(id, s)) ? "error" : undefined);
@@ -81,7 +106,18 @@ function stableOutcomes(states: TestRun[][], id: string): Array<Outcome | null> 
   });
 }
 
-/** Each stage's tests (see `judge`), over `runs` runs per state; `screen` may reject after the first run. */
+/**
+ * Tests that pass after the stages but were not collected before them in any run: candidates for
+ * old tests whose module merely imports something new (the caller decides from their code).
+ */
+function importOnly(states: TestRun[][]): string[] {
+  const k = states.length - 1;
+  const ids = new Set<string>();
+  for (const r of states[k]!) for (const [id, o] of r.cases) if (o === "passed") ids.add(id);
+  return [...ids].filter((id) => states[0]!.every((r) => uncollected(r, id)) && states[k]!.every((r) => r.cases.get(id) === "passed")).sort();
+}
+
+/** Each stage's tests (see `judge`), over `runs` runs per state; after the first run of each state, a candidate with no F2P costs no more runs. */
 export async function stageTests(
   dataset: Dataset,
   task: LoadedTask,
@@ -90,7 +126,7 @@ export async function stageTests(
   testFiles: readonly string[],
   suite: MineSuite,
   log: (t: string) => void,
-  screen: (verdict: StageVerdict & { ok: true }) => Promise<StageVerdict | null> = async () => null,
+  oldTests: OldTests = async () => new Set(),
 ): Promise<{ verdict: StageVerdict; testRuns: number }> {
   const states: TestRun[][] = [];
   const done = (verdict: StageVerdict) => ({ verdict, testRuns: states.reduce((n, list) => n + list.length, 0) });
@@ -99,21 +135,69 @@ export async function stageTests(
   const env = await prepareEnv(dataset, task, work, log);
   if ("ok" in env) return done(env);
   const only = suite === "touched" ? modules : null;
+  const python = testPython(env.pathPrefix);
+  const judged = async () => judge(task, states, testFiles, await oldTests(python, importOnly(states)));
   // One run per state first: the tests stable over every run are a subset of what one run shows, so
-  // a candidate that one run rejects (most of them) costs a third of the runs.
-  const first = (await runStates(dataset, task, env, work, 1, only, states)) ?? judge(task, states, testFiles);
+  // a candidate that one run rejects costs a third of the runs.
+  const first = (await runStates(dataset, task, env, work, 1, only, states)) ?? (await judged());
   if (!first.ok || runs === 1) return done(first);
-  const screened = await screen(first);
-  if (screened) return done(screened);
-  return done((await runStates(dataset, task, env, work, runs - 1, only, states)) ?? judge(task, states, testFiles));
+  return done((await runStates(dataset, task, env, work, runs - 1, only, states)) ?? (await judged()));
+}
+
+/**
+ * pytest's own words for a failure: the short summary's `FAILED id - message` (`-rA`), else the
+ * first `E   ` line of its section (`___ ERROR collecting path ___`, `___ test_name ___`).
+ */
+function pytestSays(runs: readonly TestRun[], id: string): string | null {
+  const named = (s: string) => s === id || s.endsWith(`/${id}`);
+  for (const r of runs) {
+    const lines = r.stdout.split("\n");
+    for (const line of lines) {
+      const m = /^(?:FAILED|ERROR) (\S+) - (.*)$/.exec(line.trim());
+      if (m && named(m[1]!)) return `${m[1]} - ${m[2]}`;
+    }
+    const title = id.includes("::") ? id.split("::").slice(1).join(".") : `ERROR collecting ${id}`;
+    const at = lines.findIndex((l) => new RegExp(`^_+ ${title.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} _+$`).test(l.trim()));
+    const e = at < 0 ? undefined : lines.slice(at + 1).find((l) => /^E\s+\S/.test(l));
+    if (e) return `${id} - ${e.replace(/^E\s+/, "").trim()}`;
+  }
+  return null;
+}
+
+/**
+ * Touched test modules whose tests fail in every state: a module that is collected in no run (with
+ * pytest's reason), or tests that fail in every run of every state (optional extensions missing, a
+ * broken environment). They can be neither F2P nor P2P; the report says so.
+ */
+function failingModules(states: TestRun[][], testFiles: readonly string[], universe: ReadonlySet<string>): FailingModule[] {
+  const out: FailingModule[] = [];
+  const all = states.flat();
+  for (const module of testFiles.filter(isTestModule)) {
+    const ids = [...universe].filter((id) => id.split("::")[0] === module);
+    if (ids.length === 0) {
+      if (all.length > 0 && all.every((r) => r.collectionErrors.includes(module))) {
+        const why = pytestSays(all, module);
+        out.push({ module, reason: `cannot be collected in any state${why ? ` (pytest: ${why})` : ""}` });
+      }
+      continue;
+    }
+    const failing = ids.filter((id) => all.every((r) => outcomeIn(r, id) === "fail"));
+    if (failing.length === 0) continue;
+    const why = pytestSays(all, failing[0]!);
+    out.push({ module, reason: `${failing.length} of ${ids.length} test(s) fail in every state${why ? ` (pytest: ${why})` : ""}` });
+  }
+  return out;
 }
 
 /**
  * Which tests each stage makes pass: stage K's tests fail (or are not collected) before stage K
- * and pass after stages 1..K, in every run, and keep passing through the last stage. P2P: tests
- * of the files tests.patch touches that pass in every state.
+ * and pass after stages 1..K, in every run, and keep passing through the last stage. A stage may
+ * make none pass; the task needs at least one. `old` (tests whose module was not collected before
+ * the stages and whose own code tests.patch leaves unchanged) are regression tests, not F2P: they
+ * join P2P when they pass in every state where their module is collected. P2P: tests of the files
+ * tests.patch touches that pass in every state.
  */
-function judge(task: LoadedTask, states: TestRun[][], testFiles: readonly string[]): StageVerdict {
+function judge(task: LoadedTask, states: TestRun[][], testFiles: readonly string[], old: ReadonlySet<string>): StageVerdict {
   const k = task.stagePatches.length;
   const changing = new Set(changingIds([...states[0]!.map((r) => new Set(r.cases.keys()))], [...states[k]!.map((r) => new Set(r.cases.keys()))]));
   const universe = new Set<string>();
@@ -121,6 +205,7 @@ function judge(task: LoadedTask, states: TestRun[][], testFiles: readonly string
   const stage: string[][] = Array.from({ length: k }, () => []);
   const p2p: string[] = [];
   const unstable: string[] = [];
+  const regression: string[] = [];
   for (const id of [...universe].sort()) {
     const o = stableOutcomes(states, id);
     if (o[0] === null || o[k] === null) {
@@ -132,26 +217,20 @@ function judge(task: LoadedTask, states: TestRun[][], testFiles: readonly string
       continue;
     }
     if (o[0] !== "fail" || o[k] !== "pass") continue;
+    if (old.has(id)) {
+      regression.push(id);
+      if (states.every((runs) => runs.every((r) => uncollected(r, id) || r.cases.get(id) === "passed")) && testFiles.includes(id.split("::")[0]!)) p2p.push(id);
+      continue;
+    }
     let first = k;
     while (first > 1 && o[first - 1] === "pass") first--;
     stage[first - 1]!.push(id);
   }
+  const failing = failingModules(states, testFiles, universe);
   if (stage.every((s) => s.length === 0)) {
-    return unstable.length > 0 ? { ok: false, reason: "unstable", detail: `no stable fail-to-pass test; unstable: ${unstable.slice(0, 5).join(", ")}` } : { ok: false, reason: "no F2P", detail: "no test fails before the stages and passes after them" };
+    if (unstable.length > 0) return { ok: false, reason: "unstable", detail: `no stable fail-to-pass test; unstable: ${unstable.slice(0, 5).join(", ")}`, failingModules: failing };
+    const olds = regression.length > 0 ? `; ${regression.length} old unchanged test(s) fail before the stages only because their module cannot be imported there` : "";
+    return { ok: false, reason: "no F2P", detail: `no test fails before the stages and passes after them${olds}`, failingModules: failing };
   }
-  return { ok: true, stageTests: stage, p2p, unstable };
-}
-
-/**
- * Stages without tests of their own are folded into the next stage (trailing ones into the
- * previous): returns the kept cut indices (0-based, into the candidate's cuts) and each kept
- * stage's tests.
- */
-export function foldStages(stageTestsList: readonly string[][]): Array<{ cut: number; tests: string[] }> {
-  const out: Array<{ cut: number; tests: string[] }> = [];
-  stageTestsList.forEach((tests, i) => {
-    if (tests.length > 0) out.push({ cut: i, tests: [...tests] });
-  });
-  if (out.length > 0) out[out.length - 1]!.cut = stageTestsList.length - 1;
-  return out;
+  return { ok: true, stageTests: stage, p2p: p2p.sort(), unstable, regression, failingModules: failing };
 }

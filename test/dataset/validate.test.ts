@@ -59,6 +59,23 @@ describe("tasks validate", () => {
     expect(r.stdout).toContain(`${f}: verifier.pass_to_pass: duplicate test id a`);
   });
 
+  it("refuses an F2P test mapped to no stage, and a stage whose request is empty (alignment)", () => {
+    const dir = fresh();
+    const t1 = join(dir, "tasks", "t01");
+    const task = JSON.parse(readFileSync(join(t1, "task.json"), "utf8"));
+    task.verifier.fail_to_pass.push("tests/test_base.py::test_unasked");
+    writeFileSync(join(t1, "task.json"), JSON.stringify(task));
+    const t2 = join(dir, "tasks", "t02");
+    const task2 = JSON.parse(readFileSync(join(t2, "task.json"), "utf8"));
+    task2.requests[1].text = "  ";
+    writeFileSync(join(t2, "task.json"), JSON.stringify(task2));
+    const r = cli(["tasks", "validate", dir], { env });
+    expect(r.code).toBe(1);
+    const lines = r.stdout.trim().split("\n");
+    expect(lines).toContain(`${join(t1, "task.json")}: verifier.fail_to_pass: tests/test_base.py::test_unasked is mapped to no stage (list it in the tests of the request that asks for it)`);
+    expect(lines).toContain(`${join(t2, "task.json")}: requests[1].text: a request needs text`);
+  });
+
   it("a missing dataset is bad input (exit 2)", () => {
     const r = cli(["tasks", "validate", join(tempDir(), "nope")], { env });
     expect(r.code).toBe(2);

@@ -58,17 +58,22 @@ describe("a merged branch that merged the main line into itself", () => {
 });
 
 describe("a merged branch with one step that brings tests", () => {
-  it("is no candidate: a second stage could have no tests of its own", async () => {
+  it("is a candidate: a stage need not bring tests of its own; a branch that changes no test is none", async () => {
     const { repo, init, commit } = gitHistory(root, "one-tested");
     init();
     commit("Initial layout", { "a.py": "0\n", "tests/test_a.py": "0\n" });
     git(repo, "checkout", "-qb", "feature");
-    commit("Fix and test", { "a.py": "1\n", "tests/test_a.py": "1\n" });
-    commit("Address review", { "a.py": "2\n" });
+    const fix = commit("Fix and test", { "a.py": "1\n", "tests/test_a.py": "1\n" });
+    const review = commit("Address review", { "a.py": "2\n" });
     git(repo, "checkout", "-q", "main");
     git(repo, "merge", "-q", "--no-ff", "-m", "Merge branch 'feature'", "feature");
+    git(repo, "checkout", "-qb", "untested", "main");
+    commit("Refactor", { "a.py": "3\n" });
+    commit("Refactor more", { "a.py": "4\n" });
+    git(repo, "checkout", "-q", "main");
+    git(repo, "merge", "-q", "--no-ff", "-m", "Merge branch 'untested'", "untested");
     const { candidates } = await findCandidates(join(repo, ".git"), "HEAD", isSource, isTest, 8);
-    expect(candidates).toEqual([]);
+    expect(candidates.map((c) => c.cuts)).toEqual([[fix, review]]);
   });
 });
 
