@@ -215,7 +215,8 @@ export async function runSessions(opts: RunOptions): Promise<RunOutcome> {
   const signal = opts.signal ?? new AbortController().signal;
   const outcome: RunOutcome = { runDir, finished: [], failed: [], skipped: [], interrupted: false, infraFaults: [] };
   // Verification is confined whatever the agent could be: an unsandboxed agent's artifact is no safer.
-  const verifier = { sandbox: opts.sandbox ?? "bwrap", limits: config.limits ? parseLimits(config.limits.requested) : defaultLimits };
+  // A resumed run is verified as run.json says it ran (a --sandbox none run without the flag, too).
+  const verifier = { sandbox: opts.sandbox ?? (config.sandbox?.mode === "none" ? ("none" as const) : ("bwrap" as const)), limits: config.limits ? parseLimits(config.limits.requested) : defaultLimits };
   const { backend } = opts, backendRun: BackendRun = { runDir, config, dataset: prep.dataset, ledger, progress: opts.progress, signal, concurrency: opts.concurrency, verifier };
   const diskFull = new DiskFullStop();
   try {

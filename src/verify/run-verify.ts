@@ -6,7 +6,7 @@ import { loadDataset, taskById, type Dataset, type LoadedTask } from "../dataset
 import { DiskFullStop } from "../core/disk-full.js";
 import { defaultMaxArtifactMb, inspectArtifact, oversizedReason, readArtifactText, refusedVerdict } from "./artifact-file.js";
 import { openScratch, reapNotices, reapStaleScratch, type Scratch } from "../testbed/verifier-scratch.js";
-import { recordedPath } from "../formats/run-config.js";
+import { recordedPath, runConfigReadSchema } from "../formats/run-config.js";
 import { runFiles } from "../formats/run-layout.js";
 import { parseSessionId } from "../formats/sessions.js";
 import { verdictSchema, type Verdict } from "../formats/verdict.js";
@@ -246,5 +246,20 @@ async function verifyJob(ctx: JobContext, job: { session: string; taskId: string
   } catch (e) {
     rmSync(newLog, { force: true });
     throw e;
+  }
+}
+
+/**
+ * How a run is verified when `verify` is not told: as run.json records that the run was confined (a run
+ * started with --sandbox none, or the demo without bubblewrap, is verified unconfined), else bubblewrap.
+ */
+export function recordedSandbox(runDir: string): SandboxMode {
+  const file = runFiles.config(resolve(runDir));
+  if (!existsSync(file)) return "bwrap";
+  try {
+    return runConfigReadSchema.safeParse(readJson(file)).data?.sandbox?.mode === "none" ? "none" : "bwrap";
+  } catch {
+    // An unreadable run.json is reported by the verification itself, in its own words.
+    return "bwrap";
   }
 }

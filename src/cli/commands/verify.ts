@@ -3,7 +3,7 @@ import { sandboxModes, type SandboxMode } from "../../core/sandbox.js";
 import { defaultLimitsText, parseLimits } from "../../core/limits.js";
 import { toJsonText } from "../../core/json-file.js";
 import { cacheInfo, clearCache } from "../../testbed/cache-admin.js";
-import { verifyRun } from "../../verify/run-verify.js";
+import { recordedSandbox, verifyRun } from "../../verify/run-verify.js";
 import { defaultMaxArtifactMb } from "../../verify/artifact-file.js";
 import type { ScratchDir } from "../../testbed/verifier-scratch.js";
 import type { Verdict } from "../../formats/verdict.js";
@@ -34,6 +34,16 @@ export function verdictLine(v: Verdict, reused = false): string {
 }
 
 /** `verify RUN_DIR` and the environment cache commands `cache info` / `cache clear`. */
+/** The last line of a verify: verdicts by outcome, then what was verified now and what was kept. */
+function summaryLine(all: Verdict[], infra: number, result: { verified: string[]; reused: string[]; forged: string[] }): string {
+  const resolved = all.filter((v) => v.resolved).length;
+  const suspicious = all.filter((v) => v.suspicious).length;
+  return (
+    `${all.length} session(s): ${resolved} resolved${suspicious > 0 ? ` (${suspicious} suspicious)` : ""}, ${all.length - resolved - infra} unresolved, ${infra} infrastructure fault(s); ` +
+    `${result.verified.length} verified, ${result.reused.length} kept${result.forged.length > 0 ? `, ${result.forged.length} with a bad seal verified again` : ""}\n`
+  );
+}
+
 export function registerVerify(program: Command): void {
   program
     .command("verify")
@@ -44,11 +54,12 @@ export function registerVerify(program: Command): void {
     .option("--force", "verify again even when a verdict for the same artifact exists")
     .option("--max-artifact-mb <n>", "artifacts larger than this are not read: not applied, with the reason", positiveInt("--max-artifact-mb"), defaultMaxArtifactMb)
     .option("--json", "print the verdicts as JSON instead of one line each")
-    .addOption(new Option("--sandbox <mode>", "confine each test run: bwrap (checkout and environment only, no network) or none").choices(sandboxModes).default("bwrap"))
+    .addOption(new Option("--sandbox <mode>", "confine each test run: bwrap (checkout and environment only, no network) or none (default: as run.json records the run, else bwrap)").choices(sandboxModes))
     .option("--limits <spec>", `resource limits of each test run through cgroups: cpus=N,memory=SIZE,pids=N or none (see docs/verification.md)`, defaultLimitsText)
     .option("--queue [url]", "verify on the `switch-swe worker`s of this Redis queue (URL, or $SWITCH_SWE_QUEUE)")
-    .action(async (runDir: string, o: { concurrency: number; session?: string[]; force?: boolean; json?: boolean; queue?: string | boolean; maxArtifactMb: number; sandbox: SandboxMode; limits: string }) => {
+    .action(async (runDir: string, o: { concurrency: number; session?: string[]; force?: boolean; json?: boolean; queue?: string | boolean; maxArtifactMb: number; sandbox?: SandboxMode; limits: string }) => {
       const limits = parseLimits(o.limits);
+      const sandbox = o.sandbox ?? recordedSandbox(runDir); // as the run ran (--sandbox none, the demo without bubblewrap)
       const onProgress = (e: { verdict: Verdict; reused: boolean }) => {
         if (!o.json) process.stdout.write(`${verdictLine(e.verdict, e.reused)}\n`);
       };
@@ -56,11 +67,11 @@ export function registerVerify(program: Command): void {
       let lost: string[] = [];
       let result: { verdicts: Record<string, Verdict>; verified: string[]; reused: string[]; forged: string[] };
       if (o.queue !== undefined) {
-        const r = await verifyRunOnQueue(runDir, { target: queueTarget(o.queue), maxArtifactMb: o.maxArtifactMb, sandbox: o.sandbox, limits, ...common, onVerdict: onProgress });
+        const r = await verifyRunOnQueue(runDir, { target: queueTarget(o.queue), maxArtifactMb: o.maxArtifactMb, sandbox, limits, ...common, onVerdict: onProgress });
         lost = r.lost;
         result = r;
       } else {
-        const local = { concurrency: o.concurrency, maxArtifactMb: o.maxArtifactMb, sandbox: o.sandbox, limits };
+        const local = { concurrency: o.concurrency, maxArtifactMb: o.maxArtifactMb, sandbox, limits };
         result = await verifyRun(runDir, { ...local, ...common, onNotice: (m) => process.stderr.write(`verify: ${m}\n`), onProgress });
       }
       for (const s of lost) process.stderr.write(`${s}: not verified: its verification job failed three times (workers died?)\n`);
@@ -69,12 +80,7 @@ export function registerVerify(program: Command): void {
       if (o.json) {
         process.stdout.write(toJsonText(result));
       } else {
-        const resolved = all.filter((v) => v.resolved).length;
-        const suspicious = all.filter((v) => v.suspicious).length;
-        process.stdout.write(
-          `${all.length} session(s): ${resolved} resolved${suspicious > 0 ? ` (${suspicious} suspicious)` : ""}, ${all.length - resolved - infra} unresolved, ${infra} infrastructure fault(s); ` +
-            `${result.verified.length} verified, ${result.reused.length} kept${result.forged.length > 0 ? `, ${result.forged.length} with a bad seal verified again` : ""}\n`,
-        );
+        process.stdout.write(summaryLine(all, infra, result));
       }
       // A verdict that says nothing about the model, or none at all, is a check that did not succeed.
       process.exitCode = lost.length > 0 ? ExitCode.checkFailed : verificationExitCode(infra);
