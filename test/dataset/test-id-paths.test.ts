@@ -53,6 +53,8 @@ describe("test id paths", () => {
     expect(r.code).toBe(1);
     const lines = r.stdout.trim().split("\n").filter((l) => l.startsWith(file));
     expect(lines).toEqual([
+      // The id added to F2P is also asked for by no request (the alignment rule of docs/mining.md).
+      `${file}: verifier.fail_to_pass: README.md::test_x is mapped to no stage (list it in the tests of the request that asks for it)`,
       `${file}: verifier.fail_to_pass: README.md::test_x: README.md is not a test file under the repository's test rules (repos.<name>.tests in dataset.json)`,
       `${file}: verifier.pass_to_pass: ../../../etc/passwd::test_x: the test file must be inside the repository (no ".." segments)`,
       `${file}: verifier.pass_to_pass: /abs/tests/test_a.py::t: the test file must be a path relative to the repository`,
