@@ -86,7 +86,9 @@ describe.skipIf(tmpfsUnavailable !== null)("a full disk during `run`", { timeout
         `free=$(df -k --output=avail "${disk}" | tail -1); dd if=/dev/zero of="${filler}" bs=1k count=$((free - 48)) 2>/dev/null; fi\nexit 0`,
     );
     const args = ["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--agent", "command", "--agent-opt", `command=${agent}`, "--out", out, "--no-verify", "--quiet", "--keep-workspaces", "--sandbox", "none"];
-    const r = cli(args, { env: { SWITCH_SWE_CACHE: fx.cache } });
+    // The workspaces live under the cache (linked from the run directory): the cache is on the small disk too.
+    const cache = join(disk, "cache-nearly-full");
+    const r = cli(args, { env: { SWITCH_SWE_CACHE: cache } });
     expect(r.code, r.stderr).toBe(4);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr).toMatch(new RegExp(`the disk is full \\(.*\\); session ${pair}\\.switch stopped as an infrastructure fault`));
@@ -95,7 +97,7 @@ describe.skipIf(tmpfsUnavailable !== null)("a full disk during `run`", { timeout
     expect(rows.filter((a) => a.startsWith(`${pair}.switch#`))).toHaveLength(1);
     expect(rows).toContain(`${pair}.base#1:finished`);
     rmSync(filler);
-    const resumed = cli(["run", "--out", out, "--resume", "--no-verify", "--quiet", "--keep-workspaces"], { env: { SWITCH_SWE_CACHE: fx.cache } });
+    const resumed = cli(["run", "--out", out, "--resume", "--no-verify", "--quiet", "--keep-workspaces"], { env: { SWITCH_SWE_CACHE: cache } });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(attempts(out)).toContain(`${pair}.switch#2:finished`);
   });
