@@ -16,6 +16,7 @@ import { requiredStatuses, untrustedRunReason } from "../testbed/test-run.js";
 import { verdictSchema, type TestStatus, type Verdict } from "../formats/verdict.js";
 import { sha256 } from "../core/digest.js";
 import { unappliedVerdict } from "./unapplied-verdict.js";
+import { canaryReason, judgeCanaries, plantCanaries, selectionWith, type CanaryRecord } from "./canaries.js";
 
 export interface VerifyArtifactOptions {
   dataset: Dataset;
@@ -58,6 +59,7 @@ interface AttemptResult {
   setupCached: boolean;
   notes: string[];
   suspicious: string[];
+  canaries?: CanaryRecord;
 }
 
 /** The checkout an attempt tests in, its environment, and the runner configuration fixed from the base. */
@@ -165,22 +167,37 @@ async function applyHeldOutTests(task: LoadedTask, checkout: string, dir: string
   return applyExact(checkout, testsFile);
 }
 
+/**
+ * Runs the required tests with canaries planted beside them (in the checkout, after the held-out
+ * tests): the run's own statuses of the required tests, what it said of the canaries, and why it is
+ * not believed (its own channels, or canaries that contradict the harness), or null.
+ */
+async function plantedRun(opts: VerifyArtifactOptions, bed: TestBed, dir: string, required: readonly string[]) {
+  const canaries = plantCanaries(bed.checkout, required);
+  const run = await runTaskTests(opts.dataset, opts.task, { checkout: bed.checkout, scratch: dir, env: bed.env, inifile: bed.inifile, sandbox: opts.sandbox ?? "bwrap", ...(opts.limits ? { limits: opts.limits } : {}) }, selectionWith(required, canaries));
+  const tests = requiredStatuses(run, required);
+  const record = judgeCanaries(run, canaries, tests);
+  const distrust = untrustedRunReason(run) ?? (run.timedOut ? null : canaryReason(record));
+  return { run, tests, record, distrust };
+}
+
 /** Runs the required tests and judges the run; an untrusted run is attributed by a control run. */
 async function runAndJudge(opts: VerifyArtifactOptions, bed: TestBed, dir: string, res: AttemptResult, log: (t: string) => void): Promise<void> {
   const required = requiredTests(opts.task);
-  const run = await runTaskTests(opts.dataset, opts.task, { checkout: bed.checkout, scratch: dir, env: bed.env, inifile: bed.inifile, sandbox: opts.sandbox ?? "bwrap", ...(opts.limits ? { limits: opts.limits } : {}) }, required);
+  const { run, tests, record, distrust } = await plantedRun(opts, bed, dir, required);
   log(describeRun(run));
+  log(`planted tests (outcomes only the harness knows): ${record.tests.map((t) => `${t.id} ${t.expected}: ${t.reported}`).join(", ") || "none (no required test file)"}\n`);
   res.timedOut = run.timedOut;
   res.exitCode = run.exitCode;
   res.resultSource = run.source;
-  res.tests = requiredStatuses(run, required);
+  res.tests = tests;
+  res.canaries = record;
   if (run.stream && run.stream.tamper.length > 0) res.suspicious.push(...run.stream.tamper.map((t) => `the runner saw: ${t}`));
   const env = bed.env;
   if (env.dir && env.fingerprint !== null && envFingerprint(env.dir) !== env.fingerprint) {
     invalidateEnvironment(env.dir);
     res.notes.push("the test run changed files of the cached environment; it will be rebuilt before its next use");
   }
-  const distrust = untrustedRunReason(run);
   if (distrust) {
     // Whose crash is it? The same tests without the artifact tell.
     log(`untrusted run: ${distrust}; running the tests without the artifact to attribute it\n`);
@@ -218,10 +235,10 @@ async function controlRun(opts: VerifyArtifactOptions, dir: string, bed: TestBed
   const err = await applyHeldOutTests(opts.task, checkout, dir);
   if (err) return `tests.patch does not apply: ${err}`;
   const inifile = bed.inifile === null ? null : join(checkout, relative(bed.checkout, bed.inifile));
-  const run = await runTaskTests(opts.dataset, opts.task, { checkout, scratch: dir, env: bed.env, inifile, sandbox: opts.sandbox ?? "bwrap", ...(opts.limits ? { limits: opts.limits } : {}) }, required);
+  const { run, distrust } = await plantedRun(opts, { ...bed, checkout, inifile }, dir, required);
   log(`control run (base + tests.patch, no artifact):\n${describeRun(run)}`);
   if (run.timedOut) return "the control run timed out";
-  return untrustedRunReason(run);
+  return distrust;
 }
 
 
@@ -280,6 +297,7 @@ function toVerdict(opts: VerifyArtifactOptions, base: VerdictBase, r: AttemptRes
     verified_at: new Date().toISOString(),
     ...(notes.length > 0 ? { notes } : {}),
     ...(r.suspicious.length > 0 ? { suspicious: true, suspicious_reasons: r.suspicious } : {}),
+    ...(r.canaries ? { canaries: r.canaries } : {}),
   });
 }
 

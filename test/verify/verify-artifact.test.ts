@@ -46,7 +46,12 @@ describe.skipIf(missingTool)("verifyArtifact", () => {
     expect(v.pass_to_pass).toEqual({ passed: 1, total: 1 });
     expect(v.resolved).toBe(true);
     expect(v.infra_fault).toBe(false);
-    expect(v.exit_code).toBe(0);
+    // pytest exits 1: the planted must-fail canary fails, as it must.
+    expect(v.exit_code).toBe(1);
+    expect(v.canaries?.trusted).toBe(true);
+    expect(v.canaries?.tests.map((t) => t.expected).sort()).toEqual(["failed", "passed"]);
+    expect(v.canaries?.tests.every((t) => t.reported === t.expected)).toBe(true);
+    for (const t of v.canaries!.tests) expect(Object.keys(v.tests)).not.toContain(t.id);
     expect(v.attempts).toBe(1);
     expect(v.setup_cached).toBe(false);
     expect(v.artifact_sha256).toMatch(/^[0-9a-f]{64}$/);
