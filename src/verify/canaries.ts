@@ -13,7 +13,8 @@ import { requiredStatuses, type TestRun } from "../testbed/test-run.js";
  * writes into the held-out test files a pair of tests per file, one that must pass and one that must
  * fail (by assertion), named from the file's own vocabulary, placed among its real tests, with bodies
  * of the same shape (an assertion on a value computed from numbers or words drawn now). A run that
- * reports the must-fail one passed, or the must-pass one not passed, is not believed.
+ * reports the must-fail one passed, or the must-pass one not passed, is not believed. Qualification
+ * and mining run the dataset's own patches, not an agent's code, and plant nothing.
  */
 
 export interface Canary {
@@ -136,9 +137,11 @@ export function judgeCanaries(run: TestRun, canaries: readonly Canary[], require
   for (const c of canaries) {
     const got = seen[c.id]!;
     if (got === c.expect) continue;
-    const fileErrored = run.collectionErrors.some((scope) => inScope(c.id, scope));
+    // A file that failed to collect (or whose ids pytest then said do not exist) runs none of its tests:
+    // no evidence either way, and none of its required tests can pass.
+    const fileErrored = run.collectionErrors.some((scope) => inScope(c.id, scope)) || run.notFound.includes(c.id);
     const filePassed = Object.entries(requiredStatus).some(([id, s]) => id.split("::")[0] === c.file && s === "passed");
-    if (got === "error" && fileErrored && !filePassed) continue;
+    if ((got === "error" || got === "missing") && fileErrored && !filePassed) continue;
     problems.push(`planted test ${c.id} must have ${c.expect} but was ${got === "missing" ? "not reported" : `reported ${got}`}`);
   }
   return {

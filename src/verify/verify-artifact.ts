@@ -12,6 +12,7 @@ import { describeRun, environmentFor, freshCheckout, requiredTests, runTaskTests
 import { locateInifile, testPython } from "../testbed/pytest-runner.js";
 import { splitPatch, writeBlocks, type PatchBlock } from "./split-patch.js";
 import { suspiciousReasons } from "./suspicious.js";
+import { writtenLines } from "./written-lines.js";
 import { requiredStatuses, untrustedRunReason } from "../testbed/test-run.js";
 import { verdictSchema, type TestStatus, type Verdict } from "../formats/verdict.js";
 import { sha256 } from "../core/digest.js";
@@ -217,6 +218,12 @@ async function attempt(opts: VerifyArtifactOptions, dir: string, log: (t: string
     if (kept === null) return res;
     const bed = await setUpBed(opts, dir, res, log);
     if (!(await applyArtifact(bed, kept, dir, res, log))) return res;
+    if (kept.some((b) => b.binary)) {
+      // Binary blocks are scanned by what git wrote (their text is not in the patch).
+      const written = await writtenLines(bed.checkout, kept);
+      const reference = opts.task.stagePatches.flatMap((p) => splitPatch(p));
+      res.suspicious = [...new Set([...res.suspicious, ...suspiciousReasons(kept, reference, written)])];
+    }
     const err = await applyHeldOutTests(opts.task, bed.checkout, dir);
     if (err) throw new InfraFault(`the held-out tests.patch does not apply: ${err}`, false);
     await runAndJudge(opts, bed, dir, res, log);

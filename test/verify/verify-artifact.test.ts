@@ -150,6 +150,16 @@ describe.skipIf(missingTool)("verifyArtifact", () => {
     expect(v.resolved).toBe(false);
   });
 
+  it("a pytest configuration too large to read back is the artifact's failure (restored), not an infrastructure fault", async () => {
+    // 20 MB in one option: pytest's parse of it, printed whole, was more than the verifier reads of a helper.
+    const huge = ["diff --git a/pyproject.toml b/pyproject.toml", "new file mode 100644", "--- /dev/null", "+++ b/pyproject.toml", "@@ -0,0 +1,2 @@", "+[tool.pytest.ini_options]", `+addopts = "${"-v ".repeat(7_000_000)}"`, ""].join("\n");
+    const { v } = await verify(artifact((d) => writeFiles(d, { "calc/ops.py": fixedOps })) + huge);
+    expect(v.infra_fault, v.infra_reason).toBe(false);
+    expect(v.dropped_files).toEqual(["pyproject.toml"]);
+    expect(v.tests["tests/test_ops.py::test_add"]).toBe("passed");
+    expect(v.attempts).toBe(1);
+  }, 120_000);
+
   it("refuses a ../ path, naming it", async () => {
     const good = task.stagePatches[0]!;
     const evil = `${good}diff --git a/../escaped.py b/../escaped.py\nnew file mode 100644\n--- /dev/null\n+++ b/../escaped.py\n@@ -0,0 +1 @@\n+x = 1\n`;
