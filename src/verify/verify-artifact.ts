@@ -8,7 +8,7 @@ import { applyExact, applyWithFallbacks, type ApplyMethod } from "../testbed/app
 import { dropTestFiles, restorePytestConfig } from "./artifact-filter.js";
 import { envFingerprint, invalidateEnvironment, type PreparedEnv } from "../testbed/env-cache.js";
 import { checkAppliedPaths, checkPatchPaths, checkSymlinkEscapes } from "./path-safety.js";
-import { describeRun, environmentFor, freshCheckout, requiredTests, runTaskTests } from "../testbed/task-testbed.js";
+import { describeRun, environmentFor, freshCheckout, requiredTests, runTaskTests, testCommandOf } from "../testbed/task-testbed.js";
 import { locateInifile, testPython } from "../testbed/pytest-runner.js";
 import { splitPatch, writeBlocks, type PatchBlock } from "./split-patch.js";
 import { suspiciousReasons } from "./suspicious.js";
@@ -174,7 +174,8 @@ async function applyHeldOutTests(task: LoadedTask, checkout: string, dir: string
  * not believed (its own channels, or canaries that contradict the harness), or null.
  */
 async function plantedRun(opts: VerifyArtifactOptions, bed: TestBed, dir: string, required: readonly string[]) {
-  const canaries = plantCanaries(bed.checkout, required);
+  // A command that ignores `{tests}` chooses its own tests: canaries it never selects would be missing.
+  const canaries = testCommandOf(opts.dataset, opts.task).includes("{tests}") ? plantCanaries(bed.checkout, required) : [];
   const run = await runTaskTests(opts.dataset, opts.task, { checkout: bed.checkout, scratch: dir, env: bed.env, inifile: bed.inifile, sandbox: opts.sandbox ?? "bwrap", ...(opts.limits ? { limits: opts.limits } : {}) }, selectionWith(required, canaries));
   const tests = requiredStatuses(run, required);
   const record = judgeCanaries(run, canaries, tests);
@@ -187,7 +188,7 @@ async function runAndJudge(opts: VerifyArtifactOptions, bed: TestBed, dir: strin
   const required = requiredTests(opts.task);
   const { run, tests, record, distrust } = await plantedRun(opts, bed, dir, required);
   log(describeRun(run));
-  log(`planted tests (outcomes only the harness knows): ${record.tests.map((t) => `${t.id} ${t.expected}: ${t.reported}`).join(", ") || "none (no required test file)"}\n`);
+  log(`planted tests (outcomes only the harness knows): ${record.tests.map((t) => `${t.id} ${t.expected}: ${t.reported}`).join(", ") || "none (no required test file, or a test command without {tests})"}\n`);
   res.timedOut = run.timedOut;
   res.exitCode = run.exitCode;
   res.resultSource = run.source;
