@@ -24,6 +24,8 @@ export interface Canary {
   expect: "passed" | "failed";
 }
 
+/** Test modules by pytest's default naming: a doctest id names a source module, which gets nothing. */
+const testModule = /(^|\/)(test_[^/]*|[^/]*_test)\.py$/;
 /** At most this many test files get a pair (the files of the required tests, drawn at random). */
 const maxFiles = 3;
 const fallbackWords = ["value", "result", "input", "output", "case", "basic", "empty", "single", "default", "order"];
@@ -98,7 +100,7 @@ function insertionPoints(lines: readonly string[]): number[] {
 
 /** Writes a must-pass and a must-fail canary into each of (up to three of) the required tests' files. */
 export function plantCanaries(checkout: string, required: readonly string[]): Canary[] {
-  const files = shuffled([...new Set(required.map((id) => id.split("::")[0]!))].filter((f) => f.endsWith(".py") && existsSync(join(checkout, f)))).slice(0, maxFiles);
+  const files = shuffled([...new Set(required.map((id) => id.split("::")[0]!))].filter((f) => testModule.test(f) && existsSync(join(checkout, f)))).slice(0, maxFiles);
   const out: Canary[] = [];
   for (const file of files) {
     const path = join(checkout, file);
