@@ -78,14 +78,19 @@ def _functions(mods):
     return out
 
 
+_OUTCOME_MODULES = ("_pytest.reports", "_pytest.runner", "_pytest.junitxml", "_pytest.terminal", "_pytest.main", "_pytest.outcomes", "_pytest.skipping", "pluggy")
+
+
 def _class_attrs(mods):
     # Every entry of the runner's classes, descriptors included: a classmethod, staticmethod, property
     # or plain value (TestReport.from_item_and_call, BaseReport.passed) is not callable, and replacing
     # one went unseen by the function check above.
+    # Only the machinery that makes, carries and writes outcomes: plugins a repository names with -p
+    # may legitimately adjust other runner classes (fixtures, collection) while pytest starts.
     out = {}
     for mod in mods.values():
         for value in list(vars(mod).values()):
-            if isinstance(value, type) and (value.__module__ or "").startswith(("_pytest", "pluggy", "pytest")):
+            if isinstance(value, type) and (value.__module__ or "").startswith(_OUTCOME_MODULES):
                 for a2, v2 in list(vars(value).items()):
                     if a2 not in _REBOUND:
                         out[f"{value.__module__}.{value.__qualname__}.{a2}"] = (value, a2, v2)
