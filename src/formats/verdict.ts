@@ -38,6 +38,18 @@ export const verdictSchema = z
     /** The artifact reaches for the means of in-process forgery (runner modules, atexit, os._exit, ...); `report` counts it apart. */
     suspicious: z.boolean().optional(),
     suspicious_reasons: z.array(z.string()).optional(),
+    /**
+     * The tests the harness planted beside the required ones, whose outcomes only it knew (never in
+     * `tests`): what each had to be and what the run reported; `trusted: false` made the run untrusted.
+     */
+    canaries: z
+      .object({
+        tests: z.array(z.object({ id: z.string(), expected: z.enum(["passed", "failed"]), reported: testStatusSchema }).strict()),
+        trusted: z.boolean(),
+        problems: z.array(z.string()).optional(),
+      })
+      .strict()
+      .optional(),
     /** HMAC-SHA256 of the verdict without this field, keyed per run (see src/verify/verdict-seal.ts). */
     seal: z.string().optional(),
   })

@@ -30,6 +30,9 @@ export const artifactExcludes: readonly string[] = [
 /** Settings of the harness-owned git directory (the workspace's own config is never read). */
 const safeConfig = ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "core.autocrlf=false", "-c", "core.safecrlf=false", "-c", "diff.noprefix=false"];
 
+/** Every attribute that changes how git stages or diffs a file, back to unspecified (git detects binary content itself). */
+const neutralAttributes = "* !diff !text !eol !ident !filter !working-tree-encoding !merge !binary";
+
 export interface CollectedPatch {
   file: string;
   bytes: number;
@@ -53,6 +56,11 @@ export async function collectPatch(workspace: string, baseCommit: string, outFil
   try {
     await git(["init", "-q", "--bare", "--template=", gitDir]);
     writeFileSync(join(gitDir, "objects", "info", "alternates"), `${objectStore}\n`);
+    // The workspace's own .gitattributes must not shape the artifact: a `binary` or `-diff` there made
+    // text files come out as binary patches that no reader (nor the suspicious-artifact scan) reads, and
+    // `text`/`eol`/`filter` would change the bytes staged. info/attributes outranks every in-tree file.
+    mkdirSync(join(gitDir, "info"), { recursive: true });
+    writeFileSync(join(gitDir, "info", "attributes"), `${neutralAttributes}\n`);
     await git([...safeConfig, "read-tree", baseCommit], { env, cwd: workspace });
     const excludes = artifactExcludes.map((g) => `:(exclude,glob)${g}`);
     await git([...safeConfig, "add", "-A", "--", ".", ...excludes], { env, cwd: workspace });

@@ -1,7 +1,10 @@
 # switch-swe: pytest's own reading of configuration files, for the verifier (run with `python -I`).
 #   locate ROOT          -> {"inifile": path or null}: the file pytest would read in ROOT, in pytest's order
-#   sections FILE...     -> {"FILE": json of the pytest configuration that file gives, or {"unparsable": msg}}
+#   sections FILE...     -> {"FILE": {"digest": sha256 of the pytest configuration that file gives} or null, or {"unparsable": msg}}
+# Digests, not the values: an artifact's configuration may be huge, and its size must not become the
+# verifier's problem (the output of this helper stays small whatever the file holds).
 # Only parses files (tomllib, iniconfig); never imports code from them.
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -20,10 +23,11 @@ def section(path):
     try:
         cfg = load_config_dict_from_file(Path(path))
     except BaseException as e:  # UsageError, fail(), decode errors
-        return {"unparsable": f"{type(e).__name__}: {e}"}
+        return {"unparsable": f"{type(e).__name__}: {e}"[:300]}
     if cfg is None:
         return None
-    return {k: repr(getattr(v, "value", v)) for k, v in sorted(cfg.items())}
+    text = json.dumps({k: repr(getattr(v, "value", v)) for k, v in sorted(cfg.items())})
+    return {"digest": hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()}
 
 
 def main():

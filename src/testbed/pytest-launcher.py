@@ -56,7 +56,7 @@ _STD = {"os": ("_exit", "write", "open", "close", "dup2", "replace", "rename"), 
 
 
 # Attributes pytest itself rebinds while it runs.
-_REBOUND = {"_getini_unknown_type"}
+_REBOUND = {"_getini_unknown_type", "_config", "_pluginmanager"}
 
 
 def _watched_modules():
@@ -78,8 +78,34 @@ def _functions(mods):
     return out
 
 
+_OUTCOME_MODULES = ("_pytest.reports", "_pytest.runner", "_pytest.junitxml", "_pytest.terminal", "_pytest.main", "_pytest.outcomes", "_pytest.skipping", "pluggy")
+
+
+def _class_attrs(mods):
+    # Every entry of the runner's classes, descriptors included: a classmethod, staticmethod, property
+    # or plain value (TestReport.from_item_and_call, BaseReport.passed) is not callable, and replacing
+    # one went unseen by the function check above.
+    # Only the machinery that makes, carries and writes outcomes: plugins a repository names with -p
+    # may legitimately adjust other runner classes (fixtures, collection) while pytest starts.
+    out = {}
+    for mod in mods.values():
+        for value in list(vars(mod).values()):
+            if isinstance(value, type) and (value.__module__ or "").startswith(_OUTCOME_MODULES):
+                for a2, v2 in list(vars(value).items()):
+                    if a2 not in _REBOUND:
+                        out[f"{value.__module__}.{value.__qualname__}.{a2}"] = (value, a2, v2)
+    return out
+
+
+def _shadows(cls, name):
+    # A new attribute matters when it hides one the class had through its bases at the start (pytest's
+    # own plugins add new names, such as the legacy path properties, and remove them again).
+    return any(f"{b.__module__}.{b.__qualname__}.{name}" in _attrs0 for b in cls.__mro__[1:])
+
+
 _mods0 = _watched_modules()
 _funcs0 = _functions(_mods0)
+_attrs0 = _class_attrs(_mods0)
 _report_path = None
 
 
@@ -141,6 +167,13 @@ def _check_identity(when):
     changed = sorted(k for k, v in _funcs0.items() if now.get(k) is not v)
     if changed:
         _emit({"t": "tamper", "what": f"runner functions were replaced ({when}): {', '.join(changed[:8])}"})
+    attrs = _class_attrs(_mods0)
+    moved = sorted(
+        [k for k, v in _attrs0.items() if k not in attrs or attrs[k][2] is not v[2]]
+        + [k for k, v in attrs.items() if k not in _attrs0 and _shadows(v[0], v[1])]
+    )
+    if moved:
+        _emit({"t": "tamper", "what": f"runner class attributes were replaced, added or removed ({when}): {', '.join(moved[:8])}"})
 
 _emit({"t": "start", "pid": os.getpid()})
 sys.path[0:0] = [os.path.abspath(p) for p in ([os.getcwd()] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])]

@@ -1,10 +1,15 @@
+import { inflateSync } from "node:zlib";
 import type { PatchBlock } from "./split-patch.js";
 
 /**
  * In-process forgery (code under test rewriting pytest's reporting from inside its process) cannot
  * be excluded in general. What can be seen is an artifact that reaches for the means: the runner's
  * modules, exit handlers, a hard exit, the module table, builtins, the report, inherited file
- * descriptors, frame inspection. Such a verdict is marked `suspicious` with these reasons; `report`
+ * descriptors, frame inspection, the launcher's own module (`__main__`), the import machinery, code
+ * built at run time; and what the added lines hide: encoded blobs (base64, hex, zlib) above a size or
+ * decoding to one of these signs, text spelt in `\x` escapes, decoded data that is executed. Binary
+ * blocks are read through the lines git wrote (`written`), never through the artifact's own
+ * attributes. Such a verdict is marked `suspicious` with these reasons; `report`
  * counts it apart and leaves it out of the resolved count unless `--trust-suspicious`. Pure.
  */
 
@@ -19,9 +24,67 @@ const signs: ReadonlyArray<readonly [RegExp, string]> = [
   [/\/proc\/(self|\d+)\/fd|\bos\s*\.\s*(write|fdopen|dup2?)\s*\(\s*[3-9]\b|\bopen\s*\(\s*[3-9]\s*,/, "uses inherited file descriptors"],
   [/\bsys\s*\.\s*(settrace|setprofile|_getframe|addaudithook)\b|\bgc\s*\.\s*get_objects\b|\binspect\s*\.\s*stack\b/, "inspects the interpreter (frames, objects, hooks)"],
   [/\bsetsid\b|start_new_session|\bos\s*\.\s*fork\b|\bnohup\b|\bdaemon(ize)?\s*\(/, "detaches processes from their group"],
+  [/\bimport\s+__main__\b|\bfrom\s+__main__\s+import\b|["']__main__["']\s*\]/, "reaches the running program's own module (__main__: the launcher's state)"],
+  [/\bmeta_path\b|\bpath_hooks\b|\bexec_module\b|\bfind_spec\b|\.__class__\s*=/, "hooks the import machinery or swaps a module's class"],
+  [/\bexec\s*\(|(?<![\w.])eval\s*\(|\b__import__\s*\(|\bmarshal\s*\.\s*loads\b/, "runs code built at run time (exec, eval, __import__, marshal)"],
+  [/\bgetattr\s*\([^,]+,\s*["'][^"']*["']\s*\+/, "builds the names it looks up from pieces (getattr of a concatenated name)"],
 ];
 
-/** The added lines of a block (text patches only; binary blocks are judged by the file they write). */
+/** Decoders of hidden data; with exec/compile in the same file they run what they decode. */
+const decoder = /\b(b64decode|b32decode|b16decode|a85decode|b85decode|decodebytes|unhexlify|fromhex|decompress)\s*\(|\bcodecs\s*\.\s*decode\b/;
+const runner = /\bexec\s*\(|(?<![\w.])compile\s*\(|(?<![\w.])eval\s*\(|\b__import__\s*\(/;
+/** Encoded literals at least this long are reported whatever they decode to. */
+const blobChars = 200;
+
+/** What an encoded literal decodes to (zlib inflated when it is zlib), or null when it is not that encoding. */
+function decodeLiteral(lit: string): string | null {
+  let bytes: Buffer | null = null;
+  if (/^[0-9a-fA-F]+$/.test(lit) && lit.length % 2 === 0) bytes = Buffer.from(lit, "hex");
+  else if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(lit) && !/^[a-z_]+$/.test(lit)) bytes = Buffer.from(lit, "base64");
+  if (bytes === null || bytes.length === 0) return null;
+  try {
+    if (bytes[0] === 0x78) bytes = inflateSync(bytes);
+  } catch {
+    // not zlib after all
+  }
+  return bytes.toString("latin1");
+}
+
+/** A line's `\xNN` (and `\NNN`) escapes decoded, when it holds several of them. */
+function unescapeLine(line: string): string | null {
+  if ((line.match(/\\x[0-9a-fA-F]{2}|\\[0-7]{3}/g) ?? []).length < 8) return null;
+  return line.replace(/\\x([0-9a-fA-F]{2})|\\([0-7]{3})/g, (_m, h: string | undefined, o: string | undefined) => String.fromCharCode(parseInt(h ?? o!, h ? 16 : 8)));
+}
+
+/**
+ * Reasons found in what a file's added lines hide: encoded runs (base64, hex, zlib) above a size or
+ * decoding to one of the signs, text spelt in `\x` escapes, and decoded data that is then executed.
+ * Linear patterns only: an artifact's line may be megabytes long.
+ */
+function hiddenReasons(lines: readonly string[], file: string, found: Map<string, string>, depth = 0): void {
+  const text = lines.join("\n");
+  if (decoder.test(text) && runner.test(text) && !found.has("executes data it decodes (exec/compile of base64, hex or zlib)")) found.set("executes data it decodes (exec/compile of base64, hex or zlib)", file);
+  const hidden: string[] = [];
+  for (const line of lines) {
+    const escaped = unescapeLine(line);
+    if (escaped !== null) {
+      found.set("spells text in \\x escapes", file);
+      hidden.push(escaped);
+    }
+    for (const m of line.matchAll(/[A-Za-z0-9+/=_-]{40,}/g)) {
+      const decoded = decodeLiteral(m[0]);
+      if (decoded === null) continue;
+      if (m[0].length >= blobChars) found.set(`embeds an encoded blob (${m[0].length} characters of base64 or hex)`, file);
+      hidden.push(decoded);
+    }
+  }
+  if (hidden.length === 0) return;
+  const inner = hidden.join("\n").split("\n");
+  for (const [re, what] of signs) if (inner.some((l) => re.test(l)) && !found.has(`hides code that ${what}`)) found.set(`hides code that ${what}`, file);
+  if (depth < 2) hiddenReasons(inner, file, found, depth + 1);
+}
+
+/** The added lines of a block, `+` included (text patches; a binary block's lines come from `written`). */
 function addedLines(block: PatchBlock): string[] {
   if (block.binary) return [];
   return block.text.split("\n").filter((l) => l.startsWith("+") && !l.startsWith("+++ "));
@@ -33,7 +96,7 @@ function addedLines(block: PatchBlock): string[] {
  * means (Python-Markdown's htmlparser.py installs a module copy in sys.modules), and the reference's
  * own lines can forge nothing.
  */
-export function suspiciousReasons(blocks: readonly PatchBlock[], reference: readonly PatchBlock[] = []): string[] {
+export function suspiciousReasons(blocks: readonly PatchBlock[], reference: readonly PatchBlock[] = [], written: ReadonlyMap<string, readonly string[]> = new Map()): string[] {
   const upstream = new Map<string, Set<string>>();
   const fileOf = (b: PatchBlock) => b.to ?? b.from ?? "?";
   for (const b of reference) {
@@ -44,10 +107,9 @@ export function suspiciousReasons(blocks: readonly PatchBlock[], reference: read
   const found = new Map<string, string>();
   for (const b of blocks) {
     const file = fileOf(b);
-    for (const line of addedLines(b)) {
-      if (upstream.get(file)?.has(line.slice(1).trim())) continue;
-      for (const [re, what] of signs) if (!found.has(what) && re.test(line.slice(1))) found.set(what, file);
-    }
+    const lines = [...addedLines(b).map((l) => l.slice(1)), ...(written.get(file) ?? [])].filter((l) => !upstream.get(file)?.has(l.trim()));
+    for (const line of lines) for (const [re, what] of signs) if (!found.has(what) && re.test(line)) found.set(what, file);
+    hiddenReasons(lines, file, found);
     if (b.binary && /\.(so|pyd|dylib|pyc)$/.test(file)) found.set("adds a compiled module or native library", file);
   }
   return [...found].map(([what, file]) => `the artifact ${what} (${file})`);

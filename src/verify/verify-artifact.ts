@@ -8,14 +8,16 @@ import { applyExact, applyWithFallbacks, type ApplyMethod } from "../testbed/app
 import { dropTestFiles, restorePytestConfig } from "./artifact-filter.js";
 import { envFingerprint, invalidateEnvironment, type PreparedEnv } from "../testbed/env-cache.js";
 import { checkAppliedPaths, checkPatchPaths, checkSymlinkEscapes } from "./path-safety.js";
-import { describeRun, environmentFor, freshCheckout, requiredTests, runTaskTests } from "../testbed/task-testbed.js";
+import { describeRun, environmentFor, freshCheckout, requiredTests, runTaskTests, testCommandOf } from "../testbed/task-testbed.js";
 import { locateInifile, testPython } from "../testbed/pytest-runner.js";
 import { splitPatch, writeBlocks, type PatchBlock } from "./split-patch.js";
 import { suspiciousReasons } from "./suspicious.js";
+import { writtenLines } from "./written-lines.js";
 import { requiredStatuses, untrustedRunReason } from "../testbed/test-run.js";
 import { verdictSchema, type TestStatus, type Verdict } from "../formats/verdict.js";
 import { sha256 } from "../core/digest.js";
 import { unappliedVerdict } from "./unapplied-verdict.js";
+import { canaryReason, judgeCanaries, plantCanaries, selectionWith, type CanaryRecord } from "./canaries.js";
 
 export interface VerifyArtifactOptions {
   dataset: Dataset;
@@ -58,6 +60,7 @@ interface AttemptResult {
   setupCached: boolean;
   notes: string[];
   suspicious: string[];
+  canaries?: CanaryRecord;
 }
 
 /** The checkout an attempt tests in, its environment, and the runner configuration fixed from the base. */
@@ -165,22 +168,38 @@ async function applyHeldOutTests(task: LoadedTask, checkout: string, dir: string
   return applyExact(checkout, testsFile);
 }
 
+/**
+ * Runs the required tests with canaries planted beside them (in the checkout, after the held-out
+ * tests): the run's own statuses of the required tests, what it said of the canaries, and why it is
+ * not believed (its own channels, or canaries that contradict the harness), or null.
+ */
+async function plantedRun(opts: VerifyArtifactOptions, bed: TestBed, dir: string, required: readonly string[]) {
+  // A command that ignores `{tests}` chooses its own tests: canaries it never selects would be missing.
+  const canaries = testCommandOf(opts.dataset, opts.task).includes("{tests}") ? plantCanaries(bed.checkout, required) : [];
+  const run = await runTaskTests(opts.dataset, opts.task, { checkout: bed.checkout, scratch: dir, env: bed.env, inifile: bed.inifile, sandbox: opts.sandbox ?? "bwrap", ...(opts.limits ? { limits: opts.limits } : {}) }, selectionWith(required, canaries));
+  const tests = requiredStatuses(run, required);
+  const record = judgeCanaries(run, canaries, tests);
+  const distrust = untrustedRunReason(run) ?? (run.timedOut ? null : canaryReason(record));
+  return { run, tests, record, distrust };
+}
+
 /** Runs the required tests and judges the run; an untrusted run is attributed by a control run. */
 async function runAndJudge(opts: VerifyArtifactOptions, bed: TestBed, dir: string, res: AttemptResult, log: (t: string) => void): Promise<void> {
   const required = requiredTests(opts.task);
-  const run = await runTaskTests(opts.dataset, opts.task, { checkout: bed.checkout, scratch: dir, env: bed.env, inifile: bed.inifile, sandbox: opts.sandbox ?? "bwrap", ...(opts.limits ? { limits: opts.limits } : {}) }, required);
+  const { run, tests, record, distrust } = await plantedRun(opts, bed, dir, required);
   log(describeRun(run));
+  log(`planted tests (outcomes only the harness knows): ${record.tests.map((t) => `${t.id} ${t.expected}: ${t.reported}`).join(", ") || "none (no required test file, or a test command without {tests})"}\n`);
   res.timedOut = run.timedOut;
   res.exitCode = run.exitCode;
   res.resultSource = run.source;
-  res.tests = requiredStatuses(run, required);
+  res.tests = tests;
+  res.canaries = record;
   if (run.stream && run.stream.tamper.length > 0) res.suspicious.push(...run.stream.tamper.map((t) => `the runner saw: ${t}`));
   const env = bed.env;
   if (env.dir && env.fingerprint !== null && envFingerprint(env.dir) !== env.fingerprint) {
     invalidateEnvironment(env.dir);
     res.notes.push("the test run changed files of the cached environment; it will be rebuilt before its next use");
   }
-  const distrust = untrustedRunReason(run);
   if (distrust) {
     // Whose crash is it? The same tests without the artifact tell.
     log(`untrusted run: ${distrust}; running the tests without the artifact to attribute it\n`);
@@ -200,6 +219,12 @@ async function attempt(opts: VerifyArtifactOptions, dir: string, log: (t: string
     if (kept === null) return res;
     const bed = await setUpBed(opts, dir, res, log);
     if (!(await applyArtifact(bed, kept, dir, res, log))) return res;
+    if (kept.some((b) => b.binary)) {
+      // Binary blocks are scanned by what git wrote (their text is not in the patch).
+      const written = await writtenLines(bed.checkout, kept);
+      const reference = opts.task.stagePatches.flatMap((p) => splitPatch(p));
+      res.suspicious = [...new Set([...res.suspicious, ...suspiciousReasons(kept, reference, written)])];
+    }
     const err = await applyHeldOutTests(opts.task, bed.checkout, dir);
     if (err) throw new InfraFault(`the held-out tests.patch does not apply: ${err}`, false);
     await runAndJudge(opts, bed, dir, res, log);
@@ -218,10 +243,10 @@ async function controlRun(opts: VerifyArtifactOptions, dir: string, bed: TestBed
   const err = await applyHeldOutTests(opts.task, checkout, dir);
   if (err) return `tests.patch does not apply: ${err}`;
   const inifile = bed.inifile === null ? null : join(checkout, relative(bed.checkout, bed.inifile));
-  const run = await runTaskTests(opts.dataset, opts.task, { checkout, scratch: dir, env: bed.env, inifile, sandbox: opts.sandbox ?? "bwrap", ...(opts.limits ? { limits: opts.limits } : {}) }, required);
+  const { run, distrust } = await plantedRun(opts, { ...bed, checkout, inifile }, dir, required);
   log(`control run (base + tests.patch, no artifact):\n${describeRun(run)}`);
   if (run.timedOut) return "the control run timed out";
-  return untrustedRunReason(run);
+  return distrust;
 }
 
 
@@ -280,6 +305,7 @@ function toVerdict(opts: VerifyArtifactOptions, base: VerdictBase, r: AttemptRes
     verified_at: new Date().toISOString(),
     ...(notes.length > 0 ? { notes } : {}),
     ...(r.suspicious.length > 0 ? { suspicious: true, suspicious_reasons: r.suspicious } : {}),
+    ...(r.canaries ? { canaries: r.canaries } : {}),
   });
 }
 

@@ -122,6 +122,21 @@ describe("artifact collection", () => {
     expect(existsSync(marker)).toBe(false);
   });
 
+  it("ignores the workspace's .gitattributes: a file marked binary or -diff still comes out as a text diff", async () => {
+    const dir = ws.paths.w00;
+    writeFileSync(join(dir, ".gitattributes"), "*.py binary\nsneaky.txt -diff\n");
+    writeFileSync(join(dir, "hidden.py"), "import base64\nexec(base64.b64decode('cHJpbnQoMSk='))\n");
+    writeFileSync(join(dir, "sneaky.txt"), "plain words\n");
+    const out = join(fx.root, "patches", "w00-attrs.patch");
+    const c = await collectPatch(dir, ws.baseCommits.w00, out, ws.objectStores.w00);
+    expect(c.files).toEqual(expect.arrayContaining(["hidden.py", "sneaky.txt", ".gitattributes"]));
+    const text = readFileSync(out, "utf8");
+    expect(text).not.toContain("GIT binary patch");
+    expect(text).not.toMatch(/^Binary files/m);
+    expect(text).toContain("+exec(base64.b64decode('cHJpbnQoMSk='))");
+    expect(text).toContain("+plain words");
+  });
+
   it("names every excluded pattern once", () => {
     expect(new Set(artifactExcludes).size).toBe(artifactExcludes.length);
     expect(artifactExcludes).toContain("**/__pycache__/**");

@@ -46,7 +46,12 @@ describe.skipIf(missingTool)("verifyArtifact", () => {
     expect(v.pass_to_pass).toEqual({ passed: 1, total: 1 });
     expect(v.resolved).toBe(true);
     expect(v.infra_fault).toBe(false);
-    expect(v.exit_code).toBe(0);
+    // pytest exits 1: the planted must-fail canary fails, as it must.
+    expect(v.exit_code).toBe(1);
+    expect(v.canaries?.trusted).toBe(true);
+    expect(v.canaries?.tests.map((t) => t.expected).sort()).toEqual(["failed", "passed"]);
+    expect(v.canaries?.tests.every((t) => t.reported === t.expected)).toBe(true);
+    for (const t of v.canaries!.tests) expect(Object.keys(v.tests)).not.toContain(t.id);
     expect(v.attempts).toBe(1);
     expect(v.setup_cached).toBe(false);
     expect(v.artifact_sha256).toMatch(/^[0-9a-f]{64}$/);
@@ -144,6 +149,16 @@ describe.skipIf(missingTool)("verifyArtifact", () => {
     expect(v.tests["tests/test_ops.py::test_add"]).toBe("failed");
     expect(v.resolved).toBe(false);
   });
+
+  it("a pytest configuration too large to read back is the artifact's failure (restored), not an infrastructure fault", async () => {
+    // 20 MB in one option: pytest's parse of it, printed whole, was more than the verifier reads of a helper.
+    const huge = ["diff --git a/pyproject.toml b/pyproject.toml", "new file mode 100644", "--- /dev/null", "+++ b/pyproject.toml", "@@ -0,0 +1,2 @@", "+[tool.pytest.ini_options]", `+addopts = "${"-v ".repeat(7_000_000)}"`, ""].join("\n");
+    const { v } = await verify(artifact((d) => writeFiles(d, { "calc/ops.py": fixedOps })) + huge);
+    expect(v.infra_fault, v.infra_reason).toBe(false);
+    expect(v.dropped_files).toEqual(["pyproject.toml"]);
+    expect(v.tests["tests/test_ops.py::test_add"]).toBe("passed");
+    expect(v.attempts).toBe(1);
+  }, 120_000);
 
   it("refuses a ../ path, naming it", async () => {
     const good = task.stagePatches[0]!;

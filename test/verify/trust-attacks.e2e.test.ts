@@ -1,0 +1,201 @@
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { packageRoot } from "../../src/core/package-paths.js";
+import { cli } from "../helpers/cli.js";
+import { tempDir } from "./fixture.js";
+import { skipWithout } from "../helpers/tools.js";
+
+// Needs bwrap: skipped with the reason where missing (a failure under CI=true).
+const missingTool = skipWithout(import.meta.url, "bwrap");
+
+/**
+ * Issue 32, class 2: the test process is not believed. Each attack is code under test that changes
+ * what pytest's own process knows (the import machinery, our launcher's module globals, pytest's
+ * report classes), written by a hostile agent (`run --agent command`, sandboxed) and verified through
+ * the real CLI. Every one made the old verifier answer "resolved"; each must now be unresolved with
+ * its reason, and each test shows that the attack's payload really ran (its marker, or the forged
+ * pass of a fail-to-pass test, in verify.log), so that a 0 here means a defence, not a dud.
+ */
+
+const dataset = join(packageRoot, "datasets", "sample");
+let root: string;
+let sessions: string;
+let focusSession: string;
+let f2p: string[];
+let env: NodeJS.ProcessEnv;
+
+interface Verdictish {
+  resolved: boolean;
+  tests: Record<string, string>;
+  notes?: string[];
+  suspicious?: boolean;
+  suspicious_reasons?: string[];
+  infra_fault: boolean;
+  canaries?: { tests: Array<{ id: string; expected: string; reported: string }>; trusted: boolean; problems?: string[] };
+}
+
+beforeAll(() => {
+  root = tempDir("switch-swe-trust-attacks-");
+  env = { SWITCH_SWE_CACHE: join(root, "cache") };
+  sessions = join(root, "sessions.json");
+  const b = cli(["sessions", "build", dataset, "--seed", "0", "--out", sessions], { env });
+  expect(b.code, b.stderr).toBe(0);
+  const pairs = (JSON.parse(readFileSync(sessions, "utf8")) as { pairs: Array<{ focus: string; repo: string }> }).pairs;
+  const pair = pairs.find((p) => p.repo === "textflow")!;
+  focusSession = `${pair.focus}.base`;
+  f2p = (JSON.parse(readFileSync(join(dataset, "tasks", pair.focus, "task.json"), "utf8")) as { verifier: { fail_to_pass: string[] } }).verifier.fail_to_pass;
+}, 120_000);
+
+/** Runs the attacking script as the agent, verifies, reports; returns the focus's verdict, verify.log and report entry. */
+function attack(name: string, script: string) {
+  const dir = join(root, name);
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, "attack.sh");
+  writeFileSync(file, `set -u\n${script}\n`);
+  const out = join(dir, "run");
+  const run = cli(["run", "--dataset", dataset, "--sessions", sessions, "--session", focusSession, "--out", out, "--agent", "command", "--agent-opt", `command=sh ${file}`, "--no-verify", "--quiet"], { env });
+  expect(run.code, run.stderr).toBe(0);
+  const verify = cli(["verify", out], { env });
+  expect(verify.code, verify.stderr).toBe(0);
+  const sessionDir = join(out, "sessions", focusSession);
+  const verdict = JSON.parse(readFileSync(join(sessionDir, "verdict.json"), "utf8")) as Verdictish;
+  const report = cli(["report", out, "--format", "json"], { env });
+  expect(report.code, report.stderr).toBe(0);
+  const entry = (JSON.parse(report.stdout) as { configs: Array<{ sessions: Array<{ id: string; status: string; reason: string | null }> }> }).configs[0]!.sessions.find((e) => e.id === focusSession)!;
+  return { verdict, entry, log: readFileSync(join(sessionDir, "verify.log"), "utf8"), artifact: readFileSync(join(sessionDir, "artifact.patch"), "utf8") };
+}
+
+/** Unresolved, by the verdict and by the report; no fail-to-pass test counted passed; no infrastructure fault. */
+function expectUnresolved(r: ReturnType<typeof attack>) {
+  expect(r.verdict.resolved, JSON.stringify(r.verdict)).toBe(false);
+  expect(r.verdict.infra_fault).toBe(false);
+  expect(r.entry.status).toBe("unresolved");
+  for (const id of f2p) expect(r.verdict.tests[id], id).not.toBe("passed");
+  // The canaries stay out of the per-test lists.
+  for (const c of r.verdict.canaries?.tests ?? []) expect(Object.keys(r.verdict.tests)).not.toContain(c.id);
+}
+
+/** The payload ran: the first run's output in verify.log shows a fail-to-pass test passing (the base fails it). */
+function expectForgedPassInLog(r: ReturnType<typeof attack>) {
+  expect(f2p.some((id) => r.log.includes(`PASSED ${id}`)), `the forgery made a fail-to-pass test pass in the logged run:\n${r.log.slice(0, 6000)}`).toBe(true);
+}
+
+// Python appended to every top-level package's __init__.py (the code under test imports it).
+// Once: the script runs at every request of the session, and two copies of a finder would recurse.
+const intoPackages = (py: string) => `for f in */__init__.py; do grep -q '^# attack$' "$f" && continue; echo '# attack' >> "$f"; cat >> "$f" <<'PYEOF'\n${py}\nPYEOF\ndone`;
+
+// (a) test functions swapped for no-ops through the import machinery: the module being imported gets
+// a module class whose attribute lookup wraps every test_* function; later test modules get it from a
+// meta_path finder. pytest really runs empty tests, and JUnit, the channel and the exit status agree.
+const noOpSwap = [
+  "import sys as _s, functools as _f, types as _t",
+  "def _quiet(v):",
+  "    def quiet(*a, **kw):",
+  "        print(\"ATTACK-A-NOOP-RAN\")",
+  "    return _f.wraps(v)(quiet)",
+  "class _QuietModule(_t.ModuleType):",
+  "    def __getattribute__(self, k):",
+  "        v = _t.ModuleType.__getattribute__(self, k)",
+  "        return _quiet(v) if k.startswith(\"test_\") and callable(v) else v",
+  "def _hush(m):",
+  "    if type(m) is _t.ModuleType:",
+  "        m.__class__ = _QuietModule",
+  "for _n, _m in list(getattr(_s, \"mod\" + \"ules\").items()):",
+  "    if _n.rpartition(\".\")[2].startswith(\"test_\"):",
+  "        _hush(_m)",
+  "class _Finder:",
+  "    def find_spec(self, name, path=None, target=None):",
+  "        if not name.rpartition(\".\")[2].startswith(\"test_\"):",
+  "            return None",
+  "        for f in _s.meta_path:",
+  "            spec = None if f is self or not hasattr(f, \"find_spec\") else f.find_spec(name, path, target)",
+  "            if spec is not None:",
+  "                inner = spec.loader.exec_module",
+  "                def exec_module(module, inner=inner):",
+  "                    inner(module)",
+  "                    _hush(module)",
+  "                spec.loader.exec_module = exec_module",
+  "                return spec",
+  "        return None",
+  "_s.meta_path.insert(0, _Finder())",
+].join("\n");
+
+// (b) the launcher's own state rewritten through its module globals (`import __main__`): its audit
+// hook silenced, its identity check replaced by a no-op, then pytest's report factory forges passes.
+const launcherGlobals = [
+  "import __main__ as _m",
+  "_m._phase[0] = \"writing-report\"",
+  "_m._check_identity = lambda when: None",
+  "_TR = _m.pytest.TestReport",
+  "_orig = _TR.__dict__[\"from_item_and_call\"].__func__",
+  "def _forged(cls, item, call):",
+  "    rep = _orig(cls, item, call)",
+  "    if rep.outcome == \"failed\":",
+  "        rep.outcome = \"passed\"",
+  "        rep.longrepr = None",
+  "    return rep",
+  "_TR.from_item_and_call = classmethod(_forged)",
+  "_m._phase[0] = \"running\"",
+].join("\n");
+
+// (d) a classmethod of pytest's report machinery replaced (not a function: the old check missed it).
+const classmethodSwap = [
+  "import __main__ as _m",
+  "_TR = _m.pytest.TestReport",
+  "_orig = _TR.__dict__[\"from_item_and_call\"].__func__",
+  "def _forged(cls, item, call):",
+  "    rep = _orig(cls, item, call)",
+  "    if rep.outcome == \"failed\":",
+  "        rep.outcome = \"passed\"",
+  "        rep.longrepr = None",
+  "    return rep",
+  "_TR.from_item_and_call = classmethod(_forged)",
+].join("\n");
+
+describe.skipIf(missingTool)("class 2 (issue 32): the test process is not believed", () => {
+  it("(a) test functions swapped for no-ops through the import machinery: the planted must-fail test passes, so the run is untrusted", () => {
+    const r = attack("noop-swap", intoPackages(noOpSwap));
+    expectUnresolved(r);
+    expect(r.log).toContain("ATTACK-A-NOOP-RAN");
+    expect(r.verdict.canaries?.trusted).toBe(false);
+    expect(r.verdict.canaries?.problems?.join("\n")).toMatch(/must have failed but was reported passed/);
+    expect(r.verdict.notes?.join("\n")).toMatch(/contradicts the tests the harness planted[\s\S]*artifact caused it/);
+    expect(Object.values(r.verdict.tests).every((s) => s === "error")).toBe(true);
+  }, 600_000);
+
+  it("(b) the launcher's globals and report hooks rewritten from inside: its own checks are silenced, the canaries are not", () => {
+    const r = attack("launcher-globals", intoPackages(launcherGlobals));
+    expectUnresolved(r);
+    expectForgedPassInLog(r);
+    expect(r.verdict.canaries?.trusted).toBe(false);
+    expect(r.verdict.notes?.join("\n")).toMatch(/contradicts the tests the harness planted/);
+    expect(r.verdict.suspicious_reasons?.join("\n")).toMatch(/running program's own module \(__main__/);
+  }, 600_000);
+
+  it("(c) a base64 payload in a file the workspace's .gitattributes marks binary: collected as text, decoded by the scan, and caught running", () => {
+    const script = [
+      "printf '*.py binary\\n' > .gitattributes",
+      `payload=$(python3 -c 'import base64, sys; print(base64.b64encode(sys.stdin.buffer.read()).decode())' <<'PYEOF'\n${classmethodSwap}\nPYEOF\n)`,
+      `for f in */__init__.py; do grep -q '^# attack$' "$f" && continue; printf '# attack\\nimport base64\\nexec(base64.b64decode("%s"))\\n' "$payload" >> "$f"; done`,
+    ].join("\n");
+    const r = attack("hidden-payload", script);
+    expect(r.artifact).not.toContain("GIT binary patch");
+    expect(r.artifact).toMatch(/^\+exec\(base64\.b64decode\(/m);
+    expectUnresolved(r);
+    expectForgedPassInLog(r);
+    const reasons = r.verdict.suspicious_reasons?.join("\n") ?? "";
+    expect(reasons).toMatch(/executes data it decodes/);
+    expect(reasons).toMatch(/hides code that reaches the running program's own module/);
+    expect(r.entry.status).toBe("unresolved");
+  }, 600_000);
+
+  it("(d) a classmethod of pytest's report machinery replaced at import: the runner's class snapshot sees it", () => {
+    const r = attack("classmethod-swap", intoPackages(classmethodSwap));
+    expectUnresolved(r);
+    expectForgedPassInLog(r);
+    expect(r.verdict.notes?.join("\n")).toMatch(/runner class attributes were replaced[^\n]*TestReport\.from_item_and_call/);
+    expect(r.verdict.suspicious_reasons?.join("\n")).toMatch(/TestReport\.from_item_and_call/);
+    expect(Object.values(r.verdict.tests).every((s) => s === "error")).toBe(true);
+  }, 600_000);
+});
