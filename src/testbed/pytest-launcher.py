@@ -26,6 +26,11 @@ import pkgutil  # noqa: E402
 from traceback import format_exception_only as _format_exc  # noqa: E402
 
 os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+# `-I` ignores PYTHONDONTWRITEBYTECODE, which the verifier sets: without this, pytest's assertion
+# rewriter writes a .pyc beside every plugin it rewrites (`-p pytester` -> `_pytest/__pycache__`), i.e.
+# into the sealed environment of a run outside the sandbox, which is then rebuilt for every candidate.
+if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+    sys.dont_write_bytecode = True
 
 import pluggy  # noqa: E402
 import pytest  # noqa: E402

@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { testEnv } from "../../src/testbed/scrubbed-env.js";
@@ -14,7 +14,7 @@ import { tempDir, writeFiles } from "../verify/fixture.js";
 const root = tempDir();
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-async function runIn(name: string, files: Record<string, string>) {
+async function runIn(name: string, files: Record<string, string>, template = "python3 -m pytest -p no:cacheprovider --junitxml={junit} {tests}") {
   const checkout = join(root, name, "checkout");
   const scratch = join(root, name, "scratch");
   mkdirSync(checkout, { recursive: true });
@@ -23,7 +23,7 @@ async function runIn(name: string, files: Record<string, string>) {
   const launcher = prepareLauncher(join(scratch, "runner"), await locateInifile("python3", checkout));
   return runTests({
     checkout,
-    template: "python3 -m pytest -p no:cacheprovider --junitxml={junit} {tests}",
+    template,
     testIds: null,
     junitPath: join(scratch, "report", "report.xml"),
     env: testEnv({ home: join(scratch, "home"), tmp: join(scratch, "tmp") }),
@@ -58,5 +58,20 @@ describe("the launcher under the repository's pytest configuration", () => {
     expect(run.stream?.exitStatus).toBeNull();
     expect(run.stream?.crash).toMatch(/^pluggy\._manager\.PluginValidationError: Plugin .*conftest\.py' for hook 'pytest_configure'/);
     expect(untrustedRunReason(run)).toMatch(/^pytest stopped with an error before its session finished: pluggy\._manager\.PluginValidationError: .*\{'bogus'\} are declared in the hookimpl/s);
+  });
+
+  // The environment is sealed; outside the sandbox (mining, qualification) a bytecode file pytest's
+  // rewriter wrote there broke the seal and the environment was rebuilt for every candidate.
+  it("writes no bytecode beside a plugin it rewrites outside the checkout (the environment stays as sealed)", async () => {
+    const plugins = join(root, "env-plugins");
+    writeFiles(plugins, { "envplugin.py": "import pytest\n\n\n@pytest.fixture\ndef answer():\n    return 42\n" });
+    const run = await runIn(
+      "bytecode",
+      { "tests/test_a.py": "def test_answer(answer):\n    assert answer == 42\n" },
+      `PYTHONPATH=${plugins} python3 -m pytest -p envplugin -p no:cacheprovider --junitxml={junit} {tests}`,
+    );
+    expect(untrustedRunReason(run)).toBeNull();
+    expect([...run.cases]).toEqual([["tests/test_a.py::test_answer", "passed"]]);
+    expect(existsSync(join(plugins, "__pycache__"))).toBe(false);
   });
 });
