@@ -23,14 +23,33 @@ import importlib  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
 import pkgutil  # noqa: E402
+from traceback import format_exception_only as _format_exc  # noqa: E402
 
 os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+# `-I` ignores PYTHONDONTWRITEBYTECODE, which the verifier sets: without this, pytest's assertion
+# rewriter writes a .pyc beside every plugin it rewrites (`-p pytester` -> `_pytest/__pycache__`), i.e.
+# into the sealed environment of a run outside the sandbox, which is then rebuilt for every candidate.
+if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+    sys.dont_write_bytecode = True
 
 import pluggy  # noqa: E402
 import pytest  # noqa: E402
 import _pytest  # noqa: E402
 
+# Plugins that pytest imports itself, under its assertion rewriter, when a configuration names them
+# (`-p pytester` loads `pytester_assertions`): imported here first, pytest warns that it cannot rewrite
+# them, and a `filterwarnings = error` configuration turns that warning into a crash before the session.
+# They stay unimported, as under `python -m pytest`; a checkout still cannot shadow them (they resolve
+# through the already-imported `_pytest` package, not sys.path).
+try:
+    from _pytest.config import builtin_plugins as _builtin, default_plugins as _default
+except ImportError:  # pytest's internals moved: import everything, as before
+    _builtin, _default = (), ()
+_rewritten_later = {f"_pytest.{p}" for p in set(_builtin) - set(_default)} - set(sys.modules)
+
 for _m in pkgutil.walk_packages(_pytest.__path__, "_pytest."):
+    if _m.name in _rewritten_later:
+        continue
     try:
         importlib.import_module(_m.name)
     except Exception:  # an optional submodule that does not import here is not the checkout's doing
@@ -178,7 +197,15 @@ def _check_identity(when):
 _emit({"t": "start", "pid": os.getpid()})
 sys.path[0:0] = [os.path.abspath(p) for p in ([os.getcwd()] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])]
 _argv = ["--rootdir", _rootdir, "-c", _inifile, *_args]
-_code = pytest.main(_argv, plugins=[_Reporter()])
+try:
+    _code = pytest.main(_argv, plugins=[_Reporter()])
+except BaseException as _e:  # before its session (a configuration or conftest pytest refuses): say so in pytest's words
+    try:
+        _what = _format_exc(type(_e), _e)[-1].strip()
+    except Exception:
+        _what = type(_e).__name__
+    _emit({"t": "crash", "what": _what[:1000]})
+    raise
 _check_identity("after the session")
 _emit({"t": "finish", "exitstatus": int(_code)})
 sys.stdout.flush()

@@ -12,6 +12,7 @@ const recordSchema = z.discriminatedUnion("t", [
   z.object({ t: z.literal("report"), n: z.string(), id: z.string(), when: z.string(), outcome: z.string() }),
   z.object({ t: z.literal("collect"), n: z.string(), id: z.string(), outcome: z.string() }),
   z.object({ t: z.literal("tamper"), n: z.string(), what: z.string() }),
+  z.object({ t: z.literal("crash"), n: z.string(), what: z.string() }),
   z.object({ t: z.literal("finish"), n: z.string(), exitstatus: z.number().int() }),
 ]);
 
@@ -23,6 +24,8 @@ export interface RunnerStream {
   cases: Map<string, CaseOutcome>;
   /** Node ids (files, directories) whose collection failed. */
   collectionErrors: string[];
+  /** The exception that ended pytest before its session finished, in pytest's words (`Type: message`), or null. */
+  crash: string | null;
   /** Tampering the plugin observed (runner functions replaced, the report written by someone else). */
   tamper: string[];
   /** Lines that are not ours: malformed, or without the run's nonce (someone else wrote on the channel). */
@@ -38,7 +41,7 @@ function phaseOutcome(when: string, outcome: string): CaseOutcome {
 }
 
 export function parseRunnerStream(text: string, nonce: string): RunnerStream {
-  const s: RunnerStream = { started: false, exitStatus: null, cases: new Map(), collectionErrors: [], tamper: [], foreign: 0 };
+  const s: RunnerStream = { started: false, exitStatus: null, crash: null, cases: new Map(), collectionErrors: [], tamper: [], foreign: 0 };
   const lines = text.split("\n");
   if (lines[lines.length - 1] === "") lines.pop();
   for (const line of lines) {
@@ -56,6 +59,7 @@ export function parseRunnerStream(text: string, nonce: string): RunnerStream {
     if (rec.t === "start") s.started = true;
     else if (rec.t === "finish") s.exitStatus = rec.exitstatus;
     else if (rec.t === "tamper") s.tamper.push(rec.what);
+    else if (rec.t === "crash") s.crash ??= rec.what;
     else if (rec.t === "collect") s.collectionErrors.push(rec.id);
     else {
       const o = phaseOutcome(rec.when, rec.outcome);
