@@ -13,15 +13,21 @@ interface Verdicts {
   verdicts: Record<string, { resolved: boolean; infra_fault: boolean }>;
 }
 
+/** An oracle run of one pair, not verified, with `extra` options. */
+function startedRun(extra: string[]) {
+  const fx = makeRunFixture(1);
+  const out = join(fx.root, "run");
+  const env = { SWITCH_SWE_CACHE: fx.cache };
+  const first = cli(["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--agent", "oracle", ...extra, "--no-verify", "--quiet", "--out", out], { env });
+  expect(first.code, first.stderr).toBe(0);
+  return { fx, out, env };
+}
+
 // A resumed run is confined as run.json says it ran: another setting is refused, and a `--sandbox none`
 // run resumed (or verified) without the flag is verified unconfined, even where bubblewrap is missing.
 describe.skipIf(missingTool)("a run's confinement on --resume and verify", () => {
   it("--resume with another --sandbox or --network is refused naming both values; without them it verifies as it ran", () => {
-    const fx = makeRunFixture(1);
-    const out = join(fx.root, "run");
-    const env = { SWITCH_SWE_CACHE: fx.cache };
-    const first = cli(["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--agent", "oracle", "--sandbox", "none", "--no-verify", "--quiet", "--out", out], { env });
-    expect(first.code, first.stderr).toBe(0);
+    const { fx, out, env } = startedRun(["--sandbox", "none"]);
 
     const other = cli(["run", "--out", out, "--resume", "--sandbox", "bwrap", "--quiet"], { env });
     expect(other.code).toBe(2);
@@ -43,11 +49,7 @@ describe.skipIf(missingTool)("a run's confinement on --resume and verify", () =>
   });
 
   it("--resume of a confined run with another --network is refused", () => {
-    const fx = makeRunFixture(1);
-    const out = join(fx.root, "run");
-    const env = { SWITCH_SWE_CACHE: fx.cache };
-    const first = cli(["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--agent", "oracle", "--condition", "base", "--no-verify", "--quiet", "--out", out], { env });
-    expect(first.code, first.stderr).toBe(0);
+    const { out, env } = startedRun(["--condition", "base"]);
     const network = cli(["run", "--out", out, "--resume", "--network", "none", "--quiet"], { env });
     expect(network.code).toBe(2);
     expect(network.stderr.trim()).toBe(`${join(out, "run.json")}: sandbox.network: the run was started with "on", --network now gives "none": resume with the same options or use a new --out`);
