@@ -40,8 +40,9 @@ describe.skipIf(missingTool)("the packed switch-swe plugin in a fresh OpenCode p
     expect(packed.code, packed.stderr).toBe(0);
     tarball = join(root, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
     // A fresh project whose dependencies are switch-swe's own, at the versions of its lockfile, from the cache.
-    const own = JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")) as { dependencies: object; devDependencies: object };
-    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "fresh-project", private: true, dependencies: own.dependencies, devDependencies: own.devDependencies }));
+    // The overrides go too: the lockfile was resolved under them (ini for effect, see package.json).
+    const own = JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")) as { dependencies: object; devDependencies: object; overrides?: object };
+    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "fresh-project", private: true, dependencies: own.dependencies, devDependencies: own.devDependencies, overrides: own.overrides }));
     const lock = JSON.parse(readFileSync(join(packageRoot, "package-lock.json"), "utf8")) as { name: string; packages: Record<string, Record<string, unknown>> };
     lock.name = "fresh-project";
     lock.packages[""] = { name: "fresh-project", dependencies: own.dependencies, devDependencies: own.devDependencies };
