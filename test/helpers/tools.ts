@@ -4,7 +4,7 @@ import { delimiter, join, relative } from "node:path";
 import { probeLimits } from "../../src/core/cgroups.js";
 import { defaultLimits } from "../../src/core/limits.js";
 import { packageRoot } from "../../src/core/package-paths.js";
-import { bwrapProblem } from "../../src/core/sandbox.js";
+import { bwrapProblem, sandboxHardening } from "../../src/core/sandbox.js";
 import { toolInstall, type Tool } from "./tool-install.js";
 
 export type { Tool } from "./tool-install.js";
@@ -28,7 +28,8 @@ export function toolProblem(tool: Tool): string | null {
       why = bwrapProblem();
       break;
     case "userns":
-      why = bwrapProblem() ?? answers("bwrap", ["--ro-bind", "/", "/", "--unshare-user", "--uid", "1000", "--gid", "1000", "--cap-drop", "ALL", "--", "/bin/true"]);
+      // The hardening probe every run makes (and doctor reports), not a second bwrap call of our own.
+      why = bwrapProblem() ?? (Object.values(sandboxHardening()).filter((p) => !p.applied).map((p) => p.detail).join("; ") || null);
       break;
     case "cgroups": {
       const record = probeLimits(defaultLimits);
