@@ -9,6 +9,7 @@
 //   node bench/queue-fleet.mjs [--sessions 200] [--workers 1,2,4,8] [--sleep 1]
 // Fewer sessions than the sample's 36 take the first pairs. BENCH_SMALL=1: 2 sessions, 1 worker, 0.1 s.
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { loadavg, tmpdir } from "node:os";
@@ -25,6 +26,8 @@ const arg = (name, def) => {
   return i > 0 ? process.argv[i + 1] : def;
 };
 const SMALL = process.env.BENCH_SMALL === "1";
+// The coordinator and the workers share one secret (results are signed and the dataset encrypted with it).
+process.env.SWITCH_SWE_QUEUE_SECRET ??= randomBytes(32).toString("hex");
 const sessionsWanted = Number(arg("sessions", SMALL ? "2" : "200"));
 const fleets = arg("workers", SMALL ? "1" : "1,2,4,8").split(",").map(Number);
 const sleepS = Number(arg("sleep", SMALL ? "0.1" : "1"));

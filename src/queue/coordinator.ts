@@ -16,7 +16,7 @@ import { attemptOpen, ingestSessionResult, lostAttemptSummary, recordLostAttempt
 import type { SessionJob } from "./job-schema.js";
 import { keys, sessionJobId, sessionQueue } from "./keys.js";
 import { openQueueRun } from "./queue-run-file.js";
-import type { QueueTarget } from "./queue-url.js";
+import type { SecuredQueue } from "./queue-secret.js";
 import { decodeResult, sessionResultSchema, type SessionResult } from "./result-schema.js";
 import { verifyThroughQueue } from "./verify-coordinator.js";
 import { queuedLimits } from "../run/limits-record.js";
@@ -46,7 +46,7 @@ export class QueueCoordinator implements SessionBackend {
   private lastSweep = 0;
   private lastFullScan = 0;
 
-  constructor(private readonly target: QueueTarget) {}
+  constructor(private readonly target: SecuredQueue) {}
 
   get id(): string {
     return this.runId;
@@ -58,7 +58,7 @@ export class QueueCoordinator implements SessionBackend {
     this.runId = qr.run_id;
     this.lock = await acquireCoordinatorLock(this.redis, this.runId, run.runDir);
     this.shipment = await prepareShipment(run.dataset);
-    await ship(this.redis, this.shipment);
+    await ship(this.redis, this.shipment, this.target.secret);
     this.queue = new Queue(sessionQueue, { connection: this.target.redis });
     this.queue.on("error", () => undefined);
     this.lastEventId = `${Date.now()}-0`;
@@ -177,7 +177,7 @@ export class QueueCoordinator implements SessionBackend {
   private async slowTick(run: BackendRun): Promise<void> {
     this.lastSlowTick = Date.now();
     await this.lock!.renew();
-    await ship(this.redis!, this.shipment!);
+    await ship(this.redis!, this.shipment!, this.target.secret);
     await this.publishInfo(run);
   }
 
@@ -238,7 +238,7 @@ export class QueueCoordinator implements SessionBackend {
 
   private decode(data: Buffer, t: Tracked): SessionResult {
     try {
-      return decodeResult(data, sessionResultSchema);
+      return decodeResult(data, sessionResultSchema, this.target.secret, keys.result(this.runId, t.job.session, t.job.attempt));
     } catch (e) {
       return { format: "switch-swe.queue-result/1", session: t.job.session, attempt: t.job.attempt, worker: "?", outcome: "infra_fault", detail: (e as Error).message, summary: null, files: [] };
     }

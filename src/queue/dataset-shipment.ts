@@ -3,6 +3,7 @@ import type { Dataset } from "../dataset/load.js";
 import { putBlob } from "./blob-store.js";
 import { packDataset } from "../dataset/pack.js";
 import { bundleExternalRepos } from "./repo-bundles.js";
+import type { QueueSecret } from "./queue-secret.js";
 
 /**
  * What travels to the workers for a dataset, content-addressed: the packed dataset directory, and a git
@@ -27,8 +28,8 @@ export async function prepareShipment(dataset: Dataset): Promise<Shipment> {
 }
 
 /** Stores every blob of the shipment that Redis does not hold yet (once per digest, whoever ships it). */
-export async function ship(redis: Redis, s: Shipment): Promise<void> {
-  for (const b of s.blobs) await putBlob(redis, b.digest, b.bytes);
+export async function ship(redis: Redis, s: Shipment, secret: QueueSecret): Promise<void> {
+  for (const b of s.blobs) await putBlob(redis, b.digest, b.bytes, secret);
 }
 
 /** The dataset as a job names it. */

@@ -8,9 +8,9 @@ export const verifyQueue = "switch-swe-verify";
 const root = "switch-swe";
 
 export const keys = {
-  /** Chunks of a content-addressed blob (a packed dataset), and its chunk count. */
-  blobMeta: (digest: string) => `${root}:blob:${digest}`,
-  blobChunk: (digest: string, i: number) => `${root}:blob:${digest}:${i}`,
+  /** Chunks of a content-addressed blob (a packed dataset), encrypted with one queue secret, and its chunk count. */
+  blobMeta: (secretId: string, digest: string) => `${root}:blob:${secretId}:${digest}`,
+  blobChunk: (secretId: string, digest: string, i: number) => `${root}:blob:${secretId}:${digest}:${i}`,
   /** The live coordinator of a run: "host pid since", expires unless renewed. */
   coordinator: (runId: string) => `${root}:run:${runId}:coordinator`,
   /** Coordinator-published facts for `queue status`: label, run dir name, counts. */

@@ -10,6 +10,7 @@ import type { Dataset } from "../dataset/load.js";
 import { cacheRoot, materializeRepo, resolveBase } from "../dataset/repo-cache.js";
 import { isRemoteSource } from "../dataset/source-location.js";
 import { getBlob } from "./blob-store.js";
+import type { QueueSecret } from "./queue-secret.js";
 
 /** A git bundle of what a dataset's tasks need of one repository, as it travels (content-addressed). */
 export interface RepoBundle {
@@ -103,11 +104,11 @@ export async function bundleExternalRepos(dataset: Dataset): Promise<RepoBundle[
 }
 
 /** Where a worker keeps a received bundle (checked against its digest once, then reused). */
-async function cachedBundle(redis: Redis, digest: string): Promise<string> {
+async function cachedBundle(redis: Redis, secret: QueueSecret, digest: string): Promise<string> {
   const dir = join(cacheRoot(), "queue", "bundles");
   const file = join(dir, `${digest}.bundle`);
   if (existsSync(file)) return file;
-  const bytes = await getBlob(redis, digest);
+  const bytes = await getBlob(redis, digest, secret);
   if (bytes === null) throw new InfraFault(`repository bundle ${digest.slice(0, 12)} is not in the queue (the coordinator uploads it again)`);
   if (sha256(bytes) !== digest) throw new InfraFault(`repository bundle ${digest.slice(0, 12)} arrived damaged (digest mismatch)`);
   mkdirSync(dir, { recursive: true });
@@ -120,14 +121,14 @@ async function cachedBundle(redis: Redis, digest: string): Promise<string> {
  * The dataset as a worker runs it: each repository that travelled as a bundle is read from the cached
  * bundle (its `mirror`); everything else is as the coordinator's dataset says.
  */
-export async function withBundles(redis: Redis, dataset: Dataset, bundles: Readonly<Record<string, string>>): Promise<Dataset> {
+export async function withBundles(redis: Redis, secret: QueueSecret, dataset: Dataset, bundles: Readonly<Record<string, string>>): Promise<Dataset> {
   const entries = Object.entries(bundles);
   if (entries.length === 0) return dataset;
   const repos = { ...dataset.manifest.repos };
   for (const [name, digest] of entries) {
     const spec = repos[name];
     if (!spec) throw new InfraFault(`the job ships a bundle of repository ${name}, which dataset ${dataset.manifest.name} does not have`);
-    const file = await cachedBundle(redis, digest);
+    const file = await cachedBundle(redis, secret, digest);
     if ("path" in spec) {
       const { path: _tree, ...rest } = spec;
       repos[name] = { ...rest, git: file };

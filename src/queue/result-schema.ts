@@ -2,6 +2,7 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import { z } from "zod";
 import { sessionSummarySchema } from "../formats/session-summary.js";
 import { verdictSchema } from "../formats/verdict.js";
+import { queueSecretEnv, type QueueSecret } from "./queue-secret.js";
 
 /** A file of the session directory, by its path relative to it (checked before it is written). */
 const shippedFileSchema = z.object({ path: z.string().min(1), b64: z.string() }).strict();
@@ -38,13 +39,19 @@ export const verifyResultSchema = z
 export type SessionResult = z.infer<typeof sessionResultSchema>;
 export type VerifyResult = z.infer<typeof verifyResultSchema>;
 
-export function encodeResult(value: unknown): Buffer {
-  return gzipSync(Buffer.from(JSON.stringify(value)));
+/** The result as stored: gzip JSON, signed with the queue secret for the key it is stored under. */
+export function encodeResult(value: unknown, secret: QueueSecret, key: string): Buffer {
+  return secret.sign(gzipSync(Buffer.from(JSON.stringify(value))), key);
 }
 
-/** Decodes a stored result; anything malformed throws with the schema's first complaint. */
-export function decodeResult<S extends z.ZodType>(data: Buffer, schema: S): z.output<S> {
-  const parsed = schema.safeParse(JSON.parse(gunzipSync(data).toString("utf8")));
+/**
+ * Decodes a stored result: one not signed with the queue secret for this key (forged by someone who
+ * reached Redis, or moved from another key) throws, as anything malformed does, with the reason.
+ */
+export function decodeResult<S extends z.ZodType>(data: Buffer, schema: S, secret: QueueSecret, key: string): z.output<S> {
+  const payload = secret.verify(data, key);
+  if (payload === null) throw new Error(`unauthenticated result: not signed with this run's ${queueSecretEnv} for ${key} (forged, or written by a worker with another secret)`);
+  const parsed = schema.safeParse(JSON.parse(gunzipSync(payload).toString("utf8")));
   if (!parsed.success) {
     const i = parsed.error.issues[0];
     throw new Error(`malformed result: ${i ? `${i.path.join(".")}: ${i.message}` : "invalid"}`);

@@ -1,3 +1,4 @@
+import type { QueueSecret } from "./queue-secret.js";
 import { join } from "node:path";
 import { DelayedError, type Job } from "bullmq";
 import type { Redis } from "ioredis";
@@ -29,6 +30,8 @@ export interface ProcessorContext {
   running: Map<string, { controller: AbortController; job: SessionJob; since: string }>;
   /** Called when `running` changed: `queue status` shows it at once, not at the next periodic heartbeat. */
   changed: () => void;
+  /** Signs results and decrypts the dataset (never passed to an agent). */
+  secret: QueueSecret;
 }
 
 /** Why this worker cannot run a job faithfully, or null. */
@@ -108,7 +111,7 @@ export async function processSessionJob(raw: Job, token: string | undefined, c: 
       // attempt (another worker may have the right version), as it does for any infrastructure fault.
       const refused = await agentVersionRefusal(job, agent, c.worker);
       if (refused !== null) throw new InfraFault(refused);
-      const dataset = await workerDataset(c.redis, job.dataset);
+      const dataset = await workerDataset(c.redis, c.secret, job.dataset);
       mirror.start();
       result = await runSessionJob({
         job,
@@ -128,7 +131,7 @@ export async function processSessionJob(raw: Job, token: string | undefined, c: 
       c.log(`dropped the result of ${job.session} attempt ${job.attempt} (run ${job.run_id}): this worker lost the job's lock`);
       return "lock lost";
     }
-    if (!(await storeResult(c.redis, resultKey, encodeResult(result)))) {
+    if (!(await storeResult(c.redis, resultKey, encodeResult(result, c.secret, resultKey)))) {
       c.log(`dropped the result of ${job.session} attempt ${job.attempt} (run ${job.run_id}): the coordinator had given this attempt up (or it has a result already)`);
       return "fenced";
     }

@@ -16,8 +16,8 @@ import type { VerifyJob } from "./job-schema.js";
 import type { SandboxMode } from "../core/sandbox.js";
 import { limitsText, type Limits } from "../core/limits.js";
 import { keys, verifyJobId, verifyQueue } from "./keys.js";
-import type { QueueTarget } from "./queue-url.js";
-import { decodeResult, verifyResultSchema } from "./result-schema.js";
+import type { SecuredQueue } from "./queue-secret.js";
+import { decodeResult, verifyResultSchema, type VerifyResult } from "./result-schema.js";
 import { sealVerdict, verdictKey } from "../formats/verdict-seal.js";
 
 export interface QueueVerifyParams {
@@ -27,7 +27,7 @@ export interface QueueVerifyParams {
   /** Artifacts larger than this are refused here, unread, as a local `verify` refuses them (default 256 MB). */
   maxArtifactMb?: number;
   redis: Redis;
-  target: QueueTarget;
+  target: SecuredQueue;
   runId: string;
   shipment: Shipment;
   /** Each test run's confinement and limits, which the worker applies (its machine permitting). */
@@ -47,8 +47,8 @@ const maxTries = 3;
  * Verifies the sessions' artifacts on the queue's workers: unchanged artifacts keep their verdict, the
  * others become one job each; every verdict and its log are written as `verify` writes them.
  */
-export async function verifyOnQueue(p: QueueVerifyParams): Promise<{ verdicts: Record<string, Verdict>; verified: string[]; reused: string[]; lost: string[]; forged: string[] }> {
-  const out = { verdicts: {} as Record<string, Verdict>, verified: [] as string[], reused: [] as string[], lost: [] as string[], forged: [] as string[] };
+export async function verifyOnQueue(p: QueueVerifyParams): Promise<{ verdicts: Record<string, Verdict>; verified: string[]; reused: string[]; lost: string[]; forged: string[]; unauthenticated: string[] }> {
+  const out = { verdicts: {} as Record<string, Verdict>, verified: [] as string[], reused: [] as string[], lost: [] as string[], forged: [] as string[], unauthenticated: [] as string[] };
   const queue = new Queue(verifyQueue, { connection: p.target.redis });
   queue.on("error", () => undefined);
   const pending = new Map<string, { job: VerifyJob; tries: number }>();
@@ -75,7 +75,16 @@ export async function verifyOnQueue(p: QueueVerifyParams): Promise<{ verdicts: R
         const resultKey = keys.verdict(p.runId, session, w.job.artifact_sha256);
         const data = await p.redis.getBuffer(resultKey);
         if (data === null) continue;
-        const r = decodeResult(data, verifyResultSchema);
+        let r: VerifyResult;
+        try {
+          r = decodeResult(data, verifyResultSchema, p.target.secret, resultKey);
+        } catch (e) {
+          // Never taken: it goes, and the verification runs again (its worker's own verdict may be the one overwritten).
+          await p.redis.del(resultKey);
+          out.unauthenticated.push(`${session}: ${(e as Error).message}`);
+          await requeue(queue, p, session, w, pending, out.lost);
+          continue;
+        }
         writeFileAtomic(runFiles.verifyLog(p.runDir, session), Buffer.from(r.log_b64, "base64"));
         const verdict = sealVerdict(r.verdict, key);
         writeJsonAtomic(runFiles.verdict(p.runDir, session), verdict);
@@ -154,18 +163,24 @@ async function retryFailed(queue: Queue, p: QueueVerifyParams, pending: Map<stri
     if (state !== "failed" && state !== "unknown" && state !== "completed") continue;
     if ((await p.redis.exists(keys.verdict(p.runId, session, w.job.artifact_sha256))) === 1) continue;
     if (state === "failed") w.tries++;
-    if (w.tries > maxTries) {
-      pending.delete(session);
-      lost.push(session);
-      continue;
-    }
-    await queue.add("verify", w.job, { jobId: `${verifyJobId(p.runId, session, w.job.artifact_sha256)}.${w.tries}`, removeOnComplete: true, removeOnFail: { age: 7 * 24 * 3600 } });
+    await requeue(queue, p, session, w, pending, lost, false);
   }
+}
+
+/** The session's verification job again, as try `w.tries` (+1 when `next`), or lost after the last try. */
+async function requeue(queue: Queue, p: QueueVerifyParams, session: string, w: { job: VerifyJob; tries: number }, pending: Map<string, unknown>, lost: string[], next = true): Promise<void> {
+  if (next) w.tries++;
+  if (w.tries > maxTries) {
+    pending.delete(session);
+    lost.push(session);
+    return;
+  }
+  await queue.add("verify", w.job, { jobId: `${verifyJobId(p.runId, session, w.job.artifact_sha256)}.${w.tries}`, removeOnComplete: true, removeOnFail: { age: 7 * 24 * 3600 } });
 }
 
 /** Verification at the end of `run --queue`: every finished session, on the workers. */
 /** Returns the sessions whose verdict is an infrastructure fault (the rule `run` exits by). */
-export async function verifyThroughQueue(a: { run: BackendRun; sessions: readonly string[]; redis: Redis; target: QueueTarget; runId: string; shipment: Shipment; renew: () => Promise<void> }): Promise<string[]> {
+export async function verifyThroughQueue(a: { run: BackendRun; sessions: readonly string[]; redis: Redis; target: SecuredQueue; runId: string; shipment: Shipment; renew: () => Promise<void> }): Promise<string[]> {
   const finished = a.sessions.filter((s) => {
     try {
       return (JSON.parse(readFileSync(runFiles.summary(a.run.runDir, s), "utf8")) as { status?: string }).status === "finished";

@@ -21,8 +21,9 @@ export async function processVerifyJob(raw: Job, token: string | undefined, c: P
   const why = refusal(job);
   if (why !== null) return handBack(raw, token, why, c, job.run_id);
   const key = keys.verdict(job.run_id, job.session, job.artifact_sha256);
-  if ((await c.redis.exists(key)) === 1) return "already done";
-  const dataset = await workerDataset(c.redis, job.dataset);
+  const before = await c.redis.getBuffer(key);
+  if (before !== null && c.secret.verify(before, key) !== null) return "already done";
+  const dataset = await workerDataset(c.redis, c.secret, job.dataset);
   const task = taskById(dataset).get(job.task);
   if (!task) throw new Error(`task ${job.task} is not in dataset ${job.dataset.name} ${job.dataset.version}`);
   const workRoot = mkdtempSync(join(c.workRoot, "verify-"));
@@ -41,7 +42,8 @@ export async function processVerifyJob(raw: Job, token: string | undefined, c: P
     });
     if (c.lockLost.has(String(raw.id))) return "lock lost";
     const result: VerifyResult = { format: "switch-swe.queue-verdict/1", session: job.session, worker: c.worker, verdict, log_b64: readFileSync(logFile).toString("base64") };
-    await c.redis.set(key, encodeResult(result), "EX", resultTtlS, "NX");
+    // Not NX: a value someone forged under this key before us (it does not verify) must give way.
+    await c.redis.set(key, encodeResult(result, c.secret, key), "EX", resultTtlS);
     c.log(`verified ${job.session}: ${verdict.infra_fault ? "infrastructure fault" : verdict.resolved ? "resolved" : "unresolved"}`);
     return "verified";
   } finally {

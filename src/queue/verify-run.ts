@@ -7,13 +7,13 @@ import { runDataset, sessionDirs } from "../verify/run-verify.js";
 import { connectChecked } from "./connect.js";
 import { prepareShipment, ship } from "./dataset-shipment.js";
 import { readQueueRun } from "./queue-run-file.js";
-import type { QueueTarget } from "./queue-url.js";
+import type { SecuredQueue } from "./queue-secret.js";
 import { verifyOnQueue } from "./verify-coordinator.js";
 import type { SandboxMode } from "../core/sandbox.js";
 import type { Limits } from "../core/limits.js";
 
 export interface QueueVerifyOptions {
-  target: QueueTarget;
+  target: SecuredQueue;
   sessions?: readonly string[];
   force?: boolean;
   /** `--max-artifact-mb`: larger artifacts are refused unread, as in a local verify. */
@@ -36,7 +36,7 @@ export async function verifyRunOnQueue(runDir: string, o: QueueVerifyOptions) {
   const redis = await connectChecked(o.target);
   try {
     const shipment = await prepareShipment(dataset);
-    await ship(redis, shipment);
+    await ship(redis, shipment, o.target.secret);
     return await verifyOnQueue({
       runDir: root,
       dataset,

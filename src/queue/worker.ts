@@ -6,13 +6,13 @@ import { Redis } from "ioredis";
 import { cacheRoot } from "../dataset/repo-cache.js";
 import { packageVersion } from "../core/package-paths.js";
 import { keys, sessionQueue, verifyQueue } from "./keys.js";
-import type { QueueTarget } from "./queue-url.js";
+import type { SecuredQueue } from "./queue-secret.js";
 import { processSessionJob, type ProcessorContext } from "./session-processor.js";
 import { processVerifyJob } from "./verify-processor.js";
 import { newWorkerName } from "./worker-identity.js";
 
 export interface WorkerOptions {
-  target: QueueTarget;
+  target: SecuredQueue;
   /** Sessions at once (verifications share the same slots). */
   concurrency: number;
   /** Seconds without lock renewal after which a job counts as stalled (its worker died or hung). */
@@ -41,7 +41,7 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
   redis.on("error", () => undefined);
   const workRoot = o.workRoot ?? join(cacheRoot(), "queue", "work");
   mkdirSync(workRoot, { recursive: true });
-  const ctx: ProcessorContext = { redis, worker: name, workRoot, stopping: o.signal, log: o.log, lockLost: new Set(), running: new Map(), changed: () => void heartbeat(redis, name, o, ctx) };
+  const ctx: ProcessorContext = { redis, worker: name, workRoot, stopping: o.signal, log: o.log, lockLost: new Set(), running: new Map(), changed: () => void heartbeat(redis, name, o, ctx), secret: o.target.secret };
   const lockMs = Math.round(o.stallTimeoutS * 1000);
   const common = {
     connection: o.target.redis,

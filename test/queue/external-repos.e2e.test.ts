@@ -51,7 +51,7 @@ describe.skipIf(missingTool)("a repository outside the dataset directory", () =>
     const client = new Redis(redis.url);
     try {
       // The dataset pack and the repository's bundle are in Redis before any job: then the source goes away.
-      await waitFor(async () => (await client.keys("switch-swe:blob:*")).filter((k) => k.split(":").length === 3).length === 2, 120_000, "two blobs");
+      await waitFor(async () => (await client.keys("switch-swe:blob:*")).filter((k) => k.split(":").length === 4).length === 2, 120_000, "two blobs");
       await waitFor(async () => (await client.keys("bull:switch-swe-sessions:*")).length > 0, 60_000, "the jobs");
     } finally {
       client.disconnect();

@@ -6,6 +6,10 @@ import { packageRoot } from "../../src/core/package-paths.js";
 
 export const cliPath = join(packageRoot, "dist", "cli", "main.js");
 
+/** The secret a coordinator and its workers share (SWITCH_SWE_QUEUE_SECRET): every process these tests start inherits it, as a fleet's would. */
+export const testQueueSecret = "switch-swe-test-queue-secret-0123456789abcdef";
+process.env.SWITCH_SWE_QUEUE_SECRET = testQueueSecret;
+
 /** A port nobody listens on right now (127.0.0.1). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -5,10 +5,12 @@ import { sha256 } from "../../src/core/digest.js";
 import { describe, expect, it } from "vitest";
 import { sampleDatasetDir, packageVersion } from "../../src/core/package-paths.js";
 import { packDataset, unpackDataset } from "../../src/dataset/pack.js";
+import { QueueSecret, queueSecretEnv, takeQueueSecret } from "../../src/queue/queue-secret.js";
 import { parseQueueUrl } from "../../src/queue/queue-url.js";
 import { writeSessionFiles } from "../../src/queue/session-files.js";
 import { refusal } from "../../src/queue/session-processor.js";
 import { scrubEnvironment } from "../../src/queue/worker-env.js";
+import { cli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
 
 describe("queue URLs", () => {
@@ -79,5 +81,46 @@ describe("workers", () => {
     } finally {
       for (const k of Object.keys(saved)) process.env[k] = saved[k];
     }
+  });
+});
+
+describe("the queue secret", () => {
+  const a = new QueueSecret("a".repeat(40));
+  const b = new QueueSecret("b".repeat(40));
+
+  it("signs a result for one key: another key, another secret or one changed byte do not verify", () => {
+    const signed = a.sign(Buffer.from("payload"), "switch-swe:run:r:result:s:1");
+    expect(a.verify(signed, "switch-swe:run:r:result:s:1")?.toString()).toBe("payload");
+    expect(a.verify(signed, "switch-swe:run:r:result:s:2")).toBeNull();
+    expect(b.verify(signed, "switch-swe:run:r:result:s:1")).toBeNull();
+    const changed = Buffer.from(signed);
+    changed.writeUInt8(changed.readUInt8(changed.length - 1) ^ 1, changed.length - 1);
+    expect(a.verify(changed, "switch-swe:run:r:result:s:1")).toBeNull();
+    expect(a.verify(Buffer.from("short"), "k")).toBeNull();
+  });
+
+  it("encrypts a blob so that its text does not show, and only the same secret and digest decrypt it", () => {
+    const plain = Buffer.from("def test_hidden_requirement(): assert True\n".repeat(4));
+    const sealed = a.encrypt(plain, "d1");
+    expect(sealed.includes("test_hidden_requirement")).toBe(false);
+    expect(a.decrypt(sealed, "d1")?.equals(plain)).toBe(true);
+    expect(a.decrypt(sealed, "d2")).toBeNull();
+    expect(b.decrypt(sealed, "d1")).toBeNull();
+    expect(a.id).not.toBe(b.id);
+  });
+
+  it("is taken out of the environment it is read from; missing or short is bad input saying how to make one", () => {
+    const env: NodeJS.ProcessEnv = { [queueSecretEnv]: "x".repeat(32) };
+    expect(takeQueueSecret(env)).toBeInstanceOf(QueueSecret);
+    expect(env[queueSecretEnv]).toBeUndefined();
+    expect(() => takeQueueSecret({})).toThrow(/SWITCH_SWE_QUEUE_SECRET: not set: .*openssl rand -hex 32/);
+    expect(() => takeQueueSecret({ [queueSecretEnv]: "short" })).toThrow("SWITCH_SWE_QUEUE_SECRET: 5 characters; at least 32 are needed");
+  });
+
+  it("a worker without it exits 2 with one line, before it connects anywhere", () => {
+    const r = cli(["worker", "--queue", "redis://127.0.0.1:1/0"], { env: { [queueSecretEnv]: "" } });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toContain("SWITCH_SWE_QUEUE_SECRET: not set");
   });
 });

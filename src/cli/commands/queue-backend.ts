@@ -3,7 +3,7 @@ import { inputError } from "../../core/errors.js";
 import { QueueCoordinator } from "../../queue/coordinator.js";
 import { readQueueRun } from "../../queue/queue-run-file.js";
 import type { SessionBackend } from "../../run/runner.js";
-import { queueTarget } from "./queue.js";
+import { securedQueueTarget } from "./queue.js";
 
 /**
  * `run --queue`: the coordinator backend. A run that was coordinated through a queue is resumed only
@@ -15,7 +15,7 @@ export function queueBackendFor(queue: string | boolean | undefined, out: string
     if (recorded) throw inputError(resolve(out), "", `the run was coordinated through ${recorded}: resume it with --queue URL (its attempts may still run on workers)`);
     return undefined;
   }
-  return new QueueCoordinator(queueTarget(queue));
+  return new QueueCoordinator(securedQueueTarget(queue));
 }
 
 function readQueueRunQuietly(out: string): string | null {

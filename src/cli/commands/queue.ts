@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { inputError } from "../../core/errors.js";
 import { toJsonText } from "../../core/json-file.js";
 import { parseQueueUrl, queueUrlEnv, queueUrlFrom, type QueueTarget } from "../../queue/queue-url.js";
+import { takeQueueSecret, type SecuredQueue } from "../../queue/queue-secret.js";
 import { formatStatus, queueStatus } from "../../queue/status.js";
 import { runWorker } from "../../queue/worker.js";
 import { scrubEnvironment } from "../../queue/worker-env.js";
@@ -12,6 +13,11 @@ export function queueTarget(option: string | boolean | undefined): QueueTarget {
   const url = queueUrlFrom(typeof option === "string" ? option : undefined);
   if (url === undefined) throw inputError("--queue", "", `no URL: give --queue redis://HOST:PORT/DB or set ${queueUrlEnv}`);
   return parseQueueUrl(url);
+}
+
+/** The queue a coordinator or worker runs on: its URL and the shared secret (taken out of the environment). */
+export function securedQueueTarget(option: string | boolean | undefined): SecuredQueue {
+  return { ...queueTarget(option), secret: takeQueueSecret() };
 }
 
 function positiveSeconds(value: string): number {
@@ -39,7 +45,7 @@ export function registerQueue(program: Command): void {
     .option("--pass-env <name>", "pass this environment variable to agents (repeatable); all others but PATH, HOME, LANG... are removed", collect)
     .option("--work-dir <dir>", "where session workspaces live (default: the cache's queue/work)")
     .action(async (o: WorkerFlags) => {
-      const target = queueTarget(o.queue ?? true);
+      const target = securedQueueTarget(o.queue ?? true);
       const stallTimeoutS = positiveSeconds(o.stallTimeout);
       delete process.env[queueUrlEnv];
       scrubEnvironment(o.passEnv ?? []);

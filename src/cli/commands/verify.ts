@@ -10,7 +10,7 @@ import type { Verdict } from "../../formats/verdict.js";
 import { ExitCode, verificationExitCode } from "../exit-codes.js";
 import { collect, parsePositive as positiveInt } from "../options.js";
 import { verifyRunOnQueue } from "../../queue/verify-run.js";
-import { queueTarget } from "./queue.js";
+import { securedQueueTarget } from "./queue.js";
 
 
 /** One line per verdict: outcome, counts, how the artifact applied, and why when it failed. */
@@ -67,8 +67,9 @@ export function registerVerify(program: Command): void {
       let lost: string[] = [];
       let result: { verdicts: Record<string, Verdict>; verified: string[]; reused: string[]; forged: string[] };
       if (o.queue !== undefined) {
-        const r = await verifyRunOnQueue(runDir, { target: queueTarget(o.queue), maxArtifactMb: o.maxArtifactMb, sandbox, limits, ...common, onVerdict: onProgress });
+        const r = await verifyRunOnQueue(runDir, { target: securedQueueTarget(o.queue), maxArtifactMb: o.maxArtifactMb, sandbox, limits, ...common, onVerdict: onProgress });
         lost = r.lost;
+        for (const u of r.unauthenticated) process.stderr.write(`${u}: refused, verified again\n`);
         result = r;
       } else {
         const local = { concurrency: o.concurrency, maxArtifactMb: o.maxArtifactMb, sandbox, limits };
