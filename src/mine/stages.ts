@@ -1,4 +1,5 @@
 import { stagePatchesOf, type PathClass } from "./derive.js";
+import { pythonFold } from "./python-substance.js";
 import { classifySteps, foldSteps, type FoldRule } from "./substance.js";
 
 /** A step folded into a stage: the step's commit, why it is no stage, and the commit that ends the stage it joined. */
@@ -19,7 +20,15 @@ export async function substantiveStages(gitDir: string, base: string, steps: rea
   let cuts = [...steps];
   const folded: FoldedStep[] = [];
   for (;;) {
-    const { cuts: kept, endOf, folds } = foldSteps(classifySteps(await stagePatchesOf(gitDir, base, cuts, isTest), (p) => isSource(p) && !isTest(p)));
+    const source = (p: string) => isSource(p) && !isTest(p);
+    const classes = classifySteps(await stagePatchesOf(gitDir, base, cuts, isTest), source);
+    // What the diff calls a change of behaviour, the syntax tree may call formatting or type hints.
+    for (const [i, c] of classes.entries()) {
+      if (!c.substantive) continue;
+      const rule = await pythonFold(gitDir, i === 0 ? base : cuts[i - 1]!, cuts[i]!, source);
+      if (rule !== null) classes[i] = { substantive: false, rule };
+    }
+    const { cuts: kept, endOf, folds } = foldSteps(classes);
     // Steps folded on an earlier pass follow the stage they joined.
     const at = (i: number | null) => (i === null ? null : cuts[i]!);
     const end = new Map(cuts.map((c, i) => [c, at(endOf[i]!)]));

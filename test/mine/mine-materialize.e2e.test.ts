@@ -52,8 +52,9 @@ beforeAll(() => {
     "shapes/util/clamp.py": "def clamp(x, lo, hi):\n    low, high = lo, hi\n    return max(low, min(x, high))\n",
     "tests/test_clamp.py": "from shapes.util.clamp import clamp\n\n\ndef test_clamp():\n    assert clamp(5, 0, 3) == 3\n",
   });
-  commit("Clamp: document", {
-    "shapes/util/clamp.py": '"""Clamping."""\n\n\ndef clamp(x, lo, hi):\n    low, high = lo, hi\n    return max(low, min(x, high))\n',
+  // A change of code (a docstring alone is no stage: the syntax tree rule folds it), whose test passes before it too.
+  commit("Clamp: accept the bounds in either order", {
+    "shapes/util/clamp.py": "def clamp(x, lo, hi):\n    low, high = min(lo, hi), max(lo, hi)\n    return max(low, min(x, high))\n",
     "tests/test_clamp.py": "from shapes.util.clamp import clamp\n\n\ndef test_clamp():\n    assert clamp(5, 0, 3) == 3\n\n\ndef test_low():\n    assert clamp(-1, 0, 3) == 0\n",
   });
 });
