@@ -6,7 +6,8 @@ import { pageScript } from "./html/page-script.js";
 import { css } from "./html/style.js";
 import { detectableGapLine } from "../core/power.js";
 import type { Report } from "./report-schema.js";
-import { reportSections, type Section } from "./sections.js";
+import type { Section } from "./section.js";
+import { reportSections } from "./sections.js";
 import { inputsSection } from "./sections-inputs.js";
 
 export interface HtmlOptions {

@@ -1,5 +1,5 @@
 import { harnessInfoSchema } from "../formats/run-config.js";
-import { handoffCitationSchema } from "./handoff-citation.js";
+import { handoffCitationSchema } from "./handoff-citation-schema.js";
 import { z } from "zod";
 import { conditionSchema, localitySchema, workspaceNameSchema } from "../formats/sessions.js";
 import { testStatusSchema } from "../formats/verdict.js";
