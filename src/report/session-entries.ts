@@ -160,7 +160,7 @@ export function buildSessionSections(input: RunInput): SessionSections {
         if (fs === null && input.tasks !== null) unmappedTasks.add(pair.focus);
       }
       const signatures = sessionSignatures({ pair, steps: pair.schedules[condition], data, outcome, tasks: input.tasks });
-      const signature_marks = signatureMarks({ pair, steps: pair.schedules[condition], data, outcome, tasks: input.tasks });
+      const signature_marks = signatureMarks({ pair, steps: pair.schedules[condition], data, outcome, tasks: input.tasks }, signatures);
       const entry: SessionEntry = { ...sessionEntry(id, pair, condition, data, outcome, fs, task, out.usageById), signatures, signature_marks, failure_category: failureCategory(outcome, signatures) };
       out.entries.push(entry);
       out.entryById.set(id, entry);

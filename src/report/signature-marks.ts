@@ -1,5 +1,5 @@
 import type { ScheduleStep } from "../formats/sessions.js";
-import type { SignatureMark } from "./report-schema.js";
+import type { SessionSignatures, SignatureMark } from "./report-schema.js";
 import { changesByWorkspace, contamination, reversions, type Change, type SignatureInput } from "./signatures.js";
 
 /**
@@ -88,10 +88,11 @@ function lostRequirementMarks(inp: SignatureInput, focusWs: string | undefined):
   });
 }
 
-export function signatureMarks(inp: SignatureInput): SignatureMark[] {
+/** `counted`: the session's signatures as already counted, so that a signature it does not show costs nothing here. */
+export function signatureMarks(inp: SignatureInput, counted: SessionSignatures): SignatureMark[] {
   const focusWs = Object.entries(inp.pair.workspaces).find(([, task]) => task === inp.pair.focus)?.[0];
   const t = inp.data?.trajectory;
   const focus = t && focusWs ? (changesByWorkspace(t.states, t.request_log).get(focusWs) ?? []) : [];
-  const marks = [...wrongWorkspaceMarks(inp), ...contaminationMarks(inp, focusWs, focus), ...lostRequirementMarks(inp, focusWs), ...(focusWs ? revertedMarks(focusWs, focus) : [])];
+  const marks = [...wrongWorkspaceMarks(inp), ...(counted.cross_task_contamination ? contaminationMarks(inp, focusWs, focus) : []), ...(counted.lost_requirement ? lostRequirementMarks(inp, focusWs) : []), ...(focusWs ? revertedMarks(focusWs, focus) : [])];
   return marks.sort((a, b) => (a.request ?? Infinity) - (b.request ?? Infinity));
 }
