@@ -19,6 +19,8 @@ export interface TaskMaterial {
 export interface ArtifactLines {
   /** Added lines, trimmed (significant or not). */
   added: string[];
+  /** The file of each added line (same order as `added`), from the `+++ b/` header before it. */
+  files: string[];
   /** Identifiers of its removed and context lines (already in the code the artifact touches). */
   surrounding: Set<string>;
 }
@@ -36,15 +38,22 @@ export function identifiersOf(text: string): string[] {
 
 interface PatchSides {
   added: string[];
+  /** The file of each added line. */
+  addedFiles: string[];
   other: string[];
 }
 
 /** Body lines of a unified diff split by side (headers and hunk markers left out). */
 function patchSides(patch: string): PatchSides {
-  const out: PatchSides = { added: [], other: [] };
+  const out: PatchSides = { added: [], addedFiles: [], other: [] };
+  let file = "";
   for (const line of patch.split("\n")) {
+    if (line.startsWith("+++ ")) file = line.slice(4).replace(/^b\//, "");
     if (line.startsWith("+++ ") || line.startsWith("--- ") || line.startsWith("diff --git ") || line.startsWith("@@") || line.startsWith("index ")) continue;
-    if (line.startsWith("+")) out.added.push(line.slice(1).trim());
+    if (line.startsWith("+")) {
+      out.added.push(line.slice(1).trim());
+      out.addedFiles.push(file);
+    }
     else if (line.startsWith("-") || line.startsWith(" ")) out.other.push(line.slice(1).trim());
   }
   return out;
@@ -81,7 +90,14 @@ export function artifactLines(patch: string): ArtifactLines {
   const sides = patchSides(patch);
   const surrounding = new Set<string>();
   for (const l of sides.other) for (const id of identifiersOf(l)) surrounding.add(id);
-  return { added: sides.added, surrounding };
+  return { added: sides.added, files: sides.addedFiles, surrounding };
+}
+
+/** One contaminated line: its position in the artifact's added lines and the interruption it came from. */
+export interface ContaminatedLine {
+  line: number;
+  /** Index into the interruptions given (the first whose material it carries). */
+  from: number;
 }
 
 /**
@@ -90,14 +106,13 @@ export function artifactLines(patch: string): ArtifactLines {
  * holds an identifier the interruption introduces that appears nowhere in the focus task's requests and
  * patches nor around the artifact's own changes.
  */
-export function contaminatedLines(artifact: ArtifactLines, focus: TaskMaterial, interruptions: readonly TaskMaterial[]): number {
-  let n = 0;
-  for (const line of artifact.added) {
-    const lineForeign = significant(line) && !focus.allLines.has(line) && interruptions.some((t) => t.addedLines.has(line));
-    const idForeign = identifiersOf(line).some(
-      (id) => !focus.identifiers.has(id) && !artifact.surrounding.has(id) && interruptions.some((t) => t.introduced.has(id)),
-    );
-    if (lineForeign || idForeign) n++;
-  }
-  return n;
+export function contaminatedLines(artifact: ArtifactLines, focus: TaskMaterial, interruptions: readonly TaskMaterial[]): ContaminatedLine[] {
+  const out: ContaminatedLine[] = [];
+  artifact.added.forEach((line, i) => {
+    const lineForeign = (t: TaskMaterial) => significant(line) && !focus.allLines.has(line) && t.addedLines.has(line);
+    const ids = identifiersOf(line).filter((id) => !focus.identifiers.has(id) && !artifact.surrounding.has(id));
+    const from = interruptions.findIndex((t) => lineForeign(t) || ids.some((id) => t.introduced.has(id)));
+    if (from >= 0) out.push({ line: i, from });
+  });
+  return out;
 }

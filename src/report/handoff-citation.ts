@@ -3,30 +3,7 @@ import { resolve } from "node:path";
 import { z } from "zod";
 import { InputError, inputError, zodProblems } from "../core/errors.js";
 import { FROM_RUN_VERSION, runFingerprint } from "../handoff/from-run/run-identity.js";
-import type { Report } from "./report-schema.js";
-import type { Section } from "./sections.js";
-
-const conditionScores = z.object({ transcript: z.number(), memory: z.number(), handoff: z.number() }).strict();
-
-/** A run's handoff score as the report cites it (`report RUN_DIR --handoff SCORES.json`). */
-export const handoffCitationSchema = z
-  .object({
-    /** The `handoff score --format json` file, as given. */
-    scores_file: z.string(),
-    /** The scored dataset (from `handoff from-run RUN_DIR`): file name, version (with the run's fingerprint), sha256. */
-    dataset: z.object({ file: z.string(), version: z.string(), sha256: z.string() }).strict(),
-    provider: z.string().nullable(),
-    model: z.string().nullable(),
-    date: z.string().nullable(),
-    cases: z.number().int(),
-    problems: z.number().int(),
-    /** Points out of 100, as `handoff score` reports them. */
-    overall: z.number(),
-    conditions: conditionScores,
-  })
-  .strict();
-
-export type HandoffCitation = z.infer<typeof handoffCitationSchema>;
+import { conditionScores, type HandoffCitation } from "./handoff-citation-schema.js";
 
 /** The part of a `handoff score --format json` document the report reads. */
 const scoresFileSchema = z.looseObject({
@@ -74,36 +51,6 @@ export function readHandoffCitation(scoresArg: string, runDir: string): HandoffC
     problems: s.problems.length,
     overall: s.overall,
     conditions: s.conditions,
-  };
-}
-
-/** The report's "Handoff continuity" table: one row per configuration that cites its handoff score. */
-export function handoffSection(report: Report): Section | null {
-  const cited = report.configs.filter((c) => c.handoff);
-  if (cited.length === 0) return null;
-  const pts = (x: number) => x.toFixed(1);
-  return {
-    id: "handoff",
-    title: "Handoff continuity (handoff score of the run's own sessions)",
-    notes: [
-      "Cases built by handoff from-run from this run's switched sessions (one per focus return); points out of 100, judge-free. " +
-        "transcript = the conversation so far, memory = RCM's state record, handoff = a structured handoff of the same facts.",
-    ],
-    columns: [
-      { header: "Configuration", align: "left" },
-      { header: "Model", align: "left" },
-      { header: "Cases", align: "right" },
-      { header: "Transcript", align: "right" },
-      { header: "Memory", align: "right" },
-      { header: "Handoff", align: "right" },
-      { header: "Overall", align: "right" },
-      { header: "Problems", align: "right" },
-      { header: "Scores file", align: "left" },
-    ],
-    rows: cited.map((c) => {
-      const h = c.handoff!;
-      return [c.label, [h.provider, h.model].filter(Boolean).join("/") || "–", String(h.cases), pts(h.conditions.transcript), pts(h.conditions.memory), pts(h.conditions.handoff), pts(h.overall), String(h.problems), h.scores_file];
-    }),
   };
 }
 

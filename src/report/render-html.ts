@@ -6,8 +6,11 @@ import { pageScript } from "./html/page-script.js";
 import { css } from "./html/style.js";
 import { detectableGapLine } from "../core/power.js";
 import type { Report } from "./report-schema.js";
-import { reportSections, type Section } from "./sections.js";
+import type { Section } from "./section.js";
+import { reportSections } from "./sections.js";
 import { inputsSection } from "./sections-inputs.js";
+import { markedSignatureNames } from "./report-schema.js";
+import { viewerData } from "./viewer/viewer-data.js";
 
 export interface HtmlOptions {
   /** Where the page will be written; links to run files are made relative to its directory. Default: ./report.html */
@@ -70,7 +73,7 @@ ${sectionHtml(inputsSection(report))}
 <h2 id="tables">Tables</h2>
 ${reportSections(report).filter((s) => s.id !== "inputs").map(sectionHtml).join("\n")}
 <h2 id="sessions">Sessions</h2>
-<p class="note">Select a session to see its schedule, verdict and files. Links are relative to this page.</p>
+<p class="note">Select a session to see its schedule, its requests (model and tool calls, files changed, signatures marked) and its verdict; the pair view sets it beside the other condition's session. Keys: ↑/↓ in a list, Enter to open, j/k next/previous session, p pair view, o the other condition. Every view has an address (the URL fragment). Links are relative to this page.</p>
 <div class="sessions-layout">
 <div>
 <div class="filters">
@@ -79,15 +82,17 @@ ${reportSections(report).filter((s) => s.id !== "inputs").map(sectionHtml).join(
 <option value="">all</option><option value="resolved">resolved</option><option value="unresolved">unresolved</option>
 ${statusOptions.map((r) => `<option value="reason:${esc(r)}">${esc(r)}</option>`).join("")}
 ${categoryOptions.map((c) => `<option value="category:${esc(c)}">failure: ${esc(c.replace("_", " "))}</option>`).join("")}
+${markedSignatureNames.map((m) => `<option value="mark:${esc(m)}">marked: ${esc(m.replace(/_/g, " "))}</option>`).join("")}
 </select>
 <span id="session-count" class="meta"></span>
 </div>
-<div class="session-list"><table><thead><tr>${multi ? "<th>Configuration</th>" : ""}<th>Session</th><th>Locality</th><th>Status</th><th class="num">Tokens</th></tr></thead><tbody id="session-rows"></tbody></table></div>
+<div class="session-list"><table><thead><tr>${multi ? "<th>Configuration</th>" : ""}<th>Session</th><th>Locality</th><th>Status</th><th class="num">Tokens</th><th class="num" title="signatures marked on its requests">Marks</th></tr></thead><tbody id="session-rows"></tbody></table></div>
 </div>
 <div id="session-detail" class="detail"><p class="empty">No session selected.</p></div>
 </div>
 </main>
 <script type="application/json" id="report-data">${scriptJson({ report, links })}</script>
+<script type="application/json" id="viewer-data">${scriptJson(viewerData(report))}</script>
 <script type="module">${pageScript()}</script>
 </body>
 </html>

@@ -1,5 +1,6 @@
 import type { Report } from "./report-schema.js";
-import { reportSections, type Section } from "./sections.js";
+import type { Section } from "./section.js";
+import { reportSections } from "./sections.js";
 
 /** A cell that cannot break the table or inject markup: pipes, newlines and HTML-significant characters escaped. */
 export function markdownCell(s: string): string {

@@ -1,5 +1,6 @@
 import type { Report } from "./report-schema.js";
-import { reportSections, type Section } from "./sections.js";
+import type { Section } from "./section.js";
+import { reportSections } from "./sections.js";
 
 /** Display width of a cell (one column per code point; good enough for the report's ASCII and symbols). */
 function width(s: string): number {

@@ -1,5 +1,5 @@
 import { harnessInfoSchema } from "../formats/run-config.js";
-import { handoffCitationSchema } from "./handoff-citation.js";
+import { handoffCitationSchema } from "./handoff-citation-schema.js";
 import { z } from "zod";
 import { conditionSchema, localitySchema, workspaceNameSchema } from "../formats/sessions.js";
 import { testStatusSchema } from "../formats/verdict.js";
@@ -165,6 +165,22 @@ export const sessionSignaturesSchema = z
   })
   .strict();
 
+/** The signatures a request can be blamed for; the others (incomplete execution, submission) are the session's. */
+export const markedSignatureNames = ["wrong_workspace_edits", "cross_task_contamination", "lost_requirement", "reverted_work"] as const;
+
+/** Where in a session a signature happened: the request it is marked on (docs/report-format.md, "Session viewer"). */
+export const signatureMarkSchema = z
+  .object({
+    signature: z.enum(markedSignatureNames),
+    /** Index into the session's schedule; null = the session as a whole (no per-request evidence to place it). */
+    request: z.number().int().nonnegative().nullable(),
+    /** The workspace the mark is about (the one edited, the focus checkout). */
+    workspace: workspaceNameSchema.nullable(),
+    paths: z.array(z.string()),
+    detail: z.string(),
+  })
+  .strict();
+
 export const failureCategorySchema = z.enum(["implementation", "submission", "incomplete_execution"]);
 
 export const sessionEntrySchema = z
@@ -224,6 +240,8 @@ export const sessionEntrySchema = z
     ),
     files: z.object({ trajectory: z.string().nullable(), artifact: z.string().nullable() }).strict(),
     signatures: sessionSignaturesSchema,
+    /** Each signature on the request where it happened; as many wrong-workspace marks as edits counted. */
+    signature_marks: z.array(signatureMarkSchema),
     failure_category: failureCategorySchema.nullable(),
   })
   .strict();
@@ -379,6 +397,7 @@ export type ComparisonGroup = z.infer<typeof comparisonGroupSchema>;
 export type Comparison = z.infer<typeof comparisonSchema>;
 export type Report = z.infer<typeof reportSchema>;
 export type SessionSignatures = z.infer<typeof sessionSignaturesSchema>;
+export type SignatureMark = z.infer<typeof signatureMarkSchema>;
 export type FailureCategory = z.infer<typeof failureCategorySchema>;
 export type SignatureCount = z.infer<typeof signatureCountSchema>;
 export type SignatureTotals = z.infer<typeof signatureTotalsSchema>;

@@ -1,11 +1,10 @@
 import { detectableGapLine } from "../core/power.js";
 import { groupNames, signatureNames, type Report, type SignatureCount, type SignatureName } from "./report-schema.js";
-import { fmtInterval, fmtPercent, fmtPoints, type Column, type Section } from "./sections.js";
+import { fmtInterval, fmtPercent, fmtPoints } from "./format-cells.js";
+import { L, R, type Section } from "./section.js";
 
 /** The sections that explain the gap: harness table, cross-configuration summary, failure categories. Pure. */
 
-const L = (header: string): Column => ({ header, align: "left" });
-const R = (header: string): Column => ({ header, align: "right" });
 const groupTitle = { overall: "Overall", near: "Near", far: "Far" } as const;
 const conditionTitle = { base: "uninterrupted", switch: "switched" } as const;
 const unknown = "unknown";

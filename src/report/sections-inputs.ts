@@ -1,5 +1,5 @@
 import type { Report } from "./report-schema.js";
-import type { Section } from "./sections.js";
+import type { Section } from "./section.js";
 
 const short = (sha: string | null): string => (sha === null ? "unknown" : sha.slice(0, 12));
 

@@ -1,62 +1,12 @@
-import { handoffSection } from "./handoff-citation.js";
 import { groupNames, type ConfigReport, type Report, type UsageMeans } from "./report-schema.js";
 import { failureSection, harnessSection, powerSection, summarySection } from "./sections-analysis.js";
 import { inputsSection } from "./sections-inputs.js";
-
-/** A report as titled tables of text cells: what the table, markdown and html renderers lay out. */
-export interface Column {
-  header: string;
-  align: "left" | "right";
-}
-
-export interface Section {
-  id: string;
-  title: string;
-  notes: string[];
-  columns: Column[];
-  rows: string[][];
-}
-
-const DASH = "–";
-
-export function fmtPercent(x: number | null): string {
-  return x === null ? DASH : `${x.toFixed(1)}%`;
-}
-
-export function fmtPoints(x: number | null): string {
-  if (x === null) return DASH;
-  const s = x.toFixed(1);
-  return x > 0 && s !== "0.0" ? `+${s}` : s === "-0.0" ? "0.0" : s;
-}
-
-export function fmtInterval(ci: readonly [number, number] | null): string {
-  return ci === null ? DASH : `[${fmtPoints(ci[0])}, ${fmtPoints(ci[1])}]`;
-}
-
-export function fmtP(p: number | null): string {
-  if (p === null) return DASH;
-  if (p < 0.0001) return "<0.0001";
-  return p.toFixed(4);
-}
-
-export function fmtNumber(x: number | null, digits = 1): string {
-  if (x === null) return DASH;
-  return x.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
-}
-
-export function fmtRatio(x: number | null): string {
-  return x === null ? DASH : `${x.toFixed(2)}×`;
-}
-
-export function fmtCost(x: number | null): string {
-  return x === null ? DASH : `$${x.toFixed(4)}`;
-}
+import { handoffSection } from "./sections-handoff.js";
+import { DASH, fmtCost, fmtInterval, fmtNumber, fmtP, fmtPercent, fmtPoints, fmtRatio } from "./format-cells.js";
+import { L, R, type Section } from "./section.js";
 
 const groupTitle = { overall: "Overall", near: "Near", far: "Far" } as const;
 const conditionTitle = { base: "uninterrupted", switch: "switched" } as const;
-
-const L = (header: string): Column => ({ header, align: "left" });
-const R = (header: string): Column => ({ header, align: "right" });
 
 function resolutionSection(report: Report): Section {
   const rows = report.configs.flatMap((c) =>

@@ -5,6 +5,7 @@ import { profileSteps } from "../sessions/stats.js";
 import type { RunInput, SessionInput, TaskTests } from "./read-run.js";
 import type { ByCondition, ErrorCounts, SessionEntry } from "./report-schema.js";
 import { failedStages, hadRunInfraFault, sessionOutcome, type SessionOutcome } from "./session-outcome.js";
+import { signatureMarks } from "./signature-marks.js";
 import { failureCategory, sessionSignatures } from "./signatures.js";
 import { stageSum, type SessionUsage } from "./workload.js";
 
@@ -73,7 +74,7 @@ function verdictEntry(v: Verdict, task: TaskTests | undefined): NonNullable<Sess
 }
 
 /** One session's entry of the report (its outcome, schedule profile, usage, verdict, failed stages). Pure. */
-function sessionEntry(id: string, pair: SessionPair, condition: Condition, data: SessionInput | undefined, outcome: SessionOutcome, fs: number[] | null, task: TaskTests | undefined, usageById: SessionUsage): Omit<SessionEntry, "signatures" | "failure_category"> {
+function sessionEntry(id: string, pair: SessionPair, condition: Condition, data: SessionInput | undefined, outcome: SessionOutcome, fs: number[] | null, task: TaskTests | undefined, usageById: SessionUsage): Omit<SessionEntry, "signatures" | "signature_marks" | "failure_category"> {
   const steps = pair.schedules[condition];
   const prof = profileSteps(steps, pair.focus);
   const t = data?.trajectory ?? null;
@@ -159,7 +160,8 @@ export function buildSessionSections(input: RunInput): SessionSections {
         if (fs === null && input.tasks !== null) unmappedTasks.add(pair.focus);
       }
       const signatures = sessionSignatures({ pair, steps: pair.schedules[condition], data, outcome, tasks: input.tasks });
-      const entry: SessionEntry = { ...sessionEntry(id, pair, condition, data, outcome, fs, task, out.usageById), signatures, failure_category: failureCategory(outcome, signatures) };
+      const signature_marks = signatureMarks({ pair, steps: pair.schedules[condition], data, outcome, tasks: input.tasks }, signatures);
+      const entry: SessionEntry = { ...sessionEntry(id, pair, condition, data, outcome, fs, task, out.usageById), signatures, signature_marks, failure_category: failureCategory(outcome, signatures) };
       out.entries.push(entry);
       out.entryById.set(id, entry);
       countErrors(out.errors[condition], entry, outcome, data);

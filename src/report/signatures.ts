@@ -1,6 +1,6 @@
 import type { FileChange } from "../formats/trajectory.js";
 import type { ScheduleStep, SessionPair } from "../formats/sessions.js";
-import { contaminatedLines } from "./contamination.js";
+import { contaminatedLines, type ContaminatedLine } from "./contamination.js";
 import type { SessionInput, TaskTests } from "./read-run.js";
 import type { FailureCategory, SessionSignatures } from "./report-schema.js";
 import type { SessionOutcome } from "./session-outcome.js";
@@ -23,7 +23,7 @@ export interface SignatureInput {
   tasks: ReadonlyMap<string, TaskTests> | null;
 }
 
-interface Change extends FileChange {
+export interface Change extends FileChange {
   /** Position of the state line (order of recording). */
   seq: number;
   index: number;
@@ -31,7 +31,7 @@ interface Change extends FileChange {
 }
 
 /** Every change of every state line with the request that made it, per workspace. */
-function changesByWorkspace(states: readonly StateRecord[], log: ReadonlyMap<number, RequestRecord>): Map<string, Change[]> {
+export function changesByWorkspace(states: readonly StateRecord[], log: ReadonlyMap<number, RequestRecord>): Map<string, Change[]> {
   const out = new Map<string, Change[]>();
   states.forEach((st, seq) => {
     if (st.index === null) return;
@@ -54,14 +54,17 @@ function wrongWorkspaceEdits(states: readonly StateRecord[], steps: readonly Sch
   return n;
 }
 
-/** Changes of the focus workspace that return a file to the content it had before an earlier request changed it. */
-function reversions(focus: readonly Change[]): Change[] {
+/**
+ * Changes of the focus workspace that return a file to the content it had before an earlier request changed
+ * it; `undone` is that earlier request.
+ */
+export function reversions(focus: readonly Change[]): Array<Change & { undone: number }> {
   const before = new Map<string, Map<string | null, number>>();
-  const out: Change[] = [];
+  const out: Array<Change & { undone: number }> = [];
   for (const c of focus) {
     const seen = before.get(c.path) ?? new Map<string | null, number>();
     const at = seen.get(c.after);
-    if (at !== undefined && at < c.index) out.push(c);
+    if (at !== undefined && at < c.index) out.push({ ...c, undone: at });
     if (!seen.has(c.before)) seen.set(c.before, c.index);
     before.set(c.path, seen);
   }
@@ -106,13 +109,15 @@ function incompleteExecution(steps: readonly ScheduleStep[], focus: string, data
   return stalled(log.get(lastStage)?.outcome) || stalled(log.get(fin)?.outcome);
 }
 
-function contamination(inp: SignatureInput): number | null {
+/** The artifact's contaminated lines, with the interruption task each came from (null: unavailable). */
+export function contamination(inp: SignatureInput): Array<ContaminatedLine & { task: string }> | null {
   const artifact = inp.data?.artifact;
   const focus = inp.tasks?.get(inp.pair.focus);
   if (!artifact || !focus || !inp.tasks) return null;
-  const others = Object.values(inp.pair.workspaces).filter((t) => t !== inp.pair.focus).map((t) => inp.tasks!.get(t)?.material);
+  const tasks = Object.values(inp.pair.workspaces).filter((t) => t !== inp.pair.focus);
+  const others = tasks.map((t) => inp.tasks!.get(t)?.material);
   if (others.some((m) => m === undefined)) return null;
-  return contaminatedLines(artifact, focus.material, others as NonNullable<(typeof others)[number]>[]);
+  return contaminatedLines(artifact, focus.material, others as NonNullable<(typeof others)[number]>[]).map((c) => ({ ...c, task: tasks[c.from]! }));
 }
 
 export function sessionSignatures(inp: SignatureInput): SessionSignatures {
@@ -123,7 +128,7 @@ export function sessionSignatures(inp: SignatureInput): SessionSignatures {
   const reverted = haveStates ? reversions(byWs.get(focusWs!) ?? []) : [];
   return {
     wrong_workspace_edits: haveStates ? wrongWorkspaceEdits(t.states, inp.steps, t.request_log) : null,
-    cross_task_contamination: contamination(inp),
+    cross_task_contamination: contamination(inp)?.length ?? null,
     lost_requirement: lostRequirement(inp.data, inp.tasks?.get(inp.pair.focus)),
     reverted_work: haveStates ? new Set(reverted.filter((c) => c.request?.kind === "stage").map((c) => c.path)).size : null,
     incomplete_execution: incompleteExecution(inp.steps, inp.pair.focus, inp.data, inp.outcome),

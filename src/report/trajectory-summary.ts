@@ -66,7 +66,7 @@ const optString = (x: unknown) => x === undefined || typeof x === "string";
  * types of trajectory-schema.ts is taken as is (unknown extra fields tolerated); anything else goes
  * through the full schema, which reports what is wrong.
  */
-function fastAgentEvent(raw: unknown): TrajectoryLine | null {
+export function fastAgentEvent(raw: unknown): TrajectoryLine | null {
   if (typeof raw !== "object" || raw === null) return null;
   const line = raw as Record<string, unknown>;
   if (line.type !== "agent_event" || typeof line.time !== "string" || !Number.isInteger(line.index) || (line.index as number) < 0) return null;

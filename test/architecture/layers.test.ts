@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join, normalize, relative } from "node:path";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/core/package-paths.js";
+import { sourceImports as imports } from "./source-imports.js";
 
 /**
  * The layers of docs/architecture.md, bottom first. A folder may import from its own layer and the ones
@@ -19,19 +20,6 @@ const layers: string[][] = [
   ["cli"],
 ];
 const rank = new Map(layers.flatMap((names, i) => names.map((n) => [n, i] as const)));
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? sourceFiles(join(dir, d.name)) : d.name.endsWith(".ts") ? [join(dir, d.name)] : []));
-}
-
-/** Every relative import of src/ as [importing file, imported file], both relative to src/. */
-function imports(): Array<[string, string]> {
-  const src = join(packageRoot, "src");
-  const spec = /(?:from|import)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g;
-  return sourceFiles(src).flatMap((file) =>
-    [...readFileSync(file, "utf8").matchAll(spec)].map((m) => [relative(src, file), normalize(join(relative(src, dirname(file)), m[1]!))] as [string, string]),
-  );
-}
 
 describe("the layers of the code", () => {
   it("every folder of src/ has a layer", () => {

@@ -101,8 +101,9 @@ describe.skipIf(missingTool)("html report in headless chromium", () => {
     expect(await page.locator("#session-tests tbody tr").count()).toBe(4);
     expect(await page.locator("#session-tests").innerText()).toContain("test_stage_3[<a>]");
     expect(await page.locator("#session-detail").innerText()).toContain("failed stages: 1, 3");
-    const requestsText = await page.locator("#session-requests").textContent(); // inside a closed <details>
-    expect(requestsText).toContain('make <Widget> & "quotes" work');
+    // The request's text is in its timeline row, built when the row opens (markup kept as text).
+    await page.locator('#request-timeline li.req[data-index="0"] .req-head').click();
+    expect(await page.locator('#request-timeline li.req[data-index="0"] .req-body').innerText()).toContain('make <Widget> & "quotes" work');
 
     // Links to the run files, relative to the page (pages/nested/report.html -> ../../a/run/...).
     const hrefs = await page.locator("#session-detail a.file-link").evaluateAll((els) => els.map((e) => e.getAttribute("href")));

@@ -97,7 +97,11 @@ function trajectory(id: string, pair: SessionPair, condition: Condition, p: Sess
   p.steps.forEach((s, index) => {
     const role = s.task === pair.focus ? "focus" : "interruption";
     lines.push({ type: "request_start", time: t0, index, task: s.task, role, workspace: s.workspace, workspace_path: `/w/${s.workspace}`, kind: s.kind, ...(s.kind === "stage" ? { stage: s.stage } : {}), focus_return: false, message: "m" });
-    lines.push({ type: "agent_event", time: t0, index, event: { kind: "model_call", input_tokens: 1000, output_tokens: 100, cost_usd: 0.01 } });
+    lines.push({ type: "agent_event", time: t0, index, event: { kind: "model_call", model: "m-1", input_tokens: 1000, output_tokens: 100, cost_usd: 0.01 } });
+    // A tool call per request, with text the viewer test looks for (markup in it must stay text); the
+    // third request's output is long enough to be folded.
+    const output = index === 2 ? `${"long output line\n".repeat(80)}END-OF-OUTPUT <b>${id}</b>` : `ok ${id} #${index}`;
+    lines.push({ type: "agent_event", time: t0, index, event: { kind: "tool_call", name: "edit_file", args: { path: `src/${s.task}.py`, note: `edit for ${id} request ${index} <i>` }, paths: [`src/${s.task}.py`], status: "ok", output } });
     lines.push({ type: "request_end", time: t0, index, outcome: p.outcomes[index], duration_ms: 1 });
     lines.push({ type: "workspace_state", time: t0, index, trees: trees(index + 1), changed: p.changes[index] });
   });

@@ -39,6 +39,23 @@ describe("trajectory signatures and failure categories", () => {
     expect(c.failure_categories.far.switch).toMatchObject({ implementation: 2, incomplete_execution: 1 });
   });
 
+  it("places each signature on the request where it happened (the session viewer's marks)", async () => {
+    const fx = writeSignatureFixture(mkdtempSync(join(tmpdir(), "sig-marks-")));
+    const c = (await buildReport([fx.runDir], { resamples: 100 })).configs[0]!;
+    const marks = (i: number) => c.sessions.find((x) => x.id === `f${i}.switch`)!.signature_marks.map((m) => ({ signature: m.signature, request: m.request, workspace: m.workspace, paths: m.paths }));
+    // Switched schedule: F1 I1 F2 I2 F3 I3 I4 FIN (indices 0..7); the focus checkout is w00.
+    expect(marks(0)).toEqual([]);
+    expect(marks(1)).toEqual([{ signature: "wrong_workspace_edits", request: 2, workspace: "w01", paths: ["src/other.py"] }]);
+    // The contaminated line is in src/f2.py, which the focus checkout last changed at F3.
+    expect(marks(2)).toEqual([{ signature: "cross_task_contamination", request: 4, workspace: "w00", paths: ["src/f2.py"] }]);
+    expect(c.sessions.find((x) => x.id === "f2.switch")!.signature_marks[0]!.detail).toContain("i2-1");
+    expect(marks(3)).toEqual([{ signature: "lost_requirement", request: 0, workspace: "w00", paths: [] }]);
+    expect(marks(4)).toEqual([{ signature: "reverted_work", request: 4, workspace: "w00", paths: ["src/f4.py"] }]);
+    expect(c.sessions.find((x) => x.id === "f4.switch")!.signature_marks[0]!.detail).toContain("before request #1");
+    for (const i of [5, 6]) expect(marks(i)).toEqual([]);
+    for (const s of c.sessions.filter((x) => x.condition === "base")) expect(s.signature_marks).toEqual([]);
+  });
+
   it("marks evidence-based signatures unavailable, not zero, for a run recorded without evidence", async () => {
     const fx = writeRunFixture(mkdtempSync(join(tmpdir(), "sig-old-")), referenceSpec());
     const report = await buildReport([fx.runDir], { resamples: 200 });

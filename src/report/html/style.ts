@@ -14,7 +14,7 @@ nav a { margin-right: 14px; color: var(--accent); text-decoration: none; }
 nav { padding: 8px 0 12px; }
 .meta { color: var(--muted); margin: 0 0 6px; }
 .charts { display: flex; flex-wrap: wrap; gap: 18px; }
-figure { margin: 0; border: 1px solid var(--line); border-radius: 6px; padding: 10px; background: var(--bg); }
+figure { margin: 0; border: 1px solid var(--line); border-radius: 6px; padding: 10px; background: var(--bg); max-width: 100%; overflow-x: auto; }
 figcaption { font-weight: 600; margin-bottom: 6px; }
 svg text { font: 11px system-ui, sans-serif; fill: var(--fg); }
 svg .axis { stroke: #9aa4b1; stroke-width: 1; }
@@ -27,7 +27,7 @@ th { background: var(--alt); font-weight: 600; white-space: nowrap; }
 td.num, th.num { text-align: right; white-space: nowrap; }
 tr:nth-child(even) td { background: #fafbfc; }
 p.note { color: var(--muted); margin: 2px 0 6px; max-width: 900px; }
-.sessions-layout { display: grid; grid-template-columns: minmax(400px, 560px) minmax(0, 1fr); gap: 16px; align-items: start; }
+.sessions-layout { display: grid; grid-template-columns: minmax(340px, 460px) minmax(0, 1fr); gap: 16px; align-items: start; }
 .session-list { max-height: 640px; overflow: auto; border: 1px solid var(--line); border-radius: 6px; }
 .session-list table { margin: 0; width: 100%; }
 .session-list tr { cursor: pointer; }
@@ -48,4 +48,49 @@ p.note { color: var(--muted); margin: 2px 0 6px; max-width: 900px; }
 .request-text { white-space: pre-wrap; max-width: 640px; }
 .links a { margin-right: 14px; }
 .warn { color: var(--warn); }
+.muted { color: var(--muted); }
+.detail-nav { display: flex; gap: 14px; flex-wrap: wrap; font-size: 13px; margin-bottom: 4px; }
+.detail-nav a, .detail a { color: var(--accent); }
+ol.requests { list-style: none; padding: 0; margin: 4px 0 10px; border: 1px solid var(--line); border-radius: 6px; }
+li.req { border-bottom: 1px solid var(--line); }
+li.req:last-child { border-bottom: none; }
+li.req.marked > .req-head { box-shadow: inset 3px 0 0 var(--fail); }
+.req-head { all: unset; box-sizing: border-box; display: flex; flex-wrap: wrap; gap: 4px 10px; width: 100%; padding: 5px 8px; cursor: pointer; font-size: 13px; align-items: baseline; }
+.req-head:hover, .req-head:focus-visible { background: #eef4fb; }
+.req-head[aria-expanded="true"] { background: #dce9f7; }
+.req-n { font-weight: 600; min-width: 2.4em; font-variant-numeric: tabular-nums; }
+.role { font-size: 12px; padding: 0 5px; border-radius: 3px; background: var(--alt); }
+.role-focus { background: #1d232b; color: #fff; }
+.ws { border-left: 4px solid #999; padding-left: 4px; font-family: ui-monospace, monospace; font-size: 12px; }
+.req-task { min-width: 0; overflow-wrap: anywhere; }
+.req-fig { color: var(--muted); font-variant-numeric: tabular-nums; }
+.req-body { padding: 4px 12px 10px 18px; background: #fbfcfd; }
+.ev-label { font-weight: 600; font-size: 12px; color: var(--muted); margin: 8px 0 2px; text-transform: uppercase; letter-spacing: .03em; }
+ol.events { margin: 0; padding-left: 22px; font-size: 13px; }
+.ev-model { color: var(--muted); }
+.ev-error { color: var(--fail); }
+details.tool-call summary { cursor: pointer; overflow-wrap: anywhere; }
+details.tool-call[open] { background: #fff; border: 1px solid var(--line); border-radius: 4px; padding: 2px 6px; margin: 2px 0; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 2px 0; padding: 4px 6px; background: var(--alt); border-radius: 4px; font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; max-height: 420px; overflow: auto; }
+button.unfold { font: inherit; font-size: 12px; margin: 2px 0; }
+ul.changed, ul.marks { margin: 2px 0; padding-left: 18px; font-size: 13px; }
+ul.changed li.other-ws { color: var(--fail); font-weight: 600; }
+ul.changed span.sw { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 4px; }
+.mark { color: #8a1c1c; }
+.badges { display: inline-flex; gap: 4px; flex-wrap: wrap; }
+.badge { font-size: 11px; padding: 0 5px; border-radius: 8px; background: #fde2e2; color: #8a1c1c; border: 1px solid #f3b1b1; }
+.pair-grid { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 4px 10px; }
+.pair-h { font-weight: 600; border-bottom: 1px solid var(--line); }
+.pair-cell { border: 1px solid var(--line); border-radius: 4px; padding: 3px 6px; font-size: 13px; display: flex; flex-wrap: wrap; gap: 2px 8px; align-items: baseline; }
+.pair-cell.empty { border: none; }
+.pair-cell.between { display: block; background: var(--alt); color: var(--muted); font-size: 12px; }
+.pair-cell.marked { border-color: var(--fail); }
+.pair-side { border: 1px solid var(--line); border-radius: 4px; padding: 4px 6px; }
+@media (max-width: 900px) {
+  header, main { padding: 0 10px; }
+  .sessions-layout { grid-template-columns: minmax(0, 1fr); }
+  .session-list { max-height: 320px; }
+  .detail { padding: 8px; }
+  .req-fig { flex-basis: 100%; }
+}
 `;
