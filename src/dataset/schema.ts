@@ -70,10 +70,13 @@ export const datasetManifestSchema = z
 
 export const taskIdPattern = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
+/** The provenance of a stage written for the dataset (request, reference patch, regression tests) rather than taken from a repository's history. */
+export const AUTHORED = "benchmark-authored";
+
 export const requestSchema = z
   .object({
     text: z.string().trim().min(1, "a request needs text"),
-    /** Where the request text came from (an issue, a review comment, written for the dataset). */
+    /** Where the request text came from (an issue, a review comment, written for the dataset; `benchmark-authored`: the whole stage was). */
     provenance: z.string().optional(),
     /** F2P test ids that this stage introduces. */
     tests: z.array(z.string().min(1)).optional(),

@@ -10,6 +10,7 @@ import { patchFiles } from "./patch-files.js";
 import { baseNotFoundHint, materializeRepo, resolveBase, type MaterializedRepo } from "./repo-cache.js";
 import { generatedLook } from "./generated-ids.js";
 import { taskSourceFiles } from "./source-files.js";
+import { AUTHORED } from "./schema.js";
 
 function duplicates(list: readonly string[]): string[] {
   const seen = new Set<string>();
@@ -31,6 +32,9 @@ export function checkTaskStatic(task: LoadedTask, dataset: Dataset): Problem[] {
   for (const t of p2p) if (f2pSet.has(t)) p("verifier.pass_to_pass", `${t} is also a fail-to-pass test`);
   const stageOf = new Map<string, number>();
   task.requests.forEach((r, k) => {
+    if (r.provenance === AUTHORED && (r.tests ?? []).length === 0) p(`requests[${k}].tests`, "an authored stage needs the F2P tests its request justifies (its own regression tests)");
+    if (r.provenance === AUTHORED && k === 0) p(`requests[${k}].provenance`, "authored stages extend a task: the first stage is the task's own");
+    if (r.provenance !== AUTHORED && task.requests.slice(0, k).some((e) => e.provenance === AUTHORED)) p(`requests[${k}].provenance`, "follows an authored stage: authored stages come last");
     for (const t of r.tests ?? []) {
       if (!f2pSet.has(t)) p(`requests[${k}].tests`, `${t} is not in verifier.fail_to_pass`);
       if (stageOf.has(t)) p(`requests[${k}].tests`, `${t} is already introduced by stage ${stageOf.get(t)! + 1}`);

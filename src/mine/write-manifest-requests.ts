@@ -22,7 +22,7 @@ function startingManifest(o: WriteManifestOptions, target: string): TaskManifest
   const input = readJsonWith(o.manifestFile, taskManifestReadSchema);
   if (target === resolve(o.manifestFile) || !existsSync(target)) return input;
   const existing = readJsonWith(target, taskManifestReadSchema);
-  const ids = (m: TaskManifest) => m.tasks.map((t) => `${t.id}@${t.stages.map((s) => s.cut).join(",")}`).join(" ");
+  const ids = (m: TaskManifest) => m.tasks.map((t) => `${t.id}@${t.stages.map((s) => s.cut ?? s.patch_sha256).join(",")}`).join(" ");
   if (existing.name !== input.name || ids(existing) !== ids(input)) {
     throw new InputError({ file: target, path: "", message: `already exists and is not a copy of ${o.manifestFile} (other tasks); choose another --out or remove it` });
   }
