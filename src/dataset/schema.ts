@@ -18,6 +18,11 @@ const environmentFields = {
   setup: z.array(z.string().min(1)).optional(),
   /** Default test command; `{tests}` is replaced by the selected test ids, `{junit}` by the report path. */
   test_command: z.string().min(1).optional(),
+  /**
+   * The Python minor version ("3.11") the set-up's venv must have. Declaring it opts into the pinned
+   * rule at set-up: the venv's interpreter and every installed package must be what the set-up pins.
+   */
+  python: z.string().regex(/^3\.\d+$/, 'a Python minor version, e.g. "3.11"').optional(),
 };
 
 /**
