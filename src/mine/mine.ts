@@ -8,14 +8,14 @@ import { defaultSourceExclude, defaultSourceInclude, defaultTestGlobs, sourceMat
 import { loadDataset, type Dataset, type LoadedTask } from "../dataset/load.js";
 import { materializeRepo } from "../dataset/repo-cache.js";
 import { isRemoteSource } from "../dataset/source-location.js";
-import { datasetRepoOf, deriveTask, writeDerivedTask } from "../datasets/materialize.js";
-import { TASK_MANIFEST_FORMAT, taskManifestReadSchema, type ManifestRepo, type ManifestTask, type TaskManifest } from "../dataset/task-manifest.js";
+import { datasetRepoOf, deriveTask, writeDerivedTask } from "../manifests/materialize.js";
+import { TASK_MANIFEST_FORMAT, taskManifestReadSchema, type ManifestRepo, type ManifestTask, type TaskManifest } from "../manifests/task-manifest.js";
 import { buildSessions } from "../sessions/build.js";
 import { defaultTestCommand } from "../testbed/test-run.js";
 import { openScratch, reapNotices, reapStaleScratch } from "../testbed/verifier-scratch.js";
 import { findCandidates, repoDir, severalFeatures, unrelatedStage, type Candidate } from "./candidates.js";
 import { sha256 } from "../core/digest.js";
-import { changedPaths, stagePatchesOf, testsPatchOf, type PathClass } from "./derive.js";
+import { changedPaths, stagePatchesOf, testsPatchOf, type PathClass } from "../manifests/derive.js";
 import { stageTests, type FailingModule, type MineSuite, type OldTests, type RejectReason } from "./stage-tests.js";
 import { substantiveStages, type FoldedStep } from "./stages.js";
 import { functionRanges, patchTouches, unchangedIds } from "./old-tests.js";

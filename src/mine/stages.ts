@@ -1,4 +1,4 @@
-import { stagePatchesOf, type PathClass } from "./derive.js";
+import { stagePatchesOf, type PathClass } from "../manifests/derive.js";
 import { classifySteps, foldSteps, type FoldRule } from "./substance.js";
 
 /** A step folded into a stage: the step's commit, why it is no stage, and the commit that ends the stage it joined. */

@@ -4,8 +4,8 @@ import { join, resolve } from "node:path";
 import { InputError, type Problem } from "../core/errors.js";
 import { readJsonWith, writeJsonAtomic } from "../core/json-file.js";
 import { materializeRepo } from "../dataset/repo-cache.js";
-import { taskManifestReadSchema, type TaskManifest } from "../dataset/task-manifest.js";
-import { datasetOfManifest, deriveTask } from "../datasets/materialize.js";
+import { taskManifestReadSchema, type TaskManifest } from "../manifests/task-manifest.js";
+import { datasetOfManifest, deriveTask } from "../manifests/materialize.js";
 import { privateNamesAtStages } from "./private-names.js";
 import { setManifestStage, writeEachTask, writeTaskStages, type WriteOptions, type WriteSummary } from "./write-requests.js";
 

@@ -1,9 +1,9 @@
 import type { Command } from "commander";
 import { formatProblem } from "../../core/errors.js";
-import { checkManifest } from "../../datasets/check.js";
-import { materializeManifest } from "../../datasets/materialize.js";
+import { checkManifest } from "../../manifests/check.js";
+import { materializeManifest } from "../../manifests/materialize.js";
 import { ExitCode } from "../exit-codes.js";
-import { mergeManifestFiles } from "../../datasets/merge.js";
+import { mergeManifestFiles } from "../../manifests/merge.js";
 import { collect, parseRepoSources } from "../options.js";
 
 /** `datasets materialize MANIFEST --out DATASET [--repo NAME=PATH|URL]`, `datasets merge MANIFEST... --out FILE`, `datasets check MANIFEST...`. */

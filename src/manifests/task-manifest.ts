@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { AUTHORED, environmentSchema, repoNamePattern, sourceRulesSchema, taskIdPattern, verifierSchema } from "./schema.js";
+import { AUTHORED, environmentSchema, repoNamePattern, sourceRulesSchema, taskIdPattern, verifierSchema } from "../dataset/schema.js";
 import { sha256 } from "../core/digest.js";
-import { writerRecordSchema } from "./writer-record.js";
+import { writerRecordSchema } from "../dataset/writer-record.js";
 
 /**
  * A dataset shipped as a manifest (`switch-swe.task-manifest/1`): for each task, the upstream

@@ -8,9 +8,9 @@ import { materializeRepo } from "../dataset/repo-cache.js";
 import type { DatasetManifest, RepoSpec, TaskSpec } from "../dataset/schema.js";
 import { resolveSource } from "../dataset/source-location.js";
 import { patchFiles } from "../dataset/patch-files.js";
-import { isAuthored, taskManifestReadSchema, type ManifestRepo, type ManifestStage, type ManifestTask, type TaskManifest } from "../dataset/task-manifest.js";
+import { isAuthored, taskManifestReadSchema, type ManifestRepo, type ManifestStage, type ManifestTask, type TaskManifest } from "./task-manifest.js";
 import { sha256 } from "../core/digest.js";
-import { stagePatchesOf, stageText, testsPatchOf } from "../mine/derive.js";
+import { stagePatchesOf, stageText, testsPatchOf } from "./derive.js";
 
 /** The dataset.json entry of a manifest repository (cloned from `mirror` when given). */
 export function datasetRepoOf(repo: ManifestRepo, mirror?: string): RepoSpec {

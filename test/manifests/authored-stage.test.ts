@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sha256 } from "../../src/core/digest.js";
 import { defaultSourceExclude, defaultSourceInclude, defaultTestGlobs, testFileMatcher } from "../../src/dataset/file-rules.js";
-import { stagePatchesOf, testsPatchOf } from "../../src/mine/derive.js";
+import { stagePatchesOf, testsPatchOf } from "../../src/manifests/derive.js";
 import { cli } from "../helpers/cli.js";
 import { gitHistory } from "../helpers/git-history.js";
 import { git, tempDir } from "../verify/fixture.js";

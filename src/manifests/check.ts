@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { InputError, zodProblems, type Problem } from "../core/errors.js";
 import { readJson } from "../core/json-file.js";
 import { unpinnedEnvironment } from "../dataset/pinned-setup.js";
-import { taskManifestReadSchema } from "../dataset/task-manifest.js";
+import { taskManifestReadSchema } from "./task-manifest.js";
 
 export interface ManifestCheck {
   file: string;
