@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/core/package-paths.js";
 import { pinMismatches, setupPins, unpinnedEnvironment } from "../../src/dataset/pinned-setup.js";
 import { cli } from "../helpers/cli.js";
-import { tempDir } from "../verify/fixture.js";
+import { tempDir, writeCalcDataset } from "../verify/fixture.js";
 
 const venv = `python3 -m venv "$SWITCH_SWE_ENV/venv"`;
 const pip = `"$SWITCH_SWE_ENV/venv/bin/python" -m pip install --quiet`;
@@ -68,5 +68,19 @@ describe("datasets check", () => {
     const r = cli(["datasets", "check", join(root, "none.json")]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`${join(root, "none.json")}: file not found\n`);
+  });
+});
+
+describe("tasks validate --pinned", () => {
+  const root = tempDir("switch-swe-validate-pinned-");
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it("adds the pinned rule to a dataset's checks (exit 1), and says nothing of it without the flag", () => {
+    const dir = writeCalcDataset(join(root, "calc"));
+    const env = { SWITCH_SWE_CACHE: join(root, "cache") };
+    expect(cli(["tasks", "validate", dir], { env }).code).toBe(0);
+    const r = cli(["tasks", "validate", dir, "--pinned"], { env });
+    expect(r.code).toBe(1);
+    expect(r.stdout.split("\n")[0]).toBe(`${join(dir, "dataset.json")}: repos.calc.environment: not pinned: no set-up: tests run on the host's python3 and pytest, whose versions nothing declares`);
   });
 });
