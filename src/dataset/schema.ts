@@ -18,6 +18,11 @@ const environmentFields = {
   setup: z.array(z.string().min(1)).optional(),
   /** Default test command; `{tests}` is replaced by the selected test ids, `{junit}` by the report path. */
   test_command: z.string().min(1).optional(),
+  /**
+   * The Python minor version ("3.11") the set-up's venv must have. Declaring it opts into the pinned
+   * rule at set-up: the venv's interpreter and every installed package must be what the set-up pins.
+   */
+  python: z.string().regex(/^3\.\d+$/, 'a Python minor version, e.g. "3.11"').optional(),
 };
 
 /**
@@ -70,10 +75,13 @@ export const datasetManifestSchema = z
 
 export const taskIdPattern = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
+/** The provenance of a stage written for the dataset (request, reference patch, regression tests) rather than taken from a repository's history. */
+export const AUTHORED = "benchmark-authored";
+
 export const requestSchema = z
   .object({
     text: z.string().trim().min(1, "a request needs text"),
-    /** Where the request text came from (an issue, a review comment, written for the dataset). */
+    /** Where the request text came from (an issue, a review comment, written for the dataset; `benchmark-authored`: the whole stage was). */
     provenance: z.string().optional(),
     /** F2P test ids that this stage introduces. */
     tests: z.array(z.string().min(1)).optional(),

@@ -10,6 +10,8 @@ import { patchFiles } from "./patch-files.js";
 import { baseNotFoundHint, materializeRepo, resolveBase, type MaterializedRepo } from "./repo-cache.js";
 import { generatedLook } from "./generated-ids.js";
 import { taskSourceFiles } from "./source-files.js";
+import { AUTHORED } from "./schema.js";
+import { unpinnedEnvironment } from "./pinned-setup.js";
 
 function duplicates(list: readonly string[]): string[] {
   const seen = new Set<string>();
@@ -31,6 +33,9 @@ export function checkTaskStatic(task: LoadedTask, dataset: Dataset): Problem[] {
   for (const t of p2p) if (f2pSet.has(t)) p("verifier.pass_to_pass", `${t} is also a fail-to-pass test`);
   const stageOf = new Map<string, number>();
   task.requests.forEach((r, k) => {
+    if (r.provenance === AUTHORED && (r.tests ?? []).length === 0) p(`requests[${k}].tests`, "an authored stage needs the F2P tests its request justifies (its own regression tests)");
+    if (r.provenance === AUTHORED && k === 0) p(`requests[${k}].provenance`, "authored stages extend a task: the first stage is the task's own");
+    if (r.provenance !== AUTHORED && task.requests.slice(0, k).some((e) => e.provenance === AUTHORED)) p(`requests[${k}].provenance`, "follows an authored stage: authored stages come last");
     for (const t of r.tests ?? []) {
       if (!f2pSet.has(t)) p(`requests[${k}].tests`, `${t} is not in verifier.fail_to_pass`);
       if (stageOf.has(t)) p(`requests[${k}].tests`, `${t} is already introduced by stage ${stageOf.get(t)! + 1}`);
@@ -152,10 +157,18 @@ export interface ValidateResult {
   warnings: Problem[];
 }
 
-/** Every problem of a dataset: structure, schema, test lists, patches parse and apply in order. */
-export async function validateDataset(dir: string): Promise<ValidateResult> {
+/**
+ * Every problem of a dataset: structure, schema, test lists, patches parse and apply in order; with
+ * `pinned`, every repository's set-up that does not declare exact versions (dataset/pinned-setup.ts).
+ */
+export async function validateDataset(dir: string, opts: { pinned?: boolean } = {}): Promise<ValidateResult> {
   const { dataset, problems } = loadDatasetCollecting(dir);
   if (!dataset) return { dataset, problems, warnings: [] };
+  if (opts.pinned) {
+    for (const [name, repo] of Object.entries(dataset.manifest.repos)) {
+      for (const [path, message] of unpinnedEnvironment(repo.environment, `repos.${name}.environment`)) problems.push({ file: join(dataset.root, "dataset.json"), path, message: `not pinned: ${message}` });
+    }
+  }
   const warnings: Problem[] = [];
   const repos = await materializeUsed(dataset, problems);
   for (const task of dataset.tasks) {

@@ -1,6 +1,6 @@
 import { posix } from "node:path";
 import { gitOut } from "../core/git.js";
-import { changedPaths, type PathClass } from "./derive.js";
+import { changedPaths, type PathClass } from "../manifests/derive.js";
 
 /** A run of history that may become a multi-stage task: a base and the commits that end its steps. */
 export interface Candidate {

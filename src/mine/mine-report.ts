@@ -16,6 +16,8 @@ export const mineSettingsSchema = z
     test_command: z.string(),
     setup: z.array(z.string()),
     setup_commit: z.string().nullable(),
+    /** `--python`: absent in reports written before it existed (= none declared). */
+    python: z.string().nullable().optional(),
     name: z.string().nullable(),
     url: z.string().nullable(),
     license: z.string().nullable(),

@@ -8,14 +8,14 @@ import { defaultSourceExclude, defaultSourceInclude, defaultTestGlobs, sourceMat
 import { loadDataset, type Dataset, type LoadedTask } from "../dataset/load.js";
 import { materializeRepo } from "../dataset/repo-cache.js";
 import { isRemoteSource } from "../dataset/source-location.js";
-import { datasetRepoOf, deriveTask, writeDerivedTask } from "../datasets/materialize.js";
-import { TASK_MANIFEST_FORMAT, taskManifestReadSchema, type ManifestRepo, type ManifestTask, type TaskManifest } from "../dataset/task-manifest.js";
+import { datasetRepoOf, deriveTask, writeDerivedTask } from "../manifests/materialize.js";
+import { TASK_MANIFEST_FORMAT, taskManifestReadSchema, type ManifestRepo, type ManifestTask, type TaskManifest } from "../manifests/task-manifest.js";
 import { buildSessions } from "../sessions/build.js";
 import { defaultTestCommand } from "../testbed/test-run.js";
 import { openScratch, reapNotices, reapStaleScratch } from "../testbed/verifier-scratch.js";
 import { findCandidates, repoDir, severalFeatures, unrelatedStage, type Candidate } from "./candidates.js";
 import { sha256 } from "../core/digest.js";
-import { changedPaths, stagePatchesOf, testsPatchOf, type PathClass } from "./derive.js";
+import { changedPaths, stagePatchesOf, testsPatchOf, type PathClass } from "../manifests/derive.js";
 import { stageTests, type FailingModule, type MineSuite, type OldTests, type RejectReason } from "./stage-tests.js";
 import { substantiveStages, type FoldedStep } from "./stages.js";
 import { functionRanges, patchTouches, unchangedIds } from "./old-tests.js";
@@ -36,6 +36,8 @@ export interface MineOptions {
   url?: string;
   /** Run set-up once at this revision and share the environment across all tasks (set-up must not depend on the checkout). */
   setupCommit?: string;
+  /** `environment.python`: the set-up's venv must have this Python minor version and exactly its pins. */
+  python?: string;
   /** Run the whole suite per state, or only the test files the candidate's steps touch (faster; F2P then comes from those files). */
   suite?: MineSuite;
   /** Deadline of one test run, also each mined task's verifier.timeout_s (default 1800 s). */
@@ -54,7 +56,11 @@ function repoNameOf(repo: string): string {
 
 /** The manifest entry: classification of source and test files fixed before any candidate is looked at. */
 function manifestRepo(opts: MineOptions): ManifestRepo {
-  const environment = { test_command: opts.testCommand ?? defaultTestCommand, ...(opts.setup && opts.setup.length > 0 ? { setup: opts.setup } : {}) };
+  const environment = {
+    test_command: opts.testCommand ?? defaultTestCommand,
+    ...(opts.setup && opts.setup.length > 0 ? { setup: opts.setup } : {}),
+    ...(opts.python !== undefined ? { python: opts.python } : {}),
+  };
   return {
     git: opts.url ?? (isRemoteSource(opts.repo) ? opts.repo : resolve(opts.repo)),
     ...(opts.license ? { license: opts.license } : {}),
@@ -220,6 +226,7 @@ function settingsOf(opts: MineOptions): MineSettings {
     test_command: opts.testCommand ?? defaultTestCommand,
     setup: opts.setup ?? [],
     setup_commit: opts.setupCommit ?? null,
+    python: opts.python ?? null,
     name: opts.name ?? null,
     url: opts.url ?? null,
     license: opts.license ?? null,
@@ -260,7 +267,8 @@ function earlierRun(out: string, repoGit: string, range: string, settings: MineS
     ...(report.range !== range ? [{ file, path: "range", message: `this run scanned ${report.range}, not ${range}: ${fresh}` }] : []),
     // --max-stages and --path only choose which candidates there are; no verdict depends on them.
     ...Object.entries(settings).filter(([k]) => !choosers.has(k)).flatMap(([k, v]) => {
-      const was = report.settings![k as keyof MineSettings];
+      // `python` is absent from reports written before it existed: none was declared.
+      const was = k === "python" ? (report.settings!.python ?? null) : report.settings![k as keyof MineSettings];
       return JSON.stringify(was) === JSON.stringify(v) ? [] : [{ file, path: `settings.${k}`, message: `this run used ${JSON.stringify(was)}, not ${JSON.stringify(v)}: ${fresh}` }];
     }),
   ];

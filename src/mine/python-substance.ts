@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { gitTry } from "../core/git.js";
 import { runProcess } from "../core/process.js";
-import { changedPaths, type PathClass } from "./derive.js";
+import { changedPaths, type PathClass } from "../manifests/derive.js";
 import type { FoldRule } from "./substance.js";
 
 const helper = fileURLToPath(new URL("../testbed/python-substance.py", import.meta.url));

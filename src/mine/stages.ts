@@ -1,4 +1,4 @@
-import { stagePatchesOf, type PathClass } from "./derive.js";
+import { stagePatchesOf, type PathClass } from "../manifests/derive.js";
 import { pythonFold } from "./python-substance.js";
 import { classifySteps, foldSteps, type FoldRule } from "./substance.js";
 

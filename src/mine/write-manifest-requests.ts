@@ -4,8 +4,8 @@ import { join, resolve } from "node:path";
 import { InputError, type Problem } from "../core/errors.js";
 import { readJsonWith, writeJsonAtomic } from "../core/json-file.js";
 import { materializeRepo } from "../dataset/repo-cache.js";
-import { taskManifestReadSchema, type TaskManifest } from "../dataset/task-manifest.js";
-import { datasetOfManifest, deriveTask } from "../datasets/materialize.js";
+import { taskManifestReadSchema, type TaskManifest } from "../manifests/task-manifest.js";
+import { datasetOfManifest, deriveTask } from "../manifests/materialize.js";
 import { privateNamesAtStages } from "./private-names.js";
 import { setManifestStage, writeEachTask, writeTaskStages, type WriteOptions, type WriteSummary } from "./write-requests.js";
 
@@ -22,7 +22,7 @@ function startingManifest(o: WriteManifestOptions, target: string): TaskManifest
   const input = readJsonWith(o.manifestFile, taskManifestReadSchema);
   if (target === resolve(o.manifestFile) || !existsSync(target)) return input;
   const existing = readJsonWith(target, taskManifestReadSchema);
-  const ids = (m: TaskManifest) => m.tasks.map((t) => `${t.id}@${t.stages.map((s) => s.cut).join(",")}`).join(" ");
+  const ids = (m: TaskManifest) => m.tasks.map((t) => `${t.id}@${t.stages.map((s) => s.cut ?? s.patch_sha256).join(",")}`).join(" ");
   if (existing.name !== input.name || ids(existing) !== ids(input)) {
     throw new InputError({ file: target, path: "", message: `already exists and is not a copy of ${o.manifestFile} (other tasks); choose another --out or remove it` });
   }

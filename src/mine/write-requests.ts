@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { readJson, readJsonWith, writeJsonAtomic } from "../core/json-file.js";
 import { loadDataset, type LoadedTask } from "../dataset/load.js";
 import { materializeRepo } from "../dataset/repo-cache.js";
-import { taskManifestReadSchema, type ManifestTask, type TaskManifest } from "../dataset/task-manifest.js";
+import { taskManifestReadSchema, type ManifestTask, type TaskManifest } from "../manifests/task-manifest.js";
 import type { WriterRecord } from "../dataset/writer-record.js";
 import { privateNamesAtStages } from "./private-names.js";
 import { WriterFailed, writeStageRequest, type StageWritten, type Writer } from "./request-writer.js";

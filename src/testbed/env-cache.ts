@@ -6,6 +6,8 @@ import { writeFileAtomic, writeJsonAtomic } from "../core/json-file.js";
 import { processAlive, runProcess } from "../core/process.js";
 import { testFileMatcher } from "../dataset/file-rules.js";
 import { baseOnlyCheckoutAt, cacheRoot, type MaterializedRepo } from "../dataset/repo-cache.js";
+import { pinMismatches, type InstalledRecord } from "../dataset/pinned-setup.js";
+import { readInstalled } from "./env-installed.js";
 import { setupEnv } from "./scrubbed-env.js";
 import { sha256 } from "../core/digest.js";
 import { checkSeal, removeEnvironment, sealEnvironment, sealFileOf, statFingerprint } from "./env-seal.js";
@@ -21,8 +23,9 @@ export function envsRoot(): string {
   return join(cacheRoot(), "envs");
 }
 
-export function envKey(repoIdentity: string, commit: string, setup: readonly string[]): string {
-  return sha256(JSON.stringify({ repo: repoIdentity, commit, setup })).slice(0, 32);
+export function envKey(repoIdentity: string, commit: string, setup: readonly string[], python?: string): string {
+  // A declared Python version joins the key only when present: environments without one keep their keys.
+  return sha256(JSON.stringify({ repo: repoIdentity, commit, setup, ...(python !== undefined ? { python } : {}) })).slice(0, 32);
 }
 
 export interface PreparedEnv {
@@ -42,6 +45,8 @@ export interface PrepareEnvOptions {
   repoIdentity: string;
   commit: string;
   setup: readonly string[];
+  /** The declared Python minor version: the set-up must then give exactly its pins (dataset/pinned-setup.ts). */
+  python?: string;
   timeoutMs: number;
   log: (text: string) => void;
 }
@@ -160,7 +165,7 @@ export async function prepareEnvironment(opts: PrepareEnvOptions): Promise<Prepa
   if (opts.setup.length === 0) return { dir: null, cached: false, pathPrefix: [], vars: {}, fingerprint: null };
   const root = envsRoot();
   mkdirSync(root, { recursive: true });
-  const key = envKey(opts.repoIdentity, opts.commit, opts.setup);
+  const key = envKey(opts.repoIdentity, opts.commit, opts.setup, opts.python);
   const dir = join(root, key);
   const lockFile = join(root, `${key}.lock`);
   const waitUntil = Date.now() + opts.timeoutMs + 60_000;
@@ -197,6 +202,13 @@ export async function prepareEnvironment(opts: PrepareEnvOptions): Promise<Prepa
   }
 }
 
+/** A set-up that declared its Python version must give exactly its pins; otherwise it is refused in one line. */
+function refuseUnpinned(python: string, setup: readonly string[], installed: InstalledRecord | null | string): void {
+  const why =
+    installed === null ? ["it creates no venv ($SWITCH_SWE_ENV/venv)"] : typeof installed === "string" ? [installed] : pinMismatches(python, setup, installed);
+  if (why.length > 0) throw new InfraFault(`set-up does not give the versions it pins: ${why.join("; ")}`, false);
+}
+
 /** Sets the environment up from scratch and seals it; returns its stat fingerprint. */
 async function runSetup(opts: PrepareEnvOptions, dir: string): Promise<string> {
   removeEnvironment(dir);
@@ -223,8 +235,10 @@ async function runSetup(opts: PrepareEnvOptions, dir: string): Promise<string> {
       if (r.timedOut) throw new InfraFault(`set-up timed out after ${Math.round(opts.timeoutMs / 1000)} s: ${cmd}`, true);
       if (r.code !== 0) throw new InfraFault(`set-up failed (exit ${r.code ?? r.signal}): ${cmd}`, true);
     }
+    const installed = await readInstalled(dir, env, Math.max(opts.timeoutMs - (Date.now() - started), 60_000));
     rmSync(home, { recursive: true, force: true });
     rmSync(tmp, { recursive: true, force: true });
+    if (opts.python !== undefined) refuseUnpinned(opts.python, opts.setup, installed);
     const installs = installsOfCheckout(dir);
     if (installs.length > 0) {
       throw new InfraFault(
@@ -245,6 +259,8 @@ async function runSetup(opts: PrepareEnvOptions, dir: string): Promise<string> {
       setup: opts.setup,
       created_at: new Date().toISOString(),
       setup_ms: Date.now() - started,
+      // What the set-up installed (its venv's python and pip freeze): the record of the versions tests ran with.
+      ...(installed !== null && typeof installed !== "string" ? { installed } : {}),
     });
     writeFileAtomic(join(dir, "setup.log"), logLines.join(""));
     writeJsonAtomic(join(dir, "ready"), { setup: "complete" });

@@ -31,14 +31,16 @@ export function requiredTests(task: LoadedTask): string[] {
 }
 
 /** The environment a task runs in: its repository's, with the task's variant (version) laid over it. */
-export function taskEnvironment(dataset: Dataset, task: LoadedTask): { setup: string[]; test_command?: string; setup_commit?: string } {
+export function taskEnvironment(dataset: Dataset, task: LoadedTask): { setup: string[]; test_command?: string; setup_commit?: string; python?: string } {
   const env = dataset.manifest.repos[task.repo]?.environment;
   const variant = task.environment === undefined ? undefined : env?.variants?.[task.environment];
   if (task.environment !== undefined && variant === undefined) {
     throw new InfraFault(`task ${task.id}: environment "${task.environment}" is not among repository ${task.repo}'s environment.variants`, false);
   }
   const testCommand = variant?.test_command ?? env?.test_command;
+  const python = variant?.python ?? env?.python;
   return {
+    ...(python !== undefined ? { python } : {}),
     setup: variant?.setup ?? env?.setup ?? [],
     ...(testCommand !== undefined ? { test_command: testCommand } : {}),
     ...(variant !== undefined
@@ -95,6 +97,7 @@ export async function environmentFor(
     repoIdentity: repoIdentity(dataset, task.repo),
     commit,
     setup: environment.setup,
+    ...(environment.python !== undefined ? { python: environment.python } : {}),
     timeoutMs: setupTimeoutMs,
     log,
   });

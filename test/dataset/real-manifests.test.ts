@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/core/package-paths.js";
-import { taskManifestSchema } from "../../src/dataset/task-manifest.js";
+import { taskManifestSchema } from "../../src/manifests/task-manifest.js";
 
 /** The real datasets the package ships: manifests only (URL, commits, test ids, digests, license). */
 const realDir = join(packageRoot, "datasets", "real");

@@ -2,7 +2,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { findCandidates, within } from "../../src/mine/candidates.js";
-import { changedPaths } from "../../src/mine/derive.js";
+import { changedPaths } from "../../src/manifests/derive.js";
 import { gitHistory } from "../helpers/git-history.js";
 import { git, tempDir } from "../verify/fixture.js";
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { sha256 } from "../../src/core/digest.js";
 import { defaultSourceExclude, defaultSourceInclude, defaultTestGlobs, testFileMatcher } from "../../src/dataset/file-rules.js";
-import { stagePatchesOf, testsPatchOf } from "../../src/mine/derive.js";
+import { stagePatchesOf, testsPatchOf } from "../../src/manifests/derive.js";
 import { checkRewrite } from "../../src/mine/writer-check.js";
 import { WRITER_SYSTEM_PROMPT } from "../../src/mine/writer-prompt.js";
 import { parseScript } from "../../src/mock-model/script.js";

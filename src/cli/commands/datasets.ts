@@ -1,9 +1,12 @@
 import type { Command } from "commander";
-import { materializeManifest } from "../../datasets/materialize.js";
-import { mergeManifestFiles } from "../../datasets/merge.js";
+import { formatProblem } from "../../core/errors.js";
+import { checkManifest } from "../../manifests/check.js";
+import { materializeManifest } from "../../manifests/materialize.js";
+import { ExitCode } from "../exit-codes.js";
+import { mergeManifestFiles } from "../../manifests/merge.js";
 import { collect, parseRepoSources } from "../options.js";
 
-/** `datasets materialize MANIFEST --out DATASET [--repo NAME=PATH|URL]`, `datasets merge MANIFEST... --out FILE`. */
+/** `datasets materialize MANIFEST --out DATASET [--repo NAME=PATH|URL]`, `datasets merge MANIFEST... --out FILE`, `datasets check MANIFEST...`. */
 export function registerDatasets(program: Command): void {
   const datasets = program.command("datasets").description("datasets shipped as manifests (URLs, commits, test ids, digests)");
   datasets
@@ -15,6 +18,17 @@ export function registerDatasets(program: Command): void {
     .action(async (manifest: string, o: { out: string; repo?: string[] }) => {
       const r = await materializeManifest({ manifestFile: manifest, out: o.out, ...(o.repo ? { sources: parseRepoSources(o.repo) } : {}) });
       process.stdout.write(`${r.tasks} task(s) materialized into ${r.dir}; every digest matches\n`);
+    });
+  datasets
+    .command("check")
+    .description("lint manifests without their repositories: schema, F2P mapped to stages, authored stages, and pinned environments (exact Python, pytest and dependency versions)")
+    .argument("<manifests...>", "manifest.json files")
+    .action((files: string[]) => {
+      const checks = files.map(checkManifest);
+      for (const c of checks) for (const p of c.problems) process.stdout.write(`${formatProblem(p)}\n`);
+      const failed = checks.filter((c) => c.problems.length > 0);
+      process.stdout.write(`${checks.length - failed.length} of ${checks.length} manifest(s) pass${failed.length > 0 ? `; ${failed.reduce((n, c) => n + c.problems.length, 0)} problem(s) in ${failed.map((c) => c.file).join(", ")}` : ""}\n`);
+      if (failed.length > 0) process.exitCode = ExitCode.checkFailed;
     });
   datasets
     .command("merge")

@@ -1,4 +1,4 @@
-import { Option, type Command } from "commander";
+import { InvalidArgumentError, Option, type Command } from "commander";
 import { mineTasks, type MineOptions } from "../../mine/mine.js";
 import { ExitCode } from "../exit-codes.js";
 import { collect, parsePositive } from "../options.js";
@@ -44,6 +44,10 @@ export function addMineCommand(tasks: Command): void {
     .option("--setup <cmd>", "environment set-up command (repeatable)", collect)
     .option("--license <spdx>", "the repository's license, recorded in the manifest")
     .option("--url <url>", "the repository's public URL, recorded in the manifest when REPO is a local mirror or bundle (also names the repository)")
+    .option("--python <x.y>", "the Python minor version the set-up's venv must have: the environment is then pinned, and a set-up that does not give exactly its pins is refused", (v: string) => {
+      if (!/^3\.\d+$/.test(v)) throw new InvalidArgumentError(`--python must be a Python minor version such as 3.11, got "${v}"`);
+      return v;
+    })
     .option("--setup-commit <rev>", "run set-up once at this revision and share the environment across tasks (set-up must not depend on the checkout)")
     .addOption(new Option("--suite <which>", "per state, run the whole suite or only the test files the steps touch").choices(["whole", "touched"]).default("whole"));
   addWriterOptions(cmd, false).action(async (repo: string, o: MineFlags) => {
@@ -74,6 +78,7 @@ export function addMineCommand(tasks: Command): void {
       ...(o.license !== undefined ? { license: o.license } : {}),
       ...(o.url !== undefined ? { url: o.url } : {}),
       ...(o.setupCommit !== undefined ? { setupCommit: o.setupCommit } : {}),
+      ...(o.python !== undefined ? { python: o.python } : {}),
       ...(o.suite !== undefined ? { suite: o.suite } : {}),
       ...(o.path !== undefined ? { paths: o.path } : {}),
       onLine: (l) => process.stderr.write(`${l}\n`),

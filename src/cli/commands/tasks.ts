@@ -13,8 +13,9 @@ export function registerTasks(program: Command): Command {
     .command("validate")
     .description("check a dataset: schema, files, test lists, and that every patch parses and applies in order")
     .argument("<dataset>", "dataset directory")
-    .action(async (dir: string) => {
-      const { dataset, problems, warnings } = await validateDataset(dir);
+    .option("--pinned", "also refuse a repository whose set-up does not declare exact versions (Python minor version, pytest and each dependency with ==)")
+    .action(async (dir: string, o: { pinned?: boolean }) => {
+      const { dataset, problems, warnings } = await validateDataset(dir, { pinned: o.pinned === true });
       // A dataset that exists but is broken is a check that found problems (1); no dataset at all is bad input (2).
       if (!dataset && problems.some((p) => p.message === "dataset directory not found")) throw new InputError(problems);
       for (const w of warnings) process.stderr.write(`warning: ${formatProblem(w)}\n`);

@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { InputError, type Problem } from "../core/errors.js";
 import { readJsonWith, writeJsonAtomic } from "../core/json-file.js";
-import { TASK_MANIFEST_FORMAT, taskManifestReadSchema, type TaskManifest } from "../dataset/task-manifest.js";
+import { TASK_MANIFEST_FORMAT, taskManifestReadSchema, type TaskManifest } from "./task-manifest.js";
 
 export interface MergeInput {
   file: string;

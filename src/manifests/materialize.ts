@@ -7,9 +7,10 @@ import type { Dataset } from "../dataset/load.js";
 import { materializeRepo } from "../dataset/repo-cache.js";
 import type { DatasetManifest, RepoSpec, TaskSpec } from "../dataset/schema.js";
 import { resolveSource } from "../dataset/source-location.js";
-import { taskManifestReadSchema, type ManifestRepo, type ManifestTask, type TaskManifest } from "../dataset/task-manifest.js";
+import { patchFiles } from "../dataset/patch-files.js";
+import { isAuthored, taskManifestReadSchema, type ManifestRepo, type ManifestStage, type ManifestTask, type TaskManifest } from "./task-manifest.js";
 import { sha256 } from "../core/digest.js";
-import { stagePatchesOf, stageText, testsPatchOf } from "../mine/derive.js";
+import { stagePatchesOf, stageText, testsPatchOf } from "./derive.js";
 
 /** The dataset.json entry of a manifest repository (cloned from `mirror` when given). */
 export function datasetRepoOf(repo: ManifestRepo, mirror?: string): RepoSpec {
@@ -20,28 +21,51 @@ export interface DerivedTask {
   spec: TaskSpec;
   stages: string[];
   testsPatch: string;
-  /** Digest mismatches (empty when the repository gave exactly what the manifest records). */
+  /** Digest mismatches and misplaced files of authored stages (empty when the repository gave exactly what the manifest records). */
   mismatches: string[];
 }
 
-/** Derives one task's files from the repository and checks them against the manifest's digests. */
+/** What an authored stage's own patches change that they must not: test files in the reference, other files in the tests. */
+function authoredFileProblems(s: ManifestStage, k: number, isTest: (p: string) => boolean): string[] {
+  const out: string[] = [];
+  const paths = (text: string) => patchFiles(text).map((f) => f.to ?? f.from ?? "");
+  for (const p of paths(s.patch ?? "")) if (isTest(p)) out.push(`stages[${k}].patch: changes the test file ${p} (an authored stage's tests go in its tests_patch)`);
+  for (const p of paths(s.tests_patch ?? "")) if (!isTest(p)) out.push(`stages[${k}].tests_patch: changes ${p}, which is no test file under the repository's test rules`);
+  return out;
+}
+
+/**
+ * Derives one task's files from the repository and checks them against the manifest's digests.
+ * Upstream stages come from the commits; authored stages (last) bring their own patch, and their
+ * regression tests follow the upstream tests in tests.patch.
+ */
 export async function deriveTask(gitDir: string, repo: ManifestRepo, t: ManifestTask): Promise<DerivedTask> {
   const isTest = testFileMatcher(repo);
-  const cuts = t.stages.map((s) => s.cut);
-  const stages = await stagePatchesOf(gitDir, t.base, cuts, isTest);
-  const testsPatch = await testsPatchOf(gitDir, t.base, cuts[cuts.length - 1]!, isTest);
+  const upstream = t.stages.filter((s) => !isAuthored(s));
+  const cuts = upstream.map((s) => s.cut!);
+  const stages = [...(await stagePatchesOf(gitDir, t.base, cuts, isTest)), ...t.stages.filter(isAuthored).map((s) => s.patch!)];
+  const upstreamTests = await testsPatchOf(gitDir, t.base, cuts[cuts.length - 1]!, isTest);
+  const testsPatch = concatPatches([upstreamTests, ...t.stages.flatMap((s) => (isAuthored(s) ? [s.tests_patch!] : []))]);
   const mismatches: string[] = [];
   stages.forEach((text, k) => {
     if (sha256(text) !== t.stages[k]!.patch_sha256) mismatches.push(`stages[${k}]: stage-${k + 1}.patch has sha256 ${sha256(text)}, the manifest records ${t.stages[k]!.patch_sha256}`);
   });
-  if (sha256(testsPatch) !== t.tests_patch_sha256) mismatches.push(`tests.patch has sha256 ${sha256(testsPatch)}, the manifest records ${t.tests_patch_sha256}`);
+  if (sha256(upstreamTests) !== t.tests_patch_sha256) mismatches.push(`tests.patch has sha256 ${sha256(upstreamTests)}, the manifest records ${t.tests_patch_sha256}`);
+  t.stages.forEach((s, k) => {
+    if (isAuthored(s)) mismatches.push(...authoredFileProblems(s, k, isTest));
+  });
   const requests: TaskSpec["requests"] = [];
   for (const [k, s] of t.stages.entries()) {
-    const text = s.text ?? (await stageText(gitDir, k === 0 ? t.base : cuts[k - 1]!, s.cut));
+    const text = s.text ?? (await stageText(gitDir, k === 0 ? t.base : cuts[k - 1]!, s.cut!));
     requests.push({ text, provenance: s.provenance, ...(s.tests.length > 0 ? { tests: s.tests } : {}), ...(s.writer ? { writer: s.writer } : {}) });
   }
   const spec: TaskSpec = { id: t.id, repo: t.repo, base: t.base, ...(t.environment ? { environment: t.environment } : {}), requests, verifier: t.verifier };
   return { spec, stages, testsPatch, mismatches };
+}
+
+/** Patches one after the other, each ending in a newline (`git apply` takes several diffs of one file in order). */
+function concatPatches(parts: readonly string[]): string {
+  return parts.filter((p) => p !== "").map((p) => (p.endsWith("\n") ? p : `${p}\n`)).join("");
 }
 
 /** Writes a task directory whole or not at all (built beside it, then renamed). */
