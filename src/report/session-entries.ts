@@ -159,7 +159,7 @@ export function buildSessionSections(input: RunInput): SessionSections {
         if (fs === null && input.tasks !== null) unmappedTasks.add(pair.focus);
       }
       const signatures = sessionSignatures({ pair, steps: pair.schedules[condition], data, outcome, tasks: input.tasks });
-      const entry: SessionEntry = { ...sessionEntry(id, pair, condition, data, outcome, fs, task, out.usageById), signatures, failure_category: failureCategory(outcome, signatures) };
+      const entry: SessionEntry = { ...sessionEntry(id, pair, condition, data, outcome, fs, task, out.usageById), signatures, failure_category: failureCategory(outcome, signatures, input.config.submission === "agent") };
       out.entries.push(entry);
       out.entryById.set(id, entry);
       countErrors(out.errors[condition], entry, outcome, data);
