@@ -1,5 +1,5 @@
 import { writeFileSync } from "node:fs";
-import { basename } from "node:path";
+import { basename, join } from "node:path";
 import { z } from "zod";
 import { seededRandom } from "../core/random.js";
 import { gitTry } from "../core/git.js";
@@ -103,7 +103,8 @@ class OracleConversation implements Conversation {
   /** `run --submission agent`: the workspace's diff against its base, written where the finalization request asks. */
   private async submit(req: AgentRequest, onEvent: EventSink): Promise<AgentResult> {
     const cwd = this.ctx.sandbox?.hostPath(req.workspacePath) ?? req.workspacePath;
-    const file = this.ctx.sandbox?.hostPath(this.ctx.submissionPath!) ?? this.ctx.submissionPath!;
+    // The file is at the root of the workspace being finalized (the focus workspace).
+    const file = join(cwd, basename(this.ctx.submissionPath!));
     const add = await gitTry(["add", "-A"], { cwd });
     const diff = add.code === 0 ? await gitTry(["diff", "--cached", "--binary", "--no-renames", this.ctx.baseCommits[req.workspace]], { cwd }) : add;
     if (diff.code !== 0) return { outcome: "agent_error", detail: `oracle: git diff failed: ${diff.stderr.trim().slice(0, 300)}` };
