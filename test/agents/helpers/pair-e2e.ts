@@ -38,6 +38,8 @@ export interface PairRun {
   config: RunConfig;
   trajectory(condition: "base" | "switch"): TrajectoryLine[];
   verdict(condition: "base" | "switch"): { applied: boolean; resolved: boolean };
+  /** session.json's `submission`. */
+  submission(condition: "base" | "switch"): unknown;
 }
 
 /**
@@ -85,6 +87,7 @@ export async function runSamplePair(
     config: JSON.parse(readFileSync(join(runDir, "run.json"), "utf8")) as RunConfig,
     trajectory: (c) => readTrajectory(join(sessionDir(c), "trajectory.jsonl")),
     verdict: (c) => JSON.parse(readFileSync(join(sessionDir(c), "verdict.json"), "utf8")) as { applied: boolean; resolved: boolean },
+    submission: (c) => (JSON.parse(readFileSync(join(sessionDir(c), "session.json"), "utf8")) as { submission?: unknown }).submission,
   };
 }
 
@@ -111,7 +114,10 @@ export function trajectoryTokens(run: PairRun): number {
 export function expectPairResolvedAndAccounted(run: PairRun, harness: string, version: string): void {
   expect(run.code, run.output).toBe(0);
   expect(run.config.agent.harness).toMatchObject({ name: harness, version });
+  // Real agents submit their patch (run --submission agent, the default): the CLI wrote it where the harness reads it.
+  expect(run.config.submission).toBe("agent");
   for (const condition of ["base", "switch"] as const) {
+    expect(run.submission(condition), condition).toEqual({ mode: "agent", status: "submitted", normalized: [] });
     const verdict = run.verdict(condition);
     expect(verdict.applied, condition).toBe(true);
     expect(verdict.resolved, condition).toBe(true);
