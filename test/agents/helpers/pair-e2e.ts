@@ -53,6 +53,8 @@ export async function runSamplePair(
   writeCall: (path: string, content: string) => ScriptToolCall,
   /** Adds a hostile shell call before the first scripted writes (see hostileCommand). */
   hostile?: { command: (root: string) => string; call: (command: string) => ScriptToolCall },
+  /** The tool call that writes the submission at finalization (default: writeCall). */
+  submitCall?: (path: string, content: string) => ScriptToolCall,
 ): Promise<PairRun> {
   const root = tempDir(`switch-swe-${agent}-e2e-`);
   const runDir = join(root, "run");
@@ -61,7 +63,7 @@ export async function runSamplePair(
   expect(built.code, built.stderr).toBe(0);
   const sessions = JSON.parse(readFileSync(sessionsFile, "utf8")) as SessionsFile;
   const pair = [...sessions.pairs].sort((a, b) => a.schedules.switch.length - b.schedules.switch.length || a.id.localeCompare(b.id))[0]!;
-  const script = scriptForPair(loadDataset(sampleDatasetDir), pair, ["base", "switch"], writeCall);
+  const script = scriptForPair(loadDataset(sampleDatasetDir), pair, ["base", "switch"], writeCall, submitCall);
   if (hostile) withFirstCall(script, hostile.call(hostile.command(root)));
   mkdirSync(root, { recursive: true });
   writeFileSync(join(root, "script.json"), JSON.stringify(script, null, 2));

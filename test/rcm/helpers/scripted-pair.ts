@@ -68,6 +68,8 @@ export function scriptForPair(
   conditions: readonly Condition[],
   /** The tool call that writes one file (default: OpenCode's `write`); `{{workspace}}` is filled in. */
   writeCall: (path: string, content: string) => ScriptToolCall = (path, content) => ({ name: "write", arguments: { filePath: `{{workspace}}/${path}`, content } }),
+  /** The tool call that writes the submission file (default: writeCall). */
+  submitCall: (path: string, content: string) => ScriptToolCall = writeCall,
 ): ScriptInput {
   const files = new Map<string, Map<string, string>[]>();
   const filesOf = (id: string) => {
@@ -87,7 +89,7 @@ export function scriptForPair(
   for (const condition of conditions) {
     for (const step of pair.schedules[condition]) {
       if (step.kind === "finalization") {
-        turns.push({ match: finalizationText, tool_calls: [writeCall(submissionFile, finalPatchOf(pair.focus))] });
+        turns.push({ match: finalizationText, tool_calls: [submitCall(submissionFile, finalPatchOf(pair.focus))] });
         turns.push({ match: finalizationText, text: "The task is complete and ready for evaluation." });
         continue;
       }
