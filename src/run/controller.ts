@@ -133,17 +133,8 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
     await timed("cleanup", () => closeQuietly(ended));
     conversation = null;
 
-    const patches = await timed("artifact", () => collectAll(p, ws, sessionDir, focusWorkspace));
-    for (const [w, why] of Object.entries(patches.damaged)) recorder.warning(`no patch for ${w}: ${why}`);
-    // In agent mode the focus checkout's diff is kept beside the artifact, which is the agent's own submission.
-    const submitted = p.submission === "agent" ? await timed("artifact", async () => takeSubmission(ws.paths[focusWorkspace], p.runDir, p.session)) : null;
-    if (submitted?.record.status !== undefined && submitted.record.status !== "submitted") recorder.warning(`submission: ${submitted.record.detail ?? submitted.record.status}`);
-    const done = {
-      ...summary("finished", undefined, submitted ? submitted.artifact : patches.artifact, patches.others),
-      ...(submitted && patches.artifact ? { checkout: patches.artifact } : {}),
-      submission: submitted?.record ?? { mode: "checkout" as const },
-      ...(Object.keys(patches.damaged).length > 0 ? { damaged_workspaces: patches.damaged } : {}),
-    };
+    const a = await timed("artifact", () => sessionArtifacts(p, ws, sessionDir, focusWorkspace, recorder));
+    const done = { ...summary("finished", undefined, a.artifact, a.others), ...a.extra };
     recorder.sessionEnd("finished", delivered.finalized);
     return done;
   } catch (e) {
@@ -159,6 +150,23 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
       if (!p.keepWorkspaces) await removeWorkDir(p.workDir).catch(() => undefined);
     });
   }
+}
+
+/**
+ * The artifacts of a finished attempt: the five checkout diffs and, under `--submission agent`, the agent's
+ * submission as the artifact with the focus checkout's diff kept beside it; what session.json adds about them.
+ */
+async function sessionArtifacts(p: AttemptParams, ws: SessionWorkspaces, sessionDir: string, focus: WorkspaceName, recorder: SessionRecorder) {
+  const patches = await collectAll(p, ws, sessionDir, focus);
+  for (const [w, why] of Object.entries(patches.damaged)) recorder.warning(`no patch for ${w}: ${why}`);
+  const submitted = p.submission === "agent" ? takeSubmission(ws.paths[focus], p.runDir, p.session) : null;
+  if (submitted && submitted.record.status !== "submitted") recorder.warning(`submission: ${submitted.record.detail ?? submitted.record.status}`);
+  const extra = {
+    ...(submitted && patches.artifact ? { checkout: patches.artifact } : {}),
+    submission: submitted?.record ?? { mode: "checkout" as const },
+    ...(Object.keys(patches.damaged).length > 0 ? { damaged_workspaces: patches.damaged } : {}),
+  };
+  return { artifact: submitted ? submitted.artifact : patches.artifact, others: patches.others, extra };
 }
 
 function focusOf(pair: SessionPair): WorkspaceName {
