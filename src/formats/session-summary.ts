@@ -50,7 +50,7 @@ export const sessionSummarySchema = z
     /** Timeout continuations sent (at most max_continuations of run.json). */
     continuations: z.number().int().nonnegative(),
     usage: usageSchema,
-    /** The focus workspace's patch (artifact.patch); null when the session failed. */
+    /** The scored artifact (artifact.patch): the focus workspace's patch, or under `--submission agent` the agent's normalized submission; null when the session failed or the agent submitted none. */
     artifact: patchInfoSchema.nullable(),
     /** The other four workspaces' patches (workspaces/wNN.patch), for analysis only. */
     workspaces: z.partialRecord(workspaceNameSchema, patchInfoSchema),
