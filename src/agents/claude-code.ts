@@ -6,13 +6,17 @@ import { cliEnv, cliHome, type Place } from "./cli-launch.js";
 import { cliOptionFields, type CliPackage } from "./cli-options.js";
 import { ClaudeCodeParser } from "./claude-code-events.js";
 import { sessionRoot } from "./session-root.js";
+import { effectiveEffort, effortOption } from "./effort.js";
+
+/** Claude Code's highest `--effort`. */
+export const claudeHighestEffort = "max";
 import type { AgentContext, AgentRequest } from "./types.js";
 
 const claudeOptionsSchema = z
   .object({
     ...cliOptionFields,
-    /** `--effort`: low, medium, high, xhigh, max (default: Claude Code's own). */
-    effort: z.enum(["low", "medium", "high", "xhigh", "max"]).optional(),
+    /** `--effort`: low, medium, high, xhigh, max (default max, its highest; `default`: Claude Code's own). */
+    effort: effortOption(["low", "medium", "high", "xhigh", "max"]),
   })
   .strict();
 
@@ -37,6 +41,12 @@ function claudeEnv(ctx: AgentContext, o: ClaudeCodeOptions, home: Place): Record
   return cliEnv(ctx, home, o.pass, own);
 }
 
+/** `--effort E` as the option resolves (none for `effort=default`). */
+export function effortArgs(o: Pick<ClaudeCodeOptions, "effort">): string[] {
+  const effort = effectiveEffort(o.effort, claudeHighestEffort);
+  return effort === null ? [] : ["--effort", effort];
+}
+
 function claudeDriver(ctx: AgentContext, o: ClaudeCodeOptions): CliDriver {
   let costBefore = 0;
   return {
@@ -47,7 +57,7 @@ function claudeDriver(ctx: AgentContext, o: ClaudeCodeOptions): CliDriver {
     args: (_req: AgentRequest, conversation: string | null) => [
       "-p", "--output-format", "stream-json", "--verbose", "--include-partial-messages", "--dangerously-skip-permissions",
       ...(o.model ? ["--model", o.model] : []),
-      ...(o.effort ? ["--effort", o.effort] : []),
+      ...effortArgs(o),
       ...(conversation ? ["--resume", conversation] : ["--session-id", ctx.conversationId]),
       ...o.extra,
     ],
@@ -66,7 +76,8 @@ function claudeDriver(ctx: AgentContext, o: ClaudeCodeOptions): CliDriver {
  */
 export const claudeCodeAgent = cliAgent({
   name: "claude-code",
-  description: "real Claude Code (claude -p, stream-json); model=, effort=low..max, base_url= (Anthropic Messages endpoint)",
+  description: "real Claude Code (claude -p, stream-json); model=, effort=low..max|default (default max), base_url= (Anthropic Messages endpoint)",
+  highestEffort: claudeHighestEffort,
   pkg: claudePackage,
   schema: claudeOptionsSchema,
   defaultKeyEnv: "ANTHROPIC_API_KEY",

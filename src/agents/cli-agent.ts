@@ -4,6 +4,7 @@ import { extraArgs, findCli, requireVariables, type CliPackage } from "./cli-opt
 import { cliVersion } from "./harness-version.js";
 import { validateAgentOptions } from "./options.js";
 import { envNames } from "./private-env.js";
+import { effectiveEffort } from "./effort.js";
 import type { Agent, AgentContext, AgentFactory } from "./types.js";
 
 /** The options every real CLI agent shares (cli-options.ts `cliOptionFields`), as parsed. */
@@ -30,6 +31,8 @@ export interface CliAgentSpec<S extends z.ZodType<CommonOptions>> {
   defaultKeyEnv: string;
   /** How one request of this CLI runs, for a session. */
   driver(ctx: AgentContext, o: CliAgentOptions<z.output<S>>): CliDriver;
+  /** The CLI's highest reasoning effort, what `effort=max` (the default) sends; absent: the CLI has no effort setting. */
+  highestEffort?: string;
   /** True when the CLI takes the harness's conversation id up front (`--session-id`). */
   presetConversation?: boolean;
 }
@@ -55,7 +58,7 @@ export function cliAgent<S extends z.ZodType<CommonOptions>>(spec: CliAgentSpec<
     create: (o): Agent => ({
       name: spec.name,
       startConversation: async (ctx) => new CliConversation(ctx, spec.driver(ctx, o), spec.presetConversation ? ctx.conversationId : null),
-      describe: async () => ({ name: spec.name, package: spec.pkg.npm, version: await cliVersion(o.binaryPath), binary: o.binaryPath, model: o.model ?? null, effort: o.effort ?? null }),
+      describe: async () => ({ name: spec.name, package: spec.pkg.npm, version: await cliVersion(o.binaryPath), binary: o.binaryPath, model: o.model ?? null, effort: spec.highestEffort === undefined ? null : effectiveEffort(o.effort, spec.highestEffort) }),
     }),
   };
 }

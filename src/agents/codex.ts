@@ -7,13 +7,17 @@ import { below, cliEnv, cliHome, type Place } from "./cli-launch.js";
 import { cliOptionFields, type CliPackage } from "./cli-options.js";
 import { CodexParser, zeroUsage, type CodexThreadState } from "./codex-events.js";
 import { sessionRoot } from "./session-root.js";
+import { effectiveEffort, effortOption } from "./effort.js";
+
+/** Codex's highest `model_reasoning_effort`. */
+export const codexHighestEffort = "xhigh";
 import type { AgentContext, AgentRequest } from "./types.js";
 
 const codexOptionsSchema = z
   .object({
     ...cliOptionFields,
-    /** `model_reasoning_effort` (default: Codex's own). */
-    effort: z.enum(["minimal", "low", "medium", "high", "xhigh"]).optional(),
+    /** `model_reasoning_effort`: minimal..xhigh (default max = xhigh, its highest; `default`: Codex's own). */
+    effort: effortOption(["minimal", "low", "medium", "high", "xhigh"]),
   })
   .strict();
 
@@ -25,13 +29,14 @@ export const codexPackage: CliPackage = { command: "codex", npm: "@openai/codex"
 const providerKeyVar = "SWITCH_SWE_CODEX_API_KEY";
 
 /** `-c` overrides: a custom Responses provider for base_url, the effort. */
-function configArgs(o: CodexOptions): string[] {
+export function configArgs(o: Pick<CodexOptions, "base_url" | "effort">): string[] {
   const out: string[] = [];
   if (o.base_url) {
     const provider = `{name="switch-swe",base_url=${JSON.stringify(o.base_url)},env_key="${providerKeyVar}",wire_api="responses"}`;
     out.push("-c", "model_provider=switchswe", "-c", `model_providers.switchswe=${provider}`);
   }
-  if (o.effort) out.push("-c", `model_reasoning_effort=${o.effort}`);
+  const effort = effectiveEffort(o.effort, codexHighestEffort);
+  if (effort !== null) out.push("-c", `model_reasoning_effort=${effort}`);
   return out;
 }
 
@@ -80,7 +85,8 @@ function codexDriver(ctx: AgentContext, o: CodexOptions): CliDriver {
  */
 export const codexAgent = cliAgent({
   name: "codex",
-  description: "real Codex (codex exec --json); model=, effort=minimal..xhigh, base_url= (OpenAI Responses endpoint)",
+  description: "real Codex (codex exec --json); model=, effort=minimal..xhigh|max|default (default max = xhigh), base_url= (OpenAI Responses endpoint)",
+  highestEffort: codexHighestEffort,
   pkg: codexPackage,
   schema: codexOptionsSchema,
   defaultKeyEnv: "OPENAI_API_KEY",

@@ -15,6 +15,7 @@ import { resolveOnPath } from "./command-path.js";
 import { contextLimit } from "./context-limits.js";
 import { cliVersion } from "./harness-version.js";
 import { envNames } from "./private-env.js";
+import { effectiveEffort, opencodeHighestEffort } from "./effort.js";
 import { validateAgentOptions } from "./options.js";
 import type { Agent, AgentContext, AgentFactory, AgentRequest, AgentResult, Conversation, EventSink } from "./types.js";
 
@@ -34,7 +35,7 @@ const opencodeOptionsSchema = z
     api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
     /** Context limit of the custom model (default: its known limit, see context-limits.ts); 0 turns OpenCode's auto-compaction off. */
     context: z.coerce.number().int().nonnegative().optional(),
-    /** Reasoning effort: OpenCode's model variant (`--variant`, e.g. minimal, low, medium, high, max). */
+    /** Reasoning effort: OpenCode's model variant (`--variant`, e.g. minimal, low, medium, high, max); default max = the model family's highest (effort.ts), `default`: none. */
     effort: z.string().regex(/^[a-z][a-z0-9_-]*$/, "must be a variant name such as high").optional(),
     /** Variables of the caller's environment OpenCode gets, comma-separated (nothing else leaks in). */
     env: cliOptionFields.env,
@@ -96,12 +97,23 @@ export const opencodeAgent: AgentFactory<OpencodeOptions> = {
         version: await cliVersion(options.binaryPath),
         binary: options.binaryPath,
         model: options.model,
-        effort: options.effort ?? null,
+        effort: opencodeEffort(options),
         settings: { rcm: options.rcm, context_limit: context.limit, context_limit_source: context.source, auto_compaction: context.limit !== 0 },
       };
     },
   }),
 };
+
+/** The variant OpenCode runs (null: none, OpenCode's default): `effort=max`, the default, is the model family's highest. */
+export function opencodeEffort(o: Pick<OpencodeOptions, "effort" | "model">): string | null {
+  return effectiveEffort(o.effort, opencodeHighestEffort(o.model));
+}
+
+/** `--variant E` as the effort resolves. */
+export function variantArgs(o: Pick<OpencodeOptions, "effort" | "model">): string[] {
+  const effort = opencodeEffort(o);
+  return effort === null ? [] : ["--variant", effort];
+}
 
 /** The OpenCode configuration of a session (given as OPENCODE_CONFIG_CONTENT). */
 export function opencodeConfig(o: OpencodeOptions, rcmStateDir: string): Record<string, unknown> {
@@ -123,7 +135,7 @@ export function opencodeConfig(o: OpencodeOptions, rcmStateDir: string): Record<
           [model]: {
             name: model,
             limit: { context: contextLimit(o.model, true, o.context).limit!, output: o.output },
-            ...(o.effort ? { variants: { [o.effort]: { reasoningEffort: o.effort } } } : {}),
+            ...(opencodeEffort(o) !== null ? { variants: { [opencodeEffort(o)!]: { reasoningEffort: opencodeEffort(o) } } } : {}),
           },
         },
       },
@@ -240,7 +252,7 @@ class OpencodeConversation implements Conversation {
   }
 
   async send(req: AgentRequest, onEvent: EventSink): Promise<AgentResult> {
-    const args = ["run", "--format", "json", "--dir", this.root, "-m", this.o.model, "--auto", ...(this.o.effort ? ["--variant", this.o.effort] : [])];
+    const args = ["run", "--format", "json", "--dir", this.root, "-m", this.o.model, "--auto", ...variantArgs(this.o)];
     // An explicit title: OpenCode then makes no extra title-generation model call. It names nothing
     // (not the task, condition or role): the agent can read its own session database.
     if (this.sessionID) args.push("--session", this.sessionID);

@@ -1,3 +1,5 @@
+import { writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import { z } from "zod";
 import { seededRandom } from "../core/random.js";
 import { gitTry } from "../core/git.js";
@@ -62,8 +64,11 @@ class OracleConversation implements Conversation {
     const returning = this.lastWorkspace !== null && this.lastWorkspace !== req.workspace;
     this.lastWorkspace = req.workspace;
     if (step.kind === "finalization") {
-      onEvent({ kind: "text", text: "Nothing left to do." });
-      return { outcome: "yielded" };
+      if (this.ctx.submissionPath === undefined) {
+        onEvent({ kind: "text", text: "Nothing left to do." });
+        return { outcome: "yielded" };
+      }
+      return this.submit(req, onEvent);
     }
     const done = this.applied.get(req.workspace) ?? 0;
     if (done >= step.stage) {
@@ -92,6 +97,20 @@ class OracleConversation implements Conversation {
     this.applied.set(req.workspace, step.stage);
     // After a forgotten return the later stages may no longer apply: the oracle reports it and yields.
     if (r.code !== 0) onEvent({ kind: "text", text: `The change for this request did not apply: ${r.stderr.trim().split("\n")[0] ?? ""}` });
+    return { outcome: "yielded" };
+  }
+
+  /** `run --submission agent`: the workspace's diff against its base, written where the finalization request asks. */
+  private async submit(req: AgentRequest, onEvent: EventSink): Promise<AgentResult> {
+    const cwd = this.ctx.sandbox?.hostPath(req.workspacePath) ?? req.workspacePath;
+    // The file is at the root of the workspace being finalized (the focus workspace).
+    const file = join(cwd, basename(this.ctx.submissionPath!));
+    const add = await gitTry(["add", "-A"], { cwd });
+    const diff = add.code === 0 ? await gitTry(["diff", "--cached", "--binary", "--no-renames", this.ctx.baseCommits[req.workspace]], { cwd }) : add;
+    if (diff.code !== 0) return { outcome: "agent_error", detail: `oracle: git diff failed: ${diff.stderr.trim().slice(0, 300)}` };
+    writeFileSync(file, diff.stdout);
+    onEvent({ kind: "tool_call", name: "write", args: { path: this.ctx.submissionPath! }, paths: [basename(file)], status: "ok" });
+    onEvent({ kind: "text", text: "Submitted the final patch." });
     return { outcome: "yielded" };
   }
 

@@ -36,6 +36,11 @@ export interface AgentContext {
    * harness-side agents reach the files through `sandbox.hostPath`.
    */
   sandbox?: SessionSandbox;
+  /**
+   * Set under `run --submission agent`: where the finalization request asks the agent to write the task's
+   * final patch (a path as the agent sees it, in the focus workspace). Real CLIs learn it from the message.
+   */
+  submissionPath?: string;
   /** Set when the session has resource limits: process agents start every program through `limits.wrap` (one group per session). */
   limits?: Pick<ProcessCgroup, "wrap">;
 }

@@ -49,6 +49,11 @@ export const runConfigSchema = z
     condition: z.enum(["base", "switch", "both"]),
     /** `--session` ids, or null for every session of the condition. */
     session_filter: z.array(z.string()).nullable(),
+    /**
+     * How each session's artifact is taken (`--submission`; absent in runs made before it was recorded: `checkout`):
+     * `agent`, the patch the agent writes when asked at finalization; `checkout`, the diff of the focus checkout.
+     */
+    submission: z.enum(["agent", "checkout"]).optional(),
     /** The sessions of this run, in run order. */
     sessions_selected: z.array(z.string()),
     request_timeout_s: z.number().positive(),
@@ -101,6 +106,8 @@ export const runConfigReadSchema = z.looseObject({
   /** Required unless the caller names the sessions file (--sessions). */
   sessions_file: z.looseObject({ path: z.string(), sha256: z.string().optional() }).optional(),
   seed: z.number().optional(),
+  /** Read for the failure categories: under `agent` a submission failure is measured (absent: checkout). */
+  submission: z.string().optional(),
   /** Read for the report's line on an unconfined run. */
   sandbox: z.looseObject({ mode: z.string(), not_enforced: z.array(z.string()) }).optional(),
 });

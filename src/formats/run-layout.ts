@@ -9,6 +9,9 @@ import { join } from "node:path";
  *   RUN_DIR/sessions/<session>/session.json  summary of the finished attempt (status, finalized, usage)
  *   RUN_DIR/sessions/<session>/artifact.patch          focus workspace vs base (the scored artifact)
  *   RUN_DIR/sessions/<session>/workspaces/wNN.patch    the other four workspaces, for analysis only
+ *   RUN_DIR/sessions/<session>/checkout.patch          --submission agent: the focus workspace vs base (analysis only;
+ *                                                      artifact.patch is then the agent's normalized submission)
+ *   RUN_DIR/sessions/<session>/submission.raw          --submission agent: the file as the agent left it, when it was not a patch
  *   RUN_DIR/sessions/<session>/verdict.json  written by `verify`
  *   RUN_DIR/sessions/<session>/verify.log    test output of the verification
  *   RUN_DIR/work/<sha12>/wNN                 live checkouts while a session runs (removed when it ends); the
@@ -26,6 +29,8 @@ export const runFiles = {
   artifact: (runDir: string, session: string) => join(runDir, "sessions", session, "artifact.patch"),
   workspacePatch: (runDir: string, session: string, workspace: string) =>
     join(runDir, "sessions", session, "workspaces", `${workspace}.patch`),
+  checkoutPatch: (runDir: string, session: string) => join(runDir, "sessions", session, "checkout.patch"),
+  submissionRaw: (runDir: string, session: string) => join(runDir, "sessions", session, "submission.raw"),
   verdict: (runDir: string, session: string) => join(runDir, "sessions", session, "verdict.json"),
   verifyLog: (runDir: string, session: string) => join(runDir, "sessions", session, "verify.log"),
 };

@@ -12,6 +12,9 @@ const patchInfoSchema = z
   })
   .strict();
 
+/** What normalizing an agent's submission did (src/run/submission.ts), in the order the steps run. */
+export const normalizationSteps = ["bom", "crlf", "json", "fence", "tags", "prefixes", "trailing_newline"] as const;
+
 /** RUN_DIR/sessions/<session>/session.json: the outcome of the session's last attempt. */
 export const sessionSummarySchema = z
   .object({
@@ -47,11 +50,27 @@ export const sessionSummarySchema = z
     /** Timeout continuations sent (at most max_continuations of run.json). */
     continuations: z.number().int().nonnegative(),
     usage: usageSchema,
-    /** The focus workspace's patch (artifact.patch); null when the session failed. */
+    /** The scored artifact (artifact.patch): the focus workspace's patch, or under `--submission agent` the agent's normalized submission; null when the session failed or the agent submitted none. */
     artifact: patchInfoSchema.nullable(),
     /** The other four workspaces' patches (workspaces/wNN.patch), for analysis only. */
     workspaces: z.partialRecord(workspaceNameSchema, patchInfoSchema),
     focus_workspace: workspaceNameSchema,
+    /** The focus checkout's patch (checkout.patch) when the artifact is the agent's submission (`run --submission agent`). */
+    checkout: patchInfoSchema.optional(),
+    /**
+     * How the artifact was taken (absent in runs made before it was recorded: the checkout). `agent`: the file
+     * the agent submitted, `submitted` (normalized by `normalized`, docs/run-format.md), `missing` or
+     * `unparsable` (then no artifact, and the verdict is unresolved: a submission failure).
+     */
+    submission: z
+      .object({
+        mode: z.enum(["agent", "checkout"]),
+        status: z.enum(["submitted", "missing", "unparsable"]).optional(),
+        detail: z.string().optional(),
+        normalized: z.array(z.enum(normalizationSteps)).optional(),
+      })
+      .strict()
+      .optional(),
     /** Workspaces the agent damaged so that no patch could be taken (deleted, or the base revision unreadable). */
     damaged_workspaces: z.partialRecord(workspaceNameSchema, z.string()).optional(),
   })
@@ -71,6 +90,7 @@ export const sessionSummaryReadSchema = z.looseObject({
   attempts: z.union([z.number(), z.array(z.unknown())]).optional().catch(undefined),
   timeouts: z.number().optional().catch(undefined),
   continuations: z.number().optional().catch(undefined),
+  submission: z.looseObject({ mode: z.string(), status: z.string().optional(), detail: z.string().optional() }).optional().catch(undefined),
 });
 
 export type SessionSummaryRead = z.infer<typeof sessionSummaryReadSchema>;

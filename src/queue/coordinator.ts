@@ -115,6 +115,7 @@ export class QueueCoordinator implements SessionBackend {
       max_continuations: c.max_continuations,
       sandbox: c.sandbox?.mode === "bwrap" ? { network: c.sandbox.network === "on" } : null,
       limits: queuedLimits(c.limits),
+      submission: c.submission ?? "checkout",
     };
   }
 

@@ -41,6 +41,8 @@ export const sessionJobSchema = z
     sandbox: z.object({ network: z.boolean() }).strict().nullable(),
     /** `--limits` as asked (null: none); the worker enforces what its own machine can and warns of the rest. */
     limits: z.string().nullable(),
+    /** `--submission` as run.json records it (absent: checkout, as coordinators before it sent). */
+    submission: z.enum(["agent", "checkout"]).optional(),
   })
   .strict();
 

@@ -49,6 +49,7 @@ export async function runSessionJob(c: SessionJobContext): Promise<SessionResult
       // What this machine cannot enforce the controller records as a warning of the session.
       limits: job.limits === null ? null : parseLimits(job.limits, "session job: limits"),
       keepWorkspaces: false,
+      submission: job.submission ?? "checkout",
       signal: c.signal,
       progress: c.progress,
     });

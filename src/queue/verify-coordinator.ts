@@ -8,7 +8,8 @@ import type { Verdict } from "../formats/verdict.js";
 import { nowIso } from "../run/progress-events.js";
 import type { BackendRun } from "../run/runner.js";
 import { parseSessionId } from "../formats/sessions.js";
-import { reusableVerdict } from "../verify/run-verify.js";
+import { reusableVerdict, submissionFailure } from "../verify/run-verify.js";
+import { unappliedVerdict } from "../verify/unapplied-verdict.js";
 import { defaultMaxArtifactMb, inspectArtifact, oversizedReason, refusedVerdict } from "../verify/artifact-file.js";
 import type { Dataset } from "../dataset/load.js";
 import { jobDataset, type Shipment } from "./dataset-shipment.js";
@@ -123,6 +124,14 @@ async function prepare(p: QueueVerifyParams, session: string, key: Buffer, forge
   if (kept) return { kind: "reused", verdict: kept };
   const taskId = focusTask(p.runDir, session);
   const task = p.dataset.tasks.find((t) => t.id === taskId);
+  // No artifact because the agent submitted none (or no patch): decided here, as a local verify does.
+  const noSubmission = info.kind === "none" && task ? submissionFailure(p.runDir, session) : null;
+  if (noSubmission !== null && task) {
+    writeFileAtomic(runFiles.verifyLog(p.runDir, session), `verification of ${session} (task ${task.id}) at ${nowIso()}\nnot applied: ${noSubmission}\n`);
+    const verdict = sealVerdict(unappliedVerdict(task, { session, artifact_sha256: null, log: `sessions/${session}/verify.log` }, noSubmission, 0), key);
+    writeJsonAtomic(runFiles.verdict(p.runDir, session), verdict);
+    return { kind: "refused", verdict };
+  }
   if (info.kind === "file" && info.oversized && task) {
     const reason = oversizedReason(info.bytes, maxBytes);
     writeFileAtomic(runFiles.verifyLog(p.runDir, session), `verification of ${session} (task ${task.id}) at ${nowIso()}\nnot applied: ${reason}\n`);

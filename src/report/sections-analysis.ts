@@ -85,7 +85,7 @@ export function failureSection(report: Report): Section {
     id: "failures",
     title: "Failure categories and signatures",
     notes: [
-      "Each unresolved session in one category: incomplete execution (not finalized, or the last focus stage or finalization request timed out or failed), else submission (the artifact did not apply, or the focus checkout at the end is not what the focus requests produced), else implementation. Not scored: not run, no verdict, infrastructure fault.",
+      "Each unresolved session in one category: incomplete execution (not finalized, or the last focus stage or finalization request timed out or failed), else submission (the artifact did not apply, or the focus checkout at the end is not what the focus requests produced; in a run with --submission agent only what is measured: no submitted patch, not a patch, or a patch that did not apply), else implementation. Not scored: not run, no verdict, infrastructure fault.",
       "Signatures (overall rows): sessions showing each, with the number of edits, lines or files in parentheses when it differs; n/a = the run holds no evidence for it (runs recorded before per-request workspace states, a dataset that cannot be read). Definitions: docs/report-format.md.",
     ],
     columns: [L("Configuration"), L("Group"), L("Condition"), R("Sessions"), R("Resolved"), R("Implementation"), R("Submission"), R("Incomplete"), R("Not scored"), ...signatureNames.map((n) => R(signatureTitle[n]))],

@@ -161,7 +161,7 @@ export function buildSessionSections(input: RunInput): SessionSections {
       }
       const signatures = sessionSignatures({ pair, steps: pair.schedules[condition], data, outcome, tasks: input.tasks });
       const signature_marks = signatureMarks({ pair, steps: pair.schedules[condition], data, outcome, tasks: input.tasks }, signatures);
-      const entry: SessionEntry = { ...sessionEntry(id, pair, condition, data, outcome, fs, task, out.usageById), signatures, signature_marks, failure_category: failureCategory(outcome, signatures) };
+      const entry: SessionEntry = { ...sessionEntry(id, pair, condition, data, outcome, fs, task, out.usageById), signatures, signature_marks, failure_category: failureCategory(outcome, signatures, input.config.submission === "agent") };
       out.entries.push(entry);
       out.entryById.set(id, entry);
       countErrors(out.errors[condition], entry, outcome, data);

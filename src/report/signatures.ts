@@ -136,11 +136,15 @@ export function sessionSignatures(inp: SignatureInput): SessionSignatures {
   };
 }
 
-/** The paper's split of an unresolved session; null for resolved sessions and for those never scored. */
-export function failureCategory(outcome: SessionOutcome, sig: SessionSignatures): FailureCategory | null {
+/**
+ * The paper's split of an unresolved session; null for resolved sessions and for those never scored.
+ * `measured` (a run with `--submission agent`): a submission failure is what the verdict says (no file, not
+ * a patch, or a patch that does not apply), not the checkout-evidence proxy.
+ */
+export function failureCategory(outcome: SessionOutcome, sig: SessionSignatures, measured = false): FailureCategory | null {
   if (outcome.status === "resolved") return null;
   if (outcome.reason === "not run" || outcome.reason === "no verdict" || outcome.reason === "infra fault") return null;
   if (sig.incomplete_execution === true || outcome.reason === "not finalized") return "incomplete_execution";
-  if (outcome.reason === "did not apply" || sig.submission === true) return "submission";
+  if (outcome.reason === "did not apply" || (!measured && sig.submission === true)) return "submission";
   return "implementation";
 }

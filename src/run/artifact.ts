@@ -4,6 +4,7 @@ import { basename, dirname, join } from "node:path";
 import { git } from "../core/git.js";
 import { pathMatcher } from "../core/path-globs.js";
 import { sha256 } from "../core/digest.js";
+import { submissionFile } from "./message-templates.js";
 
 /**
  * Paths never collected into an artifact: build outputs, caches, virtual environments and agent logs.
@@ -25,6 +26,8 @@ export const artifactExcludes: readonly string[] = [
   "**/.claude/**",
   "**/.codex/**",
   "**/*.log",
+  // The agent's submission file (run --submission agent) at the workspace root: it is the artifact, never part of the checkout's diff.
+  submissionFile,
 ];
 
 /** Settings of the harness-owned git directory (the workspace's own config is never read). */

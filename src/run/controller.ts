@@ -22,6 +22,8 @@ import { SessionRecorder } from "./recorder.js";
 import { WorkspaceEvidence } from "./workspace-evidence.js";
 import { createWorkspaces, removeWorkDir, type SessionWorkspaces } from "./workspaces.js";
 import { timed } from "./phase-timing.js";
+import { submissionFile, type SubmissionMode } from "./message-templates.js";
+import { takeSubmission } from "./take-submission.js";
 
 export interface AttemptParams {
   runDir: string;
@@ -38,6 +40,8 @@ export interface AttemptParams {
   /** Timeout continuations allowed per session (in total). */
   maxContinuations: number;
   keepWorkspaces: boolean;
+  /** `agent`: the artifact is the patch the agent submits at finalization; `checkout` (default): the focus checkout's diff. */
+  submission?: SubmissionMode;
   /** Confinement of the agent's processes (null: none). */
   sandbox: { network: boolean } | null;
   /** Resource limits of all the session's processes, in one group (null: none). */
@@ -71,8 +75,7 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
   const started = Date.now();
   const schedule = p.pair.schedules[p.condition];
   const sessionDir = runFiles.sessionDir(p.runDir, p.session);
-  const focusWorkspace = workspaceNames.find((w) => p.pair.workspaces[w] === p.pair.focus);
-  if (!focusWorkspace) throw new Error(`${p.session}: no workspace holds the focus task`);
+  const focusWorkspace = focusOf(p.pair);
   archivePreviousAttempt(sessionDir);
   const trajectory = new TrajectoryWriter(runFiles.trajectory(p.runDir, p.session));
   const recorder = new SessionRecorder((line) => trajectory.write(line), p.progress, p.session, schedule.length);
@@ -124,15 +127,14 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
     }
     const group = cgroup;
     conversation = await timed("agent_start", () => startConversation(p, ws, sessionDir, conversationId, sandbox, group));
-    const deliverParams = { conversation, schedule, repo: p.pair.repo, focus: p.pair.focus, paths: sandbox?.insidePaths ?? ws.paths, recorder, evidence, usage };
+    const deliverParams = { conversation, schedule, repo: p.pair.repo, focus: p.pair.focus, paths: sandbox?.insidePaths ?? ws.paths, recorder, evidence, usage, submission: p.submission ?? "checkout" };
     delivered = await deliverSchedule({ ...deliverParams, requestTimeoutMs: p.requestTimeoutMs, maxContinuations: p.maxContinuations, signal: p.signal });
     const ended = conversation;
     await timed("cleanup", () => closeQuietly(ended));
     conversation = null;
 
-    const patches = await timed("artifact", () => collectAll(p, ws, sessionDir, focusWorkspace));
-    for (const [w, why] of Object.entries(patches.damaged)) recorder.warning(`no patch for ${w}: ${why}`);
-    const done = { ...summary("finished", undefined, patches.artifact, patches.others), ...(Object.keys(patches.damaged).length > 0 ? { damaged_workspaces: patches.damaged } : {}) };
+    const a = await timed("artifact", () => sessionArtifacts(p, ws, sessionDir, focusWorkspace, recorder));
+    const done = { ...summary("finished", undefined, a.artifact, a.others), ...a.extra };
     recorder.sessionEnd("finished", delivered.finalized);
     return done;
   } catch (e) {
@@ -148,6 +150,29 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
       if (!p.keepWorkspaces) await removeWorkDir(p.workDir).catch(() => undefined);
     });
   }
+}
+
+/**
+ * The artifacts of a finished attempt: the five checkout diffs and, under `--submission agent`, the agent's
+ * submission as the artifact with the focus checkout's diff kept beside it; what session.json adds about them.
+ */
+async function sessionArtifacts(p: AttemptParams, ws: SessionWorkspaces, sessionDir: string, focus: WorkspaceName, recorder: SessionRecorder) {
+  const patches = await collectAll(p, ws, sessionDir, focus);
+  for (const [w, why] of Object.entries(patches.damaged)) recorder.warning(`no patch for ${w}: ${why}`);
+  const submitted = p.submission === "agent" ? takeSubmission(ws.paths[focus], p.runDir, p.session) : null;
+  if (submitted && submitted.record.status !== "submitted") recorder.warning(`submission: ${submitted.record.detail ?? submitted.record.status}`);
+  const extra = {
+    ...(submitted && patches.artifact ? { checkout: patches.artifact } : {}),
+    submission: submitted?.record ?? { mode: "checkout" as const },
+    ...(Object.keys(patches.damaged).length > 0 ? { damaged_workspaces: patches.damaged } : {}),
+  };
+  return { artifact: submitted ? submitted.artifact : patches.artifact, others: patches.others, extra };
+}
+
+function focusOf(pair: SessionPair): WorkspaceName {
+  const w = workspaceNames.find((n) => pair.workspaces[n] === pair.focus);
+  if (!w) throw new Error(`${pair.id}: no workspace holds the focus task`);
+  return w;
 }
 
 /** The agent's conversation for this attempt; an agent that cannot start is an infrastructure fault. */
@@ -173,6 +198,7 @@ async function startConversation(
     logDir: join(attemptLogDir(sessionDir, p.attempt), "agent"),
     ...(sandbox ? { sandbox } : {}),
     ...(cgroup ? { limits: cgroup } : {}),
+    ...(p.submission === "agent" ? { submissionPath: join((sandbox?.insidePaths ?? ws.paths)[focusOf(p.pair)], submissionFile) } : {}),
   };
   try {
     const conversation = await p.agent.startConversation(ctx);
@@ -193,7 +219,8 @@ async function collectAll(p: AttemptParams, ws: SessionWorkspaces, sessionDir: s
   let artifact: PatchInfo | null = null;
   await Promise.all(
     workspaceNames.map(async (w) => {
-      const out = w === focus ? runFiles.artifact(p.runDir, p.session) : runFiles.workspacePatch(p.runDir, p.session, w);
+      const focusOut = p.submission === "agent" ? runFiles.checkoutPatch(p.runDir, p.session) : runFiles.artifact(p.runDir, p.session);
+      const out = w === focus ? focusOut : runFiles.workspacePatch(p.runDir, p.session, w);
       // A deleted workspace has no files to collect: not an empty patch, which would read as "nothing done".
       if (!existsSync(ws.paths[w])) {
         damaged[w] = "the workspace was deleted";

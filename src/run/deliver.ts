@@ -3,7 +3,7 @@ import type { AgentResult, Conversation } from "../agents/types.js";
 import type { AgentEvent, RequestOutcome } from "../formats/trajectory.js";
 import { addEvent, type UsageTally } from "../formats/usage.js";
 import type { ScheduleStep, WorkspaceName } from "../formats/sessions.js";
-import { continuationMessage, finalizationMessage, stageMessage } from "./message-templates.js";
+import { continuationMessage, finalizationMessage, stageMessage, type SubmissionMode } from "./message-templates.js";
 import type { SessionRecorder } from "./recorder.js";
 import type { WorkspaceEvidence } from "./workspace-evidence.js";
 import { timed } from "./phase-timing.js";
@@ -29,6 +29,8 @@ export interface DeliverParams {
   requestTimeoutMs: number;
   /** Timeout continuations allowed per session (in total). */
   maxContinuations: number;
+  /** `agent`: the finalization request asks for the submission file (default `checkout`). */
+  submission?: SubmissionMode;
   signal: AbortSignal;
 }
 
@@ -72,7 +74,7 @@ async function deliverRequest(p: DeliverParams, st: LoopState, index: number, st
   const path = p.paths[step.workspace];
   const role = step.task === p.focus ? "focus" : "interruption";
   const focusReturn = step.kind === "stage" && role === "focus" && previous !== null && previous !== step.workspace;
-  let message = step.kind === "stage" ? stageMessage(p.repo, path, step.text) : finalizationMessage(p.repo, path);
+  let message = step.kind === "stage" ? stageMessage(p.repo, path, step.text) : finalizationMessage(p.repo, path, p.submission);
   let continuation = false;
   for (;;) {
     if (p.signal.aborted) throw new RunInterrupted();

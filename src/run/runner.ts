@@ -30,6 +30,14 @@ import type { SandboxMode } from "../core/sandbox.js";
 import { reapOrphanWorkDirs, removeWorkDir } from "./workspaces.js";
 import { sha256 } from "../core/digest.js";
 import { datasetDigest } from "../dataset/pack.js";
+import type { SubmissionMode } from "./message-templates.js";
+
+/** The harness's own agents are scored by their checkout (they were built so); real agents submit their patch, as in the paper. */
+const checkoutAgents = new Set(["oracle", "nop", "command"]);
+
+export function defaultSubmission(agent: string): SubmissionMode {
+  return checkoutAgents.has(agent) ? "checkout" : "agent";
+}
 
 export const defaultRequestTimeoutS = 900;
 export const maxContinuations = 3;
@@ -54,6 +62,8 @@ export interface RunOptions {
   sandbox?: SandboxMode;
   /** Why the run is unconfined, recorded in run.json with `sandbox: "none"` (the demo without bubblewrap). */
   unconfinedBecause?: string;
+  /** `--submission`: the artifact is the agent's submitted patch or the focus checkout's diff (default: defaultSubmission). */
+  submission?: SubmissionMode;
   /** `none`: no network inside the agent's sandbox (default: on, the agent needs its model API). */
   network?: "on" | "none";
   /** Resource limits of each session's processes (`--limits`; default the paper's 4 CPUs, 16 GiB, 1024 processes; on --resume: run.json's). */
@@ -161,6 +171,8 @@ function prepare(runDir: string, opts: RunOptions): Prepared {
     seed: opts.seed ?? previous?.seed ?? 0,
     condition,
     session_filter: filter,
+    // A run started before the mode was recorded took the checkout: it is resumed so.
+    submission: opts.submission ?? (previous ? (previous.submission ?? "checkout") : defaultSubmission(agentName)),
     sessions_selected: selected.map((s) => s.session),
     request_timeout_s: requestTimeoutS,
     max_continuations: previous?.max_continuations ?? maxContinuations,
@@ -321,6 +333,7 @@ async function runWithRetries(
         requestTimeoutMs: config.request_timeout_s * 1000,
         maxContinuations: config.max_continuations,
         keepWorkspaces: opts.keepWorkspaces,
+        submission: config.submission ?? "checkout",
         sandbox: config.sandbox?.mode === "bwrap" ? { network: config.sandbox.network === "on" } : null,
         limits: sessionLimits(config.limits),
         signal,

@@ -18,6 +18,7 @@ export function assertSameRun(file: string, existing: RunConfig, wanted: RunConf
     ["condition", "--condition", existing.condition, wanted.condition],
     ["session_filter", "--session", existing.session_filter, wanted.session_filter],
     ["request_timeout_s", "--request-timeout", existing.request_timeout_s, wanted.request_timeout_s],
+    ["submission", "--submission", existing.submission ?? "checkout", wanted.submission ?? "checkout"],
     // Confinement is part of what the verdicts rest on: a resumed run is confined as run.json says.
     ...(existing.sandbox ? [["sandbox.mode", "--sandbox", existing.sandbox.mode, wanted.sandbox?.mode] as [string, string, unknown, unknown], ["sandbox.network", "--network", existing.sandbox.network, wanted.sandbox?.network] as [string, string, unknown, unknown]] : []),
     // Limits change what a session can do (a process killed out of memory); a run started before them keeps none to compare.

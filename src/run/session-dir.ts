@@ -18,7 +18,7 @@ export function attemptLogDir(sessionDir: string, attempt: number): string {
 }
 
 /** Results of an attempt that a new attempt replaces (the verifier's too, since the artifact changes). */
-const replacedFiles = ["artifact.patch", "workspaces", "session.json", "verdict.json", "verify.log"];
+const replacedFiles = ["artifact.patch", "checkout.patch", "submission.raw", "workspaces", "session.json", "verdict.json", "verify.log"];
 
 function attemptOf(trajectoryFile: string): number | null {
   try {

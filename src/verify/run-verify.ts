@@ -14,6 +14,8 @@ import type { SandboxMode } from "../core/sandbox.js";
 import type { Limits } from "../core/limits.js";
 import { sealMatches, sealVerdict, verdictKey } from "../formats/verdict-seal.js";
 import { verifyArtifact } from "./verify-artifact.js";
+import { unappliedVerdict } from "./unapplied-verdict.js";
+import { sessionSummaryReadSchema } from "../formats/session-summary.js";
 import { mapPool } from "../core/pool.js";
 
 export interface VerifyRunOptions {
@@ -83,6 +85,20 @@ export function reusableVerdict(runDir: string, session: string, artifactSha256:
   // A size refusal is cheap to redo, and the limit may have changed since.
   if (v.infra_fault || v.apply_error?.includes("(--max-artifact-mb)")) return null;
   return v.artifact_sha256 === artifactSha256 ? v : null;
+}
+
+/**
+ * Why a session under `run --submission agent` has no artifact: the agent submitted no file, or one that is
+ * not a patch (session.json's `submission`); null when session.json says nothing of it.
+ */
+export function submissionFailure(runDir: string, session: string): string | null {
+  try {
+    const s = sessionSummaryReadSchema.safeParse(readJson(runFiles.summary(runDir, session))).data?.submission;
+    if (s?.mode !== "agent" || s.status === undefined || s.status === "submitted") return null;
+    return `${s.status === "missing" ? "no submission" : "the submission is not a patch"}: ${s.detail ?? s.status}`;
+  } catch {
+    return null;
+  }
 }
 
 /** The focus task a session was run for: session.json's `focus`, else (no summary yet) from the session id. */
@@ -213,7 +229,11 @@ async function verifyJob(ctx: JobContext, job: { session: string; taskId: string
   const logLabel = `sessions/${job.session}/verify.log`;
   try {
     let verdict: Verdict;
-    if (info.kind === "file" && info.oversized) {
+    const noSubmission = info.kind === "none" ? submissionFailure(root, job.session) : null;
+    if (noSubmission !== null) {
+      writeFileSync(newLog, `verification of ${job.session} (task ${task.id}) at ${new Date().toISOString()}\nnot applied: ${noSubmission}\n`);
+      verdict = unappliedVerdict(task, { session: job.session, artifact_sha256: null, log: logLabel }, noSubmission, 0);
+    } else if (info.kind === "file" && info.oversized) {
       const reason = oversizedReason(info.bytes, ctx.maxBytes);
       writeFileSync(newLog, `verification of ${job.session} (task ${task.id}) at ${new Date().toISOString()}\nnot applied: ${reason}\n`);
       verdict = refusedVerdict(task, job.session, info.sha256, reason, logLabel);

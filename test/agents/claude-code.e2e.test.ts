@@ -15,7 +15,9 @@ describe.skipIf(missingTool)("switch-swe run --agent claude-code (real Claude Co
     run = await runSamplePair("claude-code", (s) => [`base_url=${s.origin}`, "model=claude-sonnet-4-5", "effort=high", `bin=${bin}`], (path, content) => ({
       name: "Bash",
       arguments: { command: shellWrite(path, content), description: `write ${path}` },
-    }), { command: hostileCommand, call: (command) => ({ name: "Bash", arguments: { command, description: "look around" } }) });
+    }), { command: hostileCommand, call: (command) => ({ name: "Bash", arguments: { command, description: "look around" } }) },
+    // The submission through Claude Code's own file tool, where the finalization request asks for it.
+    (path, content) => ({ name: "Write", arguments: { file_path: `{{workspace}}/${path}`, content } }));
   }, 30 * 60_000);
   afterAll(async () => {
     await run?.server.close();
@@ -23,6 +25,14 @@ describe.skipIf(missingTool)("switch-swe run --agent claude-code (real Claude Co
 
   it("resolves both artifacts; the trajectories hold every token the server reported, once", () => {
     expectPairResolvedAndAccounted(run, "claude-code", "2.1.332");
+  });
+
+  it("writes its submission with its Write tool where the harness reads it (run --submission agent, the default)", () => {
+    for (const condition of ["base", "switch"] as const) {
+      const writes = run.trajectory(condition).flatMap((l) => (l.type === "agent_event" && l.event.kind === "tool_call" && l.event.name === "Write" ? [l.event] : []));
+      expect(writes.map((w) => (w.args as { file_path?: string }).file_path), condition).toEqual([expect.stringMatching(/^\/workspace\/[^/]+\/w0\d\/final\.patch$/)]);
+      expect(run.submission(condition), condition).toEqual({ mode: "agent", status: "submitted", normalized: [] });
+    }
   });
 
   it("the report's harness table names the CLI, its version, model and effort", async () => {

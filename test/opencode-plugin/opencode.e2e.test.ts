@@ -79,6 +79,9 @@ describe.skipIf(missingTool)("switch-swe run --agent opencode (real OpenCode, sa
       const verdict = JSON.parse(readFileSync(join(runDir, "sessions", session, "verdict.json"), "utf8")) as { applied: boolean; resolved: boolean };
       expect(verdict.applied, session).toBe(true);
       expect(verdict.resolved, session).toBe(true);
+      // OpenCode's write tool left the submission where the harness reads it (run --submission agent, the default).
+      const summary = JSON.parse(readFileSync(join(runDir, "sessions", session, "session.json"), "utf8")) as { submission?: unknown };
+      expect(summary.submission, session).toEqual({ mode: "agent", status: "submitted", normalized: [] });
       const lines = readTrajectory(join(runDir, "sessions", session, "trajectory.jsonl"));
       const events = lines.flatMap((l) => (l.type === "agent_event" ? [l.event] : []));
       // Tokens per model step, and the scripted writes as tool calls with their paths.

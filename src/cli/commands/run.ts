@@ -25,6 +25,7 @@ interface RunFlags {
   keepWorkspaces?: boolean;
   sandbox?: SandboxMode;
   network?: "on" | "none";
+  submission?: "agent" | "checkout";
   limits?: string;
   label?: string;
   verify: boolean;
@@ -52,6 +53,7 @@ export function registerRun(program: Command): void {
     .option("--keep-workspaces", "keep the workspace checkouts under RUN_DIR/work after each session")
     .addOption(new Option("--sandbox <mode>", "confine the agent and the verifier: bwrap (bubblewrap, the default; see docs/verification.md) or none (on --resume: taken from run.json)").choices(sandboxModes))
     .addOption(new Option("--network <mode>", "the agent's network inside the sandbox: on (default; it needs its model API) or none").choices(["on", "none"]))
+    .addOption(new Option("--submission <mode>", "the scored artifact: agent (the patch the agent writes to final.patch when asked at finalization; default for real agents) or checkout (the focus checkout's diff; default for oracle, nop, command)").choices(["agent", "checkout"]))
     .option("--limits <spec>", `resource limits of each session and each test run through cgroups: cpus=N,memory=SIZE,pids=N or none (default ${defaultLimitsText}; on --resume: taken from run.json)`)
     .option("--label <text>", "configuration label for reports (default: agent and options)")
     .option("--no-verify", "do not verify the artifacts at the end")
@@ -89,6 +91,7 @@ export function registerRun(program: Command): void {
           keepWorkspaces: o.keepWorkspaces === true,
           ...(o.sandbox ? { sandbox: o.sandbox } : {}),
           ...(o.network ? { network: o.network } : {}),
+          ...(o.submission ? { submission: o.submission } : {}),
           ...(limits ? { limits } : {}),
           verify: o.verify,
           progress: (e) => reporter.emit(e),

@@ -38,6 +38,8 @@ export interface PairRun {
   config: RunConfig;
   trajectory(condition: "base" | "switch"): TrajectoryLine[];
   verdict(condition: "base" | "switch"): { applied: boolean; resolved: boolean };
+  /** session.json's `submission`. */
+  submission(condition: "base" | "switch"): unknown;
 }
 
 /**
@@ -51,6 +53,8 @@ export async function runSamplePair(
   writeCall: (path: string, content: string) => ScriptToolCall,
   /** Adds a hostile shell call before the first scripted writes (see hostileCommand). */
   hostile?: { command: (root: string) => string; call: (command: string) => ScriptToolCall },
+  /** The tool call that writes the submission at finalization (default: writeCall). */
+  submitCall?: (path: string, content: string) => ScriptToolCall,
 ): Promise<PairRun> {
   const root = tempDir(`switch-swe-${agent}-e2e-`);
   const runDir = join(root, "run");
@@ -59,7 +63,7 @@ export async function runSamplePair(
   expect(built.code, built.stderr).toBe(0);
   const sessions = JSON.parse(readFileSync(sessionsFile, "utf8")) as SessionsFile;
   const pair = [...sessions.pairs].sort((a, b) => a.schedules.switch.length - b.schedules.switch.length || a.id.localeCompare(b.id))[0]!;
-  const script = scriptForPair(loadDataset(sampleDatasetDir), pair, ["base", "switch"], writeCall);
+  const script = scriptForPair(loadDataset(sampleDatasetDir), pair, ["base", "switch"], writeCall, submitCall);
   if (hostile) withFirstCall(script, hostile.call(hostile.command(root)));
   mkdirSync(root, { recursive: true });
   writeFileSync(join(root, "script.json"), JSON.stringify(script, null, 2));
@@ -85,6 +89,7 @@ export async function runSamplePair(
     config: JSON.parse(readFileSync(join(runDir, "run.json"), "utf8")) as RunConfig,
     trajectory: (c) => readTrajectory(join(sessionDir(c), "trajectory.jsonl")),
     verdict: (c) => JSON.parse(readFileSync(join(sessionDir(c), "verdict.json"), "utf8")) as { applied: boolean; resolved: boolean },
+    submission: (c) => (JSON.parse(readFileSync(join(sessionDir(c), "session.json"), "utf8")) as { submission?: unknown }).submission,
   };
 }
 
@@ -111,7 +116,10 @@ export function trajectoryTokens(run: PairRun): number {
 export function expectPairResolvedAndAccounted(run: PairRun, harness: string, version: string): void {
   expect(run.code, run.output).toBe(0);
   expect(run.config.agent.harness).toMatchObject({ name: harness, version });
+  // Real agents submit their patch (run --submission agent, the default): the CLI wrote it where the harness reads it.
+  expect(run.config.submission).toBe("agent");
   for (const condition of ["base", "switch"] as const) {
+    expect(run.submission(condition), condition).toEqual({ mode: "agent", status: "submitted", normalized: [] });
     const verdict = run.verdict(condition);
     expect(verdict.applied, condition).toBe(true);
     expect(verdict.resolved, condition).toBe(true);
