@@ -31,6 +31,7 @@ interface RunFlags {
   quiet?: boolean;
   json?: boolean;
   queue?: string | boolean;
+  rcm?: "off" | "router" | "rcm";
 }
 
 
@@ -53,6 +54,7 @@ export function registerRun(program: Command): void {
     .addOption(new Option("--sandbox <mode>", "confine the agent and the verifier: bwrap (bubblewrap, the default; see docs/verification.md) or none (on --resume: taken from run.json)").choices(sandboxModes))
     .addOption(new Option("--network <mode>", "the agent's network inside the sandbox: on (default; it needs its model API) or none").choices(["on", "none"]))
     .option("--limits <spec>", `resource limits of each session and each test run through cgroups: cpus=N,memory=SIZE,pids=N or none (default ${defaultLimitsText}; on --resume: taken from run.json)`)
+    .addOption(new Option("--rcm <mode>", "put the RCM proxy in front of the agent's model endpoint (base_url) for the run: off (proxy only), router or rcm (docs/rcm.md)").choices(["off", "router", "rcm"]))
     .option("--label <text>", "configuration label for reports (default: agent and options)")
     .option("--no-verify", "do not verify the artifacts at the end")
     .option("--quiet", "no progress output")
@@ -84,6 +86,7 @@ export function registerRun(program: Command): void {
           ...(o.session !== undefined ? { sessionIds: o.session } : {}),
           ...(o.seed !== undefined ? { seed: o.seed } : {}),
           ...(o.label !== undefined ? { label: o.label } : {}),
+          ...(o.rcm !== undefined ? { rcm: o.rcm } : {}),
           ...(o.requestTimeout !== undefined ? { requestTimeoutS: o.requestTimeout } : {}),
           concurrency: o.concurrency,
           keepWorkspaces: o.keepWorkspaces === true,
