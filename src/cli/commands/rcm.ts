@@ -7,6 +7,7 @@ import { installLocalPlugin } from "../../opencode-plugin/local-file.js";
 import { startRcmProxy } from "../../rcm/proxy/server.js";
 import { inputError } from "../../core/errors.js";
 import { parseInteger } from "../options.js";
+import { untilStopped } from "../until-stopped.js";
 
 function parseUpstream(value: string): string {
   let url: URL;
@@ -40,15 +41,7 @@ async function serveProxy(o: ProxyFlags): Promise<void> {
     ...(o.apiKeyEnv ? { keyEnv: o.apiKeyEnv } : {}),
   });
   process.stdout.write(`listening on ${proxy.baseURL} (port ${proxy.port}; mode ${o.mode}; upstream ${new URL(o.upstream).origin}): give agents this base URL\n`);
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      void proxy.close().then(resolve);
-    };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
-  });
+  await untilStopped(() => proxy.close());
 }
 
 function parseThreshold(value: string): number {

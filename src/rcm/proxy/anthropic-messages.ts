@@ -1,6 +1,6 @@
 import type { Action } from "../history.js";
-import { requestText, ToolLedger, type EntryRole } from "./conversation.js";
-import { blocks, blockTexts, contentWithRecord, isObject, resultText, type Json, type WireFormat } from "./wire-format.js";
+import { requestText, classifyEach, type EntryRole } from "./conversation.js";
+import { blocks, blockTexts, contentWithRecord, isObject, resultText, listAt, offersTools, type Json, type WireFormat } from "./wire-format.js";
 
 /**
  * Anthropic Messages (`POST …/v1/messages`): `messages` alternate user and assistant; `tool_use`
@@ -9,28 +9,24 @@ import { blocks, blockTexts, contentWithRecord, isObject, resultText, type Json,
 export const anthropicWire: WireFormat = {
   name: "anthropic-messages",
   accepts: (method, path) => method === "POST" && /\/messages$/.test(path),
-  list: (body) => (Array.isArray(body.messages) ? body.messages : "no messages list"),
-  hasTools: (body) => Array.isArray(body.tools) && body.tools.length > 0,
-  roles: (list) => {
-    const ledger = new ToolLedger();
-    return list.map((m): EntryRole => {
-      if (!isObject(m)) return { kind: "context" };
-      const bs = blocks(m.content);
-      if (m.role === "user") {
-        const results = bs.filter((b) => b.type === "tool_result");
-        for (const r of results) ledger.result(typeof r.tool_use_id === "string" ? r.tool_use_id : undefined, resultText(r.content), r.is_error === true);
-        if (results.length > 0) return { kind: "exchange", actions: [] };
-        const text = requestText(blockTexts(m.content, (b) => b.type === "text"));
-        return text ? { kind: "request", text } : { kind: "context" };
-      }
-      const actions: Action[] = [];
-      for (const b of bs) {
-        if (b.type === "text" && typeof b.text === "string") actions.push({ kind: "assistant", text: b.text });
-        if (b.type === "tool_use") actions.push(ledger.call(typeof b.id === "string" ? b.id : undefined, String(b.name ?? "tool"), b.input));
-      }
-      return { kind: "exchange", actions };
-    });
-  },
+  list: listAt("messages"),
+  hasTools: offersTools,
+  roles: classifyEach((m, ledger): EntryRole => {
+    const bs = blocks(m.content);
+    if (m.role === "user") {
+      const results = bs.filter((b) => b.type === "tool_result");
+      for (const r of results) ledger.result(typeof r.tool_use_id === "string" ? r.tool_use_id : undefined, resultText(r.content), r.is_error === true);
+      if (results.length > 0) return { kind: "exchange", actions: [] };
+      const text = requestText(blockTexts(m.content, (b) => b.type === "text"));
+      return text ? { kind: "request", text } : { kind: "context" };
+    }
+    const actions: Action[] = [];
+    for (const b of bs) {
+      if (b.type === "text" && typeof b.text === "string") actions.push({ kind: "assistant", text: b.text });
+      if (b.type === "tool_use") actions.push(ledger.call(typeof b.id === "string" ? b.id : undefined, String(b.name ?? "tool"), b.input));
+    }
+    return { kind: "exchange", actions };
+  }),
   note: (text) => ({ role: "assistant", content: [{ type: "text", text }] }),
   withRecord: (entry, record) => ({ ...(entry as Json), content: contentWithRecord((entry as Json).content, record, (text) => ({ type: "text", text })) }),
   alternation: (list) => list.map((m) => (isObject(m) ? m.role : null)),

@@ -48,6 +48,14 @@ export class ToolLedger {
   }
 }
 
+/** Roles of a list whose entries are objects, classified in order with one ledger (an entry that is no object is left alone as context). */
+export function classifyEach(classify: (entry: Record<string, unknown>, ledger: ToolLedger) => EntryRole): (list: readonly unknown[]) => EntryRole[] {
+  return (list) => {
+    const ledger = new ToolLedger();
+    return list.map((e) => (e !== null && typeof e === "object" && !Array.isArray(e) ? classify(e as Record<string, unknown>, ledger) : { kind: "context" }));
+  };
+}
+
 /** Arguments sent as a JSON string (OpenAI), parsed; anything else kept as it is. */
 export function parsedArgs(args: unknown): unknown {
   if (typeof args !== "string") return args;

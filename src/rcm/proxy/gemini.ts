@@ -1,6 +1,6 @@
 import type { Action } from "../history.js";
 import { requestText, ToolLedger, type EntryRole } from "./conversation.js";
-import { isObject, type Json, type WireFormat } from "./wire-format.js";
+import { isObject, listAt, type Json, type WireFormat } from "./wire-format.js";
 
 const partsOf = (c: unknown): Json[] => (isObject(c) && Array.isArray(c.parts) ? c.parts.filter(isObject) : []);
 const texts = (parts: Json[]) => parts.flatMap((p) => (typeof p.text === "string" && p.thought !== true ? [p.text] : []));
@@ -37,7 +37,7 @@ function callKeys(list: readonly unknown[]): { calls: string[]; results: string[
 export const geminiWire: WireFormat = {
   name: "gemini",
   accepts: (method, path) => method === "POST" && /\/models\/[^/:]+:(streamGenerateContent|generateContent)$/.test(path),
-  list: (body) => (Array.isArray(body.contents) ? body.contents : "no contents list"),
+  list: listAt("contents"),
   hasTools: (body) => Array.isArray(body.tools) && body.tools.some((t) => isObject(t) && Array.isArray(t.functionDeclarations) && t.functionDeclarations.length > 0),
   roles: (list) => {
     const ledger = new ToolLedger();

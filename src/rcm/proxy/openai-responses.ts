@@ -1,5 +1,5 @@
-import { parsedArgs, requestText, ToolLedger, type EntryRole } from "./conversation.js";
-import { blockTexts, contentWithRecord, isObject, resultText, type Json, type WireFormat } from "./wire-format.js";
+import { parsedArgs, requestText, classifyEach, type EntryRole } from "./conversation.js";
+import { blockTexts, contentWithRecord, isObject, resultText, offersTools, type Json, type WireFormat } from "./wire-format.js";
 
 const callTypes = new Set(["function_call", "custom_tool_call"]);
 const outputTypes = new Set(["function_call_output", "custom_tool_call_output"]);
@@ -17,31 +17,27 @@ export const openaiResponsesWire: WireFormat = {
     if (typeof body.previous_response_id === "string") return "previous_response_id: the history is on the server";
     return Array.isArray(body.input) ? body.input : "input is not a list of items";
   },
-  hasTools: (body) => Array.isArray(body.tools) && body.tools.length > 0,
-  roles: (list) => {
-    const ledger = new ToolLedger();
-    return list.map((item): EntryRole => {
-      if (!isObject(item)) return { kind: "context" };
-      const type = item.type ?? "message";
-      const callId = typeof item.call_id === "string" ? item.call_id : undefined;
-      if (callTypes.has(String(type))) {
-        const args = type === "custom_tool_call" ? item.input : parsedArgs(item.arguments);
-        return { kind: "exchange", actions: [ledger.call(callId, String(item.name ?? "tool"), args)] };
-      }
-      if (outputTypes.has(String(type))) {
-        ledger.result(callId, resultText(item.output), false);
-        return { kind: "exchange", actions: [] };
-      }
-      if (type !== "message") return { kind: "exchange", actions: [] };
-      if (item.role === "system" || item.role === "developer") return { kind: "pinned" };
-      const texts = blockTexts(item.content, textPart);
-      if (item.role === "user") {
-        const text = requestText(texts);
-        return text ? { kind: "request", text } : { kind: "context" };
-      }
-      return { kind: "exchange", actions: texts.map((text) => ({ kind: "assistant" as const, text })) };
-    });
-  },
+  hasTools: offersTools,
+  roles: classifyEach((item, ledger): EntryRole => {
+    const type = item.type ?? "message";
+    const callId = typeof item.call_id === "string" ? item.call_id : undefined;
+    if (callTypes.has(String(type))) {
+      const args = type === "custom_tool_call" ? item.input : parsedArgs(item.arguments);
+      return { kind: "exchange", actions: [ledger.call(callId, String(item.name ?? "tool"), args)] };
+    }
+    if (outputTypes.has(String(type))) {
+      ledger.result(callId, resultText(item.output), false);
+      return { kind: "exchange", actions: [] };
+    }
+    if (type !== "message") return { kind: "exchange", actions: [] };
+    if (item.role === "system" || item.role === "developer") return { kind: "pinned" };
+    const texts = blockTexts(item.content, textPart);
+    if (item.role === "user") {
+      const text = requestText(texts);
+      return text ? { kind: "request", text } : { kind: "context" };
+    }
+    return { kind: "exchange", actions: texts.map((text) => ({ kind: "assistant" as const, text })) };
+  }),
   note: (text) => ({ type: "message", role: "assistant", content: [{ type: "output_text", text }] }),
   withRecord: (entry, record) => ({ ...(entry as Json), content: contentWithRecord((entry as Json).content, record, (text) => ({ type: "input_text", text })) }),
   alternation: () => null,

@@ -1,9 +1,9 @@
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from "node:http";
 import { request as httpsRequest } from "node:https";
-import type { AddressInfo } from "node:net";
 import { RcmEngine } from "../engine.js";
 import type { RcmMode } from "../history.js";
 import { parseRcmOptions, type RcmOptionsInput } from "../options.js";
+import { closeServer, listenOnLoopback } from "../../core/loopback-server.js";
 import type { ProxyLogEntry } from "../../formats/rcm-proxy-log.js";
 import { appendProxyLog } from "./log.js";
 import { anthropicWire } from "./anthropic-messages.js";
@@ -71,6 +71,56 @@ const cpuMs = (since: NodeJS.CpuUsage) => {
   return (d.user + d.system) / 1000;
 };
 
+type Outcome = Rewrite | { action: "fail_open"; error: string };
+
+/** RCM's rewrite of one body, or why it goes as it came (failing open on any error). */
+function outcomeOf(format: WireFormat, raw: Buffer, engineFor: (conversation: string) => RcmEngine): Outcome {
+  try {
+    const body: unknown = JSON.parse(raw.toString("utf8"));
+    return isObject(body) ? rewriteRequest(format, body, engineFor) : { action: "pass", reason: "body is not a JSON object" };
+  } catch (e) {
+    return { action: "fail_open", error: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+function logEntry(seq: number, method: string, path: string, mode: RcmMode, format: WireFormat | undefined, outcome: Outcome, cpu: number): ProxyLogEntry {
+  return {
+    time: new Date().toISOString(),
+    seq,
+    method,
+    path,
+    mode,
+    protocol: format?.name ?? null,
+    action: outcome.action,
+    ...(outcome.action === "pass" ? { reason: outcome.reason } : {}),
+    ...(outcome.action === "fail_open" ? { error: outcome.error } : {}),
+    ...(outcome.action === "assembled"
+      ? { conversation: outcome.conversation, step: outcome.step, kept: outcome.kept, dropped: outcome.dropped, elided: outcome.elided, entries: outcome.entries }
+      : {}),
+    cpu_ms: cpu,
+    upstream_status: null,
+  };
+}
+
+/** Sends the request upstream and pipes the answer back as it arrives; `done` gets the status (null: unreachable). */
+function forward(res: ServerResponse, target: URL, method: string, headers: OutgoingHttpHeaders, body: Buffer, done: (status: number | null) => void): void {
+  const send = target.protocol === "https:" ? httpsRequest : httpRequest;
+  const up = send(target, { method, headers }, (upRes) => {
+    done(upRes.statusCode ?? null);
+    res.writeHead(upRes.statusCode ?? 502, upRes.statusMessage, upRes.headers);
+    upRes.pipe(res);
+  });
+  up.on("error", (e) => {
+    done(null);
+    if (!res.headersSent) res.writeHead(502, { "content-type": "application/json" });
+    res.end(JSON.stringify({ error: { message: `switch-swe rcm proxy: upstream ${target.origin} unreachable: ${e.message}`, type: "proxy_error" } }));
+  });
+  res.on("close", () => {
+    if (!res.writableFinished) up.destroy();
+  });
+  up.end(body);
+}
+
 /**
  * RCM on the model endpoint: an HTTP server on 127.0.0.1 that reads each model request of the four
  * APIs, runs the conversation through the same core as the OpenCode plugin (one engine per
@@ -101,54 +151,16 @@ export async function startRcmProxy(opts: RcmProxyOptions): Promise<RcmProxy> {
     const url = new URL(req.url ?? "/", "http://proxy");
     const format = formats.find((f) => f.accepts(method, url.pathname));
     const cpu = process.cpuUsage();
-    let outcome: Rewrite | { action: "fail_open"; error: string } = { action: "pass", reason: "not a model request" };
-    if (format) {
-      try {
-        const body: unknown = JSON.parse(raw.toString("utf8"));
-        outcome = isObject(body) ? rewriteRequest(format, body, engineFor) : { action: "pass", reason: "body is not a JSON object" };
-      } catch (e) {
-        outcome = { action: "fail_open", error: e instanceof Error ? e.message : String(e) };
-      }
-    }
+    const outcome = format ? outcomeOf(format, raw, engineFor) : ({ action: "pass", reason: "not a model request" } as const);
     // An unchanged history goes as the very bytes that came (the upstream's prompt cache sees the same prefix).
     const sent = outcome.action === "assembled" && outcome.changed ? Buffer.from(JSON.stringify(outcome.body)) : raw;
-    const entry: ProxyLogEntry = {
-      time: new Date().toISOString(),
-      seq: seq++,
-      method,
-      path: url.pathname,
-      mode: options.mode,
-      protocol: format?.name ?? null,
-      action: outcome.action,
-      ...(outcome.action === "pass" ? { reason: outcome.reason } : {}),
-      ...(outcome.action === "fail_open" ? { error: outcome.error } : {}),
-      ...(outcome.action === "assembled"
-        ? { conversation: outcome.conversation, step: outcome.step, kept: outcome.kept, dropped: outcome.dropped, elided: outcome.elided, entries: outcome.entries }
-        : {}),
-      cpu_ms: cpuMs(cpu),
-      upstream_status: null,
-    };
+    const entry = logEntry(seq++, method, url.pathname, options.mode, format, outcome, cpuMs(cpu));
     const done = (status: number | null) => {
       entry.upstream_status = status;
       entries.push(entry);
       appendProxyLog(opts.logFile, entry);
     };
-    const target = new URL(url.pathname + url.search, upstream.origin);
-    const send = target.protocol === "https:" ? httpsRequest : httpRequest;
-    const up = send(target, { method, headers: forwardHeaders(req.headers, format, key, sent.length) }, (upRes) => {
-      done(upRes.statusCode ?? null);
-      res.writeHead(upRes.statusCode ?? 502, upRes.statusMessage, upRes.headers);
-      upRes.pipe(res);
-    });
-    up.on("error", (e) => {
-      done(null);
-      if (!res.headersSent) res.writeHead(502, { "content-type": "application/json" });
-      res.end(JSON.stringify({ error: { message: `switch-swe rcm proxy: upstream ${upstream.origin} unreachable: ${e.message}`, type: "proxy_error" } }));
-    });
-    res.on("close", () => {
-      if (!res.writableFinished) up.destroy();
-    });
-    up.end(sent);
+    forward(res, new URL(url.pathname + url.search, upstream.origin), method, forwardHeaders(req.headers, format, key, sent.length), sent, done);
   };
 
   const server: Server = createServer((req, res) => {
@@ -157,20 +169,12 @@ export async function startRcmProxy(opts: RcmProxyOptions): Promise<RcmProxy> {
       res.end();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? 0, "127.0.0.1", () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listenOnLoopback(server, opts.port ?? 0);
   return {
     port,
     baseURL: `http://127.0.0.1:${port}${upstream.pathname.replace(/\/+$/, "")}`,
     entries: () => [...entries],
     engines: () => engines,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }
