@@ -1,10 +1,15 @@
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
+import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMockModel, type MockModelServer } from "../../src/mock-model/server.js";
 import { parseScript } from "../../src/mock-model/script.js";
 import { startRcmProxy, type RcmProxy } from "../../src/rcm/proxy/server.js";
 import { elidedNote } from "../../src/rcm/assembly.js";
+import { cliPath } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp.js";
 import { focusReturn, otherTaskMarker, turns, wireCases, type WireCase } from "./helpers/wire-conversations.js";
 
 type Json = Record<string, unknown>;
@@ -143,5 +148,31 @@ describe("rcm proxy, failing open", () => {
     expect(seenKey).toBe("proxy-secret");
     expect(JSON.stringify(p.entries())).not.toContain("proxy-secret");
     upstream.close();
+  });
+});
+
+describe("switch-swe rcm proxy (the command)", () => {
+  it("serves until SIGTERM, prints the base URL with the upstream's path, and logs one line per request", async () => {
+    const log = join(tempDir("switch-swe-rcm-proxy-"), "proxy.jsonl");
+    const child = spawn(process.execPath, [cliPath, "rcm", "proxy", "--upstream", mock.baseURL, "--mode", "router", "--log", log], { stdio: ["ignore", "pipe", "pipe"] });
+    const line = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      child.stdout.on("data", (d: Buffer) => {
+        out += d.toString();
+        if (out.includes("\n")) resolve(out);
+      });
+      child.once("exit", (code) => reject(new Error(`exited ${code}`)));
+    });
+    const base = /listening on (http:\/\/127\.0\.0\.1:\d+\/v1) /.exec(line)?.[1];
+    expect(base, line).toBeDefined();
+    const res = await fetch(`${base}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(wireCases[0]!.body(false)) });
+    expect(res.status).toBe(200);
+    await res.text();
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    const entries = readFileSync(log, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ action: "assembled", mode: "router", protocol: "openai-chat", upstream_status: 200, step: { dropped: 1 } });
   });
 });
