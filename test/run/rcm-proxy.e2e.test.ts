@@ -10,10 +10,12 @@ import type { RunConfig } from "../../src/formats/run-config.js";
 import type { SessionsFile } from "../../src/formats/sessions.js";
 import { readTrajectory } from "../../src/formats/trajectory-file.js";
 import type { TrajectoryLine } from "../../src/formats/trajectory.js";
+import { anthropicMessages } from "../../src/mock-model/anthropic-messages.js";
 import { openaiResponses } from "../../src/mock-model/openai-responses.js";
-import { parseScript } from "../../src/mock-model/script.js";
+import { parseScript, type ScriptToolCall } from "../../src/mock-model/script.js";
 import { startMockModel, type MockModelServer } from "../../src/mock-model/server.js";
 import { shellWrite } from "../agents/helpers/pair-e2e.js";
+import { installedClaude } from "../helpers/agent-cli.js";
 import { skipWithout } from "../helpers/tools.js";
 import { tempDir } from "../helpers/temp.js";
 import { requestKey, scriptForPair } from "../rcm/helpers/scripted-pair.js";
@@ -21,14 +23,36 @@ import { requestKey, scriptForPair } from "../rcm/helpers/scripted-pair.js";
 // Needs bwrap (the run's default sandbox): skipped with the reason where missing (a failure under CI=true).
 const missingTool = skipWithout(import.meta.url, "bwrap");
 
-const lastUserText = (body: unknown) => openaiResponses.view(body as Record<string, unknown>, "/v1/responses").lastUserText;
+/** A CLI as the run drives it: its options, its write tool, and how the scripted server reads its requests. */
+interface CliCase {
+  agent: string;
+  options: (server: MockModelServer) => string[];
+  write: (path: string, content: string) => ScriptToolCall;
+  lastUserText: (body: unknown) => string;
+}
+
+// The CLIs by their real paths: a checkout whose node_modules is a link cannot be bound into the sandbox by the link's path.
+const clis: CliCase[] = [
+  {
+    agent: "codex",
+    options: (s) => [`bin=${realpathSync(locateCli(codexPackage)!)}`, `base_url=${s.baseURL}`, "model=gpt-5.5"],
+    write: (path, content) => ({ name: "exec_command", arguments: { cmd: shellWrite(path, content), workdir: "{{workspace}}" } }),
+    lastUserText: (body) => openaiResponses.view(body as Record<string, unknown>, "/v1/responses").lastUserText,
+  },
+  {
+    agent: "claude-code",
+    options: (s) => [`bin=${realpathSync(installedClaude())}`, `base_url=${s.origin}`],
+    write: (path, content) => ({ name: "Bash", arguments: { command: shellWrite(path, content), description: "write" } }),
+    lastUserText: (body) => anthropicMessages.view(body as Record<string, unknown>, "/v1/messages").lastUserText,
+  },
+];
 
 /**
- * Real Codex 0.171.0 through `switch-swe run --rcm rcm` against the scripted Responses server: the switched
- * session of a sample pair whose focus task comes back for its fourth stage, so that its first stage is old
- * enough to be summarized by the record.
+ * Real Codex 0.171.0 (Responses) and Claude Code 2.1.332 (Anthropic Messages) through `switch-swe run --rcm rcm`
+ * against the scripted server: the switched session of a sample pair whose focus task comes back for its fourth
+ * stage, so that its first stage is old enough to be summarized by the record.
  */
-describe.skipIf(missingTool)("switch-swe run --rcm rcm (real Codex, switched session)", () => {
+describe.skipIf(missingTool).each(clis)("switch-swe run --rcm rcm (real $agent, switched session)", ({ agent, options, write, lastUserText }) => {
   let server: MockModelServer;
   let runDir: string;
   let code: number | null;
@@ -45,7 +69,7 @@ describe.skipIf(missingTool)("switch-swe run --rcm rcm (real Codex, switched ses
     const pair = sessions.pairs
       .filter((p) => p.schedules.switch.some((s) => s.kind === "stage" && s.task === p.focus && s.stage === 4))
       .sort((a, b) => a.schedules.switch.length - b.schedules.switch.length || a.id.localeCompare(b.id))[0]!;
-    const script = scriptForPair(loadDataset(sampleDatasetDir), pair, ["switch"], (path, content) => ({ name: "exec_command", arguments: { cmd: shellWrite(path, content), workdir: "{{workspace}}" } }));
+    const script = scriptForPair(loadDataset(sampleDatasetDir), pair, ["switch"], write);
     mkdirSync(root, { recursive: true });
     writeFileSync(join(root, "script.json"), JSON.stringify(script, null, 2));
     server = await startMockModel({ script: parseScript(script), recordFile: join(root, "requests.jsonl") });
@@ -53,8 +77,7 @@ describe.skipIf(missingTool)("switch-swe run --rcm rcm (real Codex, switched ses
       process.execPath,
       [
         cliMain, "run", "--dataset", sampleDatasetDir, "--sessions", sessionsFile, "--session", `${pair.id}.switch`,
-        // The CLI by its real path: a checkout whose node_modules is a link cannot be bound into the sandbox by the link's path.
-        "--agent", "codex", "--agent-opt", `bin=${realpathSync(locateCli(codexPackage)!)}`, "--agent-opt", `base_url=${server.baseURL}`, "--agent-opt", "model=gpt-5.5",
+        "--agent", agent, ...options(server).flatMap((o) => ["--agent-opt", o]),
         "--rcm", "rcm", "--no-verify", "--request-timeout", "300", "--out", runDir, "--quiet",
       ],
       { timeoutMs: 40 * 60_000, env: { ...process.env, SWITCH_SWE_CACHE: join(root, "cache") } },
