@@ -213,6 +213,9 @@ export class StepBuilder {
         this.close();
         this.push({ timestamp: time, source: "agent", message: e.message, extra: { switch_swe: { request, error: true } } });
         return;
+      case "context":
+        // What the RCM proxy did with a model request: the harness's record, not a step of the agent.
+        return;
     }
   }
 

@@ -77,6 +77,8 @@ export const runConfigSchema = z
       })
       .strict()
       .optional(),
+    /** `--rcm`: the RCM proxy stood between the agent and its model endpoint (`agent.options.base_url`, the upstream) in this mode; absent: no proxy. */
+    rcm: z.object({ mode: z.enum(["off", "router", "rcm"]) }).strict().optional(),
     /** Resource limits of each session's processes (`--limits`), and per resource whether they held, how, or why not. */
     limits: z
       .object({

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { conditionSchema, workspaceNameSchema } from "./sessions.js";
+import { proxyLogEntrySchema } from "./rcm-proxy-log.js";
 
 /**
  * What an agent reports while it works on one request. Token fields follow one rule
@@ -39,8 +40,12 @@ export const toolCallEventSchema = z
 export const textEventSchema = z.object({ kind: z.literal("text"), text: z.string() }).strict();
 export const agentErrorEventSchema = z.object({ kind: z.literal("error"), message: z.string() }).strict();
 
+/** What the RCM proxy of `run --rcm` did with one model request of the agent (kept, dropped, added). */
+export const contextEventSchema = z.object({ kind: z.literal("context"), entry: proxyLogEntrySchema }).strict();
+
 export const agentEventSchema = z.discriminatedUnion("kind", [
   modelCallEventSchema,
+  contextEventSchema,
   toolCallEventSchema,
   textEventSchema,
   agentErrorEventSchema,

@@ -1,7 +1,7 @@
 import { appendFileSync, mkdirSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { dirname } from "node:path";
+import { closeServer, listenOnLoopback } from "../core/loopback-server.js";
 import { estimateTokens, writeJson, type Answer, type Protocol, type RequestFacts } from "./answer.js";
 import { anthropicCountTokens, anthropicMessages } from "./anthropic-messages.js";
 import { geminiCountTokens, geminiGenerate } from "./gemini.js";
@@ -139,22 +139,14 @@ export async function startMockModel(opts: MockModelOptions): Promise<MockModelS
       else res.end();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? 0, "127.0.0.1", () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listenOnLoopback(server, opts.port ?? 0);
   return {
     port,
     baseURL: `http://127.0.0.1:${port}/v1`,
     origin: `http://127.0.0.1:${port}`,
     requests: () => [...recorded],
     unusedTurns: () => script.turns.map((_, i) => i).filter((i) => !used.has(i)),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }
 

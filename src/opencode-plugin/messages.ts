@@ -1,6 +1,8 @@
 import type { Message, Part } from "@opencode-ai/sdk";
 import { elidedNote, type AssemblyPlan } from "../rcm/assembly.js";
 import type { Action, Group } from "../rcm/history.js";
+import { applyEdits, planEdits, type GroupSpan, type HistoryEdits, type HistoryView } from "../rcm/history-edits.js";
+import { toolInputPaths } from "../rcm/tool-paths.js";
 
 /** One entry of `output.messages` in `experimental.chat.messages.transform`. */
 export interface HostMessage {
@@ -11,31 +13,8 @@ export interface HostMessage {
 /** Parts RCM adds carry this metadata key, so that they are never read back as history. */
 export const rcmPartKey = "switchSweRcm";
 
-/** Where each group lives in the host's message list. */
-export interface GroupSpan {
-  /** Index of the user message that starts the group. */
-  user: number;
-  /** Indexes of the assistant (and synthetic user) messages that answered it. */
-  rest: number[];
-}
-
-export interface HistoryView {
-  groups: Group[];
-  spans: GroupSpan[];
-}
-
 function isRcmPart(p: Part): boolean {
   return "metadata" in p && p.metadata !== undefined && p.metadata !== null && rcmPartKey in p.metadata;
-}
-
-/** Paths named by an OpenCode tool input (read/write/edit/glob/grep/list and apply_patch). */
-export function toolInputPaths(input: Record<string, unknown>): string[] {
-  const out: string[] = [];
-  for (const k of ["filePath", "path"]) if (typeof input[k] === "string") out.push(input[k]);
-  if (typeof input.patchText === "string") {
-    for (const m of input.patchText.matchAll(/^\*\*\* (?:Add|Update|Delete) File: (.+)$/gm)) out.push(m[1]!.trim());
-  }
-  return out;
 }
 
 /**
@@ -84,42 +63,26 @@ function toolAction(p: Extract<Part, { type: "tool" }>, messageId: string): Acti
 }
 
 /**
- * Applies a plan to `output.messages` in place (the only kind of change the hook honours): dropped
- * groups are spliced out, elided groups keep their user message and one assistant note, and the state
- * record becomes a synthetic text part in front of the current request. Everything is computed
- * before the first change, so a failure leaves the list untouched.
+ * Applies a plan to `output.messages` in place (the only kind of change the hook honours), through the
+ * core's one translation of a plan into edits (history-edits.ts): dropped groups are spliced out, an
+ * elided group keeps its user message and one assistant note (synthetic user messages stay), and the
+ * state record becomes a synthetic text part in front of the current request. Every new part is built
+ * before the first change.
  */
-export function applyPlan(messages: HostMessage[], view: HistoryView, plan: AssemblyPlan): { dropped: number; elided: number } {
-  if (!plan.filtered) return { dropped: 0, elided: 0 };
-  const remove = new Set<number>();
-  const elide: number[] = [];
-  plan.treatments.forEach((t, gi) => {
-    const span = view.spans[gi];
-    if (!span) return;
-    if (t === "dropped") {
-      remove.add(span.user);
-      for (const i of span.rest) remove.add(i);
-    } else if (t === "elided") {
-      const assistants = span.rest.filter((i) => messages[i]!.info.role === "assistant");
-      if (assistants.length === 0) return;
-      elide.push(assistants[0]!);
-      for (const i of assistants.slice(1)) remove.add(i);
-    }
+export function applyPlan(messages: HostMessage[], view: HistoryView, plan: AssemblyPlan): HistoryEdits {
+  const edits = planEdits(view, plan, (i) => messages[i]!.info.role === "assistant");
+  const part = (m: HostMessage, kind: "record" | "elided", text: string): Part => ({
+    id: `prt_rcm_${m.info.id}`, sessionID: m.info.sessionID, messageID: m.info.id, type: "text", text, synthetic: true, metadata: { [rcmPartKey]: kind },
   });
-  const currentSpan = view.spans[view.spans.length - 1];
-  const current = currentSpan ? messages[currentSpan.user] : undefined;
-  const recordPart: Part | null =
-    plan.record && current
-      ? { id: `prt_rcm_${current.info.id}`, sessionID: current.info.sessionID, messageID: current.info.id, type: "text", text: plan.record, synthetic: true, metadata: { [rcmPartKey]: "record" } }
-      : null;
-  const notes = elide.map((i): [number, Part] => {
-    const m = messages[i]!;
-    return [i, { id: `prt_rcm_${m.info.id}`, sessionID: m.info.sessionID, messageID: m.info.id, type: "text", text: elidedNote, synthetic: true, metadata: { [rcmPartKey]: "elided" } }];
-  });
-  // Mutations only from here on.
-  for (const [i, note] of notes) messages[i]!.parts.splice(0, messages[i]!.parts.length, note);
-  if (recordPart && current) current.parts.unshift(recordPart);
-  const order = [...remove].sort((a, b) => b - a);
-  for (const i of order) messages.splice(i, 1);
-  return { dropped: order.length, elided: notes.length };
+  const notes = new Map(edits.notes.map((i) => [i, part(messages[i]!, "elided", elidedNote)]));
+  const record = edits.record ? part(messages[edits.record.at]!, "record", edits.record.text) : null;
+  // Mutations only from here on. OpenCode keeps the list and its message objects: both are edited in place.
+  const next = applyEdits(
+    messages,
+    edits,
+    (m, i) => (m.parts.splice(0, m.parts.length, notes.get(i)!), m),
+    (m) => (record && m.parts.unshift(record), m),
+  );
+  messages.splice(0, messages.length, ...next);
+  return edits;
 }

@@ -2,6 +2,7 @@ import { fileURLToPath } from "node:url";
 import type { Hooks, Plugin, PluginInput } from "@opencode-ai/plugin";
 import { parseRcmOptions, resolveStateDir, type RcmOptions, type RcmOptionsInput } from "../rcm/options.js";
 import type { HostModel } from "./host-aux.js";
+import { stepSummary } from "../rcm/history-edits.js";
 import { applyPlan, historyView, type HostMessage } from "./messages.js";
 import { errorText, SessionSlots } from "./session-slots.js";
 
@@ -60,16 +61,7 @@ function messagesTransform(slots: SessionSlots): Hook<"experimental.chat.message
       if (view.groups.length === 0) return;
       s.history = view.groups;
       const plan = await s.engine.prepareAsync(view.groups);
-      const changed = applyPlan(messages, view, plan);
-      s.last = {
-        group: view.groups[view.groups.length - 1]!.id,
-        active: plan.active,
-        confidence: plan.confidence,
-        filtered: plan.filtered,
-        dropped: plan.treatments.filter((t) => t === "dropped").length,
-        elided: changed.elided,
-        record_chars: plan.record?.length ?? 0,
-      };
+      s.last = stepSummary(view.groups, plan, applyPlan(messages, view, plan));
       slots.persist(session, s);
     } catch (e) {
       slots.log("error", `messages.transform: history left unmodified: ${errorText(e)}`);

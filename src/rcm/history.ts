@@ -35,8 +35,8 @@ export const rcmModes = ["off", "router", "rcm"] as const;
 /** off: the host's history unchanged; router: routing and compaction guidance; rcm: routing plus state memory. */
 export type RcmMode = (typeof rcmModes)[number];
 
-/** Tools whose successful call changes files. */
-const writingTools = /^(write|edit|multiedit|apply_patch|patch|str_replace|create|insert|notebook_edit)$/i;
+/** Tools whose successful call changes files (OpenCode, Claude Code, Codex, Gemini CLI names). */
+const writingTools = /^(write|edit|multiedit|apply_patch|patch|str_replace|create|insert|notebook_edit|notebookedit|write_file|replace|edit_file)$/i;
 
 export function isWritingTool(name: string | undefined): boolean {
   return name !== undefined && writingTools.test(name);

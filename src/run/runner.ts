@@ -7,6 +7,8 @@ import { sessionsFileSchema } from "../formats/sessions.js";
 import { createAgent } from "../agents/registry.js";
 import { killStaleGroup } from "../agents/command.js";
 import type { Agent } from "../agents/types.js";
+import type { RcmMode } from "../rcm/history.js";
+import { rcmProxiedAgent } from "./rcm-proxy-agent.js";
 import { AttemptAborted, runSessionAttempt, type AttemptSummary } from "./controller.js";
 import { packageVersion } from "../core/package-paths.js";
 import { runFiles } from "../formats/run-layout.js";
@@ -72,6 +74,8 @@ export interface RunOptions {
   progress: ProgressSink;
   /** Stops the run (the CLI wires Ctrl-C and SIGTERM to it). */
   signal?: AbortSignal;
+  /** `--rcm`: an RCM proxy in front of the agent's model endpoint (on --resume: run.json's). */
+  rcm?: RcmMode;
   /** Runs the sessions elsewhere (`--queue`: src/queue/coordinator.ts); default: in this process. */
   backend?: SessionBackend;
 }
@@ -138,7 +142,8 @@ function prepare(runDir: string, opts: RunOptions): Prepared {
   if (agentName === undefined) throw inputError("--agent", "", "required");
   const agentOptions = opts.agentOptions ?? previous?.agent.options ?? {};
 
-  const agent = createAgent(agentName, agentOptions);
+  const rcm = opts.rcm ?? previous?.rcm?.mode;
+  const agent = rcm ? rcmProxiedAgent(agentName, agentOptions, rcm) : createAgent(agentName, agentOptions);
   const dataset = loadDataset(datasetPath);
   // Read once: the hash in run.json is of the very bytes that were parsed.
   const sessionsText = (() => {
@@ -167,7 +172,7 @@ function prepare(runDir: string, opts: RunOptions): Prepared {
     sessions_file: { path: resolve(sessionsPath), sha256: sha256(sessionsText), seed: sessions.seed },
     // A resumed run keeps what the harness said when the run started (queue workers check their CLI against it).
     agent: { name: agentName, options: agentOptions, ...(previous?.agent.harness ? { harness: previous.agent.harness } : {}) },
-    label: opts.label ?? previous?.label ?? defaultLabel({ name: agentName, options: agentOptions }),
+    label: opts.label ?? previous?.label ?? `${defaultLabel({ name: agentName, options: agentOptions })}${rcm ? ` rcm-proxy=${rcm}` : ""}`,
     seed: opts.seed ?? previous?.seed ?? 0,
     condition,
     session_filter: filter,
@@ -178,6 +183,7 @@ function prepare(runDir: string, opts: RunOptions): Prepared {
     max_continuations: previous?.max_continuations ?? maxContinuations,
     max_infra_retries: previous?.max_infra_retries ?? maxInfraRetries,
     sandbox: sandboxRecord(opts.sandbox ?? previous?.sandbox?.mode ?? "bwrap", opts.network ?? previous?.sandbox?.network ?? "on", agentName, opts.unconfinedBecause),
+    ...(rcm ? { rcm: { mode: rcm } } : {}),
     limits: limitsRecord(opts.limits ?? (previous?.limits ? parseLimits(previous.limits.requested, `${configFile}: limits.requested`) : defaultLimits), agentName, opts.backend !== undefined),
   };
   if (previous) assertSameRun(configFile, previous, config);

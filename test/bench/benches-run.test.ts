@@ -21,6 +21,15 @@ describe("benchmarks, small configuration", () => {
     expect(r.stdout).toMatch(/^target < 20 ms per step on one core: (met|NOT met) \(worst p95 CPU/m);
   });
 
+  it("bench:rcm-proxy times the RCM proxy per request in the four APIs", async () => {
+    const r = await runBench("rcm-proxy.mjs");
+    expect(r.code, said(r)).toBe(0);
+    for (const api of ["openai-chat", "anthropic-messages", "openai-responses", "gemini"]) {
+      expect(r.stdout).toMatch(new RegExp(`^${api}: 20 requests, last body \\d+ KiB; proxy CPU per request median [\\d.]+ ms, p95 [\\d.]+ ms`, "m"));
+    }
+    expect(r.stdout).toMatch(/^target p95 < 20 ms CPU per request: (met|NOT met) \(worst p95 [\d.]+ ms; load average [\d.]+\)$/m);
+  });
+
   it("bench:report builds and renders the report of a synthetic run, in process and through the CLI", async () => {
     const r = await runBench("report.mjs");
     expect(r.code, said(r)).toBe(0);

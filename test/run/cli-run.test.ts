@@ -52,6 +52,8 @@ describe.skipIf(missingTool)("switch-swe run: bad input", () => {
     expect(expectBadInput(base(out, "--agent", "command", "--agent-opt", "command=no-such-agent-xyz -p"), out)).toBe(
       '--agent-opt: command: program "no-such-agent-xyz" not found on PATH',
     );
+    out = nextOut();
+    expect(expectBadInput(base(out, "--agent", "nop", "--rcm", "rcm"), out)).toBe("--rcm: needs the agent's model endpoint to stand in front of: give --agent-opt base_url=URL");
   });
 
   it("a sessions file that does not match the dataset", () => {

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { parseInteger } from "../options.js";
+import { untilStopped } from "../until-stopped.js";
 import { loadScript } from "../../mock-model/script.js";
 import { startMockModel } from "../../mock-model/server.js";
 
@@ -14,15 +15,7 @@ export function registerMockModel(program: Command): void {
       const script = loadScript(o.script);
       const server = await startMockModel({ script, port: o.port, ...(o.record ? { recordFile: o.record } : {}) });
       process.stdout.write(`listening on ${server.baseURL} (port ${server.port}; Anthropic and Gemini clients: ${server.origin})\n`);
-      await new Promise<void>((resolve) => {
-        const stop = () => {
-          process.off("SIGINT", stop);
-          process.off("SIGTERM", stop);
-          void server.close().then(resolve);
-        };
-        process.on("SIGINT", stop);
-        process.on("SIGTERM", stop);
-      });
+      await untilStopped(() => server.close());
       const unused = server.unusedTurns();
       if (unused.length > 0) process.stderr.write(`mock-model: ${unused.length} script turn(s) never used: ${unused.join(", ")}\n`);
     });

@@ -4,6 +4,45 @@ import { toJsonText } from "../../core/json-file.js";
 import { evaluateRun } from "../../rcm/eval/evaluate.js";
 import { formatEvalReport } from "../../rcm/eval/format.js";
 import { installLocalPlugin } from "../../opencode-plugin/local-file.js";
+import { startRcmProxy } from "../../rcm/proxy/server.js";
+import { inputError } from "../../core/errors.js";
+import { parseInteger } from "../options.js";
+import { untilStopped } from "../until-stopped.js";
+
+function parseUpstream(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError(`--upstream must be an http or https URL, got "${value}"`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new InvalidArgumentError(`--upstream must be an http or https URL, got "${value}"`);
+  return value;
+}
+
+interface ProxyFlags {
+  upstream: string;
+  mode: "off" | "router" | "rcm";
+  port: number;
+  threshold?: number;
+  log?: string;
+  apiKeyEnv?: string;
+}
+
+/** `rcm proxy`: serves until SIGINT or SIGTERM. */
+async function serveProxy(o: ProxyFlags): Promise<void> {
+  if (o.apiKeyEnv !== undefined && process.env[o.apiKeyEnv] === undefined) throw inputError("--api-key-env", "", `${o.apiKeyEnv} is not set`);
+  const proxy = await startRcmProxy({
+    upstream: o.upstream,
+    mode: o.mode,
+    port: o.port,
+    ...(o.threshold !== undefined ? { rcm: { threshold: o.threshold } } : {}),
+    ...(o.log ? { logFile: o.log } : {}),
+    ...(o.apiKeyEnv ? { keyEnv: o.apiKeyEnv } : {}),
+  });
+  process.stdout.write(`listening on ${proxy.baseURL} (port ${proxy.port}; mode ${o.mode}; upstream ${new URL(o.upstream).origin}): give agents this base URL\n`);
+  await untilStopped(() => proxy.close());
+}
 
 function parseThreshold(value: string): number {
   const x = Number(value);
@@ -19,7 +58,7 @@ function oneOf<T extends string>(name: string, values: readonly T[]) {
 }
 
 export function registerRcm(program: Command): void {
-  const rcm = program.command("rcm").description("the Resumption Context Manager: offline evaluation and the OpenCode plugin");
+  const rcm = program.command("rcm").description("the Resumption Context Manager: offline evaluation, the OpenCode plugin and the model-endpoint proxy");
   rcm
     .command("eval")
     .description("replay the switched sessions of a run through RCM offline: routing accuracy, context tokens, invariant")
@@ -39,6 +78,16 @@ export function registerRcm(program: Command): void {
       }
       process.stdout.write(o.format === "json" ? toJsonText(report) : formatEvalReport(report));
     });
+  rcm
+    .command("proxy")
+    .description("serve RCM on the model endpoint (OpenAI chat and Responses, Anthropic Messages, Gemini): any agent whose base URL points here gets RCM's history")
+    .requiredOption("--upstream <url>", "the model API requests go to (its path is the base path agents use)", parseUpstream)
+    .option("--mode <mode>", "off, router or rcm", oneOf("--mode", ["off", "router", "rcm"] as const), "rcm")
+    .option("--port <n>", "port on 127.0.0.1; 0 picks a free one", parseInteger("--port", 0, 65535), 0)
+    .option("--threshold <x>", "routing confidence threshold", parseThreshold)
+    .option("--log <file>", "append one JSON line per request: what was kept, dropped and added (docs/rcm.md)")
+    .option("--api-key-env <name>", "variable of this process holding the upstream key: it replaces the key agents send")
+    .action(serveProxy);
   rcm
     .command("install-plugin")
     .description("write a local OpenCode plugin file (.opencode/plugin/switch-swe-rcm.js) that loads RCM from this installation")

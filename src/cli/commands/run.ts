@@ -32,6 +32,7 @@ interface RunFlags {
   quiet?: boolean;
   json?: boolean;
   queue?: string | boolean;
+  rcm?: "off" | "router" | "rcm";
 }
 
 
@@ -55,6 +56,7 @@ export function registerRun(program: Command): void {
     .addOption(new Option("--network <mode>", "the agent's network inside the sandbox: on (default; it needs its model API) or none").choices(["on", "none"]))
     .addOption(new Option("--submission <mode>", "the scored artifact: agent (the patch the agent writes to final.patch when asked at finalization; default for real agents) or checkout (the focus checkout's diff; default for oracle, nop, command)").choices(["agent", "checkout"]))
     .option("--limits <spec>", `resource limits of each session and each test run through cgroups: cpus=N,memory=SIZE,pids=N or none (default ${defaultLimitsText}; on --resume: taken from run.json)`)
+    .addOption(new Option("--rcm <mode>", "put the RCM proxy in front of the agent's model endpoint (base_url) for the run: off (proxy only), router or rcm (docs/rcm.md)").choices(["off", "router", "rcm"]))
     .option("--label <text>", "configuration label for reports (default: agent and options)")
     .option("--no-verify", "do not verify the artifacts at the end")
     .option("--quiet", "no progress output")
@@ -86,6 +88,7 @@ export function registerRun(program: Command): void {
           ...(o.session !== undefined ? { sessionIds: o.session } : {}),
           ...(o.seed !== undefined ? { seed: o.seed } : {}),
           ...(o.label !== undefined ? { label: o.label } : {}),
+          ...(o.rcm !== undefined ? { rcm: o.rcm } : {}),
           ...(o.requestTimeout !== undefined ? { requestTimeoutS: o.requestTimeout } : {}),
           concurrency: o.concurrency,
           keepWorkspaces: o.keepWorkspaces === true,
