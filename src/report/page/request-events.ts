@@ -49,6 +49,8 @@ function eventNode(e: ViewerEvent, i: number): HTMLElement {
       return el("li", { class: "ev ev-text" }, folded(e.text));
     case "error":
       return el("li", { class: "ev ev-error" }, [el("strong", null, "error: "), folded(e.message)]);
+    case "context":
+      return el("li", { class: "ev ev-text note" }, e.summary);
   }
 }
 

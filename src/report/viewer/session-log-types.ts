@@ -17,7 +17,9 @@ export type ViewerEvent =
   | { kind: "model_call"; model: string | null; tokens_in: number; tokens_out: number; cost_usd: number | null; auxiliary: boolean }
   | { kind: "tool_call"; name: string; args: Clipped | null; status: string | null; paths: string[]; output: Clipped | null }
   | { kind: "text"; text: Clipped }
-  | { kind: "error"; message: Clipped };
+  | { kind: "error"; message: Clipped }
+  /** What the RCM proxy (`run --rcm`) sent upstream for one model call, in one line. */
+  | { kind: "context"; summary: string };
 
 export interface ViewerFileChange {
   path: string;

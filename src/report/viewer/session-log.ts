@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { tokenTotal, trajectoryLineSchema, type AgentEvent, type TrajectoryLine } from "../../formats/trajectory.js";
+import type { ProxyLogEntry } from "../../formats/rcm-proxy-log.js";
 import { fastAgentEvent } from "../trajectory-summary.js";
 import type { Clipped, SessionLog, ViewerEvent, ViewerRequest } from "./session-log-types.js";
 
@@ -13,6 +14,13 @@ function clip(text: string, max = maxText): Clipped {
 function argsText(args: unknown): Clipped | null {
   if (args === undefined) return null;
   return clip(typeof args === "string" ? args : JSON.stringify(args, null, 1));
+}
+
+function contextSummary(x: ProxyLogEntry): string {
+  const why = x.reason ?? x.error;
+  const parts = [`RCM ${x.mode}: ${x.action.replace("_", " ")}${why ? ` (${why})` : ""}`];
+  if (x.step) parts.push(`task ${x.step.active ?? "?"} at ${x.step.confidence.toFixed(2)}`, `${x.dropped?.length ?? 0} group(s) dropped, ${x.elided?.length ?? 0} elided`, `record ${x.step.record_chars} chars`);
+  return parts.join(" · ");
 }
 
 function viewerEvent(e: AgentEvent): ViewerEvent {
@@ -36,6 +44,8 @@ function viewerEvent(e: AgentEvent): ViewerEvent {
       return { kind: "text", text: clip(e.text) };
     case "error":
       return { kind: "error", message: clip(e.message) };
+    case "context":
+      return { kind: "context", summary: contextSummary(e.entry) };
   }
 }
 
