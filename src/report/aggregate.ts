@@ -42,6 +42,7 @@ export function buildConfigReport(input: RunInput, opts: BootstrapOptions = {}):
     },
     sessions_file: { path: input.sessionsPath, sha256: input.digests.sessions, pairs: input.sessions.pairs.length },
     pairs_run: pairsRun(s.entries),
+    submission: input.config.submission === "agent" ? "agent" : "checkout",
     groups: g.groups,
     power: powerOf(g.groups),
     stage_attribution: {

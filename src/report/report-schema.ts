@@ -309,6 +309,8 @@ export const configReportSchema = z
      * figure keeps all `pairs` in its denominator (a session not run counts as unresolved).
      */
     pairs_run: z.object({ pairs: z.number().int(), not_run: z.number().int(), partly_run: z.number().int() }).strict(),
+    /** How the scored patch was taken (run.json `submission`; runs made before it was recorded: checkout). */
+    submission: z.enum(["agent", "checkout"]),
     groups: byGroup(groupResultSchema),
     power: powerSchema,
     stage_attribution: stageAttributionSchema,

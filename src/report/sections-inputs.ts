@@ -22,6 +22,8 @@ export function inputsSection(report: Report): Section {
   if (differ((c) => c.sessions_file.sha256) || differ((c) => c.dataset.sha256)) {
     notes.push("The configurations ran different sessions files or datasets (--allow-mixed): their averages and comparisons mix them.");
   }
+  if (differ((c) => c.submission)) notes.push("The configurations took their scored patches differently (--submission agent and checkout): a submission failure exists only under agent.");
+  notes.push("Submission: agent = the patch the agent wrote at finalization (the paper's protocol); checkout = the focus checkout's diff (docs/run-format.md).");
   notes.push("Digests: the first 12 hex digits of the sha256 of the sessions file and of the dataset each run ran (run.json records them; --format json has them in full).");
   return {
     id: "inputs",
@@ -32,6 +34,7 @@ export function inputsSection(report: Report): Section {
       { header: "pairs", align: "right" },
       { header: "never ran", align: "right" },
       { header: "one condition only", align: "right" },
+      { header: "submission", align: "left" },
       { header: "sessions sha256", align: "left" },
       { header: "dataset", align: "left" },
       { header: "dataset sha256", align: "left" },
@@ -41,6 +44,7 @@ export function inputsSection(report: Report): Section {
       String(c.pairs_run.pairs),
       String(c.pairs_run.not_run),
       String(c.pairs_run.partly_run),
+      c.submission,
       short(c.sessions_file.sha256),
       `${c.dataset.name ?? "?"} ${c.dataset.version ?? ""}`.trim(),
       short(c.dataset.sha256),

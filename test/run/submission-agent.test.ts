@@ -67,7 +67,8 @@ function runMode(mode: string, extra: string[] = []): Record<"base" | "switch", 
   expect(JSON.parse(readFileSync(join(out, "run.json"), "utf8")).submission).toBe("agent");
   const rep = cli(["report", out, "--format", "json"], { env });
   expect(rep.code, rep.stderr).toBe(0);
-  const report = JSON.parse(rep.stdout) as { configs: Array<{ sessions: Array<{ id: string; failure_category: string | null }> }> };
+  const report = JSON.parse(rep.stdout) as { configs: Array<{ submission: string; sessions: Array<{ id: string; failure_category: string | null }> }> };
+  expect(report.configs[0]!.submission).toBe("agent");
   const one = (c: "base" | "switch"): SessionOutcome => {
     const dir = join(out, "sessions", `${pair}.${c}`);
     const v = JSON.parse(readFileSync(join(dir, "verdict.json"), "utf8")) as { resolved: boolean; applied: boolean; apply_error?: string };
