@@ -32,6 +32,8 @@ function configArgs(o: CodexOptions): string[] {
     out.push("-c", "model_provider=switchswe", "-c", `model_providers.switchswe=${provider}`);
   }
   if (o.effort) out.push("-c", `model_reasoning_effort=${o.effort}`);
+  // The web search tool (off unless web=on; `web_search` in newer releases, `tools.web_search` before).
+  out.push("-c", `web_search=${o.web === "on" ? '"live"' : '"disabled"'}`, "-c", `tools.web_search=${o.web === "on"}`);
   return out;
 }
 
@@ -84,5 +86,6 @@ export const codexAgent = cliAgent({
   pkg: codexPackage,
   schema: codexOptionsSchema,
   defaultKeyEnv: "OPENAI_API_KEY",
+  defaultEndpoint: "https://api.openai.com/v1",
   driver: codexDriver,
 });

@@ -7,6 +7,7 @@ import { InfraFault } from "../core/infra-fault.js";
 import type { Agent, AgentContext, Conversation } from "../agents/types.js";
 import { workspaceNames, type Condition, type SessionPair, type WorkspaceName } from "../formats/sessions.js";
 import { sandboxHome, sessionSandbox, type SessionSandbox } from "../agents/sandbox.js";
+import { endpointsOf, openEgressGate, type EgressGate } from "../agents/egress.js";
 import { collectPatch } from "./artifact.js";
 import { createCgroup, type ProcessCgroup } from "../core/cgroups.js";
 import type { Limits } from "../core/limits.js";
@@ -38,8 +39,11 @@ export interface AttemptParams {
   /** Timeout continuations allowed per session (in total). */
   maxContinuations: number;
   keepWorkspaces: boolean;
-  /** Confinement of the agent's processes (null: none). */
-  sandbox: { network: boolean } | null;
+  /**
+   * Confinement of the agent's processes (null: none). `allowed_endpoints` (`--network model`): a
+   * private loopback whose only ways out lead to these origins (src/agents/egress.ts).
+   */
+  sandbox: { network: boolean; allowed_endpoints?: string[] | undefined } | null;
   /** Resource limits of all the session's processes, in one group (null: none). */
   limits: Limits | null;
   /** Aborted when the run is being stopped (Ctrl-C, SIGTERM). */
@@ -106,6 +110,7 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
   let conversation: Conversation | null = null;
   let evidence: WorkspaceEvidence | null = null;
   let cgroup: ProcessCgroup | null = null;
+  let egress: EgressGate | null = null;
   try {
     const setupStart = Date.now();
     const ws = await timed("workspace_setup", () => createWorkspaces(p.dataset, p.pair, p.workDir, p.signal));
@@ -113,8 +118,13 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
     recorder.workspacesReady(p.attempt, Date.now() - setupStart);
     const first = evidence;
     recorder.workspaceState(null, await timed("evidence", () => first.snapshot()));
+    const allowed = p.sandbox?.allowed_endpoints;
+    egress = allowed ? await timed("agent_start", () => openEgressGate(endpointsOf(allowed))) : null;
+    const gate = egress;
     const started = await timed("agent_start", async () => ({
-      sandbox: p.sandbox ? sessionSandbox({ repo: p.pair.repo, workspaces: ws.paths, stateDir: join(p.workDir, "agent"), homeDir: sandboxHome(p.workDir), network: p.sandbox.network }) : undefined,
+      sandbox: p.sandbox
+        ? sessionSandbox({ repo: p.pair.repo, workspaces: ws.paths, stateDir: join(p.workDir, "agent"), homeDir: sandboxHome(p.workDir), network: p.sandbox.network, ...(gate ? { egress: gate } : {}) })
+        : undefined,
       group: p.limits ? createCgroup(p.limits) : null,
     }));
     const sandbox = started.sandbox;
@@ -144,6 +154,7 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
   } finally {
     await timed("cleanup", async () => {
       evidence?.close();
+      await egress?.close();
       await cgroup?.remove().catch((e: unknown) => recorder.warning(`resource limits: ${errorText(e)}`));
       if (!p.keepWorkspaces) await removeWorkDir(p.workDir).catch(() => undefined);
     });
