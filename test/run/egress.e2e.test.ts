@@ -8,6 +8,7 @@ import { cliAsync } from "../helpers/cli.js";
 import { skipWithout } from "../helpers/tools.js";
 import { freePort, RedisServer } from "../queue/fleet.js";
 import { makeRunFixture, writeScript } from "./fixture.js";
+import { egressProbe, probeLines } from "../helpers/egress-probe.js";
 
 // Needs bwrap, socat (the relay), redis-server: skipped with the reason where missing (a failure under CI=true).
 const missingTool = skipWithout(import.meta.url, "bwrap", "socat", "redis-server");
@@ -20,46 +21,6 @@ async function answering(host: string, name: string): Promise<{ server: Server; 
   return { server, port: typeof a === "object" && a ? a.port : 0 };
 }
 
-/**
- * The attack, from inside the agent's sandbox (a scripted `command` agent, python's own urllib and
- * sockets): every probe writes one line to egress.txt in the workspace, so the artifact shows it ran.
- */
-const probe = String.raw`
-import os, socket, sys, urllib.request
-out = open(os.path.join(os.environ["SWITCH_SWE_WORKSPACE"], "egress.txt"), "w")
-def line(name, what):
-    out.write(f"{name}: {what}\n"); out.flush()
-def get(name, url, proxy=None):
-    try:
-        opener = urllib.request.build_opener(urllib.request.ProxyHandler(proxy) if proxy is not None else urllib.request.ProxyHandler())
-        r = opener.open(url, timeout=5)
-        line(name, f"{r.status} {r.read().decode()[:40]}")
-    except Exception as e:
-        line(name, f"refused {type(e).__name__}")
-def tcp(name, port):
-    try:
-        s = socket.create_connection(("127.0.0.1", port), timeout=5); s.sendall(b"PING\r\n"); line(name, "open " + s.recv(20).decode().strip())
-    except Exception as e:
-        line(name, f"refused {type(e).__name__}")
-line("ran", "yes")
-model, code, redis, remote = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-get("model", model + "/v1/models")
-get("code-host", f"http://127.0.0.1:{code}/")
-tcp("redis", redis)
-try:
-    socket.getaddrinfo("example.com", 443); line("dns", "resolved")
-except Exception as e:
-    line("dns", f"failed {type(e).__name__}")
-# A model endpoint off loopback goes through the allow-list proxy (HTTP_PROXY); the proxy refuses anything else.
-get("remote-model", remote + "/")
-get("via-proxy-code-host", f"http://127.0.0.2:{code}/", proxy={"http": os.environ.get("HTTP_PROXY", "")})
-try:
-    s = socket.create_connection(("127.0.0.1", int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1])), timeout=5)
-    s.sendall(f"CONNECT 127.0.0.1:{redis} HTTP/1.1\r\nHost: x\r\n\r\n".encode()); line("proxy-connect-redis", s.recv(40).decode().split("\r\n")[0])
-except Exception as e:
-    line("proxy-connect-redis", f"refused {type(e).__name__}")
-line("proxy-env", os.environ.get("HTTPS_PROXY", "unset"))
-`;
 
 describe.skipIf(missingTool)("--network model: the agent reaches its model endpoints and nothing else", () => {
   let model: MockModelServer;
@@ -85,7 +46,7 @@ describe.skipIf(missingTool)("--network model: the agent reaches its model endpo
 
   it("a scripted agent inside: the model answers; another local server, Redis and DNS do not; run.json names the endpoints", async () => {
     const script = join(fx.root, "probe.py");
-    writeScript(fx.root, "probe.py", probe);
+    writeScript(fx.root, "probe.py", egressProbe);
     const remote = `http://127.0.0.2:${remoteModel.port}`;
     const pair = fx.sessions.pairs[0]!.focus;
     const out = join(fx.root, "run");
@@ -104,12 +65,7 @@ describe.skipIf(missingTool)("--network model: the agent reaches its model endpo
 
     const session = readdirSync(join(out, "sessions"))[0]!;
     const patch = readFileSync(join(out, "sessions", session, "artifact.patch"), "utf8");
-    const lines = Object.fromEntries(
-      patch
-        .split("\n")
-        .filter((l) => l.startsWith("+") && !l.startsWith("+++"))
-        .map((l) => l.slice(1).split(": ") as [string, string]),
-    );
+    const lines = probeLines(patch);
     expect(lines).toMatchObject({
       ran: "yes",
       model: expect.stringMatching(/^200 \{"object":"list"/),
