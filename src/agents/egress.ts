@@ -166,10 +166,22 @@ function listener(addr: string, port: number, socket: string): string {
   return `socat ${listen},reuseaddr,fork UNIX-CONNECT:${socket} 2>/dev/null &`;
 }
 
-/** A shell test that is true once something listens on addr:port (`/proc/net/tcp{,6}`, state 0A). */
-function listening(addr: string, port: number): string {
-  const hex = port.toString(16).toUpperCase().padStart(4, "0");
-  return addr === "::1" ? `grep -q ' 00000000000000000000000001000000:${hex} [0-9A-F:]* 0A ' /proc/net/tcp6` : `grep -q ' 0100007F:${hex} [0-9A-F:]* 0A ' /proc/net/tcp`;
+/** How /proc/net/tcp names 127.0.0.1:port as a local address. */
+function procAddress(port: number): string {
+  return `0100007F:${port.toString(16).toUpperCase().padStart(4, "0")}`;
+}
+
+/**
+ * Shell (builtins only: no process per check) that waits until every listener is listening (state 0A
+ * in /proc/net/tcp), so the agent's first connection never races its relay; gives up after a few
+ * seconds (the agent then sees a refused connection, as without a relay).
+ */
+function waitForListeners(all: ReadonlyArray<{ addr: string; port: number }>): string {
+  // IPv4 only: a machine without IPv6 has no ::1 to listen on (the v6 listener of `localhost` is a best effort).
+  const listeners = all.filter((l) => l.addr !== "::1");
+  const wanted = listeners.map((l) => `0A:${procAddress(l.port)}`).join("|");
+  const count = `w=0; while read -r _ l _ st _; do case "$st:$l" in ${wanted}) w=$((w+1));; esac; done < /proc/net/tcp`;
+  return `n=0; while ${count}; [ $w -lt ${listeners.length} ] && [ $n -lt 100000 ]; do n=$((n+1)); done`;
 }
 
 /** Opens the ways out to `endpoints` for one session (its relays live until close). */
@@ -201,8 +213,7 @@ export async function openEgressGate(endpoints: readonly Endpoint[]): Promise<Eg
   const proxy = `http://127.0.0.1:${proxyPort}`;
   const noProxy = "127.0.0.1,localhost,::1";
   const start = listeners.map((l) => listener(l.addr, l.port, l.socket)).join("\n");
-  // Waited for, so the agent's first connection never races its relay (a few ms; 5 s at most).
-  const ready = listeners.map((l) => `n=0; until ${listening(l.addr, l.port)}; do n=$((n+1)); [ $n -gt 2500 ] && break; sleep 0.002; done`).join("\n");
+  const ready = waitForListeners(listeners);
   return {
     endpoints,
     dir,
