@@ -118,15 +118,8 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
     recorder.workspacesReady(p.attempt, Date.now() - setupStart);
     const first = evidence;
     recorder.workspaceState(null, await timed("evidence", () => first.snapshot()));
-    const allowed = p.sandbox?.allowed_endpoints;
-    egress = allowed ? await timed("agent_start", () => openEgressGate(endpointsOf(allowed))) : null;
-    const gate = egress;
-    const started = await timed("agent_start", async () => ({
-      sandbox: p.sandbox
-        ? sessionSandbox({ repo: p.pair.repo, workspaces: ws.paths, stateDir: join(p.workDir, "agent"), homeDir: sandboxHome(p.workDir), network: p.sandbox.network, ...(gate ? { egress: gate } : {}) })
-        : undefined,
-      group: p.limits ? createCgroup(p.limits) : null,
-    }));
+    egress = p.sandbox?.allowed_endpoints ? await timed("agent_start", () => openEgressGate(endpointsOf(p.sandbox!.allowed_endpoints!))) : null;
+    const started = await timed("agent_start", async () => ({ sandbox: agentSandbox(p, ws, egress), group: p.limits ? createCgroup(p.limits) : null }));
     const sandbox = started.sandbox;
     cgroup = started.group;
     for (const [r, rec] of Object.entries(cgroup?.record ?? {})) {
@@ -159,6 +152,13 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
       if (!p.keepWorkspaces) await removeWorkDir(p.workDir).catch(() => undefined);
     });
   }
+}
+
+/** The sandbox of the attempt's agent (undefined: unconfined), with the ways out of `gate` under `--network model`. */
+function agentSandbox(p: AttemptParams, ws: SessionWorkspaces, gate: EgressGate | null): SessionSandbox | undefined {
+  if (!p.sandbox) return undefined;
+  const where = { repo: p.pair.repo, workspaces: ws.paths, stateDir: join(p.workDir, "agent"), homeDir: sandboxHome(p.workDir) };
+  return sessionSandbox({ ...where, network: p.sandbox.network, ...(gate ? { egress: gate } : {}) });
 }
 
 /** The agent's conversation for this attempt; an agent that cannot start is an infrastructure fault. */
