@@ -4,6 +4,7 @@ import { createServer as createHttpServer, request as httpRequest, type Server a
 import { connect, createServer, isIP, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { InfraFault } from "../core/infra-fault.js";
 
 /**
  * The agent's network under `--network model` (the default): its sandbox has a network namespace of
@@ -186,6 +187,9 @@ function waitForListeners(all: ReadonlyArray<{ addr: string; port: number }>): s
 
 /** Opens the ways out to `endpoints` for one session (its relays live until close). */
 export async function openEgressGate(endpoints: readonly Endpoint[]): Promise<EgressGate> {
+  // A queue worker may lack what the coordinator had: not the agent's fault.
+  const missing = endpoints.length > 0 ? egressProblem() : null;
+  if (missing) throw new InfraFault(`--network model: ${missing}`, false);
   // Short: unix socket paths are limited to 108 bytes.
   const dir = mkdtempSync(join(tmpdir(), "switch-swe-egress-"));
   const servers: Array<Server | HttpServer> = [];

@@ -12,7 +12,9 @@ import { egressInsideDir, type EgressGate } from "./egress.js";
  * (`/home/agent`, kept for the attempt) and TMPDIR, its state directory at `/state`, the programs
  * its command names (read-only), and nothing else: not the dataset, the run directory, the caches,
  * other sessions or the caller's HOME. Each request runs in a new PID namespace, so every process
- * it started (`setsid` and `nohup` daemons included) dies when the request ends.
+ * it started (`setsid` and `nohup` daemons included) dies when the request ends. On the network it
+ * reaches the model endpoints its options name and nothing else (`--network model`, egress.ts), nothing
+ * (`none`), or the machine's whole network (`on`).
  */
 
 export interface SessionSandbox {
