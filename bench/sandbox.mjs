@@ -1,4 +1,4 @@
-// Sandbox cost: bubblewrap start-up per request / per verification (median of 40 starts of /bin/true in the
+// Sandbox cost: bubblewrap start-up per request (with --network on, and with --network model's relays) / per verification (median of 40 starts of /bin/true in the
 // exact sandbox the harness builds, hardened; and the verifier's without the hardening, to see what it costs), the cgroup set-up per session or test run (group made, /bin/true started
 // in it through the wrapper, group removed), the verifier's base-only checkout against a shared clone, and the wall time of a small sample run (oracle, verified) with
 // --sandbox bwrap vs --sandbox none. Prints figures; asserts nothing. Usage: npm run bench:sandbox
@@ -9,6 +9,7 @@ import { tmpdir, loadavg, cpus } from "node:os";
 import { join } from "node:path";
 import { bwrapArgs, bwrapCommand, hardeningSummary } from "../dist/core/sandbox.js";
 import { sessionSandbox } from "../dist/agents/sandbox.js";
+import { endpointsOf, openEgressGate } from "../dist/agents/egress.js";
 import { createCgroup, describeLimits } from "../dist/core/cgroups.js";
 import { defaultLimits } from "../dist/core/limits.js";
 import { loadDataset } from "../dist/dataset/load.js";
@@ -40,14 +41,26 @@ function startups(variants) {
 
 const ws = Object.fromEntries(["w00", "w01", "w02", "w03", "w04"].map((w) => [w, mkdtempSync(join(root, `${w}-`))]));
 const sb = sessionSandbox({ repo: "demo", workspaces: ws, stateDir: join(root, "state"), homeDir: join(root, "home"), network: true });
+// --network model (the default): the same sandbox in a network namespace of its own, with socat relays to the
+// model endpoint (loopback) and to the allow-list proxy (a remote endpoint), each waited for before the command.
+const gateLocal = await openEgressGate(endpointsOf(["http://127.0.0.1:4000/v1"]));
+const gateBoth = await openEgressGate(endpointsOf(["http://127.0.0.1:4000/v1", "https://api.anthropic.com"]));
+const sbOf = (egress) => sessionSandbox({ repo: "demo", workspaces: ws, stateDir: join(root, "state"), homeDir: join(root, "home"), network: false, egress });
+const sbLocal = sbOf(gateLocal);
+const sbBoth = sbOf(gateBoth);
 const verifierSpec = { binds: [{ src: ws.w00, rw: true }], network: false, chdir: ws.w00 };
 console.log(`hardening applied: ${hardeningSummary()}`);
 startups([
-  ["agent request sandbox start-up", () => sb.wrap(["/bin/true"], "/workspace/demo/w00", [])],
+  ["agent request sandbox start-up (--network on)", () => sb.wrap(["/bin/true"], "/workspace/demo/w00", [])],
+  ["agent request sandbox start-up, --network model (one loopback endpoint: one socat relay)", () => sbLocal.wrap(["/bin/true"], "/workspace/demo/w00", [])],
+  ["agent request sandbox start-up, --network model (loopback endpoint + remote one through the proxy: two relays)", () => sbBoth.wrap(["/bin/true"], "/workspace/demo/w00", [])],
   ["verifier test-run sandbox start-up", () => bwrapCommand(verifierSpec, ["/bin/true"])],
   // The same sandbox without user namespace, capability drop and syscall filter (as before issue 32): what they cost.
   ["verifier test-run sandbox start-up, unhardened", () => ({ command: "bwrap", args: bwrapArgs(verifierSpec, ["/bin/true"]) })],
 ]);
+
+await gateLocal.close();
+await gateBoth.close();
 
 const timeAsync = async (fn) => {
   const t = process.hrtime.bigint();

@@ -56,6 +56,7 @@ function claudeDriver(ctx: AgentContext, o: ClaudeCodeOptions): CliDriver {
     env: claudeEnv(ctx, o, cliHome(ctx, join(ctx.stateDir, "home"))),
     args: (_req: AgentRequest, conversation: string | null) => [
       "-p", "--output-format", "stream-json", "--verbose", "--include-partial-messages", "--dangerously-skip-permissions",
+      ...(o.web === "on" ? [] : ["--disallowedTools", "WebFetch,WebSearch"]),
       ...(o.model ? ["--model", o.model] : []),
       ...effortArgs(o),
       ...(conversation ? ["--resume", conversation] : ["--session-id", ctx.conversationId]),
@@ -81,6 +82,7 @@ export const claudeCodeAgent = cliAgent({
   pkg: claudePackage,
   schema: claudeOptionsSchema,
   defaultKeyEnv: "ANTHROPIC_API_KEY",
+  defaultEndpoint: "https://api.anthropic.com",
   driver: claudeDriver,
   presetConversation: true,
 });

@@ -16,6 +16,7 @@ interface CommonOptions {
   arg?: string | undefined;
   env?: string | undefined;
   effort?: string | undefined;
+  web?: "on" | "off" | undefined;
 }
 
 /** An adapter's parsed options plus what parsing found: the binary, the extra arguments, the variables passed in. */
@@ -29,6 +30,8 @@ export interface CliAgentSpec<S extends z.ZodType<CommonOptions>> {
   schema: S;
   /** The variable that holds the API key when `api_key_env` is not given (required unless `base_url` is). */
   defaultKeyEnv: string;
+  /** The model endpoint the CLI calls when `base_url` is not given (what `--network model` lets it reach). */
+  defaultEndpoint: string;
   /** How one request of this CLI runs, for a session. */
   driver(ctx: AgentContext, o: CliAgentOptions<z.output<S>>): CliDriver;
   /** The CLI's highest reasoning effort, what `effort=max` (the default) sends; absent: the CLI has no effort setting. */
@@ -57,6 +60,7 @@ export function cliAgent<S extends z.ZodType<CommonOptions>>(spec: CliAgentSpec<
     },
     create: (o): Agent => ({
       name: spec.name,
+      endpoints: [o.base_url ?? spec.defaultEndpoint],
       startConversation: async (ctx) => new CliConversation(ctx, spec.driver(ctx, o), spec.presetConversation ? ctx.conversationId : null),
       describe: async () => ({ name: spec.name, package: spec.pkg.npm, version: await cliVersion(o.binaryPath), binary: o.binaryPath, model: o.model ?? null, effort: spec.highestEffort === undefined ? null : effectiveEffort(o.effort, spec.highestEffort) }),
     }),

@@ -18,6 +18,8 @@ export const cliOptionFields = {
   bin: z.string().trim().min(1).optional(),
   /** Extra CLI arguments: words split on spaces, or a JSON list of strings. */
   arg: z.string().optional(),
+  /** The CLI's own web fetch and search tools: off by default (the agent reaches its model endpoint only; docs/agents.md). */
+  web: z.enum(["on", "off"]).default("off"),
   /** Variables of the caller's environment passed to the agent, comma-separated (nothing else leaks in). */
   env: z
     .string()

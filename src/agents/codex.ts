@@ -29,7 +29,7 @@ export const codexPackage: CliPackage = { command: "codex", npm: "@openai/codex"
 const providerKeyVar = "SWITCH_SWE_CODEX_API_KEY";
 
 /** `-c` overrides: a custom Responses provider for base_url, the effort. */
-export function configArgs(o: Pick<CodexOptions, "base_url" | "effort">): string[] {
+export function configArgs(o: Pick<CodexOptions, "base_url" | "effort"> & Partial<Pick<CodexOptions, "web">>): string[] {
   const out: string[] = [];
   if (o.base_url) {
     const provider = `{name="switch-swe",base_url=${JSON.stringify(o.base_url)},env_key="${providerKeyVar}",wire_api="responses"}`;
@@ -37,6 +37,8 @@ export function configArgs(o: Pick<CodexOptions, "base_url" | "effort">): string
   }
   const effort = effectiveEffort(o.effort, codexHighestEffort);
   if (effort !== null) out.push("-c", `model_reasoning_effort=${effort}`);
+  // The web search tool (off unless web=on; `web_search` in newer releases, `tools.web_search` before).
+  out.push("-c", `web_search=${o.web === "on" ? '"live"' : '"disabled"'}`, "-c", `tools.web_search=${o.web === "on"}`);
   return out;
 }
 
@@ -90,5 +92,6 @@ export const codexAgent = cliAgent({
   pkg: codexPackage,
   schema: codexOptionsSchema,
   defaultKeyEnv: "OPENAI_API_KEY",
+  defaultEndpoint: "https://api.openai.com/v1",
   driver: codexDriver,
 });

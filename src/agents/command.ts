@@ -17,6 +17,11 @@ const commandOptionsSchema = z
     command: z.string({ error: "required: --agent-opt command=CMD" }).trim().min(1, "must not be empty"),
     /** Variables of the caller's environment the command gets, comma-separated (nothing else leaks in). */
     env: cliOptionFields.env,
+    /** Model endpoints (URLs, comma-separated) the command may reach under `--network model`; none by default. */
+    endpoints: z
+      .string()
+      .optional()
+      .refine((v) => (v ?? "").split(",").every((u) => u.trim() === "" || URL.canParse(u.trim())), "must be URL,URL2,…"),
   })
   .strict();
 
@@ -47,6 +52,7 @@ export const commandAgent: AgentFactory<CommandOptions> = {
   },
   create: (options): Agent => ({
     name: "command",
+    endpoints: (options.endpoints ?? "").split(",").map((u) => u.trim()).filter((u) => u !== ""),
     startConversation: async (ctx) => {
       mkdirSync(ctx.stateDir, { recursive: true });
       mkdirSync(ctx.logDir, { recursive: true });

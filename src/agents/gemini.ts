@@ -35,7 +35,8 @@ function geminiDriver(ctx: AgentContext, o: GeminiOptions): CliDriver {
   if (o.base_url) own.GOOGLE_GEMINI_BASE_URL = o.base_url.replace(/\/+$/, "").replace(/\/v1beta$/, "");
   const env = cliEnv(ctx, home, o.pass, own);
   mkdirSync(geminiDir, { recursive: true });
-  writeFileSync(join(geminiDir, "settings.json"), `${JSON.stringify(geminiSettings, null, 2)}\n`);
+  const settings = o.web === "on" ? geminiSettings : { ...geminiSettings, tools: { exclude: ["web_fetch", "google_web_search"] } };
+  writeFileSync(join(geminiDir, "settings.json"), `${JSON.stringify(settings, null, 2)}\n`);
   const state = newGeminiState();
   return {
     cli: "gemini",
@@ -65,5 +66,6 @@ export const geminiAgent = cliAgent({
   pkg: geminiPackage,
   schema: geminiOptionsSchema,
   defaultKeyEnv: "GEMINI_API_KEY",
+  defaultEndpoint: "https://generativelanguage.googleapis.com",
   driver: geminiDriver,
 });

@@ -37,6 +37,8 @@ const opencodeOptionsSchema = z
     context: z.coerce.number().int().nonnegative().optional(),
     /** Reasoning effort: OpenCode's model variant (`--variant`, e.g. minimal, low, medium, high, max); default max = the model family's highest (effort.ts), `default`: none. */
     effort: z.string().regex(/^[a-z][a-z0-9_-]*$/, "must be a variant name such as high").optional(),
+    /** OpenCode's own web fetch and search tools: off by default (docs/agents.md). */
+    web: cliOptionFields.web,
     /** Variables of the caller's environment OpenCode gets, comma-separated (nothing else leaks in). */
     env: cliOptionFields.env,
     /** Output limit of the custom model. */
@@ -88,6 +90,7 @@ export const opencodeAgent: AgentFactory<OpencodeOptions> = {
   },
   create: (options): Agent => ({
     name: "opencode",
+    endpoints: opencodeEndpoints(options),
     startConversation: async (ctx) => new OpencodeConversation(ctx, options),
     describe: async () => {
       const context = contextLimit(options.model, options.base_url !== undefined, options.context);
@@ -115,15 +118,36 @@ export function variantArgs(o: Pick<OpencodeOptions, "effort" | "model">): strin
   return effort === null ? [] : ["--variant", effort];
 }
 
+/** Where the known providers' APIs are, for `--network model` when no base_url is given. */
+const providerEndpoints: Record<string, string> = {
+  anthropic: "https://api.anthropic.com",
+  openai: "https://api.openai.com",
+  google: "https://generativelanguage.googleapis.com",
+  openrouter: "https://openrouter.ai",
+  groq: "https://api.groq.com",
+  mistral: "https://api.mistral.ai",
+  deepseek: "https://api.deepseek.com",
+  xai: "https://api.x.ai",
+};
+
+/** The model endpoints a session's OpenCode calls: the provider's (base_url, else its known API) and RCM's auxiliary endpoint. */
+function opencodeEndpoints(o: OpencodeOptions): string[] | undefined {
+  const main = o.base_url ?? providerEndpoints[o.model.split("/")[0]!];
+  if (main === undefined) return undefined;
+  const aux = o.aux_model?.includes("|") ? [o.aux_model.split("|")[0]!] : [];
+  return [main, ...aux];
+}
+
 /** The OpenCode configuration of a session (given as OPENCODE_CONFIG_CONTENT). */
 export function opencodeConfig(o: OpencodeOptions, rcmStateDir: string): Record<string, unknown> {
   const [provider, ...rest] = o.model.split("/");
   const model = rest.join("/");
+  const web = o.web === "on" ? "allow" : "deny";
   const config: Record<string, unknown> = {
     $schema: "https://opencode.ai/config.json",
     autoupdate: false,
     share: "disabled",
-    permission: { edit: "allow", bash: "allow", webfetch: "allow", external_directory: "allow", doom_loop: "allow" },
+    permission: { edit: "allow", bash: "allow", webfetch: web, websearch: web, codesearch: web, external_directory: "allow", doom_loop: "allow" },
   };
   if (o.base_url) {
     config.provider = {

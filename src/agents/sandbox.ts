@@ -3,6 +3,7 @@ import { dirname, join } from "node:path";
 import { bwrapCommand, pathList, pythonPrefixes, realPythonBin, type Bind } from "../core/sandbox.js";
 import type { WorkspaceName } from "../formats/sessions.js";
 import { passedVariables, systemVariables } from "./private-env.js";
+import { egressInsideDir, type EgressGate } from "./egress.js";
 
 /**
  * The sandbox of one session attempt (bubblewrap). The agent's processes see a read-only system,
@@ -11,7 +12,9 @@ import { passedVariables, systemVariables } from "./private-env.js";
  * (`/home/agent`, kept for the attempt) and TMPDIR, its state directory at `/state`, the programs
  * its command names (read-only), and nothing else: not the dataset, the run directory, the caches,
  * other sessions or the caller's HOME. Each request runs in a new PID namespace, so every process
- * it started (`setsid` and `nohup` daemons included) dies when the request ends.
+ * it started (`setsid` and `nohup` daemons included) dies when the request ends. On the network it
+ * reaches the model endpoints its options name and nothing else (`--network model`, egress.ts), nothing
+ * (`none`), or the machine's whole network (`on`).
  */
 
 export interface SessionSandbox {
@@ -36,7 +39,10 @@ export interface SessionSandboxOptions {
   stateDir: string;
   /** Host directory that becomes the private HOME. */
   homeDir: string;
+  /** True: the machine's network as it is (`--network on`); false: a private loopback only. */
   network: boolean;
+  /** `--network model`: a private loopback whose only ways out are this gate's (egress.ts); `network` is then ignored. */
+  egress?: EgressGate;
 }
 
 /** Variables of the caller that name places of the caller or of the harness; never passed in. */
@@ -60,7 +66,7 @@ export function sessionSandbox(o: SessionSandboxOptions): SessionSandbox {
     env: (extra) => {
       // The system variables only; whatever else the agent needs, the caller names (`env=`), in `extra`.
       const env = passedVariables(systemVariables);
-      return { ...env, PATH: insidePath, HOME: "/home/agent", TMPDIR: "/tmp", ...extra };
+      return { ...env, PATH: insidePath, HOME: "/home/agent", TMPDIR: "/tmp", ...extra, ...o.egress?.env() };
     },
     wrap: (argv, cwdInside, programs) => {
       const binds: Bind[] = [
@@ -68,9 +74,11 @@ export function sessionSandbox(o: SessionSandboxOptions): SessionSandbox {
         { src: o.homeDir, dest: "/home/agent", rw: true },
         { src: o.stateDir, dest: "/state", rw: true },
         ...programs.filter((p) => existsSync(p)).map((src) => ({ src })),
+        ...(o.egress ? [{ src: o.egress.dir, dest: egressInsideDir }] : []),
       ];
       const extraSystem = pathList(callerPath).filter((d) => existsSync(d) && !d.startsWith("/usr") && !system.some((s) => d.startsWith(s)));
-      return bwrapCommand({ binds, system: [...system, ...extraSystem], network: o.network, chdir: cwdInside }, argv);
+      const network = o.egress ? false : o.network;
+      return bwrapCommand({ binds, system: [...system, ...extraSystem], network, chdir: cwdInside }, o.egress ? o.egress.wrap(argv) : argv);
     },
   };
 }

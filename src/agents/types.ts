@@ -83,6 +83,11 @@ export type HarnessInfo = z.infer<typeof harnessInfoSchema>;
 
 export interface Agent {
   readonly name: string;
+  /**
+   * The model endpoints (URLs) its configuration names: under `--network model` the sandbox reaches
+   * these and nothing else. Undefined: it names none it could be held to (the run then needs `--network on`).
+   */
+  readonly endpoints?: readonly string[];
   startConversation(ctx: AgentContext): Promise<Conversation>;
   /** Asks the harness what it is (version from the CLI itself); recorded in run.json. */
   describe?(): Promise<HarnessInfo>;

@@ -110,6 +110,7 @@ const probes: [string, () => DoctorCheck | Promise<DoctorCheck>][] = [
   ["pytest", () => toolCheck("pytest", "python3", ["-m", "pytest", "--version"], "the tasks' tests (verify, qualify, mine, demo)", "apt-get install python3-pytest (or: python3 -m pip install pytest)")],
   ["bwrap", bwrapCheck],
   ["userns", usernsCheck],
+  ["socat", () => toolCheck("socat", "socat", ["-V"], "run --network model (the default): only the model endpoint inside the agent's sandbox", "apt-get install socat")],
   ["cgroups", cgroupsCheck],
   ["redis-server", () => toolCheck("redis-server", "redis-server", ["--version"], "a queue for a fleet of workers (run --queue; the queue tests)", "apt-get install redis-server")],
   ["chromium", () => toolCheck("chromium", "chromium", ["--version"], "the HTML report's browser test", "apt-get install chromium")],

@@ -9,10 +9,11 @@ const base = ["node", "git", "python3", "pytest"];
  */
 export const needsOf: Record<DoctorUse, readonly string[]> = {
   demo: base,
-  run: [...base, "bwrap"],
+  // socat: `run --network model` (the default) relays the model endpoint into the agent's sandbox with it.
+  run: [...base, "bwrap", "socat"],
   verify: [...base, "bwrap"],
-  queue: [...base, "bwrap", "redis-server"],
-  test: [...base, "bwrap", "userns", "cgroups", "redis-server", "chromium"],
+  queue: [...base, "bwrap", "socat", "redis-server"],
+  test: [...base, "bwrap", "userns", "socat", "cgroups", "redis-server", "chromium"],
 };
 
 /** The report for one use: ready when every check it needs passed. */

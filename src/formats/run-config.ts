@@ -63,7 +63,10 @@ export const runConfigSchema = z
     sandbox: z
       .object({
         mode: z.enum(["bwrap", "none"]),
-        network: z.enum(["on", "none"]),
+        /** `model` (the default since egress allow-lists; runs before it recorded `on` or `none`): only `allowed_endpoints`. */
+        network: z.enum(["model", "on", "none"]),
+        /** With `network: model`: the only origins the agent's sandbox reaches (`http://127.0.0.1:8080`, `https://api.anthropic.com:443`). */
+        allowed_endpoints: z.array(z.string()).optional(),
         enforced: z.array(z.string()),
         not_enforced: z.array(z.string()),
         /**

@@ -20,6 +20,7 @@ import type { SecuredQueue } from "./queue-secret.js";
 import { decodeResult, sessionResultSchema, type SessionResult } from "./result-schema.js";
 import { verifyThroughQueue } from "./verify-coordinator.js";
 import { queuedLimits } from "../run/limits-record.js";
+import { agentSandbox } from "../run/sandbox-record.js";
 
 interface Tracked {
   job: SessionJob;
@@ -113,7 +114,7 @@ export class QueueCoordinator implements SessionBackend {
       seed: c.seed,
       request_timeout_s: c.request_timeout_s,
       max_continuations: c.max_continuations,
-      sandbox: c.sandbox?.mode === "bwrap" ? { network: c.sandbox.network === "on" } : null,
+      sandbox: agentSandbox(c.sandbox),
       limits: queuedLimits(c.limits),
       submission: c.submission ?? "checkout",
     };

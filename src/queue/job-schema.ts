@@ -38,7 +38,7 @@ export const sessionJobSchema = z
     request_timeout_s: z.number().positive(),
     max_continuations: z.number().int().nonnegative(),
     /** The agent's sandbox as run.json records it (null: none), applied by the worker as a local run would. */
-    sandbox: z.object({ network: z.boolean() }).strict().nullable(),
+    sandbox: z.object({ network: z.boolean(), allowed_endpoints: z.array(z.string()).optional() }).strict().nullable(),
     /** `--limits` as asked (null: none); the worker enforces what its own machine can and warns of the rest. */
     limits: z.string().nullable(),
     /** `--submission` as run.json records it (absent: checkout, as coordinators before it sent). */

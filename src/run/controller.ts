@@ -7,6 +7,7 @@ import { InfraFault } from "../core/infra-fault.js";
 import type { Agent, AgentContext, Conversation } from "../agents/types.js";
 import { workspaceNames, type Condition, type SessionPair, type WorkspaceName } from "../formats/sessions.js";
 import { sandboxHome, sessionSandbox, type SessionSandbox } from "../agents/sandbox.js";
+import { endpointsOf, openEgressGate, type EgressGate } from "../agents/egress.js";
 import { collectPatch } from "./artifact.js";
 import { createCgroup, type ProcessCgroup } from "../core/cgroups.js";
 import type { Limits } from "../core/limits.js";
@@ -42,8 +43,11 @@ export interface AttemptParams {
   keepWorkspaces: boolean;
   /** `agent`: the artifact is the patch the agent submits at finalization; `checkout` (default): the focus checkout's diff. */
   submission?: SubmissionMode;
-  /** Confinement of the agent's processes (null: none). */
-  sandbox: { network: boolean } | null;
+  /**
+   * Confinement of the agent's processes (null: none). `allowed_endpoints` (`--network model`): a
+   * private loopback whose only ways out lead to these origins (src/agents/egress.ts).
+   */
+  sandbox: { network: boolean; allowed_endpoints?: string[] | undefined } | null;
   /** Resource limits of all the session's processes, in one group (null: none). */
   limits: Limits | null;
   /** Aborted when the run is being stopped (Ctrl-C, SIGTERM). */
@@ -109,6 +113,7 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
   let conversation: Conversation | null = null;
   let evidence: WorkspaceEvidence | null = null;
   let cgroup: ProcessCgroup | null = null;
+  let egress: EgressGate | null = null;
   try {
     const setupStart = Date.now();
     const ws = await timed("workspace_setup", () => createWorkspaces(p.dataset, p.pair, p.workDir, p.signal));
@@ -116,10 +121,8 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
     recorder.workspacesReady(p.attempt, Date.now() - setupStart);
     const first = evidence;
     recorder.workspaceState(null, await timed("evidence", () => first.snapshot()));
-    const started = await timed("agent_start", async () => ({
-      sandbox: p.sandbox ? sessionSandbox({ repo: p.pair.repo, workspaces: ws.paths, stateDir: join(p.workDir, "agent"), homeDir: sandboxHome(p.workDir), network: p.sandbox.network }) : undefined,
-      group: p.limits ? createCgroup(p.limits) : null,
-    }));
+    egress = p.sandbox?.allowed_endpoints ? await timed("agent_start", () => openEgressGate(endpointsOf(p.sandbox!.allowed_endpoints!))) : null;
+    const started = await timed("agent_start", async () => ({ sandbox: agentSandbox(p, ws, egress), group: p.limits ? createCgroup(p.limits) : null }));
     const sandbox = started.sandbox;
     cgroup = started.group;
     for (const [r, rec] of Object.entries(cgroup?.record ?? {})) {
@@ -146,6 +149,7 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
   } finally {
     await timed("cleanup", async () => {
       evidence?.close();
+      await egress?.close();
       await cgroup?.remove().catch((e: unknown) => recorder.warning(`resource limits: ${errorText(e)}`));
       if (!p.keepWorkspaces) await removeWorkDir(p.workDir).catch(() => undefined);
     });
@@ -173,6 +177,13 @@ function focusOf(pair: SessionPair): WorkspaceName {
   const w = workspaceNames.find((n) => pair.workspaces[n] === pair.focus);
   if (!w) throw new Error(`${pair.id}: no workspace holds the focus task`);
   return w;
+}
+
+/** The sandbox of the attempt's agent (undefined: unconfined), with the ways out of `gate` under `--network model`. */
+function agentSandbox(p: AttemptParams, ws: SessionWorkspaces, gate: EgressGate | null): SessionSandbox | undefined {
+  if (!p.sandbox) return undefined;
+  const where = { repo: p.pair.repo, workspaces: ws.paths, stateDir: join(p.workDir, "agent"), homeDir: sandboxHome(p.workDir) };
+  return sessionSandbox({ ...where, network: p.sandbox.network, ...(gate ? { egress: gate } : {}) });
 }
 
 /** The agent's conversation for this attempt; an agent that cannot start is an infrastructure fault. */

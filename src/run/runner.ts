@@ -25,7 +25,8 @@ import { sessionsMismatch } from "./sessions-match.js";
 import { attemptWorkDir } from "./session-dir.js";
 import { verifyAfterRun } from "./verify-hook.js";
 import { reapNotices, reapStaleScratch } from "../testbed/verifier-scratch.js";
-import { hardeningWarning, sandboxRecord } from "./sandbox-record.js";
+import { agentSandbox, hardeningWarning, sandboxRecord } from "./sandbox-record.js";
+import type { NetworkMode } from "../agents/egress.js";
 import { limitsRecord, sessionLimits } from "./limits-record.js";
 import { defaultLimits, parseLimits, type Limits } from "../core/limits.js";
 import type { SandboxMode } from "../core/sandbox.js";
@@ -66,8 +67,8 @@ export interface RunOptions {
   unconfinedBecause?: string;
   /** `--submission`: the artifact is the agent's submitted patch or the focus checkout's diff (default: defaultSubmission). */
   submission?: SubmissionMode;
-  /** `none`: no network inside the agent's sandbox (default: on, the agent needs its model API). */
-  network?: "on" | "none";
+  /** The agent's network inside its sandbox: `model` (default: only the model endpoints its configuration names), `none`, or `on` (everything). */
+  network?: NetworkMode;
   /** Resource limits of each session's processes (`--limits`; default the paper's 4 CPUs, 16 GiB, 1024 processes; on --resume: run.json's). */
   limits?: Limits;
   verify: boolean;
@@ -182,7 +183,7 @@ function prepare(runDir: string, opts: RunOptions): Prepared {
     request_timeout_s: requestTimeoutS,
     max_continuations: previous?.max_continuations ?? maxContinuations,
     max_infra_retries: previous?.max_infra_retries ?? maxInfraRetries,
-    sandbox: sandboxRecord(opts.sandbox ?? previous?.sandbox?.mode ?? "bwrap", opts.network ?? previous?.sandbox?.network ?? "on", agentName, opts.unconfinedBecause),
+    sandbox: sandboxRecord(opts.sandbox ?? previous?.sandbox?.mode ?? "bwrap", opts.network ?? previous?.sandbox?.network ?? "model", agentName, opts.unconfinedBecause, agent.endpoints),
     ...(rcm ? { rcm: { mode: rcm } } : {}),
     limits: limitsRecord(opts.limits ?? (previous?.limits ? parseLimits(previous.limits.requested, `${configFile}: limits.requested`) : defaultLimits), agentName, opts.backend !== undefined),
   };
@@ -340,7 +341,7 @@ async function runWithRetries(
         maxContinuations: config.max_continuations,
         keepWorkspaces: opts.keepWorkspaces,
         submission: config.submission ?? "checkout",
-        sandbox: config.sandbox?.mode === "bwrap" ? { network: config.sandbox.network === "on" } : null,
+        sandbox: agentSandbox(config.sandbox),
         limits: sessionLimits(config.limits),
         signal,
         progress: opts.progress,

@@ -1,6 +1,8 @@
 import { InputError } from "../core/errors.js";
 import { bwrapProblem, sandboxHardening, type SandboxMode } from "../core/sandbox.js";
 import type { RunConfig } from "../formats/run-config.js";
+import { egressProblem, endpointsOf, type NetworkMode } from "../agents/egress.js";
+import type { AttemptParams } from "./controller.js";
 
 /** Agents whose processes the controller can confine (process agents started through the sandbox, and harness-side ones). */
 const sandboxedAgents = new Set(["command", "oracle", "nop", "opencode", "claude-code", "codex", "gemini"]);
@@ -19,7 +21,14 @@ export function hardeningWarning(record: RunConfig["sandbox"]): string | null {
  * What run.json records about confinement: the mode asked for, and in plain words what is enforced
  * and what is not, so a reader of the results knows what the verdicts rest on.
  */
-export function sandboxRecord(mode: SandboxMode, network: "on" | "none", agent: string, unconfinedBecause?: string): NonNullable<RunConfig["sandbox"]> {
+export function sandboxRecord(
+  mode: SandboxMode,
+  network: NetworkMode,
+  agent: string,
+  unconfinedBecause?: string,
+  /** The model endpoints the agent's configuration names (Agent.endpoints); undefined: it names none it could be held to. */
+  endpoints?: readonly string[],
+): NonNullable<RunConfig["sandbox"]> {
   // Resource limits are recorded apart, per resource (run.json `limits`, see limits-record.ts).
   const notEnforced: string[] = [];
   if (mode === "none") {
@@ -35,9 +44,11 @@ export function sandboxRecord(mode: SandboxMode, network: "on" | "none", agent: 
   if (!sandboxedAgents.has(agent)) {
     return { mode: "none", network: "on", enforced: [], not_enforced: [`agent ${agent} cannot be started in the sandbox yet: it runs unconfined`, ...missing, ...notEnforced], hardening };
   }
+  const allowed = network === "model" ? modelEndpoints(agent, endpoints) : undefined;
   return {
     mode,
     network,
+    ...(allowed ? { allowed_endpoints: allowed } : {}),
     enforced: [
       ...(parts.every((p) => p.applied) ? ["no capability in the machine's user namespace, even when the harness runs as root: own user namespace (uid 1000), all capabilities dropped, a syscall filter (file handles, mounts, namespaces refused)"] : []),
       "workspaces at /workspace/<repo>/w00..w04 in every session; nothing else of the machine writable",
@@ -45,9 +56,35 @@ export function sandboxRecord(mode: SandboxMode, network: "on" | "none", agent: 
       "new PID namespace per request: every process of a request dies when it ends",
       ...(cliAgents.has(agent) ? ["the CLI's own install (its node_modules tree and node) read-only; its configuration only in the private HOME; only the named variables and the API key enter"] : []),
       ...(network === "none" ? ["no network (only a private loopback)"] : []),
+      ...(allowed
+        ? [`network: only the model endpoint${allowed.length === 1 ? "" : "s"} ${allowed.join(", ") || "(none named)"}, relayed into a private loopback (no other host or local port, no DNS); the CLI's own web fetch and search tools off unless web=on`]
+        : []),
       "verifier test runs: checkout and environment (read-only) only, no network, new PID namespace",
     ],
-    not_enforced: [...missing, ...notEnforced],
+    not_enforced: [...missing, ...(network === "on" ? ["network: the agent reaches every host and local port the machine reaches (--network on)"] : []), ...notEnforced],
     hardening,
   };
+}
+
+/** The origins `--network model` lets the agent reach, checked now (bad input when there is no way to hold the agent to them). */
+function modelEndpoints(agent: string, endpoints: readonly string[] | undefined): string[] {
+  if (endpoints === undefined) {
+    throw new InputError([{ file: "--network", path: "model", message: `agent ${agent} names no model endpoint it could be held to (give base_url=URL); or run with --network on` }]);
+  }
+  if (endpoints.length > 0) {
+    const problem = egressProblem();
+    if (problem) throw new InputError([{ file: "--network", path: "model", message: `${problem}; or run with --network on` }]);
+  }
+  try {
+    return endpointsOf(endpoints).map((e) => e.origin);
+  } catch (e) {
+    throw new InputError([{ file: "--network", path: "model", message: `${(e as Error).message}` }]);
+  }
+}
+
+/** The agent's sandbox of each session attempt as run.json records it (null: unconfined). */
+export function agentSandbox(record: RunConfig["sandbox"]): AttemptParams["sandbox"] {
+  if (record?.mode !== "bwrap") return null;
+  if (record.network === "model") return { network: false, allowed_endpoints: record.allowed_endpoints ?? [] };
+  return { network: record.network === "on" };
 }

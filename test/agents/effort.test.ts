@@ -20,10 +20,11 @@ describe("effort: each CLI's highest by default, the CLI's own with effort=defau
   });
 
   it("Codex: -c model_reasoning_effort=xhigh unless told", async () => {
-    expect(configArgs({})).toEqual(["-c", "model_reasoning_effort=xhigh"]);
-    expect(configArgs({ effort: "max" })).toEqual(["-c", "model_reasoning_effort=xhigh"]);
-    expect(configArgs({ effort: "low" })).toEqual(["-c", "model_reasoning_effort=low"]);
-    expect(configArgs({ effort: "default" })).toEqual([]);
+    const web = ["-c", 'web_search="disabled"', "-c", "tools.web_search=false"];
+    expect(configArgs({})).toEqual(["-c", "model_reasoning_effort=xhigh", ...web]);
+    expect(configArgs({ effort: "max" })).toEqual(["-c", "model_reasoning_effort=xhigh", ...web]);
+    expect(configArgs({ effort: "low" })).toEqual(["-c", "model_reasoning_effort=low", ...web]);
+    expect(configArgs({ effort: "default" })).toEqual(web);
     const described = await codexAgent.create(codexAgent.parse({ base_url: endpoint, bin: "/bin/true" })).describe!();
     expect(described.effort).toBe("xhigh");
   });

@@ -17,7 +17,7 @@ describe("switch-swe doctor", () => {
   it("names every tool with its version, what it enables and how to install it; exit 0 when the use's needs are here", async () => {
     const { code, report } = await doctor(["--for", "demo"]);
     expect(report.checks.map((c) => c.id)).toEqual([
-      "node", "git", "python3", "pytest", "bwrap", "userns", "cgroups", "redis-server", "chromium",
+      "node", "git", "python3", "pytest", "bwrap", "userns", "socat", "cgroups", "redis-server", "chromium",
       "agent:opencode", "agent:claude-code", "agent:codex", "agent:gemini", "cache",
     ]);
     // The versions are the tools' own answers on this machine.
@@ -40,6 +40,7 @@ describe("switch-swe doctor", () => {
     const cases = [
       { hide: ["bwrap"], ids: ["bwrap", "userns"], install: "apt-get install bubblewrap", needs: "run", spared: "demo" },
       { hide: ["redis-server"], ids: ["redis-server"], install: "apt-get install redis-server", needs: "queue", spared: "verify" },
+      { hide: ["socat"], ids: ["socat"], install: "apt-get install socat", needs: "run", spared: "verify" },
       { hide: ["chromium"], ids: ["chromium"], install: "apt-get install chromium", needs: "test", spared: "demo" },
       { hide: ["git"], ids: ["git"], install: "apt-get install git", needs: "demo", spared: null },
     ];

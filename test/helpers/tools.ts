@@ -5,6 +5,7 @@ import { probeLimits } from "../../src/core/cgroups.js";
 import { defaultLimits } from "../../src/core/limits.js";
 import { packageRoot } from "../../src/core/package-paths.js";
 import { bwrapProblem, sandboxHardening } from "../../src/core/sandbox.js";
+import { egressProblem } from "../../src/agents/egress.js";
 import { toolInstall, type Tool } from "./tool-install.js";
 
 export type { Tool } from "./tool-install.js";
@@ -39,6 +40,9 @@ export function toolProblem(tool: Tool): string | null {
     }
     case "redis-server":
       why = answers("redis-server", ["--version"]);
+      break;
+    case "socat":
+      why = egressProblem();
       break;
     case "chromium":
       why = answers(chromiumPath, ["--version"]) === null ? null : `${chromiumPath} not found`;

@@ -52,6 +52,6 @@ describe.skipIf(missingTool)("a run's confinement on --resume and verify", () =>
     const { out, env } = startedRun(["--condition", "base"]);
     const network = cli(["run", "--out", out, "--resume", "--network", "none", "--quiet"], { env });
     expect(network.code).toBe(2);
-    expect(network.stderr.trim()).toBe(`${join(out, "run.json")}: sandbox.network: the run was started with "on", --network now gives "none": resume with the same options or use a new --out`);
+    expect(network.stderr.trim()).toBe(`${join(out, "run.json")}: sandbox.network: the run was started with "model", --network now gives "none": resume with the same options or use a new --out`);
   });
 });

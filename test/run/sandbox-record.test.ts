@@ -24,6 +24,18 @@ describe.skipIf(missingTool)("run.json's sandbox record", () => {
   });
 });
 
+describe.skipIf(missingTool)("run.json's network record", () => {
+  it("--network model records the origins the agent may reach; an agent that names none it can be held to is bad input", () => {
+    const r = sandboxRecord("bwrap", "model", "opencode", undefined, ["http://127.0.0.1:4000/v1", "https://api.anthropic.com", "http://localhost:4000/other"]);
+    expect(r).toMatchObject({ network: "model", allowed_endpoints: ["http://127.0.0.1:4000", "https://api.anthropic.com:443", "http://localhost:4000"] });
+    expect(r.enforced.join("\n")).toContain("only the model endpoints http://127.0.0.1:4000, https://api.anthropic.com:443, http://localhost:4000");
+    expect(sandboxRecord("bwrap", "model", "oracle", undefined, [])).toMatchObject({ network: "model", allowed_endpoints: [] });
+    expect(() => sandboxRecord("bwrap", "model", "opencode", undefined, undefined)).toThrow(/--network: model: agent opencode names no model endpoint .*--network on/);
+    expect(sandboxRecord("bwrap", "on", "command").not_enforced.join("\n")).toContain("every host and local port");
+    expect(sandboxRecord("bwrap", "on", "command").allowed_endpoints).toBeUndefined();
+  });
+});
+
 describe.skipIf(missingTool)("the sandbox's hardening in run.json", () => {
   it("records the user namespace, capabilities and syscall filter, and says in one line what is missing", () => {
     const r = sandboxRecord("bwrap", "on", "command");

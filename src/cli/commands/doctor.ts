@@ -8,7 +8,7 @@ export function registerDoctor(program: Command): void {
   program
     .command("doctor")
     .description(
-      "what this machine can do: node, git, python3 and pytest; bubblewrap and user namespaces; cgroups; redis-server; Chromium; " +
+      "what this machine can do: node, git, python3 and pytest; bubblewrap and user namespaces; socat; cgroups; redis-server; Chromium; " +
         "each agent CLI; the cache's free disk. For each: what it enables and the command that installs it. " +
         "Exit 0 when everything the named use needs is here, 1 otherwise",
     )

@@ -2,6 +2,7 @@ import { Command, Option } from "commander";
 import { sandboxModes, type SandboxMode } from "../../core/sandbox.js";
 import { defaultLimitsText, parseLimits } from "../../core/limits.js";
 import { agentNames } from "../../agents/registry.js";
+import { networkModes, type NetworkMode } from "../../agents/egress.js";
 import { parseAgentOptionPairs } from "../../agents/options.js";
 import { reporterFor } from "../../run/progress.js";
 import { defaultRequestTimeoutS, runSessions } from "../../run/runner.js";
@@ -24,7 +25,7 @@ interface RunFlags {
   seed?: number;
   keepWorkspaces?: boolean;
   sandbox?: SandboxMode;
-  network?: "on" | "none";
+  network?: NetworkMode;
   submission?: "agent" | "checkout";
   limits?: string;
   label?: string;
@@ -53,7 +54,9 @@ export function registerRun(program: Command): void {
     .option("--seed <n>", "run seed (the oracle's forget draws; default 0)", parseCount("--seed"))
     .option("--keep-workspaces", "keep the workspace checkouts under RUN_DIR/work after each session")
     .addOption(new Option("--sandbox <mode>", "confine the agent and the verifier: bwrap (bubblewrap, the default; see docs/verification.md) or none (on --resume: taken from run.json)").choices(sandboxModes))
-    .addOption(new Option("--network <mode>", "the agent's network inside the sandbox: on (default; it needs its model API) or none").choices(["on", "none"]))
+    .addOption(
+      new Option("--network <mode>", "the agent's network inside the sandbox: model (default: only the model endpoint(s) its options name), none, or on (everything; on --resume: taken from run.json)").choices(networkModes),
+    )
     .addOption(new Option("--submission <mode>", "the scored artifact: agent (the patch the agent writes to final.patch when asked at finalization; default for real agents) or checkout (the focus checkout's diff; default for oracle, nop, command)").choices(["agent", "checkout"]))
     .option("--limits <spec>", `resource limits of each session and each test run through cgroups: cpus=N,memory=SIZE,pids=N or none (default ${defaultLimitsText}; on --resume: taken from run.json)`)
     .addOption(new Option("--rcm <mode>", "put the RCM proxy in front of the agent's model endpoint (base_url) for the run: off (proxy only), router or rcm (docs/rcm.md)").choices(["off", "router", "rcm"]))

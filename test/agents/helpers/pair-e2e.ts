@@ -215,7 +215,7 @@ function daemons(): string[] {
 
 /** The hostile call ran inside the sandbox and failed at everything: evidence from the model server, the disk and /proc. */
 export function expectHostileCallConfined(run: Pick<PairRun, "root" | "server" | "config">): void {
-  expect(run.config.sandbox).toMatchObject({ mode: "bwrap", network: "on" });
+  expect(run.config.sandbox).toMatchObject({ mode: "bwrap", network: "model", allowed_endpoints: [run.server.origin] });
   const seen = run.server.requests().map((r) => JSON.stringify(r.body)).join("\n");
   expect(seen, "the hostile command's output reached the model").toContain("DAEMON-STARTED");
   for (const word of ["DATASET", "HOME", "WRITE"]) {
