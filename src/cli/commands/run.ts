@@ -36,6 +36,26 @@ interface RunFlags {
   rcm?: "off" | "router" | "rcm";
 }
 
+/** Aborted at the first SIGINT or SIGTERM (the run stops and can be resumed); a second one quits at once. */
+function stopOnSignals(): { signal: AbortSignal; release: () => void } {
+  const stop = new AbortController();
+  let signals = 0;
+  const onSignal = (sig: NodeJS.Signals) => {
+    signals++;
+    if (signals > 1) process.exit(130);
+    process.stderr.write(`\n${sig}: stopping the agents; the run can be continued with --resume (again to quit at once)\n`);
+    stop.abort();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  return {
+    signal: stop.signal,
+    release: () => {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    },
+  };
+}
 
 export function registerRun(program: Command): void {
   program
@@ -69,16 +89,7 @@ export function registerRun(program: Command): void {
       const limits = o.limits === undefined ? undefined : parseLimits(o.limits);
       const backend = queueBackendFor(o.queue, o.out, o.resume === true);
       const reporter = reporterFor({ quiet: o.quiet === true, json: o.json === true }, process.stdout, process.stderr);
-      const stop = new AbortController();
-      let signals = 0;
-      const onSignal = (sig: NodeJS.Signals) => {
-        signals++;
-        if (signals > 1) process.exit(130);
-        process.stderr.write(`\n${sig}: stopping the agents; the run can be continued with --resume (again to quit at once)\n`);
-        stop.abort();
-      };
-      process.on("SIGINT", onSignal);
-      process.on("SIGTERM", onSignal);
+      const stop = stopOnSignals();
       try {
         const outcome = await runSessions({
           out: o.out,
@@ -114,8 +125,7 @@ export function registerRun(program: Command): void {
         else process.exitCode = verificationExitCode(outcome.infraFaults.length);
       } finally {
         reporter.close();
-        process.off("SIGINT", onSignal);
-        process.off("SIGTERM", onSignal);
+        stop.release();
       }
     });
 }
