@@ -90,6 +90,11 @@ export interface EgressGate {
   env(): Record<string, string>;
   /** `argv` preceded by the socat listeners (each waited for), run inside the sandbox. */
   wrap(argv: readonly string[]): string[];
+  /**
+   * One more way out, opened by the harness itself during the session: a loopback address of its own (the
+   * RCM proxy of `run --rcm`, started per conversation, which alone reaches the allowed endpoints).
+   */
+  allowLoopback(url: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -216,13 +221,22 @@ export async function openEgressGate(endpoints: readonly Endpoint[]): Promise<Eg
   }
   const proxy = `http://127.0.0.1:${proxyPort}`;
   const noProxy = "127.0.0.1,localhost,::1";
-  const start = listeners.map((l) => listener(l.addr, l.port, l.socket)).join("\n");
-  const ready = waitForListeners(listeners);
   return {
     endpoints,
     dir,
     env: (): Record<string, string> => (remote.length === 0 ? {} : { HTTPS_PROXY: proxy, https_proxy: proxy, HTTP_PROXY: proxy, http_proxy: proxy, NO_PROXY: noProxy, no_proxy: noProxy }),
-    wrap: (argv) => (listeners.length === 0 ? [...argv] : ["/bin/sh", "-c", `${start}\n${ready}\nexec "$@"`, "sh", ...argv]),
+    wrap: (argv) => {
+      if (listeners.length === 0) return [...argv];
+      const start = listeners.map((l) => listener(l.addr, l.port, l.socket)).join("\n");
+      return ["/bin/sh", "-c", `${start}\n${waitForListeners(listeners)}\nexec "$@"`, "sh", ...argv];
+    },
+    allowLoopback: async (url) => {
+      const e = endpointsOf([url])[0];
+      if (!e?.loopback) throw new Error(`allowLoopback: ${url} is not a loopback address`);
+      const name = `h${servers.length}.sock`;
+      servers.push(await relayTo(join(dir, name), e.host, e.port, open));
+      listeners.push({ addr: e.host === "localhost" ? "127.0.0.1" : e.host, port: e.port, socket: `${egressInsideDir}/${name}` });
+    },
     close: async () => {
       for (const s of open) s.destroy();
       for (const s of servers) if ("closeAllConnections" in s) s.closeAllConnections();

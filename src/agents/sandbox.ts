@@ -29,6 +29,8 @@ export interface SessionSandbox {
   env(extra: Record<string, string>): NodeJS.ProcessEnv;
   /** `bwrap` and its arguments that run `argv` in `cwdInside`, with read-only binds of `programs`. */
   wrap(argv: readonly string[], cwdInside: string, programs: readonly string[]): { command: string; args: string[] };
+  /** `--network model`: the session's ways out (null: the network is the machine's, or none). */
+  egress: EgressGate | null;
 }
 
 export interface SessionSandboxOptions {
@@ -59,6 +61,7 @@ export function sessionSandbox(o: SessionSandboxOptions): SessionSandbox {
   const insidePath = [...new Set([...(pyBin ? [pyBin] : []), nodeBin, ...pathList(callerPath)])].join(":");
   const system = [...pythonPrefixes("python3", callerPath), dirname(nodeBin)];
   return {
+    egress: o.egress ?? null,
     insidePaths,
     insideStateDir: "/state",
     home: { host: o.homeDir, inside: "/home/agent" },

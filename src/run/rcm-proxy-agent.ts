@@ -27,11 +27,16 @@ export function rcmProxiedAgent(name: string, options: Record<string, string>, m
   const agent = createAgent(name, options);
   return {
     name: agent.name,
+    // What the conversation reaches, through the proxy (run.json's allowed endpoints).
+    ...(agent.endpoints ? { endpoints: agent.endpoints } : {}),
     ...(agent.describe ? { describe: () => agent.describe!() } : {}),
     async startConversation(ctx: AgentContext): Promise<Conversation> {
       const proxy = await startRcmProxy({ upstream, mode, logFile: join(ctx.logDir, "rcm-proxy.jsonl") });
       let inner: Conversation;
       try {
+        // Under --network model the agent reaches only the allowed endpoints: the proxy, on loopback, is
+        // let in for this conversation; the proxy (outside the sandbox) alone reaches the upstream.
+        await ctx.sandbox?.egress?.allowLoopback(proxy.baseURL);
         inner = await createAgent(name, { ...options, base_url: proxy.baseURL }).startConversation(ctx);
       } catch (e) {
         await proxy.close();

@@ -84,6 +84,7 @@ describe.skipIf(missingTool).each(clis)("switch-swe run --rcm rcm (real $agent, 
     );
     code = r.code;
     output = `${r.stdout}\n${r.stderr}`;
+    if (r.code !== 0) console.log(output);
     lines = readTrajectory(join(runDir, "sessions", `${pair.id}.switch`, "trajectory.jsonl"));
   }, 45 * 60_000);
   afterAll(async () => {
