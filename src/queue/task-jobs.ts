@@ -40,7 +40,8 @@ export interface TaskJobsInfo {
 export class TaskJobs {
   private readonly pending = new Map<string, Pending>();
   private timer: NodeJS.Timeout | null = null;
-  private busy = false;
+  /** The tick under way (one at a time; `close` waits for it before it disconnects). */
+  private current: Promise<void> | null = null;
   private lastEventId: string;
   private lastSlow = 0;
   private lastFullScan = 0;
@@ -81,7 +82,9 @@ export class TaskJobs {
     const result = new Promise<Exclude<TaskResult, { kind: "infra_fault" }>>((resolve, reject) => this.pending.set(jobKey, { job, tries: 1, resolve, reject }));
     if ((await this.redis.exists(keys.taskResult(this.runId, jobKey))) === 1) this.lastFullScan = 0;
     else await this.queue.add(job.kind, job, { ...jobOptions, jobId: taskJobId(this.runId, jobKey, 1) });
-    this.timer ??= setInterval(() => void this.tick(), 300);
+    this.timer ??= setInterval(() => {
+      this.current ??= this.tick().finally(() => (this.current = null));
+    }, 300);
     return result;
   }
 
@@ -89,6 +92,7 @@ export class TaskJobs {
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    await this.current;
     try {
       for (const [key, p] of this.pending) {
         const job = await this.queue.getJob(taskJobId(this.runId, key, p.tries));
@@ -103,8 +107,6 @@ export class TaskJobs {
   }
 
   private async tick(): Promise<void> {
-    if (this.busy) return;
-    this.busy = true;
     try {
       for (const key of await this.stored()) await this.take(key);
       if (Date.now() - this.lastSlow > 2000) {
@@ -122,8 +124,6 @@ export class TaskJobs {
     } catch (e) {
       // Redis away for a while: the next tick tries again.
       this.onLine(`warning: queue: ${(e as Error).message}`);
-    } finally {
-      this.busy = false;
     }
   }
 
