@@ -42,7 +42,7 @@ export interface MineRunFacts {
 
 /** Where candidates' tests run instead of this process: opened once the candidates are known. */
 export interface MineBackend {
-  open(facts: MineRunFacts, onLine: (line: string) => void): Promise<{ test: CandidateTester; jobs: number; close: () => Promise<void> }>;
+  open(facts: MineRunFacts, onLine: (line: string) => void): Promise<{ test: CandidateTester; jobs: number; close: () => Promise<void>; withdraw: () => Promise<void> }>;
 }
 
 /**

@@ -334,8 +334,11 @@ export async function mineTasks(opts: MineOptions): Promise<MineReport> {
           manifest.tasks.push(entry);
         }
         save();
+        // --max reached: candidates whose tests no worker has started are left to a resumed run.
+        if (full()) await remote?.withdraw();
       } catch (e) {
-        failure ??= e;
+        // (A candidate withdrawn after --max was reached ends here too: it stays undecided.)
+        if (!full()) failure ??= e;
       }
     });
   } finally {

@@ -44,6 +44,7 @@ export function queueMineBackend(target: SecuredQueue): MineBackend {
       return {
         jobs: inFlight,
         close: () => jobs.close(),
+        withdraw: () => jobs.withdraw(),
         test: async (input) => {
           const job: MineJob = {
             kind: "mine",

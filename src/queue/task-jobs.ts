@@ -88,6 +88,18 @@ export class TaskJobs {
     return result;
   }
 
+  /** Jobs no worker has started leave the queue; their `run` rejects (`--max` reached: left to a resumed run). */
+  async withdraw(): Promise<void> {
+    for (const [key, p] of [...this.pending]) {
+      const job = await this.queue.getJob(taskJobId(this.runId, key, p.tries));
+      if (!job || !["waiting", "delayed", "prioritized"].includes(await job.getState())) continue;
+      // A worker may take it meanwhile (then it is locked and stays, and its result is awaited as usual).
+      if (!(await job.remove().then(() => true, () => false))) continue;
+      this.pending.delete(key);
+      p.reject(new Error(`${key}: withdrawn before a worker started it`));
+    }
+  }
+
   /** Jobs no worker took yet leave the queue (a resumed run adds them again); running ones finish. */
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);

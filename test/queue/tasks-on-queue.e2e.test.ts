@@ -96,6 +96,20 @@ describe.skipIf(missingTool)("mining and qualification on a queue", () => {
     expect(tasksOf(out)).toEqual(tasksOf(local));
   }, 600_000);
 
+  it("--max 1 on the queue: jobs no worker started are withdrawn, and a run without --max completes the local manifest", async () => {
+    const out = join(root, "max");
+    const first = await runCli(["tasks", "mine", repo, "--out", out, "--runs", "2", "--max", "1", "--queue", redis.url], env).done;
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/3 candidate\(s\): 1 mined, /);
+    expect((JSON.parse(readFileSync(join(out, "manifest.json"), "utf8")) as { tasks: unknown[] }).tasks).toHaveLength(1);
+    // Nothing of this run is left waiting in the queue.
+    const status = cli(["queue", "status", redis.url]);
+    expect(status.stdout).toMatch(/mining and qualification jobs: 0 waiting/);
+    const again = await mine(out).done;
+    expect(again.code).toBe(0);
+    expect(readFileSync(join(out, "manifest.json"), "utf8")).toBe(readFileSync(join(local, "manifest.json"), "utf8"));
+  }, 600_000);
+
   it("tasks qualify --queue gives the verdicts of a local qualification", async () => {
     const strip = (text: string) =>
       (JSON.parse(text) as Array<Record<string, unknown> & { runs: Array<Record<string, unknown>> }>).map(({ duration_ms: _d, setup_cached: _s, runs, ...r }) => ({
