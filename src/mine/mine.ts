@@ -263,6 +263,14 @@ function earlierRun(out: string, repoGit: string, range: string, settings: MineS
   return { report, tasks, retired };
 }
 
+/** A candidate's test runs in this process, in a directory of the verifier's scratch. */
+function localTester(dataset: Dataset, gitDir: string, repo: ManifestRepo, scratchRoot: string): CandidateTester {
+  return (input) => {
+    const work = mkdtempSync(join(scratchRoot, "cand-"));
+    return runCandidateTests(dataset, gitDir, repo, work, input).finally(() => rmSync(work, { recursive: true, force: true }));
+  };
+}
+
 /**
  * `tasks mine`: scans a repository's history for multi-stage candidates, qualifies each by running
  * its tests after every stage, and writes the ones that qualify as a dataset, with `manifest.json`
@@ -315,13 +323,7 @@ export async function mineTasks(opts: MineOptions): Promise<MineReport> {
   const facts = { out, name, dataset, repo, tip: tip.stdout.trim(), candidates: scan.candidates.length };
   const remote = opts.backend ? await opts.backend.open(facts, (l) => opts.onLine?.(l)) : null;
   const scratch = openScratch();
-  const test: CandidateTester =
-    remote?.test ??
-    ((input) => {
-      const work = mkdtempSync(join(scratch.root, "cand-"));
-      return runCandidateTests(dataset, gitDir, repo, work, input).finally(() => rmSync(work, { recursive: true, force: true }));
-    });
-  const ctx: Ctx = { opts, dataset, name, repo, gitDir, report, test };
+  const ctx: Ctx = { opts, dataset, name, repo, gitDir, report, test: remote?.test ?? localTester(dataset, gitDir, repo, scratch.root) };
   const full = () => opts.max !== undefined && manifest.tasks.length >= opts.max;
   let failure: unknown = null;
   try {
