@@ -7,6 +7,7 @@
 // session costs besides its requests, the figure that extrapolates to machines with a core per worker),
 // and the load average before and after (the machine may be shared).
 //   node bench/queue-fleet.mjs [--sessions 200] [--workers 1,2,4,8] [--sleep 1]
+// At a realistic request time (a floor for a real model's turn): --sleep 10 --workers 1,2,4,8,16.
 // Fewer sessions than the sample's 36 take the first pairs. BENCH_SMALL=1: 2 sessions, 1 worker, 0.1 s.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -20,6 +21,7 @@ import { buildSessions } from "../dist/sessions/build.js";
 import { runSessions } from "../dist/run/runner.js";
 import { QueueCoordinator } from "../dist/queue/coordinator.js";
 import { parseQueueUrl } from "../dist/queue/queue-url.js";
+import { QueueSecret } from "../dist/queue/queue-secret.js";
 
 const arg = (name, def) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -28,6 +30,7 @@ const arg = (name, def) => {
 const SMALL = process.env.BENCH_SMALL === "1";
 // The coordinator and the workers share one secret (results are signed and the dataset encrypted with it).
 process.env.SWITCH_SWE_QUEUE_SECRET ??= randomBytes(32).toString("hex");
+const secret = new QueueSecret(process.env.SWITCH_SWE_QUEUE_SECRET);
 const sessionsWanted = Number(arg("sessions", SMALL ? "2" : "200"));
 const fleets = arg("workers", SMALL ? "1" : "1,2,4,8").split(",").map(Number);
 const sleepS = Number(arg("sleep", SMALL ? "0.1" : "1"));
@@ -87,7 +90,7 @@ async function fleet(n) {
         keepWorkspaces: false,
         verify: false,
         progress: () => undefined,
-        backend: new QueueCoordinator(parseQueueUrl(url)),
+        backend: new QueueCoordinator({ ...parseQueueUrl(url), secret }),
       }),
     ),
   );

@@ -5,7 +5,7 @@ import { readJsonWith, writeJsonAtomic } from "../core/json-file.js";
 import { mapPool } from "../core/pool.js";
 import { gitTry } from "../core/git.js";
 import { defaultSourceExclude, defaultSourceInclude, defaultTestGlobs, sourceMatcher, testFileMatcher } from "../dataset/file-rules.js";
-import { loadDataset, type Dataset, type LoadedTask } from "../dataset/load.js";
+import { loadDataset, type Dataset } from "../dataset/load.js";
 import { materializeRepo } from "../dataset/repo-cache.js";
 import { isRemoteSource } from "../dataset/source-location.js";
 import { datasetRepoOf, deriveTask, writeDerivedTask } from "../manifests/materialize.js";
@@ -16,9 +16,9 @@ import { openScratch, reapNotices, reapStaleScratch } from "../testbed/verifier-
 import { findCandidates, repoDir, severalFeatures, unrelatedStage, type Candidate } from "./candidates.js";
 import { sha256 } from "../core/digest.js";
 import { changedPaths, stagePatchesOf, testsPatchOf, type PathClass } from "../manifests/derive.js";
-import { stageTests, type FailingModule, type MineSuite, type OldTests, type RejectReason } from "./stage-tests.js";
+import type { FailingModule, MineSuite, RejectReason } from "./stage-tests.js";
+import { runCandidateTests, type CandidateTester, type MineBackend } from "./candidate-tests.js";
 import { substantiveStages, type FoldedStep } from "./stages.js";
-import { functionRanges, patchTouches, unchangedIds } from "./old-tests.js";
 import { MINE_REPORT_FORMAT, mineReportSchema, type MineReport, type MineSettings } from "./mine-report.js";
 
 export interface MineOptions {
@@ -46,6 +46,8 @@ export interface MineOptions {
   jobs?: number;
   /** Only candidates whose source changes all lie under one of these directories (default: anywhere). */
   paths?: string[];
+  /** Where the candidates' test runs happen (default: here, `jobs` at once); `tasks mine --queue` passes the queue's. */
+  backend?: MineBackend;
   onLine?: (line: string) => void;
 }
 
@@ -83,8 +85,8 @@ interface Ctx {
   name: string;
   repo: ManifestRepo;
   gitDir: string;
-  work: string;
   report: MineReport;
+  test: CandidateTester;
 }
 
 function reject(ctx: Ctx, c: Candidate, reason: RejectReason, detail: string, testRuns = 0, extra: { folded?: FoldedStep[]; failing_modules?: FailingModule[] } = {}): null {
@@ -132,22 +134,6 @@ async function draftTask(ctx: Ctx, id: string, base: string, cuts: string[], pro
   };
 }
 
-/**
- * Old tests among `ids` (not collected before the stages): those whose function tests.patch leaves
- * unchanged, read at the last cut by the tests' own interpreter.
- */
-function oldTestsOf(gitDir: string, last: string, testsPatch: string): OldTests {
-  return async (python, ids) => {
-    if (ids.length === 0) return new Set();
-    const files = new Map<string, string>();
-    for (const f of new Set(ids.map((id) => id.split("::")[0]!))) {
-      const r = await gitTry(["--git-dir", gitDir, "show", `${last}:${f}`]);
-      if (r.code === 0 && f.endsWith(".py")) files.set(f, r.stdout);
-    }
-    return new Set(unchangedIds(ids, patchTouches(testsPatch), await functionRanges(python, files)));
-  };
-}
-
 /** Qualifies one candidate by running the tests after each stage; returns its manifest entry or null (rejected). */
 async function mineCandidate(ctx: Ctx, c: Candidate): Promise<ManifestTask | null> {
   const started = Date.now();
@@ -161,13 +147,9 @@ async function mineCandidate(ctx: Ctx, c: Candidate): Promise<ManifestTask | nul
   const entry = await draftTask(ctx, id, c.base, cuts, c.provenance);
   const draft = await deriveTask(ctx.gitDir, ctx.repo, entry);
   if (draft.testsPatch.trim() === "") return reject(ctx, c, "no F2P", "the steps change no test file", 0, { folded: foldedShort });
-  const task: LoadedTask = { ...draft.spec, dir: join(ctx.opts.out, "tasks", id), stagePatches: draft.stages, testsPatch: draft.testsPatch };
   const testFiles = (await changedPaths(ctx.gitDir, c.base, cuts[cuts.length - 1]!)).filter(isTest);
-  const work = mkdtempSync(join(ctx.work, "cand-"));
-  const oldTests = oldTestsOf(ctx.gitDir, cuts[cuts.length - 1]!, draft.testsPatch);
-  const { verdict: v, testRuns } = await stageTests(ctx.dataset, task, work, ctx.opts.runs, testFiles, ctx.opts.suite ?? "whole", () => {}, oldTests).finally(() =>
-    rmSync(work, { recursive: true, force: true }),
-  );
+  // The seam: the test runs happen here or on a queue's workers; everything before and after is this process's.
+  const { verdict: v, testRuns } = await ctx.test({ entry, testFiles, runs: ctx.opts.runs, suite: ctx.opts.suite ?? "whole" });
   if (!v.ok) return reject(ctx, c, v.reason, v.detail, testRuns, { folded: foldedShort, ...(v.failingModules ? { failing_modules: v.failingModules } : {}) });
   // Every F2P test is mapped to the stage from which it passes; a stage may have none.
   entry.stages.forEach((s, k) => (s.tests = v.stageTests[k]!));
@@ -289,6 +271,14 @@ function earlierRun(out: string, repoGit: string, range: string, settings: MineS
   return { report, tasks, retired };
 }
 
+/** A candidate's test runs in this process, in a directory of the verifier's scratch. */
+function localTester(dataset: Dataset, gitDir: string, repo: ManifestRepo, scratchRoot: string): CandidateTester {
+  return (input) => {
+    const work = mkdtempSync(join(scratchRoot, "cand-"));
+    return runCandidateTests(dataset, gitDir, repo, work, input).finally(() => rmSync(work, { recursive: true, force: true }));
+  };
+}
+
 /**
  * `tasks mine`: scans a repository's history for multi-stage candidates, qualifies each by running
  * its tests after every stage, and writes the ones that qualify as a dataset, with `manifest.json`
@@ -324,10 +314,7 @@ export async function mineTasks(opts: MineOptions): Promise<MineReport> {
   // The verifier's scratch: its test runs' process groups are recorded, so that a stopped or killed
   // run leaves nothing behind (the signal handler, or the next run's reaping, ends and removes them).
   for (const notice of reapNotices(reapStaleScratch())) opts.onLine?.(`warning: ${notice}`);
-  const scratch = openScratch();
-  const work = scratch.root;
   const manifest: TaskManifest = { format: TASK_MANIFEST_FORMAT, name: dataset.manifest.name, version: "1", repos: { [name]: repo }, tasks: earlier?.tasks ?? [] };
-  const ctx: Ctx = { opts, dataset, name, repo, gitDir, work, report };
   // With several jobs candidates finish in any order; the files keep the history's order.
   const rank = new Map(scan.candidates.map((c, i) => [c.provenance, i]));
   const byRank = <T>(key: (x: T) => string) => (a: T, b: T) => (rank.get(key(a)) ?? -1) - (rank.get(key(b)) ?? -1);
@@ -341,10 +328,14 @@ export async function mineTasks(opts: MineOptions): Promise<MineReport> {
   // On disk before the first candidate: a run stopped at any moment can be resumed (without the
   // report, the next run would find a dataset directory it cannot tell from someone else's).
   save();
+  const facts = { out, name, dataset, repo, tip: tip.stdout.trim(), candidates: scan.candidates.length };
+  const remote = opts.backend ? await opts.backend.open(facts, (l) => opts.onLine?.(l)) : null;
+  const scratch = openScratch();
+  const ctx: Ctx = { opts, dataset, name, repo, gitDir, report, test: remote?.test ?? localTester(dataset, gitDir, repo, scratch.root) };
   const full = () => opts.max !== undefined && manifest.tasks.length >= opts.max;
   let failure: unknown = null;
   try {
-    await mapPool(scan.candidates.filter((c) => !decided.has(c.provenance)), opts.jobs ?? 1, async (c) => {
+    await mapPool(scan.candidates.filter((c) => !decided.has(c.provenance)), remote?.jobs ?? opts.jobs ?? 1, async (c) => {
       if (full() || failure !== null) return;
       try {
         const entry = await mineCandidate(ctx, c);
@@ -353,12 +344,16 @@ export async function mineTasks(opts: MineOptions): Promise<MineReport> {
           manifest.tasks.push(entry);
         }
         save();
+        // --max reached: candidates whose tests no worker has started are left to a resumed run.
+        if (full()) await remote?.withdraw();
       } catch (e) {
-        failure ??= e;
+        // (A candidate withdrawn after --max was reached ends here too: it stays undecided.)
+        if (!full()) failure ??= e;
       }
     });
   } finally {
     scratch.close();
+    await remote?.close();
   }
   if (failure !== null) throw failure;
   if (opts.max !== undefined && manifest.tasks.length > opts.max) {

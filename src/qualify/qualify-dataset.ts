@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { inputError } from "../core/errors.js";
 import { readJson, writeJsonAtomic } from "../core/json-file.js";
 import { loadDataset, type Dataset, type LoadedTask } from "../dataset/load.js";
-import { qualifyTask, type QualifyReport } from "./qualify-task.js";
+import { qualifyTask, type QualifyOptions, type QualifyReport } from "./qualify-task.js";
 import { mapPool } from "../core/pool.js";
 
 export interface QualifyDatasetOptions {
@@ -13,6 +13,13 @@ export interface QualifyDatasetOptions {
   /** Rewrite each task.json's declared lists with the proposed ones. */
   write?: boolean;
   onReport?: (r: QualifyReport) => void;
+  /** Where the qualifications run (default: here, `concurrency` at once); `tasks qualify --queue` passes the queue's. */
+  backend?: QualifyBackend;
+}
+
+/** Runs qualifications elsewhere (a queue's workers); opened once the dataset is loaded and checked. */
+export interface QualifyBackend {
+  open(dataset: Dataset, tasks: number): Promise<{ qualify: (task: LoadedTask, opts: QualifyOptions) => Promise<QualifyReport>; concurrency: number; close: () => Promise<void> }>;
 }
 
 /**
@@ -43,9 +50,11 @@ export async function qualifyDataset(dir: string, opts: QualifyDatasetOptions = 
   const chosen = opts.tasks && opts.tasks.length > 0 ? [...new Set(opts.tasks)] : dataset.tasks.map((t) => t.id);
   for (const id of chosen) if (!byId.has(id)) throw inputError(join(dataset.root, "tasks"), id, "no such task");
   const reports: QualifyReport[] = new Array(chosen.length);
-  await mapPool(chosen, opts.concurrency ?? 2, async (id, i) => {
+  const remote = opts.backend ? await opts.backend.open(dataset, chosen.length) : null;
+  const qualify = remote?.qualify ?? ((task: LoadedTask, o: QualifyOptions) => qualifyTask(dataset, task, o));
+  await mapPool(chosen, remote?.concurrency ?? opts.concurrency ?? 2, async (id, i) => {
     const task = byId.get(id)!;
-    const r = await qualifyTask(dataset, task, { ...(opts.runs !== undefined ? { runs: opts.runs } : {}), ...(opts.suite ? { suite: opts.suite } : {}) });
+    const r = await qualify(task, { ...(opts.runs !== undefined ? { runs: opts.runs } : {}), ...(opts.suite ? { suite: opts.suite } : {}) });
     if (opts.write && r.proposed) {
       const removed = writeDeclaredLists(task, r.proposed);
       if (removed.length > 0) r.differences.push(`removed from the stages' tests (no longer F2P): ${removed.join(", ")}`);
@@ -56,6 +65,6 @@ export async function qualifyDataset(dir: string, opts: QualifyDatasetOptions = 
     }
     reports[i] = r;
     opts.onReport?.(r);
-  });
+  }).finally(() => remote?.close());
   return { dataset, reports };
 }

@@ -69,7 +69,10 @@ export class QueueCoordinator implements SessionBackend {
   }
 
   async run(todo: SelectedSession[], run: BackendRun, outcome: RunOutcome): Promise<void> {
-    for (const s of todo) {
+    // Longest sessions (most requests) first: the queue is FIFO, so the last to start are the short ones
+    // and the fleet does not wait at the end for a long session that started last.
+    const longestFirst = [...todo].sort((a, b) => b.pair.schedules[b.condition].length - a.pair.schedules[a.condition].length);
+    for (const s of longestFirst) {
       const open = run.ledger.attempts(s.session).find((r) => r.status === "running");
       if (open) this.tracked.set(s.session, { job: this.jobFor(s, open.attempt, run), faults: 0 });
       else await this.startAttempt(s, run, 0);

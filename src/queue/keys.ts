@@ -1,9 +1,13 @@
+import { sha256 } from "../core/digest.js";
+
 /**
  * Names in Redis. BullMQ keeps its own keys under `bull:<queue>:`; everything switch-swe adds lives
  * under `switch-swe:`. Several runs (and verifications) may share one Redis and one fleet of workers.
  */
 export const sessionQueue = "switch-swe-sessions";
 export const verifyQueue = "switch-swe-verify";
+/** Test runs of `tasks mine --queue` (one candidate each) and `tasks qualify --queue` (one task each). */
+export const taskQueue = "switch-swe-tasks";
 
 const root = "switch-swe";
 
@@ -26,6 +30,8 @@ export const keys = {
   events: (runId: string) => `${root}:run:${runId}:events`,
   /** The verdict of one verification job (gzip JSON). */
   verdict: (runId: string, session: string, artifactSha: string) => `${root}:run:${runId}:verdict:${session}:${artifactSha}`,
+  /** The result of one mining or qualification job (gzip JSON, signed), written once by the first worker that ran it. */
+  taskResult: (runId: string, jobKey: string) => `${root}:run:${runId}:task-result:${jobKey}`,
   /** Live workers: hash worker name -> JSON heartbeat (host, pid, version, running jobs, time). */
   workers: () => `${root}:workers`,
 };
@@ -37,6 +43,20 @@ export function sessionJobId(runId: string, session: string, attempt: number): s
 
 export function verifyJobId(runId: string, session: string, artifactSha: string): string {
   return `${runId}.${session}.verify.${artifactSha.slice(0, 16)}`;
+}
+
+/** BullMQ job id of one try of a mining or qualification job (a try is added again when its worker died). */
+export function taskJobId(runId: string, jobKey: string, attempt: number): string {
+  return `${runId}.${jobKey}.${attempt}`;
+}
+
+/** A mining candidate's job key (its provenance names it, hashed: job ids stay short and plain). */
+export function mineJobKey(candidate: string): string {
+  return `mine-${sha256(candidate).slice(0, 16)}`;
+}
+
+export function qualifyJobKey(task: string): string {
+  return `qualify-${sha256(task).slice(0, 16)}`;
 }
 
 /** Results and trajectories left in Redis expire after this long (the coordinator deletes them first). */

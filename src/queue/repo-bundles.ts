@@ -53,11 +53,11 @@ function revisionsOf(dataset: Dataset, repo: string): string[] {
  * HEAD, each named ref as it is named, each commit under a keep ref. Single-threaded packing, so the same
  * revisions give the same bytes (and digest) on every call.
  */
-async function bundleRepo(dataset: Dataset, repo: string, tmp: string): Promise<RepoBundle> {
+async function bundleRepo(dataset: Dataset, repo: string, tmp: string, revisions = revisionsOf(dataset, repo)): Promise<RepoBundle> {
   if ("path" in dataset.manifest.repos[repo]!) return bundleTree(dataset, repo, tmp);
   const m = await materializeRepo(dataset, repo);
   const refs = new Set<string>();
-  for (const rev of revisionsOf(dataset, repo)) {
+  for (const rev of revisions) {
     const commit = await resolveBase(m, rev);
     if (commit === null) continue;
     // Every revision also under a keep ref: a bundle (and its clone) needs a ref besides a detached HEAD.
@@ -98,6 +98,19 @@ export async function bundleExternalRepos(dataset: Dataset): Promise<RepoBundle[
     const out: RepoBundle[] = [];
     for (const name of names) out.push(await bundleRepo(dataset, name, tmp));
     return out;
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A bundle of one git repository of the dataset at these revisions (with their history): what
+ * `tasks mine --queue` ships, the history its candidates come from.
+ */
+export async function bundleRevisions(dataset: Dataset, repo: string, revisions: string[]): Promise<RepoBundle> {
+  const tmp = mkdtempSync(join(tmpdir(), "switch-swe-bundle-"));
+  try {
+    return await bundleRepo(dataset, repo, tmp, [...new Set(revisions)].sort());
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

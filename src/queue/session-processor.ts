@@ -28,6 +28,8 @@ export interface ProcessorContext {
   lockLost: Set<string>;
   /** Per job: the controller that stops its attempt (lock lost, worker stopping). */
   running: Map<string, { controller: AbortController; job: SessionJob; since: string }>;
+  /** Per job: the mining and qualification jobs running here (for `queue status`). */
+  tasks: Map<string, { run: string; job: string; since: string }>;
   /** Called when `running` changed: `queue status` shows it at once, not at the next periodic heartbeat. */
   changed: () => void;
   /** Signs results and decrypts the dataset (never passed to an agent). */
@@ -87,6 +89,11 @@ export async function processSessionJob(raw: Job, token: string | undefined, c: 
   const job = parsed.data;
   const why = refusal(job);
   if (why !== null) return handBack(raw, token, why, c, job.run_id);
+  // A worker that hung past the stall timeout and came back may still run the attempt it was given up
+  // for (until it sees the fence): it must not take the next attempt of that session beside it, in the
+  // same session directory. Handed back: another worker, or this one once the old attempt stopped.
+  const own = [...c.running.values()].find((r) => r.job.run_id === job.run_id && r.job.session === job.session);
+  if (own) return handBack(raw, token, `attempt ${own.job.attempt} of ${job.session} still runs on this worker (it was given up while the worker hung); attempt ${job.attempt} waits for another worker or for its end`, c, job.run_id);
   const resultKey = keys.result(job.run_id, job.session, job.attempt);
   if ((await c.redis.exists(resultKey)) === 1) return "already done";
   const id = String(raw.id);

@@ -5,15 +5,16 @@ import { Worker, type Job } from "bullmq";
 import { Redis } from "ioredis";
 import { cacheRoot } from "../dataset/repo-cache.js";
 import { packageVersion } from "../core/package-paths.js";
-import { keys, sessionQueue, verifyQueue } from "./keys.js";
+import { keys, sessionQueue, taskQueue, verifyQueue } from "./keys.js";
 import type { SecuredQueue } from "./queue-secret.js";
 import { processSessionJob, type ProcessorContext } from "./session-processor.js";
 import { processVerifyJob } from "./verify-processor.js";
+import { processTaskJob } from "./task-processor.js";
 import { newWorkerName } from "./worker-identity.js";
 
 export interface WorkerOptions {
   target: SecuredQueue;
-  /** Sessions at once (verifications share the same slots). */
+  /** Jobs at once of each kind: sessions, verifications, mining and qualification jobs (each kind its own slots). */
   concurrency: number;
   /** Seconds without lock renewal after which a job counts as stalled (its worker died or hung). */
   stallTimeoutS: number;
@@ -25,13 +26,16 @@ export interface WorkerOptions {
 }
 
 function heartbeat(redis: Redis, name: string, o: WorkerOptions, c: ProcessorContext): Promise<unknown> {
-  const running = [...c.running.values()].map((r) => ({ run: r.job.run_id, session: r.job.session, attempt: r.job.attempt, since: r.since }));
+  const running = [
+    ...[...c.running.values()].map((r) => ({ run: r.job.run_id, session: r.job.session, attempt: r.job.attempt, since: r.since })),
+    ...[...c.tasks.values()].map((t) => ({ run: t.run, job: t.job, since: t.since })),
+  ];
   const beat = { host: hostname(), pid: process.pid, version: packageVersion, concurrency: o.concurrency, running, time: new Date().toISOString() };
   return redis.hset(keys.workers(), name, JSON.stringify(beat)).catch(() => undefined);
 }
 
 /**
- * `switch-swe worker`: takes session and verification jobs from the queue until stopped. A dead or
+ * `switch-swe worker`: takes session, verification, mining and qualification jobs from the queue until stopped. A dead or
  * hung worker is found by BullMQ's stalled-job check (its lock is no longer renewed); the job then
  * fails, and the coordinator records an infrastructure fault and starts the next attempt elsewhere.
  */
@@ -41,7 +45,7 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
   redis.on("error", () => undefined);
   const workRoot = o.workRoot ?? join(cacheRoot(), "queue", "work");
   mkdirSync(workRoot, { recursive: true });
-  const ctx: ProcessorContext = { redis, worker: name, workRoot, stopping: o.signal, log: o.log, lockLost: new Set(), running: new Map(), changed: () => void heartbeat(redis, name, o, ctx), secret: o.target.secret };
+  const ctx: ProcessorContext = { redis, worker: name, workRoot, stopping: o.signal, log: o.log, lockLost: new Set(), running: new Map(), tasks: new Map(), changed: () => void heartbeat(redis, name, o, ctx), secret: o.target.secret };
   const lockMs = Math.round(o.stallTimeoutS * 1000);
   const common = {
     connection: o.target.redis,
@@ -53,7 +57,8 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
   };
   const sessions = new Worker(sessionQueue, (job: Job, token?: string) => processSessionJob(job, token, ctx), common);
   const verifies = new Worker(verifyQueue, (job: Job, token?: string) => processVerifyJob(job, token, ctx), common);
-  for (const w of [sessions, verifies]) {
+  const tasks = new Worker(taskQueue, (job: Job, token?: string) => processTaskJob(job, token, ctx), common);
+  for (const w of [sessions, verifies, tasks]) {
     w.on("error", (e) => o.log(`queue error: ${e.message}`));
     w.on("lockRenewalFailed", (ids: string[]) => {
       for (const id of ids) {
@@ -72,7 +77,7 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
       o.signal.addEventListener("abort", () => resolve());
     });
     o.log("stopping: running attempts end as interrupted and go back to the queue");
-    await Promise.all([sessions.close(), verifies.close()]);
+    await Promise.all([sessions.close(), verifies.close(), tasks.close()]);
   } finally {
     clearInterval(beat);
     await redis.hdel(keys.workers(), name).catch(() => undefined);

@@ -32,4 +32,11 @@ describe("benchmarks, small configuration (end to end)", () => {
     expect(r.stdout).toMatch(/^1 runs x 2 sessions = 2 sessions, \d+ requests, agent sleeps 0.1 s per request$/m);
     expect(r.stdout).toMatch(/^1 worker\(s\): wall [\d.]+ s, ideal [\d.]+ s, ratio [\d.]+x; per session: coordinator CPU [\d.]+ ms, worker CPU [\d.]+ s/m);
   });
+
+  it("bench:mine-queue mines the small history here and on one worker process, the same manifest", async () => {
+    const r = await runBench("mine-queue.mjs", [], 600_000);
+    expect(r.code, said(r)).toBe(0);
+    expect(r.stdout).toMatch(/^local tasks mine \(--runs 1, 3 candidates\): wall [\d.]+ s; load /m);
+    expect(r.stdout).toMatch(/^tasks mine --queue, 1 worker\(s\): wall [\d.]+ s \([\d.]+x the local run\); manifest identical; load /m);
+  }, 600_000);
 });

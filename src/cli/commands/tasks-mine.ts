@@ -5,9 +5,12 @@ import { collect, parsePositive } from "../options.js";
 import { addWriterOptions, checkWriterFlags, reportWriting, writerFromFlags, type WriterFlags } from "../writer-model.js";
 import { writeRequestsInDataset } from "../../mine/write-requests.js";
 import { abandonOpenScratch } from "../../testbed/verifier-scratch.js";
+import { queueMineBackend } from "../../queue/mine-on-queue.js";
+import { queueUrlEnv } from "../../queue/queue-url.js";
+import { securedQueueTarget } from "./queue.js";
 
 /** The CLI flags are the options of `mine`, less what the command supplies itself. */
-type MineFlags = Omit<MineOptions, "repo" | "onLine" | "paths"> & WriterFlags & { path?: string[] };
+type MineFlags = Omit<MineOptions, "repo" | "onLine" | "paths" | "backend"> & WriterFlags & { path?: string[]; queue?: string | boolean };
 
 /** `--writer-model`: after mining, the request texts of the mined tasks are written (as `tasks write-requests OUT`). */
 async function writeMinedRequests(out: string, o: MineFlags): Promise<number> {
@@ -49,9 +52,11 @@ export function addMineCommand(tasks: Command): void {
       return v;
     })
     .option("--setup-commit <rev>", "run set-up once at this revision and share the environment across tasks (set-up must not depend on the checkout)")
-    .addOption(new Option("--suite <which>", "per state, run the whole suite or only the test files the steps touch").choices(["whole", "touched"]).default("whole"));
+    .addOption(new Option("--suite <which>", "per state, run the whole suite or only the test files the steps touch").choices(["whole", "touched"]).default("whole"))
+    .option("--queue [url]", `run the candidates' tests as jobs for \`switch-swe worker\`s on this Redis queue (default: $${queueUrlEnv}); --jobs is then the workers' business`);
   addWriterOptions(cmd, false).action(async (repo: string, o: MineFlags) => {
     checkWriterFlags(o);
+    const backend = o.queue === undefined ? undefined : queueMineBackend(securedQueueTarget(o.queue));
     // Every decided candidate is already on disk (manifest.json, then mine-report.json, after each
     // one): a stop loses only the candidates under way, but their test runs and scratch must go too.
     const onSignal = (sig: NodeJS.Signals) => {
@@ -81,6 +86,7 @@ export function addMineCommand(tasks: Command): void {
       ...(o.python !== undefined ? { python: o.python } : {}),
       ...(o.suite !== undefined ? { suite: o.suite } : {}),
       ...(o.path !== undefined ? { paths: o.path } : {}),
+      ...(backend ? { backend } : {}),
       onLine: (l) => process.stderr.write(`${l}\n`),
     }).finally(() => {
       process.off("SIGINT", onSignal);

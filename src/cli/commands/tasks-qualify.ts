@@ -4,6 +4,9 @@ import { qualifyDataset } from "../../qualify/qualify-dataset.js";
 import type { QualifyReport } from "../../qualify/qualify-task.js";
 import { ExitCode } from "../exit-codes.js";
 import { collect, parsePositive as positiveInt } from "../options.js";
+import { queueQualifyBackend } from "../../queue/qualify-on-queue.js";
+import { queueUrlEnv } from "../../queue/queue-url.js";
+import { securedQueueTarget } from "./queue.js";
 
 
 export function qualifyText(r: QualifyReport): string {
@@ -33,8 +36,11 @@ export function addQualifyCommand(tasks: Command): void {
     )
     .option("--write", "rewrite each task.json's fail_to_pass / pass_to_pass with what was observed")
     .option("--json", "print the reports as JSON")
-    .action(async (dir: string, o: { task?: string[]; runs: number; concurrency: number; suite: "whole" | "touched"; write?: boolean; json?: boolean }) => {
+    .option("--queue [url]", `run the qualifications as jobs for \`switch-swe worker\`s on this Redis queue (default: $${queueUrlEnv}); --concurrency is then the workers' business`)
+    .action(async (dir: string, o: { task?: string[]; runs: number; concurrency: number; suite: "whole" | "touched"; write?: boolean; json?: boolean; queue?: string | boolean }) => {
+      const backend = o.queue === undefined ? undefined : queueQualifyBackend(securedQueueTarget(o.queue));
       const { reports } = await qualifyDataset(dir, {
+        ...(backend ? { backend } : {}),
         runs: o.runs,
         suite: o.suite,
         concurrency: o.concurrency,
