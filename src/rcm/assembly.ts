@@ -1,5 +1,5 @@
 import { actionText, type Group, type RcmMode } from "./history.js";
-import type { Assignment } from "./router.js";
+import { settled, type Assignment } from "./router.js";
 import { renderTaskState, type TaskState } from "./state-record.js";
 
 /** What happens to one earlier group in what the model receives. */
@@ -54,7 +54,7 @@ export function planAssembly(input: AssemblyInput): AssemblyPlan {
   for (let i = groups.length - 2; i >= 0; i--) {
     const g = groups[i]!;
     const ga = assignments[g.id];
-    if (!ga || ga.task === null || ga.confidence < threshold) continue;
+    if (!ga || ga.task === null || !settled(ga, threshold)) continue;
     if (ga.task !== active) {
       if (!kept.has(ga.task) && !(ga.also ?? []).some((t) => kept.has(t))) treatments[i] = "dropped";
       continue;

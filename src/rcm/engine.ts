@@ -4,7 +4,7 @@ import { auxRoute, auxStateItems, endpointChat, type AuxChat, type AuxUsage } fr
 import { compactionContext } from "./compaction.js";
 import type { Group } from "./history.js";
 import { endpointAuxOf, hostAuxOf, type RcmOptions } from "./options.js";
-import { commitAssignment, emptyRouterState, routeRequest, type Assignment, type RouterState } from "./router.js";
+import { commitAssignment, emptyRouterState, routeRequest, settled, type Assignment, type RouterState } from "./router.js";
 import { requestFeatures, RouterIndex } from "./router-index.js";
 import { taskRelatedness } from "./router-score.js";
 import { emptyTaskState, type StateItem, type TaskState } from "./state-record.js";
@@ -194,7 +194,7 @@ export class RcmEngine {
   }
 
   private commit(g: Group, f: ReturnType<typeof requestFeatures>, decision: Parameters<typeof commitAssignment>[2]): Assignment {
-    const a = commitAssignment(this.memory.router, g, decision, f.refs.workspace);
+    const a = commitAssignment(this.memory.router, g, decision, f.refs.workspace, this.options.threshold);
     if (a.task) this.index.add(g, a.task, this.workspaceOf(a.task), f);
     this.dirty = true;
     return a;
@@ -228,7 +228,7 @@ export class RcmEngine {
       const g = groups[i]!;
       if (this.folded.has(g.id)) continue;
       const a = this.memory.router.assignments[g.id];
-      if (!a?.task || a.confidence < this.options.threshold) continue;
+      if (!a?.task || !settled(a, this.options.threshold)) continue;
       const s = (this.memory.states[a.task] ??= emptyTaskState(a.task, this.workspaceOf(a.task)));
       if (!s.covered.includes(g.id)) {
         foldGroup(s, g);

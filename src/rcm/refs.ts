@@ -20,10 +20,10 @@ const repositoryLine = /^Repository:[ \t]*(\S.*?)[ \t]*$/m;
 const sourceExtensions = "py|pyi|ts|tsx|js|jsx|mjs|cjs|json|toml|yaml|yml|md|rs|go|java|kt|c|h|cc|cpp|hpp|rb|php|cs|swift|sh|sql|html|css|txt|cfg|ini|csv|lock";
 const pathToken = new RegExp(`(?:[\\w.@+-]*/)+[\\w.@+-]+|\\b[\\w-]+\\.(?:${sourceExtensions})\\b`, "g");
 const fileExtension = new RegExp(`^(?:${sourceExtensions})$`);
-const backticked = /`([^`\n]{1,120})`/g;
 const identifier = /\b(?:[A-Za-z_][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]|[a-z]+(?:[A-Z][a-z0-9]+){1,}|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+)\b/g;
 const callName = /\b([A-Za-z_][A-Za-z0-9_]{2,})\(/g;
 const dottedName = /\b[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*){1,}\b/g;
+const url = /\b[a-z][a-z0-9+.-]*:\/\/[^\s`"'<>)\]]*/gi;
 /** Common words that look like identifiers in prose. */
 const notSymbols = new Set(["e.g", "i.e", "etc", "vs"]);
 
@@ -58,23 +58,39 @@ export function workspaceHolding(path: string, workspaces: Iterable<string>): st
 
 export function extractRefs(text: string, workspaceHint: string | null = null): Refs {
   const workspace = workspaceOf(text) ?? workspaceHint;
-  const body = text.replace(workspaceLine, "").replace(repositoryLine, "");
+  // URLs name no file or symbol of the project (`https://example.com/a` is no path, `example.com` no module).
+  const body = text.replace(workspaceLine, "").replace(repositoryLine, "").replace(url, " ");
   const paths = new Set<string>();
   const symbols = new Set<string>();
   for (const m of body.matchAll(pathToken)) {
     const p = normalizePath(m[0], workspace);
     if (p.length >= 3 && !/^https?:/.test(p) && !p.startsWith("//")) paths.add(p);
   }
-  for (const m of body.matchAll(backticked)) {
-    const inner = m[1]!.trim();
+  for (const span of codeSpans(body)) {
+    const inner = span.trim();
     if (/^[A-Za-z_][\w.]*$/.test(inner)) addSymbol(symbols, paths, inner);
     // A command line (`ledgerkit register --since`): its words are names of the program and its commands.
     else if (/^[\w.-]+(?: [\w.=-]+)+$/.test(inner)) for (const w of inner.split(" ")) if (/^[A-Za-z_]\w{2,}$/.test(w)) symbols.add(w);
   }
-  for (const m of body.matchAll(identifier)) symbols.add(m[0]);
+  // Not the letters after an escape in a string literal (`"a\nThe b"` names no `nThe`).
+  for (const m of body.matchAll(identifier)) if (body[m.index - 1] !== "\\") symbols.add(m[0]);
   for (const m of body.matchAll(callName)) symbols.add(m[1]!);
   for (const m of body.matchAll(dottedName)) addSymbol(symbols, paths, m[0]);
   return { workspace, paths, symbols };
+}
+
+/**
+ * Inline code spans (`…`) of short length, paired in order on each line: a long span is skipped as a
+ * whole, so the prose between two spans is never taken for one.
+ */
+function codeSpans(body: string): string[] {
+  const out: string[] = [];
+  for (const line of body.split("\n")) {
+    const parts = line.split("`");
+    // An odd part is inside backticks when a closing backtick follows it.
+    for (let i = 1; i < parts.length - 1; i += 2) if (parts[i]!.length > 0 && parts[i]!.length <= 120) out.push(parts[i]!);
+  }
+  return out;
 }
 
 /** `pkg.mod.name` names both a module path and a symbol; plain names are symbols. */
@@ -85,7 +101,10 @@ function addSymbol(symbols: Set<string>, paths: Set<string>, name: string): void
   if (parts.length >= 2 && fileExtension.test(parts[parts.length - 1]!)) return;
   if (parts.length >= 2) {
     paths.add(parts.join("/"));
-    symbols.add(parts[parts.length - 1]!);
+    const last = parts[parts.length - 1]!;
+    // `pkg.mod.split_sentences` also names its module pkg/mod (the last part may be a function or class).
+    if (parts.length >= 3 && /_|[A-Z]/.test(last)) paths.add(parts.slice(0, -1).join("/"));
+    symbols.add(last);
     return;
   }
   if (name.length >= 3) symbols.add(name);

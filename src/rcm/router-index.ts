@@ -13,6 +13,8 @@ export interface TaskProfile {
   symbols: Map<string, number>;
   /** Identifier pieces of the task's files and symbols, for partial matches (`balance_sheet_to_csv`). */
   stems: Map<string, number>;
+  /** Base names of the task's files (`diff` of util/diff.py): a name built on one of them points at the task. */
+  modules: Map<string, number>;
   terms: TermVector;
 }
 
@@ -58,10 +60,24 @@ export function symbolStems(symbol: string): string[] {
   return [...out];
 }
 
-/** The stem of a file path: its base name without extension (`balance_sheet`), when long enough. */
+/**
+ * The stems a symbol of a request is matched by: its stems, and its shorter single pieces (4–5
+ * letters), which match only a module's name (`render_diff` and `format_diff` name the module
+ * `diff.py`): a task's stems hold pieces that short only as the names of its files.
+ */
+export function matchStems(symbol: string): string[] {
+  const short = symbol
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .toLowerCase()
+    .split(/[_.]+/)
+    .filter((p) => p.length >= 4 && p.length < 6);
+  return [...new Set([...symbolStems(symbol), ...short])];
+}
+
+/** The stem of a file path: its base name without extension (`balance_sheet`, `diff`), when long enough. */
 export function fileStems(path: string): string[] {
   const base = (path.split("/").pop() ?? path).replace(/\.[A-Za-z0-9]+$/, "");
-  return base.length >= 5 && base !== "__init__" ? symbolStems(base).concat(base.toLowerCase()) : [];
+  return base.length >= 4 && base !== "__init__" ? symbolStems(base).concat(base.toLowerCase()) : [];
 }
 
 /** Paths a tool call names: what the host reported, else the usual argument names. */
@@ -82,6 +98,9 @@ function writtenCode(args: unknown): string {
 /** Definitions in written code: `def name`, `class Name`, `function name`, `const name =`. */
 const definition = /\b(?:def|class|function|fn|func|interface|type|const|let|var)\s+([A-Za-z_][A-Za-z0-9_]{2,})/g;
 
+/** Kinds of reference: path keys, symbols, stems, module (file base) names. */
+type RefKind = "k" | "s" | "t" | "m";
+
 export class RouterIndex {
   readonly profiles = new Map<string, TaskProfile>();
   /** Per group: how many of its actions were indexed (a group's request is indexed once). */
@@ -95,7 +114,7 @@ export class RouterIndex {
   profile(task: string): TaskProfile {
     let p = this.profiles.get(task);
     if (!p) {
-      p = { keys: new Map(), symbols: new Map(), stems: new Map(), terms: new Map() };
+      p = { keys: new Map(), symbols: new Map(), stems: new Map(), modules: new Map(), terms: new Map() };
       this.profiles.set(task, p);
     }
     return p;
@@ -109,7 +128,7 @@ export class RouterIndex {
       const f = features ?? requestFeatures(group.userText, workspace);
       for (const k of f.keys) this.addRef(p.keys, "k", k, task);
       for (const s of f.refs.symbols) this.addSymbol(p, s, task);
-      for (const k of f.refs.paths) for (const st of fileStems(k)) this.addRef(p.stems, "t", st, task);
+      for (const k of f.refs.paths) this.addFile(p, k, task);
       addInto(p.terms, f.terms);
       for (const t of f.terms.keys()) this.df.set(t, (this.df.get(t) ?? 0) + 1);
       this.docs++;
@@ -124,7 +143,7 @@ export class RouterIndex {
     for (const raw of toolPaths(paths, args)) {
       const rel = normalizePath(raw, workspace && workspaceHolding(raw, ws) ? workspace : null);
       for (const k of pathKeys(rel)) this.addRef(p.keys, "k", k, task);
-      for (const st of fileStems(rel)) this.addRef(p.stems, "t", st, task);
+      this.addFile(p, rel, task);
     }
     for (const m of writtenCode(args).matchAll(definition)) this.addSymbol(p, m[1]!, task);
   }
@@ -134,7 +153,13 @@ export class RouterIndex {
     for (const st of symbolStems(symbol)) this.addRef(p.stems, "t", st, task);
   }
 
-  private addRef(map: Map<string, number>, kind: "k" | "s" | "t", ref: string, task: string): void {
+  private addFile(p: TaskProfile, path: string, task: string): void {
+    const stems = fileStems(path);
+    for (const st of stems) this.addRef(p.stems, "t", st, task);
+    if (stems.length > 0) this.addRef(p.modules, "m", stems[stems.length - 1]!, task);
+  }
+
+  private addRef(map: Map<string, number>, kind: RefKind, ref: string, task: string): void {
     map.set(ref, (map.get(ref) ?? 0) + 1);
     const key = `${kind}:${ref}`;
     let s = this.refTasks.get(key);
@@ -143,11 +168,11 @@ export class RouterIndex {
   }
 
   /** How many tasks hold a reference. */
-  holders(kind: "k" | "s" | "t", ref: string): number {
+  holders(kind: RefKind, ref: string): number {
     return this.refTasks.get(`${kind}:${ref}`)?.size ?? 0;
   }
 
-  refIdf(kind: "k" | "s" | "t", ref: string): number {
+  refIdf(kind: RefKind, ref: string): number {
     return Math.log1p(Math.max(1, this.profiles.size) / Math.max(1, this.holders(kind, ref)));
   }
 

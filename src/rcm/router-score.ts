@@ -1,12 +1,12 @@
 import type { RequestFeatures, RouterIndex } from "./router-index.js";
 import { pathKeys } from "./refs.js";
 import { cosine } from "./similarity.js";
-import { symbolStems } from "./router-index.js";
+import { matchStems } from "./router-index.js";
 
 /** How much of a request one task explains. */
 export interface TaskScore {
   task: string;
-  /** idf-weighted references shared with the task (files and modules 3, symbols 2, partial symbols 1). */
+  /** idf-weighted references shared with the task (files and modules 3, symbols 2, partial symbols 1, one word in common 0.5). */
   ref: number;
   /** Share of the request's reference weight the task holds. */
   coverage: number;
@@ -19,7 +19,7 @@ export interface TaskScore {
 export interface RequestNovelty {
   /** Total reference weight of the request (files and modules 3, symbols 2). */
   weight: number;
-  /** Share of that weight no task holds, not even partially. */
+  /** Share of that weight no task holds (a name sharing only one word with a task's names counts half). */
   unknown: number;
 }
 
@@ -39,6 +39,11 @@ const symbolWeight = 2;
 
 export function requestWeight(f: RequestFeatures): number {
   return keyWeight * f.keys.length + symbolWeight * telling(f).length;
+}
+
+/** How much a partial match counts: a compound stem or a module's name fully, one word of a name half. */
+function partialWeight(stem: string, isModule: boolean): number {
+  return stem.includes("_") || isModule ? 1 : 0.5;
 }
 
 /** Scores every candidate task against a request. */
@@ -64,11 +69,14 @@ export function scoreTasks(index: RouterIndex, f: RequestFeatures, tasks: readon
         if (index.holders("s", s) === 1 && !moduleNames.has(s)) exclusive++;
         continue;
       }
-      // A new symbol built from the task's names (`balance_sheet_to_csv` in a balance-sheet task).
-      const stems = symbolStems(s).filter((st) => p.stems.has(st));
+      // A new symbol built from the task's names (`balance_sheet_to_csv` in a balance-sheet task, or
+      // `render_diff` in a task of diff.py); one word in common (`amount` of `format_amount` and
+      // `parse_amount`) weighs half.
+      const stems = matchStems(s).filter((st) => p.stems.has(st));
       if (stems.length === 0) continue;
-      ref += Math.max(...stems.map((st) => index.refIdf("t", st)));
-      covered += 1;
+      const best = Math.max(...stems.map((st) => partialWeight(st, p.modules.has(st)) * index.refIdf("t", st)));
+      ref += best;
+      covered += Math.max(...stems.map((st) => partialWeight(st, p.modules.has(st))));
     }
     return { task, ref, coverage: weight === 0 ? 0 : Math.min(1, covered / weight), sim: cosine(f.terms, p.terms, index.termIdf), exclusive };
   });
@@ -82,8 +90,11 @@ export function requestNovelty(index: RouterIndex, f: RequestFeatures): RequestN
   for (const k of f.keys) if (index.holders("k", k) === 0) unknown += keyWeight;
   for (const s of telling(f)) {
     if (index.holders("s", s) > 0) continue;
-    if (symbolStems(s).some((st) => index.holders("t", st) > 0)) continue;
-    unknown += symbolWeight;
+    const known = matchStems(s).filter((st) => index.holders("t", st) > 0);
+    // A name that shares only one word with a task's names (`format_amount` with `parse_amount`) is
+    // half new; one built from a task's compound name or module name continues it.
+    if (known.length === 0) unknown += symbolWeight;
+    else unknown += symbolWeight * (1 - Math.max(...known.map((st) => partialWeight(st, index.holders("m", st) > 0))));
   }
   return { weight, unknown: unknown / weight };
 }

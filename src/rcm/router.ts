@@ -12,6 +12,17 @@ export interface Assignment {
   method: RouteMethod;
   /** Other tasks the request also belongs to (it names their files or symbols): it stays in their history too. */
   also?: string[];
+  /**
+   * For a request that started a task below the threshold: the confidence of a later request routed
+   * to that task at or above it. The later request names what this one introduced, so the task is
+   * real work of its own, and this request is as settled as that one.
+   */
+  confirmed?: number;
+}
+
+/** Whether an assignment is sure enough for its group to be filtered and folded. */
+export function settled(a: Assignment, threshold: number): boolean {
+  return Math.max(a.confidence, a.confirmed ?? 0) >= threshold;
 }
 
 export interface TaskInfo {
@@ -148,8 +159,9 @@ function decideByEvidence(index: RouterIndex, f: RequestFeatures, scored: TaskSc
     if (leaning && lastTask !== null) return decide(lastTask, 0.6, "follow-up");
     return decide(null, f.keys.length + f.refs.symbols.size > 0 ? 0.75 : 0.7, "new", true);
   }
-  const best = [...scored].sort((a, b) => b.ref + b.sim - (a.ref + a.sim))[0]!;
-  return decide(best.task, 0.5, "ambiguous");
+  // Undecided: the request joins no task (a guess would lend it the evidence of a task it may not
+  // belong to); like a shared request, it stays in every task's history.
+  return decide(null, 0.5, "ambiguous");
 }
 
 function round(x: number): number {
@@ -162,6 +174,8 @@ export function commitAssignment(
   group: Group,
   decision: Decision,
   workspace: string | null,
+  /** The routing threshold: a confident request confirms its task's unsure opening (see Assignment.confirmed). */
+  threshold?: number,
 ): Assignment {
   let task = decision.task;
   if (decision.newTask) {
@@ -172,10 +186,17 @@ export function commitAssignment(
   state.assignments[group.id] = a;
   if (task !== null) {
     const info = state.tasks.find((t) => t.id === task);
+    if (info && !decision.newTask && threshold !== undefined && a.confidence >= threshold) confirmOpening(state, info, a.confidence, threshold);
     if (info && !info.groups.includes(group.id)) info.groups.push(group.id);
     if (info && info.workspace === null && workspace !== null) info.workspace = workspace;
   }
   return a;
+}
+
+/** A task opened by an unsure "new" decision is confirmed by the first confident request routed to it. */
+function confirmOpening(state: RouterState, task: TaskInfo, confidence: number, threshold: number): void {
+  const opening = task.groups[0] === undefined ? undefined : state.assignments[task.groups[0]];
+  if (opening && opening.method === "new" && !settled(opening, threshold)) opening.confirmed = confidence;
 }
 
 export function labelOf(userText: string): string {

@@ -42,6 +42,7 @@ const assignmentSchema = z
     confidence: z.number(),
     method: z.enum(["first", "workspace", "refs", "multi", "similarity", "aux", "shared", "closing", "follow-up", "new", "ambiguous"]),
     also: z.array(z.string()).optional(),
+    confirmed: z.number().optional(),
   })
   .strict();
 

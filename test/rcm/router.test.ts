@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import { RcmEngine } from "../../src/rcm/engine.js";
 import { parseRcmOptions } from "../../src/rcm/options.js";
 import { extractRefs } from "../../src/rcm/refs.js";
+import { commitAssignment, emptyRouterState } from "../../src/rcm/router.js";
+import { planAssembly } from "../../src/rcm/assembly.js";
 import { harnessGroup, plainGroup, say, write } from "./helpers/history.js";
 import { replay } from "./helpers/replay.js";
 import type { Group } from "../../src/rcm/history.js";
@@ -18,6 +20,14 @@ describe("explicit references", () => {
     expect([...r.paths]).toEqual(expect.arrayContaining(["lex/syllables.py", "alpha.py", "src/x.ts", "textflow/util/stats"]));
     expect([...r.symbols]).toEqual(expect.arrayContaining(["count_syllables", "stats", "readingTime"]));
     expect(r.symbols.has("py")).toBe(false);
+  });
+
+  it("pairs code spans in order (a long one is no reason to read prose as code), and reads no URL, escape or function as a module", () => {
+    const long = `\`split_sentences("Intro\\n\\nThe text starts here. ${"It goes on. ".repeat(10)}")\``;
+    const r = extractRefs(`First ${long}. Second, add \`sentence_spans(text)\` as in \`textflow.lex.sentences.split_sentences\`; for \`" A\\n"\` the spans are \`[(2, 23)]\`, see <https://example.com/a/b>.`);
+    expect([...r.symbols].sort()).toEqual(["sentence_spans", "split_sentences"]);
+    // `pkg.mod.function` names the module too.
+    expect([...r.paths].sort()).toEqual(["textflow/lex/sentences", "textflow/lex/sentences/split_sentences"]);
   });
 });
 
@@ -95,5 +105,34 @@ describe("task history router", () => {
       plainGroup("There is a bug in src/alpha/core.py: the loop is off by one."),
     ]);
     expect(a.map((x) => x.task)).toEqual(["t1", "t2", "t1"]);
+  });
+});
+
+describe("unsure routing", () => {
+  it("a task opened below the threshold is confirmed by a confident request to it, and then left out of other tasks' history", () => {
+    const state = emptyRouterState();
+    const g = (id: string): Group => ({ id, userMessageId: id, userText: id, actions: [] });
+    const groups = ["g1", "g2", "g3", "g4"].map(g);
+    commitAssignment(state, groups[0]!, { task: null, confidence: 1, method: "first", newTask: true }, null, 0.8);
+    commitAssignment(state, groups[1]!, { task: null, confidence: 0.7, method: "new", newTask: true }, null, 0.8);
+    const plan = () => planAssembly({ mode: "router", threshold: 0.8, keepRecent: 2, groups: groups.slice(0, 4), assignments: state.assignments, states: {} });
+    commitAssignment(state, groups[3]!, { task: "t1", confidence: 0.95, method: "refs", newTask: false }, null, 0.8);
+    // Unsure: g2 stays in t1's history (it may be t1's).
+    expect(plan().treatments).toEqual(["verbatim", "verbatim", "verbatim", "verbatim"]);
+    commitAssignment(state, groups[2]!, { task: "t2", confidence: 0.9, method: "refs", newTask: false }, null, 0.8);
+    expect(state.assignments.g2).toMatchObject({ task: "t2", confidence: 0.7, confirmed: 0.9 });
+    expect(plan().treatments).toEqual(["verbatim", "dropped", "dropped", "verbatim"]);
+  });
+
+  it("an undecided request joins no task: it lends no task its words, and stays in every task's history", () => {
+    const e = engine("router");
+    const a = route(e, [
+      plainGroup("Implement `parse_amount` in ledger/amount.py for negative amounts in parentheses.", [write("ledger/amount.py")]),
+      plainGroup("Add the income report renderer in reports/income.py with totals per category.", [write("reports/income.py")]),
+      plainGroup("Next, handle negative totals in the amounts report as well."),
+    ]);
+    expect(a[2]).toMatchObject({ task: null, method: "ambiguous", filtered: false });
+    expect(a[2]!.confidence).toBeLessThan(0.8);
+    expect(e.memory.router.tasks.map((t) => t.groups.length)).toEqual([1, 1]);
   });
 });
