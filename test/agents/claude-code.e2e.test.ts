@@ -4,8 +4,8 @@ import { installedClaude } from "../helpers/agent-cli.js";
 import { expectHostileCallConfined, expectPairResolvedAndAccounted, hostileCommand, expectResumedRequestsShowEarlierTurns, reportMarkdown, runSamplePair, shellWrite, type PairRun } from "./helpers/pair-e2e.js";
 import { skipWithout } from "../helpers/tools.js";
 
-// Needs bwrap: skipped with the reason where missing (a failure under CI=true).
-const missingTool = skipWithout(import.meta.url, "bwrap");
+// Needs bwrap, socat (run --network model relays the model endpoint): skipped with the reason where missing (a failure under CI=true).
+const missingTool = skipWithout(import.meta.url, "bwrap", "socat");
 
 /** Real Claude Code 2.1.332 runs one sample pair (both conditions) against the scripted Anthropic Messages server. */
 describe.skipIf(missingTool)("switch-swe run --agent claude-code (real Claude Code, sample pair)", () => {

@@ -3,8 +3,8 @@ import { openaiResponses } from "../../src/mock-model/openai-responses.js";
 import { expectHostileCallConfined, expectPairResolvedAndAccounted, hostileCommand, expectResumedRequestsShowEarlierTurns, runSamplePair, shellWrite, type PairRun } from "./helpers/pair-e2e.js";
 import { skipWithout } from "../helpers/tools.js";
 
-// Needs bwrap: skipped with the reason where missing (a failure under CI=true).
-const missingTool = skipWithout(import.meta.url, "bwrap");
+// Needs bwrap, socat (run --network model relays the model endpoint): skipped with the reason where missing (a failure under CI=true).
+const missingTool = skipWithout(import.meta.url, "bwrap", "socat");
 
 /** Real Codex 0.171.0 runs one sample pair (both conditions) against the scripted OpenAI Responses server. */
 describe.skipIf(missingTool)("switch-swe run --agent codex (real Codex, sample pair)", () => {

@@ -3,8 +3,8 @@ import { geminiGenerate } from "../../src/mock-model/gemini.js";
 import { expectHostileCallConfined, expectPairResolvedAndAccounted, hostileCommand, expectResumedRequestsShowEarlierTurns, runSamplePair, shellWrite, type PairRun } from "./helpers/pair-e2e.js";
 import { skipWithout } from "../helpers/tools.js";
 
-// Needs bwrap: skipped with the reason where missing (a failure under CI=true).
-const missingTool = skipWithout(import.meta.url, "bwrap");
+// Needs bwrap, socat (run --network model relays the model endpoint): skipped with the reason where missing (a failure under CI=true).
+const missingTool = skipWithout(import.meta.url, "bwrap", "socat");
 
 /** Real Gemini CLI 0.61.0 runs one sample pair (both conditions) against the scripted Gemini server. */
 describe.skipIf(missingTool)("switch-swe run --agent gemini (real Gemini CLI, sample pair)", () => {

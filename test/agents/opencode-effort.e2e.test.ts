@@ -6,8 +6,8 @@ import { tempDir } from "../helpers/temp.js";
 import { conversationContext, converse } from "./helpers/converse.js";
 import { skipWithout } from "../helpers/tools.js";
 
-// Needs bwrap: skipped with the reason where missing (a failure under CI=true).
-const missingTool = skipWithout(import.meta.url, "bwrap");
+// Needs bwrap, socat (run --network model relays the model endpoint): skipped with the reason where missing (a failure under CI=true).
+const missingTool = skipWithout(import.meta.url, "bwrap", "socat");
 
 let server: MockModelServer | null = null;
 afterAll(async () => {

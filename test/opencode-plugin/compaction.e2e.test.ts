@@ -12,8 +12,8 @@ import { isolatedOpencodeEnv } from "../helpers/opencode-env.js";
 import { allText } from "../helpers/recorded-requests.js";
 import { skipWithout } from "../helpers/tools.js";
 
-// Needs bwrap: skipped with the reason where missing (a failure under CI=true).
-const missingTool = skipWithout(import.meta.url, "bwrap");
+// Needs bwrap, socat (run --network model relays the model endpoint): skipped with the reason where missing (a failure under CI=true).
+const missingTool = skipWithout(import.meta.url, "bwrap", "socat");
 
 const opencode = join(packageRoot, "node_modules", ".bin", "opencode");
 

@@ -16,8 +16,8 @@ import { expectHostileCallConfined, hostileCommand, withFirstCall } from "../age
 import type { RunConfig } from "../../src/formats/run-config.js";
 import { skipWithout } from "../helpers/tools.js";
 
-// Needs bwrap: skipped with the reason where missing (a failure under CI=true).
-const missingTool = skipWithout(import.meta.url, "bwrap");
+// Needs bwrap, socat (run --network model relays the model endpoint): skipped with the reason where missing (a failure under CI=true).
+const missingTool = skipWithout(import.meta.url, "bwrap", "socat");
 
 const cliMain = join(packageRoot, "dist", "cli", "main.js");
 

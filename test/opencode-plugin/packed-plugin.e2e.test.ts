@@ -10,8 +10,8 @@ import { tempDir } from "../helpers/synthetic-dataset.js";
 import { isolatedOpencodeEnv } from "../helpers/opencode-env.js";
 import { skipWithout } from "../helpers/tools.js";
 
-// Needs bwrap: skipped with the reason where missing (a failure under CI=true).
-const missingTool = skipWithout(import.meta.url, "bwrap");
+// Needs bwrap, socat (run --network model relays the model endpoint): skipped with the reason where missing (a failure under CI=true).
+const missingTool = skipWithout(import.meta.url, "bwrap", "socat");
 
 const opencode = join(packageRoot, "node_modules", ".bin", "opencode");
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";

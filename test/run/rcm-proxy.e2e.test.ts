@@ -21,7 +21,7 @@ import { tempDir } from "../helpers/temp.js";
 import { requestKey, scriptForPair } from "../rcm/helpers/scripted-pair.js";
 
 // Needs bwrap (the run's default sandbox): skipped with the reason where missing (a failure under CI=true).
-const missingTool = skipWithout(import.meta.url, "bwrap");
+const missingTool = skipWithout(import.meta.url, "bwrap", "socat");
 
 /** A CLI as the run drives it: its options, its write tool, and how the scripted server reads its requests. */
 interface CliCase {
