@@ -8,6 +8,7 @@ import { geminiCountTokens, geminiGenerate } from "./gemini.js";
 import { openaiChat } from "./openai-chat.js";
 import { openaiResponses } from "./openai-responses.js";
 import { fillTemplate, pickTurn, type Script } from "./script.js";
+import { contextBoundAnswer, type KnownAnswers } from "./context-bound.js";
 
 /** One request the server received, as recorded (one JSON line each in the record file). */
 export interface RecordedRequest {
@@ -30,6 +31,8 @@ export interface MockModelOptions {
   port?: number;
   /** Every request is appended here as one JSON line. */
   recordFile?: string;
+  /** The context-bound model (context-bound.ts): answers every model request from this table instead of the script's turns. */
+  knownAnswers?: KnownAnswers;
 }
 
 export interface MockModelServer {
@@ -120,6 +123,17 @@ export async function startMockModel(opts: MockModelOptions): Promise<MockModelS
     if (protocol.kind === "count") {
       record(entry);
       return protocol.respond(res, answerOf(script, facts, undefined, {}), String(entry.seq), facts);
+    }
+    if (opts.knownAnswers) {
+      const bound = contextBoundAnswer(opts.knownAnswers, facts);
+      if (bound.tooLong) {
+        record(entry);
+        return protocol.error(res, 400, bound.tooLong);
+      }
+      const answer = answerOf(script, facts, { text: bound.text, tool_calls: bound.toolCalls, requests: "any", usage: { prompt_tokens: bound.inputTokens } }, {});
+      entry.usage = answer.usage;
+      record(entry);
+      return protocol.respond(res, answer, String(entry.seq), facts);
     }
     const picked = pickTurn(script, used, facts);
     if (picked) used.add(picked.index);

@@ -31,6 +31,11 @@ export interface TaskState {
   files: StateItem[];
   symbols: StateItem[];
   uncertainties: StateItem[];
+  /**
+   * Each request's opening sentence (newest kept). Shown only for requests the history no longer holds
+   * (a host's compaction removed them): the task's requests are never left out by RCM itself.
+   */
+  asked: StateItem[];
   /** Groups whose assistant and tool exchanges this record covers (in the order they were folded in). */
   covered: string[];
   /** Number of the task's requests folded in so far. */
@@ -42,7 +47,7 @@ function clip(text: string, max: number): string {
 }
 
 export function emptyTaskState(task: string, workspace: string | null): TaskState {
-  return { task, workspace, goal: null, constraints: [], completed: [], pending: [], files: [], symbols: [], uncertainties: [], covered: [], requests: 0 };
+  return { task, workspace, goal: null, constraints: [], completed: [], pending: [], files: [], symbols: [], uncertainties: [], asked: [], covered: [], requests: 0 };
 }
 
 export const recordOpen = "<task-state";
@@ -66,6 +71,12 @@ export function renderTaskState(s: TaskState, visible: ReadonlySet<string> = new
   const workspace = s.workspace && visible.size === 0 ? ` workspace="${s.workspace}"` : "";
   const body: string[] = [];
   if (s.goal && shown(s.goal)) body.push(`Goal: ${clip(s.goal.text, 100)} [${origin(s.goal)}]`);
+  // Requests a compaction removed, by their opening sentence (the goal stands for the first).
+  const asked = s.asked.filter((i) => shown(i) && !(s.goal && shown(s.goal) && i.request === s.goal.request));
+  if (asked.length > 0) {
+    body.push("Requests no longer in the conversation:");
+    for (const i of asked) body.push(`- request ${i.request}: ${i.text} [${origin(i)}]`);
+  }
   const section = (title: string, items: StateItem[]) => {
     if (items.length === 0) return;
     body.push(`${title}:`);

@@ -4,7 +4,7 @@ import { toolPaths } from "./router-index.js";
 import type { StateItem, TaskState } from "./state-record.js";
 
 /** Bounds of the record: the newest items of each section are kept. */
-export const stateLimits = { constraints: 6, completed: 6, pending: 4, files: 12, symbols: 12, uncertainties: 4, itemChars: 140 } as const;
+export const stateLimits = { constraints: 6, completed: 6, pending: 4, files: 12, symbols: 12, uncertainties: 4, asked: 8, itemChars: 140 } as const;
 
 export const constraintWords =
   /\b(must|must not|should|shouldn't|never|always|do not|don't|only|ensure|make sure|keep|leave|unchanged|required|requires|without|instead of|stay(s)?)\b/i;
@@ -60,6 +60,7 @@ export function foldGroup(s: TaskState, group: Group): void {
   const parts = sentences(body);
   const first = parts[0] ?? body;
   if (s.goal === null && body !== "") s.goal = req(first);
+  if (body !== "") pushBounded(s.asked, req(first), stateLimits.asked);
   for (const sentence of parts.slice(s.goal?.request === request ? 1 : 0)) {
     if (constraintWords.test(sentence)) pushBounded(s.constraints, req(sentence), stateLimits.constraints);
   }

@@ -31,6 +31,8 @@ const taskStateSchema = z
     files: z.array(itemSchema),
     symbols: z.array(itemSchema),
     uncertainties: z.array(itemSchema),
+    /** Absent in state files written before it existed. */
+    asked: z.array(itemSchema).default([]),
     covered: z.array(z.string()),
     requests: z.number(),
   })

@@ -8,7 +8,8 @@ import { saveStateFile } from "../rcm/store.js";
 
 /** The conversation's RCM memory, kept with the session's logs (`rcm-state.json`, the plugin's state file format). */
 function saveMemory(proxy: RcmProxy, mode: RcmMode, logDir: string): void {
-  const engines = [...proxy.engines().values()];
+  // One engine may stand for several keys (a conversation the host compacted): each is saved once.
+  const engines = [...new Set(proxy.engines().values())];
   const main = engines.sort((a, b) => Object.keys(b.memory.router.assignments).length - Object.keys(a.memory.router.assignments).length)[0];
   if (main) saveStateFile(logDir, "rcm-state", mode, main.memory, { compactions: 0 });
 }
@@ -31,7 +32,7 @@ export function rcmProxiedAgent(name: string, options: Record<string, string>, m
     ...(agent.endpoints ? { endpoints: agent.endpoints } : {}),
     ...(agent.describe ? { describe: () => agent.describe!() } : {}),
     async startConversation(ctx: AgentContext): Promise<Conversation> {
-      const proxy = await startRcmProxy({ upstream, mode, logFile: join(ctx.logDir, "rcm-proxy.jsonl") });
+      const proxy = await startRcmProxy({ upstream, mode, single: true, logFile: join(ctx.logDir, "rcm-proxy.jsonl") });
       let inner: Conversation;
       try {
         // Under --network model the agent reaches only the allowed endpoints: the proxy, on loopback, is

@@ -10,7 +10,7 @@ import { startRcmProxy, type RcmProxy } from "../../src/rcm/proxy/server.js";
 import { elidedNote } from "../../src/rcm/assembly.js";
 import { cliPath } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
-import { focusReturn, otherTaskMarker, turns, wireCases, type WireCase } from "./helpers/wire-conversations.js";
+import { anthropicCase, focusReturn, otherTaskMarker, turns, wireCases, type WireCase } from "./helpers/wire-conversations.js";
 
 type Json = Record<string, unknown>;
 
@@ -174,5 +174,30 @@ describe("switch-swe rcm proxy (the command)", () => {
     const entries = readFileSync(log, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(entries).toHaveLength(1);
     expect(entries[0]).toMatchObject({ action: "assembled", mode: "router", protocol: "openai-chat", upstream_status: 200, step: { dropped: 1 } });
+  });
+});
+
+describe("rcm proxy after the host compacted the conversation", () => {
+  it("a conversation whose start became a summary keeps its memory (found by a request it still holds), and the record lists the requests the summary dropped", async () => {
+    const p = await startRcmProxy({ upstream: mock.baseURL, mode: "rcm", single: true });
+    proxies.push(p);
+    await through(p, anthropicCase, false);
+    const summary = "This session is being continued from a previous conversation that ran out of context. Summary: the latest request was about BetaParser.";
+    const compacted = {
+      ...anthropicCase.body(false),
+      messages: [
+        { role: "user", content: [{ type: "text", text: summary }] },
+        { role: "assistant", content: [{ type: "text", text: "Understood." }] },
+        { role: "user", content: [{ type: "text", text: focusReturn }] },
+        { role: "assistant", content: [{ type: "text", text: "Done." }] },
+        { role: "user", content: [{ type: "text", text: "Workspace: /ws/w00\n\nAlso make alpha_mean in src/alpha.py skip None values." }] },
+      ],
+    };
+    const r = await through(p, anthropicCase, false, compacted);
+    expect(new Set(p.engines().values()).size).toBe(1);
+    const current = anthropicCase.lastUserText(r.upstream);
+    expect(current).toContain("Requests no longer in the conversation:");
+    for (const t of turns.slice(1, 3)) expect(current).toContain(t.user.split("\n\n")[1]!.split(":")[0]!);
+    expect(current).not.toContain(otherTaskMarker);
   });
 });

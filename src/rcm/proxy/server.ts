@@ -23,6 +23,11 @@ export interface RcmProxyOptions {
   rcm?: Omit<RcmOptionsInput, "mode" | "auxModel" | "stateDir">;
   /** One JSON line per request (log.ts). */
   logFile?: string;
+  /**
+   * The proxy serves one agent conversation (`run --rcm`): a request whose history RCM does not know
+   * (the host compacted it into a summary) continues it, with its memory, instead of starting afresh.
+   */
+  single?: boolean;
   /** Name of a variable of the proxy's environment holding the upstream key: it replaces the key the agent sent. */
   keyEnv?: string;
   env?: NodeJS.ProcessEnv;
@@ -74,7 +79,7 @@ const cpuMs = (since: NodeJS.CpuUsage) => {
 type Outcome = Rewrite | { action: "fail_open"; error: string };
 
 /** RCM's rewrite of one body, or why it goes as it came (failing open on any error). */
-function outcomeOf(format: WireFormat, raw: Buffer, engineFor: (conversation: string) => RcmEngine): Outcome {
+function outcomeOf(format: WireFormat, raw: Buffer, engineFor: (conversation: string, groups: readonly string[]) => RcmEngine): Outcome {
   try {
     const body: unknown = JSON.parse(raw.toString("utf8"));
     return isObject(body) ? rewriteRequest(format, body, engineFor) : { action: "pass", reason: "body is not a JSON object" };
@@ -136,13 +141,27 @@ export async function startRcmProxy(opts: RcmProxyOptions): Promise<RcmProxy> {
   const entries: ProxyLogEntry[] = [];
   let seq = 0;
 
-  const engineFor = (conversation: string) => {
-    let e = engines.get(conversation);
-    if (e) return e;
+  const engineFor = (conversation: string, groups: readonly string[]) => {
+    let e = engines.get(conversation) ?? continued(groups);
+    if (e) {
+      engines.set(conversation, e);
+      return e;
+    }
     e = new RcmEngine(options, undefined, null);
     engines.set(conversation, e);
     if (engines.size > maxConversations) engines.delete(engines.keys().next().value!);
     return e;
+  };
+
+  /**
+   * The conversation a request continues when its first request is new to the proxy: a host's compaction
+   * replaced the start of its history by a summary, and kept requests RCM has routed (or, with `single`,
+   * kept none: the one conversation the proxy serves).
+   */
+  const continued = (groups: readonly string[]): RcmEngine | undefined => {
+    const known = [...engines.values()].find((e) => groups.some((g) => e.memory.router.assignments[g] !== undefined));
+    if (known || !opts.single) return known;
+    return [...engines.values()].pop();
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {

@@ -1,0 +1,77 @@
+// The known-answer experiment (docs/rcm.md, "The known-answer experiment"): sample session pairs run
+// with real Claude Code against the context-bound model (src/mock-model/context-bound.ts) in three
+// arms, native (`--rcm off`), `--rcm router` and `--rcm rcm`, both conditions each, verified, then
+// reported as the paper's Table 3 by `switch-swe report` and `compare`.
+// Run: npm run build && node bench/rcm-known-answer.mjs [--pairs N] [--window TOKENS] [--out DIR]
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { loadDataset } from "../dist/dataset/load.js";
+import { startMockModel } from "../dist/mock-model/server.js";
+import { knownAnswersSchema } from "../dist/mock-model/context-bound.js";
+import { parseScript } from "../dist/mock-model/script.js";
+import { subsetSessions } from "../dist/sessions/subset.js";
+import { knownAnswers } from "./known-answers.mjs";
+
+const { values } = parseArgs({ options: { pairs: { type: "string", default: "2" }, window: { type: "string", default: "12000" }, out: { type: "string", default: "" }, arms: { type: "string", default: "off,router,rcm" }, claude: { type: "string", default: "" } } });
+const root = resolve(import.meta.dirname, "..");
+const cli = join(root, "dist", "cli", "main.js");
+const sample = join(root, "datasets", "sample");
+const out = values.out || join(root, "bench-out", "rcm-known-answer");
+mkdirSync(out, { recursive: true });
+const claude = realpathSync(values.claude || join(process.env.HOME, ".cache", "switch-swe-test-clis", "claude-code-2.1.332", "node_modules", ".bin", "claude"));
+const sh = (args, opts = {}) => {
+  const r = spawnSync(process.execPath, [cli, ...args], { encoding: "utf8", timeout: 4 * 3600_000, ...opts });
+  if (r.status !== 0 && !opts.allowFail) throw new Error(`switch-swe ${args.join(" ")}: ${r.status}\n${r.stderr}`);
+  return r;
+};
+
+const load = [loadavg()[0].toFixed(2)];
+const all = join(out, "sessions-all.json");
+sh(["sessions", "build", sample, "--seed", "0", "--out", all]);
+const file = JSON.parse(readFileSync(all, "utf8"));
+// The pairs with the most focus returns first (each return is a chance to lose the focus's requirements).
+const returns = (p) => p.schedules.switch.filter((s, i, a) => s.task === p.focus && s.kind === "stage" && i > 0 && a[i - 1].task !== p.focus).length;
+const pairs = [...file.pairs].sort((a, b) => returns(b) - returns(a) || a.schedules.switch.length - b.schedules.switch.length || a.id.localeCompare(b.id)).slice(0, Number(values.pairs));
+const sessionsPath = join(out, "sessions.json");
+writeFileSync(sessionsPath, JSON.stringify(subsetSessions(file, all, pairs.map((p) => p.id)), null, 2));
+const dataset = loadDataset(sample);
+const tasks = [...new Set(pairs.flatMap((p) => Object.values(p.workspaces)))];
+const table = knownAnswersSchema.parse(knownAnswers(dataset, tasks, { window: Number(values.window), shell: { name: "Bash", command: "command", extra: { description: "write" } } }));
+writeFileSync(join(out, "known-answers.json"), JSON.stringify(table));
+
+/** `switch-swe run` without blocking this process, which serves the model. */
+function runAsync(args) {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [cli, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d) => (stderr += d));
+    child.stdout.resume();
+    child.on("close", (status) => done({ status, stderr }));
+  });
+}
+
+const runs = {};
+for (const arm of values.arms.split(",")) {
+  const server = await startMockModel({ script: parseScript([]), knownAnswers: table, recordFile: join(out, `requests-${arm}.jsonl`) });
+  const runDir = join(out, `run-${arm}`);
+  const t0 = Date.now();
+  const r = await runAsync(["run", "--dataset", sample, "--sessions", sessionsPath, "--agent", "claude-code", "--agent-opt", `bin=${claude}`, "--agent-opt", `base_url=${server.origin}`, "--agent-opt", "effort=default", "--rcm", arm, "--label", `claude-code ${arm === "off" ? "native" : arm}`, "--submission", "checkout", "--request-timeout", "600", "--concurrency", "2", "--out", runDir, "--quiet"]);
+  await server.close();
+  const compactions = server.requests().filter((q) => /create a detailed summary of the conversation/.test(JSON.stringify(q.body))).length;
+  runs[arm] = runDir;
+  process.stdout.write(`${arm}: exit ${r.status}, ${((Date.now() - t0) / 60000).toFixed(1)} min, ${server.requests().length} model requests, ${compactions} compaction requests\n`);
+  if (r.status !== 0) process.stdout.write(r.stderr.slice(-2000));
+}
+load.push(loadavg()[0].toFixed(2));
+/** One titled section of a report (up to the next title underlined with `=`). */
+const section = (text, title) => {
+  const rest = text.slice(text.indexOf(`${title}\n=`));
+  const next = rest.slice(title.length + 1).search(/\n\n[^\n]+\n=+\n/);
+  return next < 0 ? rest : rest.slice(0, title.length + 1 + next + 1);
+};
+process.stdout.write(section(sh(["report", ...Object.values(runs)]).stdout, "Resolution"));
+for (const arm of ["router", "rcm"]) if (runs[arm] && runs.off) process.stdout.write(sh(["compare", runs.off, runs[arm]]).stdout);
+process.stdout.write(`pairs: ${pairs.map((p) => p.id).join(", ")}; window ${values.window}; load ${load.join(" -> ")}\n`);
