@@ -18,7 +18,8 @@ describe("benchmarks, small configuration (end to end)", () => {
   it("bench:sandbox times sandbox and cgroup start-ups, checkouts and a run with and without the sandbox", async () => {
     const r = await runBench("sandbox.mjs");
     expect(r.code, said(r)).toBe(0);
-    expect(r.stdout).toMatch(/^agent request sandbox start-up: median [\d.]+ ms \(plain \/bin\/true spawn: [\d.]+ ms/m);
+    expect(r.stdout).toMatch(/^agent request sandbox start-up \(--network on\): median [\d.]+ ms \(plain \/bin\/true spawn: [\d.]+ ms/m);
+    expect(r.stdout.match(/^agent request sandbox start-up, --network model \(.*\): median [\d.]+ ms/gm)).toHaveLength(2);
     expect(r.stdout).toMatch(/^verifier test-run sandbox start-up: median [\d.]+ ms/m);
     expect(r.stdout).toMatch(/^cgroup set-up \(make, start \/bin\/true in it, remove\): median [\d.]+ ms/m);
     expect(r.stdout.match(/^verifier checkout, .*: median [\d.]+ ms/gm)).toHaveLength(2);
