@@ -66,6 +66,8 @@ describe.skipIf(missingTool)("switch-swe run --agent opencode under --network mo
     const out = join(fx.root, proxied ? "run-proxied" : "run");
     const r = await cliAsync(
       ["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--out", out, "--no-verify", "--quiet", "--session", `${pair}.base`, "--request-timeout", "240",
+        // The probe's marks are read from the checkout's diff: no submission asked for.
+        "--submission", "checkout",
         "--agent", "opencode", "--agent-opt", "model=mock/scripted", "--agent-opt", `base_url=${baseURL}`, "--agent-opt", `binary=${realpathSync(locateCli(opencodePackage)!)}`],
       { env: { SWITCH_SWE_CACHE: fx.cache }, timeoutMs: 20 * 60_000 },
     );
