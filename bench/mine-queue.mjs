@@ -7,9 +7,9 @@
 //   node bench/mine-queue.mjs [--runs 2] [--workers 1,2]
 // BENCH_SMALL=1: --runs 1, 1 worker (a check that the benchmark still runs; its figures say nothing).
 import { execFileSync, spawn } from "node:child_process";
+import { startRedis } from "./redis.mjs";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -76,17 +76,7 @@ commit("Clamp: accept the bounds in either order", {
   "tests/test_clamp.py": "from shapes.util.clamp import clamp\n\n\ndef test_clamp():\n    assert clamp(5, 0, 3) == 3\n\n\ndef test_low():\n    assert clamp(-1, 0, 3) == 0\n",
 });
 
-const freePort = () =>
-  new Promise((res) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const p = s.address().port;
-      s.close(() => res(p));
-    });
-  });
-const port = await freePort();
-const redis = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
-await new Promise((r) => setTimeout(r, 500));
-const url = `redis://127.0.0.1:${port}/0`;
+const { url, process: redis } = await startRedis();
 
 /** `tasks mine` to its end; its wall time in seconds. */
 function mine(out, extra, cache) {

@@ -10,9 +10,9 @@
 // At a realistic request time (a floor for a real model's turn): --sleep 10 --workers 1,2,4,8,16.
 // Fewer sessions than the sample's 36 take the first pairs. BENCH_SMALL=1: 2 sessions, 1 worker, 0.1 s.
 import { spawn } from "node:child_process";
+import { startRedis } from "./redis.mjs";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -37,18 +37,7 @@ const sleepS = Number(arg("sleep", SMALL ? "0.1" : "1"));
 const cli = new URL("../dist/cli/main.js", import.meta.url).pathname;
 const root = mkdtempSync(join(tmpdir(), "switch-swe-bench-queue-"));
 
-const freePort = () =>
-  new Promise((res) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const p = s.address().port;
-      s.close(() => res(p));
-    });
-  });
-
-const port = await freePort();
-const redis = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
-await new Promise((r) => setTimeout(r, 500));
-const url = `redis://127.0.0.1:${port}/0`;
+const { url, process: redis } = await startRedis();
 
 const datasetDir = new URL("../datasets/sample", import.meta.url).pathname;
 const built = buildSessions(loadDataset(datasetDir), { seed: 0 });
