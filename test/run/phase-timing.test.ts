@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { observePhases, type HarnessPhase } from "../../src/run/phase-timing.js";
@@ -42,10 +43,14 @@ describe("the harness's phase marks (what bench:run measures)", () => {
     expect(open).toEqual([]);
     const outer = edges.filter((e) => !e.endsWith(" trajectory") && e.startsWith("start")).map((e) => e.slice(6));
     const requests = pair.schedules.base.length;
+    // Under bubblewrap with `--network model` (where bubblewrap and socat are installed) the egress gate opens first.
+    const sandbox = JSON.parse(readFileSync(join(fx.root, "run-phases", "run.json"), "utf8")).sandbox;
+    const gate = sandbox?.mode === "bwrap" && sandbox.network === "model" ? ["agent_start"] : [];
     expect(outer).toEqual([
       "workspace_setup",
       "workspace_setup",
       "evidence",
+      ...gate,
       "agent_start",
       "agent_start",
       ...Array.from({ length: requests }, () => ["request", "evidence"]).flat(),
