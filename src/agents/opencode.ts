@@ -138,6 +138,19 @@ function opencodeEndpoints(o: OpencodeOptions): string[] | undefined {
   return [main, ...aux];
 }
 
+/**
+ * At every start OpenCode installs `@opencode-ai/plugin` from npm into its config directory unless
+ * that directory has a node_modules and a lock file naming the package. The session's config comes
+ * from OPENCODE_CONFIG_CONTENT, so nothing there needs it; with no registry in reach (`--network
+ * model` or `none`) npm's retries cost about 70 s per request, and with one they download the same
+ * package per session. An empty node_modules and a lock file that names it make the check pass.
+ */
+function settleConfigDependencies(configDir: string): void {
+  mkdirSync(join(configDir, "node_modules"), { recursive: true });
+  const lock = { name: "opencode-config", lockfileVersion: 3, requires: true, packages: { "": { dependencies: { "@opencode-ai/plugin": "*" } } } };
+  writeFileSync(join(configDir, "package-lock.json"), `${JSON.stringify(lock, null, 2)}\n`);
+}
+
 /** The OpenCode configuration of a session (given as OPENCODE_CONFIG_CONTENT). */
 export function opencodeConfig(o: OpencodeOptions, rcmStateDir: string): Record<string, unknown> {
   const [provider, ...rest] = o.model.split("/");
@@ -260,6 +273,7 @@ class OpencodeConversation implements Conversation {
     this.rcmDir = below(cliState(ctx), "rcm");
     this.pidFile = join(ctx.stateDir, "pid");
     for (const d of [home.host, this.rcmDir.host, ctx.logDir]) mkdirSync(d, { recursive: true });
+    settleConfigDependencies(join(home.host, ".config", "opencode"));
     // The plugin writes its state where the agent sees it; the harness reads it on the host side.
     const config = opencodeConfig(o, this.rcmDir.inside);
     this.binds = o.rcm === "off" ? [] : ["package.json", "dist", "node_modules"].map((p) => join(packageRoot, p));

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { opencodeAgent } from "../../src/agents/opencode.js";
 import { parseScript } from "../../src/mock-model/script.js";
@@ -24,5 +26,19 @@ describe.skipIf(missingTool)("opencode effort (variant)", () => {
     const agentCalls = server.requests().filter((q) => q.turn !== null);
     expect(agentCalls.length).toBeGreaterThan(0);
     for (const q of agentCalls) expect(q.body).toMatchObject({ reasoning_effort: "high" });
+  }, 300_000);
+
+  it("installs nothing from npm into its private config directory (no registry wait at start)", async () => {
+    server ??= await startMockModel({ script: parseScript([{ match: "hello", text: "hi" }]) });
+    const agent = opencodeAgent.create(opencodeAgent.parse({ model: "mock/scripted", base_url: server.baseURL }));
+    const ctx = conversationContext(tempDir("switch-swe-oc-deps-"), "c");
+    const [r] = await converse(agent, ctx, [{ ws: "w00", text: "hello" }]);
+    expect(r!.result.outcome, r!.result.detail).toBe("yielded");
+    // Unsandboxed, the registry is in reach here: without the settled lock file OpenCode would fetch the package.
+    const home = join(ctx.stateDir, "opencode-home");
+    expect(readdirSync(join(home, ".config", "opencode", "node_modules"))).toEqual([]);
+    const log = readdirSync(join(home, ".local", "share", "opencode", "log")).map((f) => readFileSync(join(home, ".local", "share", "opencode", "log", f), "utf8")).join("");
+    expect(log).toContain("creating instance");
+    expect(log).not.toContain("dependency install");
   }, 300_000);
 });
