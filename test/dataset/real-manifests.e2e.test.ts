@@ -82,7 +82,7 @@ describe("request texts written for a shipped dataset", () => {
   // The bar per repository that forms pairs: at least 8 focus tasks with near and far pairs each.
   it.for([
     ["sympy", 24],
-    ["ipython", 19],
+    ["ipython", 18],
   ] as const)("%s: at least %i focus tasks (one session pair each), 8 near and 8 far", ([name, focus], ctx) => {
     if (skipWhy) return ctx.skip(skipWhy);
     const ds = join(root, name);
