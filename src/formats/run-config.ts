@@ -115,6 +115,8 @@ export const runConfigReadSchema = z.looseObject({
   submission: z.string().optional(),
   /** Read for the report's line on an unconfined run. */
   sandbox: z.looseObject({ mode: z.string(), not_enforced: z.array(z.string()) }).optional(),
+  /** Read by `verify`, which confines test runs under the run's limits unless told otherwise. */
+  limits: z.looseObject({ requested: z.string() }).optional(),
 });
 
 export type RunConfigRead = z.infer<typeof runConfigReadSchema>;
