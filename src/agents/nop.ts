@@ -11,6 +11,7 @@ export const nopAgent: AgentFactory<z.infer<typeof nopOptionsSchema>> = {
   parse: (options) => validateAgentOptions("nop", nopOptionsSchema, options),
   create: (): Agent => ({
     name: "nop",
+    actsFromHarness: true,
     endpoints: [],
     startConversation: async () => ({
       send: async () => ({ outcome: "yielded" }),

@@ -38,6 +38,7 @@ export const oracleAgent: AgentFactory<OracleOptions> = {
   parse: (options) => validateAgentOptions("oracle", oracleOptionsSchema, options),
   create: (options): Agent => ({
     name: "oracle",
+    actsFromHarness: true,
     // Acts from the harness side: nothing of it runs in the sandbox or needs a network.
     endpoints: [],
     startConversation: async (ctx) => new OracleConversation(ctx, options),

@@ -88,6 +88,8 @@ export interface Agent {
    * these and nothing else. Undefined: it names none it could be held to (the run then needs `--network on`).
    */
   readonly endpoints?: readonly string[];
+  /** True for agents that act from the harness side and start nothing in the sandbox (oracle, nop): no task environment is built for them. */
+  readonly actsFromHarness?: boolean;
   startConversation(ctx: AgentContext): Promise<Conversation>;
   /** Asks the harness what it is (version from the CLI itself); recorded in run.json. */
   describe?(): Promise<HarnessInfo>;

@@ -70,6 +70,11 @@ export const runConfigSchema = z
         enforced: z.array(z.string()),
         not_enforced: z.array(z.string()),
         /**
+         * The python the agent finds inside its sandbox: `set-up`, each task's set-up environment (the verifier's);
+         * `host`, the tasks declare none; `mixed`. Absent: unconfined, an agent acting from the harness side, or a run before it was recorded.
+         */
+        task_environment: z.object({ source: z.enum(["set-up", "host", "mixed"]), detail: z.string() }).strict().optional(),
+        /**
          * What every bubblewrap sandbox of the run (agent requests, verifier test runs) applied to shed the
          * caller's privileges, probed once when the run started (absent in runs made before it was recorded).
          */

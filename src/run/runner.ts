@@ -19,6 +19,7 @@ import { claimRunDir, emptyButLock } from "./run-dir-claim.js";
 import { DiskFullStop, firstLine, fullDiskBehind, isDiskFull } from "../core/disk-full.js";
 import { defaultLabel, recordedPath, runConfigSchema, type RunConfig } from "../formats/run-config.js";
 import { assertSameRun } from "./same-run.js";
+import { taskEnvironmentRecord } from "./task-environments.js";
 import { selectSessions, type ConditionChoice, type SelectedSession } from "./session-selection.js";
 import type { SessionSummary } from "../formats/session-summary.js";
 import { sessionsMismatch } from "./sessions-match.js";
@@ -187,6 +188,7 @@ function prepare(runDir: string, opts: RunOptions): Prepared {
     ...(rcm ? { rcm: { mode: rcm } } : {}),
     limits: limitsRecord(opts.limits ?? (previous?.limits ? parseLimits(previous.limits.requested, `${configFile}: limits.requested`) : defaultLimits), agentName, opts.backend !== undefined),
   };
+  if (config.sandbox?.mode === "bwrap" && !agent.actsFromHarness) config.sandbox.task_environment = taskEnvironmentRecord(dataset, selected);
   if (previous) assertSameRun(configFile, previous, config);
   return { runDir, config, dataset, agent, selected, existing: previous !== null };
 }
