@@ -8,10 +8,10 @@ const nopOptionsSchema = z.object({}).strict();
 export const nopAgent: AgentFactory<z.infer<typeof nopOptionsSchema>> = {
   name: "nop",
   description: "does nothing",
+  capabilities: { confinable: true, limits: true, harnessSide: true, submission: "checkout" },
   parse: (options) => validateAgentOptions("nop", nopOptionsSchema, options),
   create: (): Agent => ({
     name: "nop",
-    actsFromHarness: true,
     endpoints: [],
     startConversation: async () => ({
       send: async () => ({ outcome: "yielded" }),

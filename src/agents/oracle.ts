@@ -35,10 +35,10 @@ export function oracleForgets(forget: number, runSeed: number, session: string, 
 export const oracleAgent: AgentFactory<OracleOptions> = {
   name: "oracle",
   description: "applies the reference stage patches (forget=P drops earlier stages on a return)",
+  capabilities: { confinable: true, limits: true, harnessSide: true, submission: "checkout" },
   parse: (options) => validateAgentOptions("oracle", oracleOptionsSchema, options),
   create: (options): Agent => ({
     name: "oracle",
-    actsFromHarness: true,
     // Acts from the harness side: nothing of it runs in the sandbox or needs a network.
     endpoints: [],
     startConversation: async (ctx) => new OracleConversation(ctx, options),

@@ -5,6 +5,7 @@ import type { ProcessCgroup } from "../core/cgroups.js";
 import type { Dataset } from "../dataset/load.js";
 import type { AgentEvent, RequestOutcome } from "../formats/trajectory.js";
 import type { Condition, SessionPair, WorkspaceName } from "../formats/sessions.js";
+import type { CliPackage } from "./cli-options.js";
 
 /**
  * Harness-side facts about one session attempt. Real CLI agents use only `request.message` and
@@ -88,11 +89,27 @@ export interface Agent {
    * these and nothing else. Undefined: it names none it could be held to (the run then needs `--network on`).
    */
   readonly endpoints?: readonly string[];
-  /** True for agents that act from the harness side and start nothing in the sandbox (oracle, nop): no task environment is built for them. */
-  readonly actsFromHarness?: boolean;
   startConversation(ctx: AgentContext): Promise<Conversation>;
   /** Asks the harness what it is (version from the CLI itself); recorded in run.json. */
   describe?(): Promise<HarnessInfo>;
+}
+
+/**
+ * What an agent can be held to, declared where it is registered (registry.ts) and read by whatever
+ * confines or records it: no other list of agent names decides it, so a new agent that declares
+ * nothing is not silently taken for confined.
+ */
+export interface AgentCapabilities {
+  /** Its processes start through the session's sandbox, or it starts none (it acts from the harness side). */
+  confinable: boolean;
+  /** Its processes start in the session's resource-limit group, or it starts none. */
+  limits: boolean;
+  /** It acts from the harness side and starts nothing in the sandbox (oracle, nop): no task environment is built for it; its version is switch-swe's. */
+  harnessSide: boolean;
+  /** A real coding-agent CLI: its npm package, whose install is bound read-only inside and checked by `doctor`. */
+  cli?: CliPackage;
+  /** The artifact by default: the focus checkout's diff (the harness's own agents) or the patch it submits (real agents, as in the paper). */
+  submission: "checkout" | "agent";
 }
 
 /**
@@ -102,6 +119,7 @@ export interface Agent {
 export interface AgentFactory<O = unknown> {
   readonly name: string;
   readonly description: string;
+  readonly capabilities: AgentCapabilities;
   parse(options: Record<string, string>): O;
   create(options: O): Agent;
 }

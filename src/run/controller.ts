@@ -26,6 +26,7 @@ import { timed } from "./phase-timing.js";
 import { submissionFile, type SubmissionMode } from "./message-templates.js";
 import { takeSubmission } from "./take-submission.js";
 import { prepareWorkspaceEnvironments } from "./task-environments.js";
+import { registeredCapabilities } from "../agents/registry.js";
 import type { WorkspaceEnvironments } from "../agents/task-env.js";
 
 export interface AttemptParams {
@@ -124,7 +125,7 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
     const first = evidence;
     recorder.workspaceState(null, await timed("evidence", () => first.snapshot()));
     // The task's environment, built (or found cached) before the agent starts: the same the verifier uses.
-    const taskEnv = p.sandbox && !p.agent.actsFromHarness ? await timed("workspace_setup", () => prepareWorkspaceEnvironments(p.dataset, p.pair, join(attemptLogDir(sessionDir, p.attempt), "environment.log"))) : undefined;
+    const taskEnv = p.sandbox && !registeredCapabilities(p.agent.name)?.harnessSide ? await timed("workspace_setup", () => prepareWorkspaceEnvironments(p.dataset, p.pair, join(attemptLogDir(sessionDir, p.attempt), "environment.log"))) : undefined;
     egress = p.sandbox?.allowed_endpoints ? await timed("agent_start", () => openEgressGate(endpointsOf(p.sandbox!.allowed_endpoints!))) : null;
     const started = await timed("agent_start", async () => ({ sandbox: agentSandbox(p, ws, egress, taskEnv), group: p.limits ? createCgroup(p.limits) : null }));
     const sandbox = started.sandbox;

@@ -30,7 +30,6 @@ export function rcmProxiedAgent(name: string, options: Record<string, string>, m
     name: agent.name,
     // What the conversation reaches, through the proxy (run.json's allowed endpoints).
     ...(agent.endpoints ? { endpoints: agent.endpoints } : {}),
-    ...(agent.actsFromHarness ? { actsFromHarness: true } : {}),
     ...(agent.describe ? { describe: () => agent.describe!() } : {}),
     async startConversation(ctx: AgentContext): Promise<Conversation> {
       const proxy = await startRcmProxy({ upstream, mode, single: true, logFile: join(ctx.logDir, "rcm-proxy.jsonl") });
