@@ -49,6 +49,7 @@ export function cliAgent<S extends z.ZodType<CommonOptions>>(spec: CliAgentSpec<
   return {
     name: spec.name,
     description: spec.description,
+    capabilities: { confinable: true, limits: true, harnessSide: false, cli: spec.pkg, submission: "agent" },
     parse: (options) => {
       const parsed = validateAgentOptions(spec.name, spec.schema, options);
       const binaryPath = findCli(spec.pkg, parsed.bin);

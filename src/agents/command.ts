@@ -40,6 +40,7 @@ const maxDetailChars = 1000;
 export const commandAgent: AgentFactory<CommandOptions> = {
   name: "command",
   description: "runs --agent-opt command=CMD (sh -c) per request; stdout JSON lines are agent events",
+  capabilities: { confinable: true, limits: true, harnessSide: false, submission: "checkout" },
   parse: (options) => {
     const parsed = validateAgentOptions("command", commandOptionsSchema, options);
     const pass = envNames(parsed.env);

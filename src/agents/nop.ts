@@ -8,6 +8,7 @@ const nopOptionsSchema = z.object({}).strict();
 export const nopAgent: AgentFactory<z.infer<typeof nopOptionsSchema>> = {
   name: "nop",
   description: "does nothing",
+  capabilities: { confinable: true, limits: true, harnessSide: true, submission: "checkout" },
   parse: (options) => validateAgentOptions("nop", nopOptionsSchema, options),
   create: (): Agent => ({
     name: "nop",

@@ -78,6 +78,7 @@ function findBinary(explicit: string | undefined): string | null {
 export const opencodeAgent: AgentFactory<OpencodeOptions> = {
   name: "opencode",
   description: "real OpenCode (opencode run --format json); model=PROVIDER/MODEL, rcm=off|router|rcm, base_url=URL",
+  capabilities: { confinable: true, limits: true, harnessSide: false, cli: opencodePackage, submission: "agent" },
   parse: (options) => {
     const parsed = validateAgentOptions("opencode", opencodeOptionsSchema, options);
     const binaryPath = findBinary(parsed.binary);

@@ -35,6 +35,7 @@ export function oracleForgets(forget: number, runSeed: number, session: string, 
 export const oracleAgent: AgentFactory<OracleOptions> = {
   name: "oracle",
   description: "applies the reference stage patches (forget=P drops earlier stages on a return)",
+  capabilities: { confinable: true, limits: true, harnessSide: true, submission: "checkout" },
   parse: (options) => validateAgentOptions("oracle", oracleOptionsSchema, options),
   create: (options): Agent => ({
     name: "oracle",

@@ -4,6 +4,7 @@ import { bwrapCommand, pathList, pythonPrefixes, realPythonBin, type Bind } from
 import type { WorkspaceName } from "../formats/sessions.js";
 import { passedVariables, systemVariables } from "./private-env.js";
 import { egressInsideDir, type EgressGate } from "./egress.js";
+import { taskEnvInside, type WorkspaceEnvironments } from "./task-env.js";
 
 /**
  * The sandbox of one session attempt (bubblewrap). The agent's processes see a read-only system,
@@ -45,6 +46,10 @@ export interface SessionSandboxOptions {
   network: boolean;
   /** `--network model`: a private loopback whose only ways out are this gate's (egress.ts); `network` is then ignored. */
   egress?: EgressGate;
+  /** The workspaces' task environments (task-env.ts), read-only inside with their python first on PATH; absent: the host's python. */
+  taskEnv?: WorkspaceEnvironments;
+  /** Host directory for the per-workspace python scripts when the workspaces' environments differ. */
+  shimsDir?: string;
 }
 
 /** Variables of the caller that name places of the caller or of the harness; never passed in. */
@@ -58,8 +63,11 @@ export function sessionSandbox(o: SessionSandboxOptions): SessionSandbox {
   const callerPath = process.env.PATH ?? "/usr/bin:/bin";
   const pyBin = realPythonBin(callerPath);
   const nodeBin = dirname(process.execPath);
-  const insidePath = [...new Set([...(pyBin ? [pyBin] : []), nodeBin, ...pathList(callerPath)])].join(":");
-  const system = [...pythonPrefixes("python3", callerPath), dirname(nodeBin)];
+  const taskEnv = o.taskEnv ? taskEnvInside(o.taskEnv, insidePaths, o.shimsDir ?? join(o.homeDir, "..", "task-env-bin")) : null;
+  const insidePath = [...new Set([...(taskEnv?.pathPrefix ?? []), ...(pyBin ? [pyBin] : []), nodeBin, ...pathList(callerPath)])].join(":");
+  // The interpreters the task environments' venvs were made from, when they lie outside the system directories.
+  const envPythons = (o.taskEnv ? Object.values(o.taskEnv.envs) : []).flatMap((e) => (e?.pathPrefix[0] ? pythonPrefixes(join(e.pathPrefix[0], "python3"), callerPath).filter((d) => !d.startsWith(`${e.dir}/`)) : []));
+  const system = [...new Set([...pythonPrefixes("python3", callerPath), ...envPythons, dirname(nodeBin)])];
   return {
     egress: o.egress ?? null,
     insidePaths,
@@ -69,7 +77,7 @@ export function sessionSandbox(o: SessionSandboxOptions): SessionSandbox {
     env: (extra) => {
       // The system variables only; whatever else the agent needs, the caller names (`env=`), in `extra`.
       const env = passedVariables(systemVariables);
-      return { ...env, PATH: insidePath, HOME: "/home/agent", TMPDIR: "/tmp", ...extra, ...o.egress?.env() };
+      return { ...env, ...taskEnv?.vars, PATH: insidePath, HOME: "/home/agent", TMPDIR: "/tmp", ...extra, ...o.egress?.env() };
     },
     wrap: (argv, cwdInside, programs) => {
       const binds: Bind[] = [
@@ -78,10 +86,11 @@ export function sessionSandbox(o: SessionSandboxOptions): SessionSandbox {
         { src: o.stateDir, dest: "/state", rw: true },
         ...programs.filter((p) => existsSync(p)).map((src) => ({ src })),
         ...(o.egress ? [{ src: o.egress.dir, dest: egressInsideDir }] : []),
+        ...(taskEnv?.binds ?? []),
       ];
       const extraSystem = pathList(callerPath).filter((d) => existsSync(d) && !d.startsWith("/usr") && !system.some((s) => d.startsWith(s)));
       const network = o.egress ? false : o.network;
-      return bwrapCommand({ binds, system: [...system, ...extraSystem], network, chdir: cwdInside }, o.egress ? o.egress.wrap(argv) : argv);
+      return bwrapCommand({ binds, system: [...system, ...extraSystem], network, chdir: cwdInside, hidden: taskEnv?.hidden ?? [] }, o.egress ? o.egress.wrap(argv) : argv);
     },
   };
 }

@@ -5,6 +5,7 @@ import type { ProcessCgroup } from "../core/cgroups.js";
 import type { Dataset } from "../dataset/load.js";
 import type { AgentEvent, RequestOutcome } from "../formats/trajectory.js";
 import type { Condition, SessionPair, WorkspaceName } from "../formats/sessions.js";
+import type { CliPackage } from "./cli-options.js";
 
 /**
  * Harness-side facts about one session attempt. Real CLI agents use only `request.message` and
@@ -94,12 +95,31 @@ export interface Agent {
 }
 
 /**
+ * What an agent can be held to, declared where it is registered (registry.ts) and read by whatever
+ * confines or records it: no other list of agent names decides it, so a new agent that declares
+ * nothing is not silently taken for confined.
+ */
+export interface AgentCapabilities {
+  /** Its processes start through the session's sandbox, or it starts none (it acts from the harness side). */
+  confinable: boolean;
+  /** Its processes start in the session's resource-limit group, or it starts none. */
+  limits: boolean;
+  /** It acts from the harness side and starts nothing in the sandbox (oracle, nop): no task environment is built for it; its version is switch-swe's. */
+  harnessSide: boolean;
+  /** A real coding-agent CLI: its npm package, whose install is bound read-only inside and checked by `doctor`. */
+  cli?: CliPackage;
+  /** The artifact by default: the focus checkout's diff (the harness's own agents) or the patch it submits (real agents, as in the paper). */
+  submission: "checkout" | "agent";
+}
+
+/**
  * An agent by name. `parse` validates `--agent-opt key=value` pairs (InputError on any problem) and
  * checks what can be checked before a run starts (a binary on PATH); `create` builds the agent.
  */
 export interface AgentFactory<O = unknown> {
   readonly name: string;
   readonly description: string;
+  readonly capabilities: AgentCapabilities;
   parse(options: Record<string, string>): O;
   create(options: O): Agent;
 }

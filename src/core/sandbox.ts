@@ -38,6 +38,8 @@ export interface SandboxSpec {
   chdir: string;
   /** Directories that are empty and writable inside (tmpfs), e.g. a private HOME. */
   tmpfs?: readonly string[];
+  /** Directories inside the binds hidden under an empty tmpfs (mounted after the binds). */
+  hidden?: readonly string[];
 }
 
 const systemDirs = ["/usr", "/etc", "/opt"];
@@ -80,6 +82,7 @@ export function bwrapArgs(spec: SandboxSpec, argv: readonly string[], h: Hardeni
   for (const d of spec.system ?? []) if (existsSync(d)) a.push("--ro-bind", d, d);
   for (const t of spec.tmpfs ?? []) a.push("--tmpfs", t);
   for (const b of spec.binds) a.push(b.rw ? "--bind" : "--ro-bind", b.src, b.dest ?? b.src);
+  for (const h of spec.hidden ?? []) if (existsSync(h)) a.push("--tmpfs", h);
   a.push("--chdir", spec.chdir, "--", ...argv);
   return a;
 }

@@ -1,11 +1,8 @@
 import { existsSync, statfsSync } from "node:fs";
 import { dirname } from "node:path";
-import { claudePackage } from "../agents/claude-code.js";
 import { locateCli, type CliPackage } from "../agents/cli-options.js";
-import { codexPackage } from "../agents/codex.js";
-import { geminiPackage } from "../agents/gemini.js";
 import { cliVersion, versionIn } from "../agents/harness-version.js";
-import { opencodePackage } from "../agents/opencode.js";
+import { cliAgentPackages } from "../agents/registry.js";
 import { probeLimits } from "../core/cgroups.js";
 import { defaultLimits } from "../core/limits.js";
 import { runProcess } from "../core/process.js";
@@ -100,7 +97,8 @@ function cacheCheck(): DoctorCheck {
   }
 }
 
-const agentPackages: [string, CliPackage][] = [["opencode", opencodePackage], ["claude-code", claudePackage], ["codex", codexPackage], ["gemini", geminiPackage]];
+/** Every registered real CLI agent (its capabilities name its package). */
+const agentPackages = cliAgentPackages();
 
 /** Every check by id, in the order they are printed. */
 const probes: [string, () => DoctorCheck | Promise<DoctorCheck>][] = [

@@ -5,6 +5,7 @@ import { InputError, inputError, formatFieldPath, zodProblems } from "../core/er
 import { readJson, readTextFile, writeFileAtomic } from "../core/json-file.js";
 import { atifTrajectorySchema, ATIF_SCHEMA_VERSION } from "../formats/atif.js";
 import { runConfigReadSchema } from "../formats/run-config.js";
+import { registeredCapabilities } from "../agents/registry.js";
 import { runFiles } from "../formats/run-layout.js";
 import { trajectoryLineSchema, type TrajectoryLine } from "../formats/trajectory.js";
 import { sessionDocument, type AgentFacts } from "./atif-document.js";
@@ -25,8 +26,6 @@ const exportRunSchema = runConfigReadSchema.extend({
   }),
 });
 
-/** The agents that are part of switch-swe itself: their version is switch-swe's. */
-const builtInAgents = new Set(["oracle", "nop"]);
 
 export interface ExportResult {
   /** Files written, in session order. */
@@ -67,7 +66,7 @@ function readLines(file: string): TrajectoryLine[] {
 
 function agentFacts(config: z.infer<typeof exportRunSchema>): AgentFacts {
   const h = config.agent.harness;
-  const version = h ? (h.version ?? "unknown") : builtInAgents.has(config.agent.name) ? (config.switch_swe_version ?? "unknown") : "unknown";
+  const version = h ? (h.version ?? "unknown") : registeredCapabilities(config.agent.name)?.harnessSide ? (config.switch_swe_version ?? "unknown") : "unknown";
   const extra: Record<string, unknown> = { options: config.agent.options ?? {} };
   if (config.label !== undefined) extra.label = config.label;
   if (h) extra.harness = h;

@@ -70,6 +70,11 @@ export const runConfigSchema = z
         enforced: z.array(z.string()),
         not_enforced: z.array(z.string()),
         /**
+         * The python the agent finds inside its sandbox: `set-up`, each task's set-up environment (the verifier's);
+         * `host`, the tasks declare none; `mixed`. Absent: unconfined, an agent acting from the harness side, or a run before it was recorded.
+         */
+        task_environment: z.object({ source: z.enum(["set-up", "host", "mixed"]), detail: z.string() }).strict().optional(),
+        /**
          * What every bubblewrap sandbox of the run (agent requests, verifier test runs) applied to shed the
          * caller's privileges, probed once when the run started (absent in runs made before it was recorded).
          */
@@ -115,6 +120,8 @@ export const runConfigReadSchema = z.looseObject({
   submission: z.string().optional(),
   /** Read for the report's line on an unconfined run. */
   sandbox: z.looseObject({ mode: z.string(), not_enforced: z.array(z.string()) }).optional(),
+  /** Read by `verify`, which confines test runs under the run's limits unless told otherwise. */
+  limits: z.looseObject({ requested: z.string() }).optional(),
 });
 
 export type RunConfigRead = z.infer<typeof runConfigReadSchema>;

@@ -25,6 +25,9 @@ import { createWorkspaces, removeWorkDir, type SessionWorkspaces } from "./works
 import { timed } from "./phase-timing.js";
 import { submissionFile, type SubmissionMode } from "./message-templates.js";
 import { takeSubmission } from "./take-submission.js";
+import { prepareWorkspaceEnvironments } from "./task-environments.js";
+import { registeredCapabilities } from "../agents/registry.js";
+import type { WorkspaceEnvironments } from "../agents/task-env.js";
 
 export interface AttemptParams {
   runDir: string;
@@ -121,8 +124,10 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
     recorder.workspacesReady(p.attempt, Date.now() - setupStart);
     const first = evidence;
     recorder.workspaceState(null, await timed("evidence", () => first.snapshot()));
+    // The task's environment, built (or found cached) before the agent starts: the same the verifier uses.
+    const taskEnv = p.sandbox && !registeredCapabilities(p.agent.name)?.harnessSide ? await timed("workspace_setup", () => prepareWorkspaceEnvironments(p.dataset, p.pair, join(attemptLogDir(sessionDir, p.attempt), "environment.log"))) : undefined;
     egress = p.sandbox?.allowed_endpoints ? await timed("agent_start", () => openEgressGate(endpointsOf(p.sandbox!.allowed_endpoints!))) : null;
-    const started = await timed("agent_start", async () => ({ sandbox: agentSandbox(p, ws, egress), group: p.limits ? createCgroup(p.limits) : null }));
+    const started = await timed("agent_start", async () => ({ sandbox: agentSandbox(p, ws, egress, taskEnv), group: p.limits ? createCgroup(p.limits) : null }));
     const sandbox = started.sandbox;
     cgroup = started.group;
     for (const [r, rec] of Object.entries(cgroup?.record ?? {})) {
@@ -180,10 +185,11 @@ function focusOf(pair: SessionPair): WorkspaceName {
 }
 
 /** The sandbox of the attempt's agent (undefined: unconfined), with the ways out of `gate` under `--network model`. */
-function agentSandbox(p: AttemptParams, ws: SessionWorkspaces, gate: EgressGate | null): SessionSandbox | undefined {
+function agentSandbox(p: AttemptParams, ws: SessionWorkspaces, gate: EgressGate | null, taskEnv: WorkspaceEnvironments | undefined): SessionSandbox | undefined {
   if (!p.sandbox) return undefined;
   const where = { repo: p.pair.repo, workspaces: ws.paths, stateDir: join(p.workDir, "agent"), homeDir: sandboxHome(p.workDir) };
-  return sessionSandbox({ ...where, network: p.sandbox.network, ...(gate ? { egress: gate } : {}) });
+  const env = taskEnv ? { taskEnv, shimsDir: join(p.workDir, "task-env-bin") } : {};
+  return sessionSandbox({ ...where, network: p.sandbox.network, ...(gate ? { egress: gate } : {}), ...env });
 }
 
 /** The agent's conversation for this attempt; an agent that cannot start is an infrastructure fault. */

@@ -1,9 +1,8 @@
 import { probeLimits } from "../core/cgroups.js";
 import { limitsText, parseLimits, type Limits } from "../core/limits.js";
 import type { RunConfig } from "../formats/run-config.js";
+import { agentCapabilities } from "../agents/registry.js";
 
-/** Agents whose processes the controller starts under the session's limits (harness-side agents start none). */
-export const limitedAgents = new Set(["command", "oracle", "nop", "opencode", "claude-code", "codex", "gemini"]);
 
 /**
  * What run.json records about `--limits`: what was asked, and per resource whether this machine
@@ -12,7 +11,7 @@ export const limitedAgents = new Set(["command", "oracle", "nop", "opencode", "c
 export function limitsRecord(limits: Limits, agent: string, queued: boolean): NonNullable<RunConfig["limits"]> {
   const record: NonNullable<RunConfig["limits"]> = { requested: limitsText(limits), ...probeLimits(limits) };
   const probed = [record.cpus, record.memory, record.pids];
-  if (!limitedAgents.has(agent)) {
+  if (!agentCapabilities(agent).limits) {
     for (const r of probed) {
       if (r.status === "enforced") Object.assign(r, { status: "not_enforced", detail: `agent ${agent} is not started under the limits yet` });
     }

@@ -4,7 +4,7 @@ import { InputError, inputError } from "../core/errors.js";
 import { parseJsonWith, readJsonWith, writeJsonAtomic } from "../core/json-file.js";
 import { loadDataset, type Dataset } from "../dataset/load.js";
 import { sessionsFileSchema } from "../formats/sessions.js";
-import { createAgent } from "../agents/registry.js";
+import { agentCapabilities, createAgent } from "../agents/registry.js";
 import { killStaleGroup } from "../agents/command.js";
 import type { Agent } from "../agents/types.js";
 import type { RcmMode } from "../rcm/history.js";
@@ -19,6 +19,7 @@ import { claimRunDir, emptyButLock } from "./run-dir-claim.js";
 import { DiskFullStop, firstLine, fullDiskBehind, isDiskFull } from "../core/disk-full.js";
 import { defaultLabel, recordedPath, runConfigSchema, type RunConfig } from "../formats/run-config.js";
 import { assertSameRun } from "./same-run.js";
+import { taskEnvironmentRecord } from "./task-environments.js";
 import { selectSessions, type ConditionChoice, type SelectedSession } from "./session-selection.js";
 import type { SessionSummary } from "../formats/session-summary.js";
 import { sessionsMismatch } from "./sessions-match.js";
@@ -35,11 +36,9 @@ import { sha256 } from "../core/digest.js";
 import { datasetDigest } from "../dataset/pack.js";
 import type { SubmissionMode } from "./message-templates.js";
 
-/** The harness's own agents are scored by their checkout (they were built so); real agents submit their patch, as in the paper. */
-const checkoutAgents = new Set(["oracle", "nop", "command"]);
-
-export function defaultSubmission(agent: string): SubmissionMode {
-  return checkoutAgents.has(agent) ? "checkout" : "agent";
+/** The harness's own agents are scored by their checkout (they were built so); real agents submit their patch, as in the paper (their capabilities say which). */
+function defaultSubmission(agent: string): SubmissionMode {
+  return agentCapabilities(agent).submission;
 }
 
 export const defaultRequestTimeoutS = 900;
@@ -187,6 +186,7 @@ function prepare(runDir: string, opts: RunOptions): Prepared {
     ...(rcm ? { rcm: { mode: rcm } } : {}),
     limits: limitsRecord(opts.limits ?? (previous?.limits ? parseLimits(previous.limits.requested, `${configFile}: limits.requested`) : defaultLimits), agentName, opts.backend !== undefined),
   };
+  if (config.sandbox?.mode === "bwrap" && !agentCapabilities(agentName).harnessSide) config.sandbox.task_environment = taskEnvironmentRecord(dataset, selected);
   if (previous) assertSameRun(configFile, previous, config);
   return { runDir, config, dataset, agent, selected, existing: previous !== null };
 }

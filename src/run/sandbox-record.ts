@@ -2,12 +2,9 @@ import { InputError } from "../core/errors.js";
 import { bwrapProblem, sandboxHardening, type SandboxMode } from "../core/sandbox.js";
 import type { RunConfig } from "../formats/run-config.js";
 import { egressProblem, endpointsOf, type NetworkMode } from "../agents/egress.js";
+import { agentCapabilities } from "../agents/registry.js";
 import type { AttemptParams } from "./controller.js";
 
-/** Agents whose processes the controller can confine (process agents started through the sandbox, and harness-side ones). */
-const sandboxedAgents = new Set(["command", "oracle", "nop", "opencode", "claude-code", "codex", "gemini"]);
-/** Agents that are a real coding-agent CLI: their install and configuration are part of what is confined. */
-const cliAgents = new Set(["opencode", "claude-code", "codex", "gemini"]);
 
 /** One line for the start of a run when a sandbox cannot shed the caller's ids or capabilities (null: nothing to say). */
 export function hardeningWarning(record: RunConfig["sandbox"]): string | null {
@@ -41,7 +38,8 @@ export function sandboxRecord(
   const hardening = sandboxHardening();
   const parts = [hardening.user_namespace, hardening.capabilities, hardening.syscall_filter];
   const missing = parts.filter((p) => !p.applied).map((p) => `every sandbox (agent and verifier): ${p.detail}`);
-  if (!sandboxedAgents.has(agent)) {
+  const can = agentCapabilities(agent);
+  if (!can.confinable) {
     return { mode: "none", network: "on", enforced: [], not_enforced: [`agent ${agent} cannot be started in the sandbox yet: it runs unconfined`, ...missing, ...notEnforced], hardening };
   }
   const allowed = network === "model" ? modelEndpoints(agent, endpoints) : undefined;
@@ -54,7 +52,7 @@ export function sandboxRecord(
       "workspaces at /workspace/<repo>/w00..w04 in every session; nothing else of the machine writable",
       "private HOME and TMPDIR; no dataset, run directory, caches, other sessions or caller HOME visible",
       "new PID namespace per request: every process of a request dies when it ends",
-      ...(cliAgents.has(agent) ? ["the CLI's own install (its node_modules tree and node) read-only; its configuration only in the private HOME; only the named variables and the API key enter"] : []),
+      ...(can.cli ? ["the CLI's own install (its node_modules tree and node) read-only; its configuration only in the private HOME; only the named variables and the API key enter"] : []),
       ...(network === "none" ? ["no network (only a private loopback)"] : []),
       ...(allowed
         ? [`network: only the model endpoint${allowed.length === 1 ? "" : "s"} ${allowed.join(", ") || "(none named)"}, relayed into a private loopback (no other host or local port, no DNS); the CLI's own web fetch and search tools off unless web=on`]

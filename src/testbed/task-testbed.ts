@@ -170,12 +170,17 @@ export async function runTaskTests(dataset: Dataset, task: LoadedTask, bed: Test
 
 /**
  * The whole suite (or `only` these test files) once in a checkout made by the harness from the
- * dataset's own patches (qualification, mining): no agent's code runs, so no sandbox; a suite's state
- * across runs (what makes a test unstable) stays visible. The pytest configuration is the checkout's own.
+ * dataset's own patches (qualification, mining). No agent's code runs, but the dataset's tests are
+ * code of the repository's history: they run in the test-run sandbox (the checkout, its scratch and
+ * the environment only; a private /tmp, no network, a PID namespace), so a test cannot write the
+ * caller's /tmp or plant a record in the harness's scratch. Each run has its own checkout and scratch,
+ * as the verifier's runs do, so instability is what differs between such runs (order, time, randomness,
+ * the path it runs at), not state left by an earlier run. Where bubblewrap cannot start, as the caller.
+ * The pytest configuration is the checkout's own.
  */
 export async function runWholeSuite(dataset: Dataset, task: LoadedTask, checkout: string, scratch: string, env: PreparedEnv, only: readonly string[] | null = null): Promise<TestRun> {
   const inifile = await locateInifile(testPython(env.pathPrefix), checkout);
-  return runTaskTests(dataset, task, { checkout, scratch, env, inifile, sandbox: "none" }, only);
+  return runTaskTests(dataset, task, { checkout, scratch, env, inifile, sandbox: bwrapProblem() === null ? "bwrap" : "none" }, only);
 }
 
 /** One run of the task's test command in the test-bed. */

@@ -271,15 +271,17 @@ async function verifyJob(ctx: JobContext, job: { session: string; taskId: string
 
 /**
  * How a run is verified when `verify` is not told: as run.json records that the run was confined (a run
- * started with --sandbox none, or the demo without bubblewrap, is verified unconfined), else bubblewrap.
+ * started with --sandbox none, or the demo without bubblewrap, is verified unconfined), else bubblewrap;
+ * under the limits run.json records (`limits.requested`), else the default ones.
  */
-export function recordedSandbox(runDir: string): SandboxMode {
+export function recordedVerifier(runDir: string): { sandbox: SandboxMode; limits: string | null } {
   const file = runFiles.config(resolve(runDir));
-  if (!existsSync(file)) return "bwrap";
+  if (!existsSync(file)) return { sandbox: "bwrap", limits: null };
   try {
-    return runConfigReadSchema.safeParse(readJson(file)).data?.sandbox?.mode === "none" ? "none" : "bwrap";
+    const config = runConfigReadSchema.safeParse(readJson(file)).data;
+    return { sandbox: config?.sandbox?.mode === "none" ? "none" : "bwrap", limits: config?.limits?.requested ?? null };
   } catch {
     // An unreadable run.json is reported by the verification itself, in its own words.
-    return "bwrap";
+    return { sandbox: "bwrap", limits: null };
   }
 }

@@ -1,11 +1,11 @@
-import { readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { addQualifyCommand } from "../../src/cli/commands/tasks-qualify.js";
 import { classifyTest } from "../../src/qualify/classify.js";
 import { qualifyDataset } from "../../src/qualify/qualify-dataset.js";
-import { calcF2P, calcP2P, calcRepo, diffAgainst, tempDir, writeCalcDataset, writeFiles } from "../verify/fixture.js";
+import { calcF2P, calcP2P, calcRepo, calcTestsPatchFiles, diffAgainst, tempDir, writeCalcDataset, writeFiles } from "../verify/fixture.js";
 
 const cache = tempDir("switch-swe-cache-");
 const scratch = tempDir();
@@ -72,16 +72,14 @@ describe("qualifyDataset", () => {
   });
 
   it("rejects a task whose declared test is unstable, and one without any F2P test", async () => {
-    const counter = join(scratch, "flaky-count");
+    // Unstable without state kept between runs (each runs sandboxed in a checkout of its own): it fails
+    // in the second run of each state, whose checkout lies under `<state>-2`.
     const flaky = [
       "import os",
       "",
       "",
       "def test_flaky():",
-      `    path = ${JSON.stringify(counter)}`,
-      "    n = int(open(path).read()) if os.path.exists(path) else 0",
-      "    open(path, 'w').write(str(n + 1))",
-      "    assert n % 4 < 2",
+      "    assert not os.path.dirname(os.path.dirname(os.path.abspath(__file__))).endswith('-2/checkout')",
       "",
     ].join("\n");
     const testsPatch = diffAgainst(calcRepo(), (d) => writeFiles(d, { "tests/test_flaky.py": flaky, "tests/test_ops.py": readFileSync(join(scratch, "good", "repos", "calc", "tests", "test_ops.py"), "utf8") + "\n\ndef test_add():\n    from calc.ops import add\n    assert add(1, 1) == 2\n" }));
@@ -101,6 +99,29 @@ describe("qualifyDataset", () => {
     expect(noop.problems[0]).toContain("no fail-to-pass test");
     expect(noop.problems.join("\n")).toContain("declared F2P tests/test_ops.py::test_add does not pass with the reference");
     expect(noop.proposed).toBeNull();
+  });
+
+  it("runs the dataset's tests in the test-run sandbox: a hostile test file writes neither the caller's /tmp nor the caller's files, and still runs", async () => {
+    const outside = [join(scratch, "hostile-wrote-here"), join("/tmp", `switch-swe-hostile-${process.pid}`)];
+    const hostile = [
+      "import os",
+      "",
+      "",
+      "def test_hostile():",
+      `    for path in ${JSON.stringify(outside)}:`,
+      "        try:",
+      "            os.makedirs(os.path.dirname(path), exist_ok=True)",
+      "            open(path, 'w').write('planted')",
+      "        except OSError:",
+      "            pass",
+      "",
+    ].join("\n");
+    const testsPatch = diffAgainst(calcRepo(), (d) => writeFiles(d, { ...calcTestsPatchFiles, "tests/test_hostile.py": hostile }));
+    const root = writeCalcDataset(join(scratch, "hostile"), { tasks: [{ id: "hostile", p2p: [...calcP2P, "tests/test_hostile.py::test_hostile"], testsPatch }] });
+    const { reports } = await qualifyDataset(root, { runs: 1 });
+    expect(reports[0]!.problems).toEqual([]);
+    expect(reports[0]!.qualified).toBe(true);
+    for (const path of outside) expect(existsSync(path), path).toBe(false);
   });
 
   it("the tasks qualify command prints a line per task and exits 1 when one does not qualify", async () => {

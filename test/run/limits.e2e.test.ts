@@ -79,6 +79,10 @@ describe.skipIf(missingTool)("run --limits (cgroups)", () => {
     const again = cli(["run", "--out", x.out, "--resume", "--limits", "pids=128", "--no-verify", "--quiet"], { env });
     expect(again.code).toBe(2);
     expect(again.stderr.trim()).toMatch(/run\.json: limits\.requested: the run was started with "cpus=4,memory=16g,pids=64", --limits now gives "cpus=4,memory=16g,pids=128"/);
+    // `verify` without --limits confines each test run as the run was confined, not by the default limits.
+    const verified = cli(["verify", x.out, "--session", session], { env });
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(readFileSync(join(x.out, "sessions", session, "verify.log"), "utf8")).toMatch(/^limits: .*pids=64 enforced/m);
   }, 120_000);
 
   it("with memory=64m a python that allocates 300 MB is killed by the kernel, the request says out of memory, the session goes on (also unsandboxed)", () => {

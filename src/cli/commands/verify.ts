@@ -1,9 +1,9 @@
 import { Option, type Command } from "commander";
 import { sandboxModes, type SandboxMode } from "../../core/sandbox.js";
-import { defaultLimitsText, parseLimits } from "../../core/limits.js";
+import { defaultLimits, defaultLimitsText, parseLimits } from "../../core/limits.js";
 import { toJsonText } from "../../core/json-file.js";
 import { cacheInfo, clearCache } from "../../testbed/cache-admin.js";
-import { recordedSandbox, verifyRun } from "../../verify/run-verify.js";
+import { recordedVerifier, verifyRun } from "../../verify/run-verify.js";
 import { defaultMaxArtifactMb } from "../../verify/artifact-file.js";
 import type { ScratchDir } from "../../testbed/verifier-scratch.js";
 import type { Verdict } from "../../formats/verdict.js";
@@ -55,11 +55,13 @@ export function registerVerify(program: Command): void {
     .option("--max-artifact-mb <n>", "artifacts larger than this are not read: not applied, with the reason", positiveInt("--max-artifact-mb"), defaultMaxArtifactMb)
     .option("--json", "print the verdicts as JSON instead of one line each")
     .addOption(new Option("--sandbox <mode>", "confine each test run: bwrap (checkout and environment only, no network) or none (default: as run.json records the run, else bwrap)").choices(sandboxModes))
-    .option("--limits <spec>", `resource limits of each test run through cgroups: cpus=N,memory=SIZE,pids=N or none (see docs/verification.md)`, defaultLimitsText)
+    .option("--limits <spec>", `resource limits of each test run through cgroups: cpus=N,memory=SIZE,pids=N or none (default: as run.json records the run, else ${defaultLimitsText}; see docs/verification.md)`)
     .option("--queue [url]", "verify on the `switch-swe worker`s of this Redis queue (URL, or $SWITCH_SWE_QUEUE)")
-    .action(async (runDir: string, o: { concurrency: number; session?: string[]; force?: boolean; json?: boolean; queue?: string | boolean; maxArtifactMb: number; sandbox?: SandboxMode; limits: string }) => {
-      const limits = parseLimits(o.limits);
-      const sandbox = o.sandbox ?? recordedSandbox(runDir); // as the run ran (--sandbox none, the demo without bubblewrap)
+    .action(async (runDir: string, o: { concurrency: number; session?: string[]; force?: boolean; json?: boolean; queue?: string | boolean; maxArtifactMb: number; sandbox?: SandboxMode; limits?: string }) => {
+      // Unless told otherwise, as the run ran (--sandbox none, the demo without bubblewrap; its --limits).
+      const recorded = recordedVerifier(runDir);
+      const limits = o.limits !== undefined ? parseLimits(o.limits) : recorded.limits !== null ? parseLimits(recorded.limits, `${runDir}/run.json: limits.requested`) : defaultLimits;
+      const sandbox = o.sandbox ?? recorded.sandbox;
       const onProgress = (e: { verdict: Verdict; reused: boolean }) => {
         if (!o.json) process.stdout.write(`${verdictLine(e.verdict, e.reused)}\n`);
       };
