@@ -46,10 +46,13 @@ describe("the harness's phase marks (what bench:run measures)", () => {
     // Under bubblewrap with `--network model` (where bubblewrap and socat are installed) the egress gate opens first.
     const sandbox = JSON.parse(readFileSync(join(fx.root, "run-phases", "run.json"), "utf8")).sandbox;
     const gate = sandbox?.mode === "bwrap" && sandbox.network === "model" ? ["agent_start"] : [];
+    // A confined agent gets the task's environment, looked up (or built) before the agent starts.
+    const taskEnv = sandbox?.task_environment !== undefined ? ["workspace_setup"] : [];
     expect(outer).toEqual([
       "workspace_setup",
       "workspace_setup",
       "evidence",
+      ...taskEnv,
       ...gate,
       "agent_start",
       "agent_start",
