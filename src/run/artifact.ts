@@ -1,7 +1,8 @@
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { git } from "../core/git.js";
+import { git, gitTry } from "../core/git.js";
+import type { RunOptions } from "../core/process.js";
 import { pathMatcher } from "../core/path-globs.js";
 import { sha256 } from "../core/digest.js";
 import { submissionFile } from "./message-templates.js";
@@ -51,7 +52,7 @@ export interface CollectedPatch {
  * harness owns, whose objects come from the repository cache (`objectStore`), with the workspace
  * as its work tree.
  */
-export async function collectPatch(workspace: string, baseCommit: string, outFile: string, objectStore: string): Promise<CollectedPatch> {
+export async function collectPatch(workspace: string, baseCommit: string, outFile: string, objectStore: string, changed?: readonly string[]): Promise<CollectedPatch> {
   const gitDir = mkdtempSync(join(tmpdir(), "switch-swe-collect-"));
   mkdirSync(dirname(outFile), { recursive: true });
   const tmpOut = join(dirname(outFile), `.${basename(outFile)}.${process.pid}.tmp`);
@@ -65,8 +66,14 @@ export async function collectPatch(workspace: string, baseCommit: string, outFil
     mkdirSync(join(gitDir, "info"), { recursive: true });
     writeFileSync(join(gitDir, "info", "attributes"), `${neutralAttributes}\n`);
     await git([...safeConfig, "read-tree", baseCommit], { env, cwd: workspace });
-    const excludes = artifactExcludes.map((g) => `:(exclude,glob)${g}`);
-    await git([...safeConfig, "add", "-A", "--", ".", ...excludes], { env, cwd: workspace });
+    if (changed) {
+      // A copy-on-write workspace: only the paths its upper layer names can differ from the base.
+      const staged = await stageChangedPaths([...safeConfig], changed, { env, cwd: workspace });
+      if (staged.code !== 0) throw new Error(staged.stderr.trim().split("\n")[0] ?? "git update-index failed");
+    } else {
+      const excludes = artifactExcludes.map((g) => `:(exclude,glob)${g}`);
+      await git([...safeConfig, "add", "-A", "--", ".", ...excludes], { env, cwd: workspace });
+    }
     const files = await dropExcluded(workspace, baseCommit, env);
     const diffArgs = ["diff", "--cached", "--no-renames", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/"];
     await git([...safeConfig, ...diffArgs, "--binary", `--output=${tmpOut}`, baseCommit, "--"], { env, cwd: workspace });
@@ -86,6 +93,28 @@ export async function collectPatch(workspace: string, baseCommit: string, outFil
 
 /** The dialect's last word on `artifactExcludes` (git's pathspecs only prefilter). */
 export const isExcluded = pathMatcher(artifactExcludes);
+
+/**
+ * Stages exactly `paths` of the work tree into the index as `git add -A` would have staged them:
+ * excluded paths skipped, untracked files the work tree's ignore rules match skipped (tracked ones
+ * are updated, as git add does), missing ones removed, a file replacing a directory (or the reverse)
+ * replacing its entries, a nested repository as a gitlink. `gitArgs` name the git directory, work
+ * tree and settings; the index comes from `opts.env`. Used where the paths that can differ are known
+ * (the upper layer of a copy-on-write workspace), so nothing else of the tree is read.
+ */
+export async function stageChangedPaths(gitArgs: readonly string[], paths: readonly string[], opts: RunOptions): Promise<{ code: number | null; stderr: string }> {
+  const kept = paths.filter((p) => p !== "" && !isExcluded(p));
+  if (kept.length === 0) return { code: 0, stderr: "" };
+  const input = `${kept.join("\0")}\0`;
+  // Exit 1: none is ignored; tracked paths are never reported (git add updates them whatever the rules say).
+  const check = await gitTry([...gitArgs, "check-ignore", "-z", "--stdin"], { ...opts, input });
+  if (check.code !== 0 && check.code !== 1) return { code: check.code, stderr: check.stderr };
+  const ignored = new Set(check.stdout.split("\0"));
+  const staged = kept.filter((p) => !ignored.has(p));
+  if (staged.length === 0) return { code: 0, stderr: "" };
+  const r = await gitTry([...gitArgs, "update-index", "--add", "--remove", "--replace", "-z", "--stdin"], { ...opts, input: `${staged.join("\0")}\0` });
+  return { code: r.timedOut ? null : r.code, stderr: r.timedOut ? "reading the files took too long" : r.stderr };
+}
 
 /** Changed paths of the staged index against the base, NUL-separated so no path needs unquoting. */
 async function changedPaths(workspace: string, baseCommit: string, env: NodeJS.ProcessEnv): Promise<string[]> {
