@@ -68,8 +68,13 @@ export function overlayUnavailable(scratchRoot: string): Promise<string | null> 
 }
 
 async function probe(scratchRoot: string): Promise<string | null> {
-  mkdirSync(scratchRoot, { recursive: true });
-  const dir = mkdtempSync(join(scratchRoot, "overlay-probe-"));
+  let dir: string;
+  try {
+    mkdirSync(scratchRoot, { recursive: true });
+    dir = mkdtempSync(join(scratchRoot, "overlay-probe-"));
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
   const layers = { lower: join(dir, "l"), upper: join(dir, "u"), work: join(dir, "w") };
   const target = join(dir, "m");
   try {
