@@ -53,6 +53,8 @@ export interface CollectedPatch {
  * as its work tree.
  */
 export async function collectPatch(workspace: string, baseCommit: string, outFile: string, objectStore: string, changed?: readonly string[]): Promise<CollectedPatch> {
+  // A copy-on-write workspace whose upper layer names nothing collectable is its base: an empty patch, no git.
+  if (changed && changed.every((p) => isExcluded(p))) return writePatch(outFile, Buffer.alloc(0), []);
   const gitDir = mkdtempSync(join(tmpdir(), "switch-swe-collect-"));
   mkdirSync(dirname(outFile), { recursive: true });
   const tmpOut = join(dirname(outFile), `.${basename(outFile)}.${process.pid}.tmp`);
@@ -79,16 +81,20 @@ export async function collectPatch(workspace: string, baseCommit: string, outFil
     await git([...safeConfig, ...diffArgs, "--binary", `--output=${tmpOut}`, baseCommit, "--"], { env, cwd: workspace });
     const data = readFileSync(tmpOut);
     renameSync(tmpOut, outFile);
-    return {
-      file: outFile,
-      bytes: data.length,
-      sha256: sha256(data),
-      files,
-    };
+    return { file: outFile, bytes: data.length, sha256: sha256(data), files };
   } finally {
     rmSync(gitDir, { recursive: true, force: true });
     rmSync(tmpOut, { force: true });
   }
+}
+
+/** Writes a patch's bytes atomically. */
+function writePatch(outFile: string, data: Buffer, files: string[]): CollectedPatch {
+  mkdirSync(dirname(outFile), { recursive: true });
+  const tmpOut = join(dirname(outFile), `.${basename(outFile)}.${process.pid}.tmp`);
+  writeFileSync(tmpOut, data);
+  renameSync(tmpOut, outFile);
+  return { file: outFile, bytes: data.length, sha256: sha256(data), files };
 }
 
 /** The dialect's last word on `artifactExcludes` (git's pathspecs only prefilter). */
