@@ -31,10 +31,11 @@ export async function mountOverlay(layers: OverlayLayers, target: string): Promi
   if (r.code !== 0) throw new Error(`mount -t overlay: ${(r.spawnError ?? r.stderr).trim().split("\n")[0] ?? `exit ${String(r.code)}`}`);
 }
 
-/** Unmounts `target` (lazily: a process still inside cannot keep the work directory from being removed). */
-export async function unmount(target: string): Promise<void> {
-  const r = await runProcess("umount", ["-l", target], { timeoutMs: deadlineMs });
-  if (r.code !== 0) throw new Error(`umount ${target}: ${(r.spawnError ?? r.stderr).trim().split("\n")[0] ?? ""}`);
+/** Unmounts `targets` in one process, in order (lazily: a process still inside cannot keep the work directory from being removed). */
+export async function unmount(...targets: string[]): Promise<void> {
+  if (targets.length === 0) return;
+  const r = await runProcess("umount", ["-l", ...targets], { timeoutMs: deadlineMs });
+  if (r.code !== 0) throw new Error(`umount ${targets.join(" ")}: ${(r.spawnError ?? r.stderr).trim().split("\n")[0] ?? ""}`);
 }
 
 /** `\040`-style escapes of /proc/self/mountinfo decoded. */

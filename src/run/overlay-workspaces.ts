@@ -93,7 +93,7 @@ export async function overlayWorkspace(mirror: string, commit: string, workDir: 
 /** Unmounts every mount at or under `dir` (a work directory's overlays, before it is removed). */
 export async function unmountUnder(dir: string): Promise<void> {
   if (!existsSync(dir)) return;
-  for (const m of mountsUnder(realpathSync(dir))) await unmount(m);
+  await unmount(...mountsUnder(realpathSync(dir)));
 }
 
 /** The attempt's log of how its workspaces were made (and, for copies, why not as overlays). */
