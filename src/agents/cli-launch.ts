@@ -1,6 +1,7 @@
 import { realpathSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { agentEnv, passedVariables, privateHome } from "./private-env.js";
+import { agentEnv, privateHome } from "./private-env.js";
+import { passedVariables } from "../confine/passed-env.js";
 import type { AgentContext } from "./types.js";
 
 /**

@@ -6,7 +6,7 @@ import { baseNotFoundHint, materializeRepo, resolveBase } from "../dataset/repo-
 import type { RunConfig } from "../formats/run-config.js";
 import { workspaceNames, type SessionPair, type WorkspaceName } from "../formats/sessions.js";
 import { environmentFor, taskEnvironment, testCommandOf } from "../testbed/task-testbed.js";
-import type { WorkspaceEnvironments } from "../agents/task-env.js";
+import type { WorkspaceEnvironments } from "../confine/task-env.js";
 import type { SelectedSession } from "./session-selection.js";
 
 /**

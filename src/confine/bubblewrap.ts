@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
-import { sha256 } from "./digest.js";
+import { sha256 } from "../core/digest.js";
 import { seccompProgram } from "./seccomp.js";
 
 /**
@@ -20,8 +20,6 @@ import { seccompProgram } from "./seccomp.js";
  * (`sandboxHardening`); run.json records it.
  */
 
-export type SandboxMode = "bwrap" | "none";
-export const sandboxModes: readonly SandboxMode[] = ["bwrap", "none"];
 
 export interface Bind {
   src: string;
