@@ -12,7 +12,7 @@ import { collect, parseCount, parsePositive, parsePositiveNumber } from "../opti
 import { queueBackendFor } from "./queue-backend.js";
 
 /** Each backend of the registry in a few words, for --help. */
-export function sandboxHelp(): string {
+function sandboxHelp(): string {
   return confineModes().map((m) => `${m} (${confineBackend(m).summary})`).join(", or ");
 }
 
