@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { systemVariables } from "../confine/passed-env.js";
 
+
 /** A private HOME and XDG directories under `dir`, created; the variables that point at them. */
 export function privateHome(dir: string): Record<string, string> {
   const dirs = {
@@ -27,7 +28,6 @@ export function agentEnv(home: string, passThrough: readonly string[], own: Reco
   }
   return { ...env, ...privateHome(home), ...own };
 }
-
 
 /** `env=NAME,NAME2` as a list of names (empty when not given). */
 export function envNames(value: string | undefined): string[] {

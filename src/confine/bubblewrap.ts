@@ -17,9 +17,8 @@ import { seccompProgram } from "./seccomp.js";
  * root (CI, containers): the sandbox gets its own user namespace mapped to uid/gid 1000, every
  * capability is dropped, and a syscall filter (seccomp.ts) refuses file handles, mounts, namespaces
  * and kernel loading. Which of the three this machine can apply is probed once per process
- * (`sandboxHardening`); run.json records it.
+ * (`sandboxHardening`); run.json records it. The backend that uses them is bwrap.ts.
  */
-
 
 export interface Bind {
   src: string;
