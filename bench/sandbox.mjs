@@ -7,11 +7,11 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir, loadavg, cpus } from "node:os";
 import { join } from "node:path";
-import { bwrapArgs, bwrapCommand, hardeningSummary } from "../dist/core/sandbox.js";
-import { sessionSandbox } from "../dist/agents/sandbox.js";
-import { endpointsOf, openEgressGate } from "../dist/agents/egress.js";
-import { createCgroup, describeLimits } from "../dist/core/cgroups.js";
-import { defaultLimits } from "../dist/core/limits.js";
+import { bwrapArgs, bwrapCommand, hardeningSummary } from "../dist/confine/bubblewrap.js";
+import { sessionSandbox } from "../dist/confine/session-sandbox.js";
+import { endpointsOf, openEgressGate } from "../dist/confine/egress.js";
+import { createCgroup, describeLimits } from "../dist/confine/cgroups.js";
+import { defaultLimits } from "../dist/confine/limits.js";
 import { loadDataset } from "../dist/dataset/load.js";
 import { baseOnlyCheckoutAt, checkoutAt, materializeRepo } from "../dist/dataset/repo-cache.js";
 

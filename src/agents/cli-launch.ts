@@ -1,11 +1,12 @@
 import { realpathSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { agentEnv, passedVariables, privateHome } from "./private-env.js";
+import { agentEnv, privateHome } from "./private-env.js";
+import { passedVariables } from "../confine/passed-env.js";
 import type { AgentContext } from "./types.js";
 
 /**
  * How a real CLI agent (OpenCode, Claude Code, Codex, Gemini CLI) is started for one request: on the
- * host, or inside the session's sandbox (src/agents/sandbox.ts). Inside, the CLI sees the five
+ * host, or inside the session's sandbox (src/confine/session-sandbox.ts). Inside, the CLI sees the five
  * workspaces, its private HOME (where the harness wrote its configuration), its state directory, its
  * own install read-only, and nothing else; each request is a new PID namespace, so every process the
  * CLI or its tools started dies when the request ends.

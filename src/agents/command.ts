@@ -3,11 +3,12 @@ import { join } from "node:path";
 import { z } from "zod";
 import { inputError } from "../core/errors.js";
 import { runProcess } from "../core/process.js";
-import { programsOf } from "./sandbox.js";
+import { programsOf } from "../confine/session-sandbox.js";
 import { agentEventSchema, type AgentEvent } from "../formats/trajectory.js";
 import { cliOptionFields, requireVariables } from "./cli-options.js";
 import { programOf, resolveOnPath } from "./command-path.js";
-import { agentEnv, envNames, passedVariables } from "./private-env.js";
+import { agentEnv, envNames } from "./private-env.js";
+import { passedVariables } from "../confine/passed-env.js";
 import { validateAgentOptions } from "./options.js";
 import type { Agent, AgentContext, AgentFactory, AgentRequest, AgentResult, Conversation, EventSink } from "./types.js";
 

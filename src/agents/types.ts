@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { harnessInfoSchema } from "../formats/run-config.js";
-import type { SessionSandbox } from "./sandbox.js";
-import type { ProcessCgroup } from "../core/cgroups.js";
+import type { SessionSandbox } from "../confine/session-sandbox.js";
+import type { ProcessCgroup } from "../confine/cgroups.js";
 import type { Dataset } from "../dataset/load.js";
 import type { AgentEvent, RequestOutcome } from "../formats/trajectory.js";
 import type { Condition, SessionPair, WorkspaceName } from "../formats/sessions.js";

@@ -3,11 +3,11 @@ import { dirname, join } from "node:path";
 import { locateCli, type CliPackage } from "../agents/cli-options.js";
 import { cliVersion, versionIn } from "../agents/harness-version.js";
 import { cliAgentPackages } from "../agents/registry.js";
-import { probeLimits } from "../core/cgroups.js";
-import { defaultLimits } from "../core/limits.js";
+import { probeLimits } from "../confine/cgroups.js";
+import { defaultLimits } from "../confine/limits.js";
 import { overlayUnavailable } from "../core/overlay.js";
 import { runProcess } from "../core/process.js";
-import { bwrapProblem, hardeningSummary, sandboxHardening } from "../core/sandbox.js";
+import { bwrapProblem, hardeningSummary, sandboxHardening } from "../confine/bubblewrap.js";
 import { cacheRoot } from "../dataset/repo-cache.js";
 import type { DoctorCheck } from "../formats/doctor.js";
 

@@ -62,7 +62,10 @@ export const runConfigSchema = z
     /** How the agent's processes were confined (`--sandbox`, `--network`), what was enforced and what could not be. */
     sandbox: z
       .object({
-        mode: z.enum(["bwrap", "none"]),
+        /** The backend that confined the agent (src/confine/registry.ts: `bwrap`, `none`); checked against the registry when read. */
+        mode: z.string().min(1),
+        /** The backend of the verifier's test runs when it is not `mode` (an agent that cannot be confined: `none`, its artifacts verified under `bwrap`). */
+        verifier: z.string().min(1).optional(),
         /** `model` (the default since egress allow-lists; runs before it recorded `on` or `none`): only `allowed_endpoints`. */
         network: z.enum(["model", "on", "none"]),
         /** With `network: model`: the only origins the agent's sandbox reaches (`http://127.0.0.1:8080`, `https://api.anthropic.com:443`). */
@@ -119,7 +122,7 @@ export const runConfigReadSchema = z.looseObject({
   /** Read for the failure categories: under `agent` a submission failure is measured (absent: checkout). */
   submission: z.string().optional(),
   /** Read for the report's line on an unconfined run. */
-  sandbox: z.looseObject({ mode: z.string(), not_enforced: z.array(z.string()) }).optional(),
+  sandbox: z.looseObject({ mode: z.string(), verifier: z.string().optional(), not_enforced: z.array(z.string()) }).optional(),
   /** Read by `verify`, which confines test runs under the run's limits unless told otherwise. */
   limits: z.looseObject({ requested: z.string() }).optional(),
 });

@@ -19,8 +19,8 @@ import { openQueueRun } from "./queue-run-file.js";
 import type { SecuredQueue } from "./queue-secret.js";
 import { decodeResult, sessionResultSchema, type SessionResult } from "./result-schema.js";
 import { verifyThroughQueue } from "./verify-coordinator.js";
-import { queuedLimits } from "../run/limits-record.js";
-import { agentSandbox } from "../run/sandbox-record.js";
+import { queuedLimits } from "../confine/limits-record.js";
+import { agentConfinementJob } from "../confine/confinement.js";
 
 interface Tracked {
   job: SessionJob;
@@ -117,7 +117,7 @@ export class QueueCoordinator implements SessionBackend {
       seed: c.seed,
       request_timeout_s: c.request_timeout_s,
       max_continuations: c.max_continuations,
-      sandbox: agentSandbox(c.sandbox),
+      sandbox: agentConfinementJob(run.confinement.agent),
       limits: queuedLimits(c.limits),
       submission: c.submission ?? "checkout",
     };

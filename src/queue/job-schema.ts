@@ -37,8 +37,8 @@ export const sessionJobSchema = z
     seed: z.number().int().nonnegative(),
     request_timeout_s: z.number().positive(),
     max_continuations: z.number().int().nonnegative(),
-    /** The agent's sandbox as run.json records it (null: none), applied by the worker as a local run would. */
-    sandbox: z.object({ network: z.boolean(), allowed_endpoints: z.array(z.string()).optional() }).strict().nullable(),
+    /** The agent's confinement as run.json records it (null: none; `mode` absent: the default backend), applied by the worker as a local run would. */
+    sandbox: z.object({ mode: z.string().min(1).optional(), network: z.boolean(), allowed_endpoints: z.array(z.string()).optional() }).strict().nullable(),
     /** `--limits` as asked (null: none); the worker enforces what its own machine can and warns of the rest. */
     limits: z.string().nullable(),
     /** `--submission` as run.json records it (absent: checkout, as coordinators before it sent). */
@@ -55,8 +55,8 @@ export const verifyJobSchema = z
     task: z.string().min(1),
     artifact_sha256: z.string(),
     artifact_b64: z.string().nullable(),
-    /** The test runs' confinement and `--limits` ("none": none), applied by the worker as a local verify would. */
-    sandbox: z.enum(["bwrap", "none"]),
+    /** The test runs' confinement backend (its mode) and `--limits` ("none": none), applied by the worker as a local verify would. */
+    sandbox: z.string().min(1),
     limits: z.string(),
   })
   .strict();

@@ -1,6 +1,7 @@
 import { rmSync } from "node:fs";
 import type { Agent } from "../agents/types.js";
-import { parseLimits } from "../core/limits.js";
+import { parseLimits } from "../confine/limits.js";
+import { agentConfinementOfJob } from "../confine/confinement.js";
 import type { Dataset } from "../dataset/load.js";
 import { runFiles } from "../formats/run-layout.js";
 import type { ProgressSink } from "../run/progress-events.js";
@@ -45,7 +46,7 @@ export async function runSessionJob(c: SessionJobContext): Promise<SessionResult
       runSeed: job.seed,
       requestTimeoutMs: job.request_timeout_s * 1000,
       maxContinuations: job.max_continuations,
-      sandbox: job.sandbox,
+      sandbox: agentConfinementOfJob(job.sandbox, "session job"),
       // What this machine cannot enforce the controller records as a warning of the session.
       limits: job.limits === null ? null : parseLimits(job.limits, "session job: limits"),
       keepWorkspaces: false,

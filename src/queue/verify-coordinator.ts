@@ -14,8 +14,8 @@ import { defaultMaxArtifactMb, inspectArtifact, oversizedReason, refusedVerdict 
 import type { Dataset } from "../dataset/load.js";
 import { jobDataset, type Shipment } from "./dataset-shipment.js";
 import type { VerifyJob } from "./job-schema.js";
-import type { SandboxMode } from "../core/sandbox.js";
-import { limitsText, type Limits } from "../core/limits.js";
+import type { ConfineBackend } from "../confine/backend.js";
+import { limitsText, type Limits } from "../confine/limits.js";
 import { keys, verifyJobId, verifyQueue } from "./keys.js";
 import type { SecuredQueue } from "./queue-secret.js";
 import { decodeResult, verifyResultSchema, type VerifyResult } from "./result-schema.js";
@@ -32,7 +32,7 @@ export interface QueueVerifyParams {
   runId: string;
   shipment: Shipment;
   /** Each test run's confinement and limits, which the worker applies (its machine permitting). */
-  sandbox: SandboxMode;
+  confine: ConfineBackend;
   limits: Limits;
   force?: boolean;
   /** Called every few seconds while waiting (keeps the coordinator's claims alive). */
@@ -148,7 +148,7 @@ async function prepare(p: QueueVerifyParams, session: string, key: Buffer, forge
     task: taskId,
     artifact_sha256: sha ?? "none",
     artifact_b64: info.kind === "none" ? null : readFileSync(info.file).toString("base64"),
-    sandbox: p.sandbox,
+    sandbox: p.confine.mode,
     limits: limitsText(p.limits),
   };
   return { kind: "job", job };
@@ -206,8 +206,8 @@ export async function verifyThroughQueue(a: { run: BackendRun; sessions: readonl
     target: a.target,
     runId: a.runId,
     shipment: a.shipment,
-    sandbox: a.run.verifier.sandbox,
-    limits: a.run.verifier.limits,
+    confine: a.run.confinement.testRuns,
+    limits: a.run.confinement.testRunLimits,
     renew: a.renew,
     signal: a.run.signal,
     onVerdict: (e) =>

@@ -3,7 +3,8 @@ import { join } from "node:path";
 import type { Job } from "bullmq";
 import { taskById } from "../dataset/load.js";
 import { verifyArtifact } from "../verify/verify-artifact.js";
-import { parseLimits } from "../core/limits.js";
+import { parseLimits } from "../confine/limits.js";
+import { confineBackend } from "../confine/registry.js";
 import { verifyJobSchema } from "./job-schema.js";
 import { keys, resultTtlS } from "./keys.js";
 import { encodeResult, type VerifyResult } from "./result-schema.js";
@@ -37,7 +38,7 @@ export async function processVerifyJob(raw: Job, token: string | undefined, c: P
       session: job.session,
       logFile,
       logLabel: `sessions/${job.session}/verify.log`,
-      sandbox: job.sandbox,
+      confine: confineBackend(job.sandbox, { file: "verification job", path: "sandbox" }),
       limits: parseLimits(job.limits, "verification job: limits"),
     });
     if (c.lockLost.has(String(raw.id))) return "lock lost";

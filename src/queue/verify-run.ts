@@ -9,8 +9,8 @@ import { prepareShipment, ship } from "./dataset-shipment.js";
 import { readQueueRun } from "./queue-run-file.js";
 import type { SecuredQueue } from "./queue-secret.js";
 import { verifyOnQueue } from "./verify-coordinator.js";
-import type { SandboxMode } from "../core/sandbox.js";
-import type { Limits } from "../core/limits.js";
+import type { ConfineBackend } from "../confine/backend.js";
+import type { Limits } from "../confine/limits.js";
 
 export interface QueueVerifyOptions {
   target: SecuredQueue;
@@ -19,7 +19,7 @@ export interface QueueVerifyOptions {
   /** `--max-artifact-mb`: larger artifacts are refused unread, as in a local verify. */
   maxArtifactMb?: number;
   /** `--sandbox` and `--limits` of each test run, which the workers apply as a local verify would. */
-  sandbox: SandboxMode;
+  confine: ConfineBackend;
   limits: Limits;
   onVerdict: (e: { session: string; verdict: Verdict; reused: boolean; done: number; total: number }) => void;
 }
@@ -42,7 +42,7 @@ export async function verifyRunOnQueue(runDir: string, o: QueueVerifyOptions) {
       dataset,
       ...(o.maxArtifactMb !== undefined ? { maxArtifactMb: o.maxArtifactMb } : {}),
       sessions: chosen,
-      sandbox: o.sandbox,
+      confine: o.confine,
       limits: o.limits,
       redis,
       target: o.target,

@@ -6,11 +6,12 @@ import type { Dataset } from "../dataset/load.js";
 import { InfraFault } from "../core/infra-fault.js";
 import type { Agent, AgentContext, Conversation } from "../agents/types.js";
 import { workspaceNames, type Condition, type SessionPair, type WorkspaceName } from "../formats/sessions.js";
-import { sandboxHome, sessionSandbox, type SessionSandbox } from "../agents/sandbox.js";
-import { endpointsOf, openEgressGate, type EgressGate } from "../agents/egress.js";
+import { sandboxHome, type SessionSandbox } from "../confine/session-sandbox.js";
+import type { AgentConfinement } from "../confine/confinement.js";
+import { endpointsOf, openEgressGate, type EgressGate } from "../confine/egress.js";
 import { collectPatch } from "./artifact.js";
-import { createCgroup, type ProcessCgroup } from "../core/cgroups.js";
-import type { Limits } from "../core/limits.js";
+import { createCgroup, type ProcessCgroup } from "../confine/cgroups.js";
+import type { Limits } from "../confine/limits.js";
 import { withOomNotes } from "./oom-notes.js";
 import { runFiles } from "../formats/run-layout.js";
 import { deliverSchedule, RunInterrupted, type Delivered } from "./deliver.js";
@@ -29,7 +30,7 @@ import { submissionFile, type SubmissionMode } from "./message-templates.js";
 import { takeSubmission } from "./take-submission.js";
 import { prepareWorkspaceEnvironments } from "./task-environments.js";
 import { registeredCapabilities } from "../agents/registry.js";
-import type { WorkspaceEnvironments } from "../agents/task-env.js";
+import type { WorkspaceEnvironments } from "../confine/task-env.js";
 
 export interface AttemptParams {
   runDir: string;
@@ -49,10 +50,10 @@ export interface AttemptParams {
   /** `agent`: the artifact is the patch the agent submits at finalization; `checkout` (default): the focus checkout's diff. */
   submission?: SubmissionMode;
   /**
-   * Confinement of the agent's processes (null: none). `allowed_endpoints` (`--network model`): a
-   * private loopback whose only ways out lead to these origins (src/agents/egress.ts).
+   * Confinement of the agent's processes (null: none): its backend, and its network. `allowed_endpoints`
+   * (`--network model`): a private loopback whose only ways out lead to these origins (src/confine/egress.ts).
    */
-  sandbox: { network: boolean; allowed_endpoints?: string[] | undefined } | null;
+  sandbox: AgentConfinement | null;
   /** Resource limits of all the session's processes, in one group (null: none). */
   limits: Limits | null;
   /** Aborted when the run is being stopped (Ctrl-C, SIGTERM). */
@@ -192,7 +193,7 @@ function agentSandbox(p: AttemptParams, ws: SessionWorkspaces, gate: EgressGate 
   if (!p.sandbox) return undefined;
   const where = { repo: p.pair.repo, workspaces: ws.paths, stateDir: join(p.workDir, "agent"), homeDir: sandboxHome(p.workDir) };
   const env = taskEnv ? { taskEnv, shimsDir: join(p.workDir, "task-env-bin") } : {};
-  return sessionSandbox({ ...where, network: p.sandbox.network, ...(gate ? { egress: gate } : {}), ...env });
+  return p.sandbox.backend.agentSandbox({ ...where, network: p.sandbox.network, ...(gate ? { egress: gate } : {}), ...env });
 }
 
 /** The agent's conversation for this attempt; an agent that cannot start is an infrastructure fault. */

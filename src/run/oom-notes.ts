@@ -1,5 +1,5 @@
-import type { ProcessCgroup } from "../core/cgroups.js";
-import { formatSize, type Limits } from "../core/limits.js";
+import type { ProcessCgroup } from "../confine/cgroups.js";
+import { formatSize, type Limits } from "../confine/limits.js";
 import type { Conversation } from "../agents/types.js";
 
 /**

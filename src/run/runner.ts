@@ -26,11 +26,12 @@ import { sessionsMismatch } from "./sessions-match.js";
 import { attemptWorkDir } from "./session-dir.js";
 import { verifyAfterRun } from "./verify-hook.js";
 import { reapNotices, reapStaleScratch } from "../testbed/verifier-scratch.js";
-import { agentSandbox, hardeningWarning, sandboxRecord } from "./sandbox-record.js";
-import type { NetworkMode } from "../agents/egress.js";
-import { limitsRecord, sessionLimits } from "./limits-record.js";
-import { defaultLimits, parseLimits, type Limits } from "../core/limits.js";
-import type { SandboxMode } from "../core/sandbox.js";
+import { hardeningWarning } from "../confine/record.js";
+import type { NetworkMode } from "../confine/egress.js";
+import { limitsRecord } from "../confine/limits-record.js";
+import { defaultLimits, parseLimits, type Limits } from "../confine/limits.js";
+import { confinementOf, sandboxRecord, type Confinement } from "../confine/confinement.js";
+import { defaultConfineBackend } from "../confine/registry.js";
 import { reapOrphanWorkDirs, removeWorkDir } from "./workspaces.js";
 import { sha256 } from "../core/digest.js";
 import { datasetDigest } from "../dataset/pack.js";
@@ -60,8 +61,8 @@ export interface RunOptions {
   requestTimeoutS?: number;
   concurrency: number;
   keepWorkspaces: boolean;
-  /** `bwrap` (default) or `none`: confinement of the agent's processes and of the verifier's test runs. */
-  sandbox?: SandboxMode;
+  /** `--sandbox`: the backend (src/confine/registry.ts) that confines the agent's processes and the verifier's test runs (default: the registry's first, bwrap). */
+  sandbox?: string;
   /** Why the run is unconfined, recorded in run.json with `sandbox: "none"` (the demo without bubblewrap). */
   unconfinedBecause?: string;
   /** `--submission`: the artifact is the agent's submitted patch or the focus checkout's diff (default: defaultSubmission). */
@@ -89,8 +90,8 @@ export interface BackendRun {
   progress: ProgressSink;
   signal: AbortSignal;
   concurrency: number;
-  /** How the run's verification confines each test run: --sandbox, and --limits as asked. */
-  verifier: { sandbox: SandboxMode; limits: Limits };
+  /** The run's confinement as run.json records it: the agent's, and each verification test run's (--sandbox, --limits as asked). */
+  confinement: Confinement;
 }
 
 /** Where sessions run when not in this process. It reports session ends through `outcome`. */
@@ -120,6 +121,8 @@ interface Prepared {
   agent: Agent;
   selected: SelectedSession[];
   existing: boolean;
+  /** Built once from run.json's records (a fresh run's from the flags). */
+  confinement: Confinement;
 }
 
 
@@ -144,6 +147,7 @@ function prepare(runDir: string, opts: RunOptions): Prepared {
 
   const rcm = opts.rcm ?? previous?.rcm?.mode;
   const agent = rcm ? rcmProxiedAgent(agentName, agentOptions, rcm) : createAgent(agentName, agentOptions);
+  const can = agentCapabilities(agentName);
   const dataset = loadDataset(datasetPath);
   // Read once: the hash in run.json is of the very bytes that were parsed.
   const sessionsText = (() => {
@@ -182,13 +186,18 @@ function prepare(runDir: string, opts: RunOptions): Prepared {
     request_timeout_s: requestTimeoutS,
     max_continuations: previous?.max_continuations ?? maxContinuations,
     max_infra_retries: previous?.max_infra_retries ?? maxInfraRetries,
-    sandbox: sandboxRecord(opts.sandbox ?? previous?.sandbox?.mode ?? "bwrap", opts.network ?? previous?.sandbox?.network ?? "model", agentName, opts.unconfinedBecause, agent.endpoints),
+    sandbox: sandboxRecord(opts.sandbox ?? previous?.sandbox?.mode ?? defaultConfineBackend().mode, {
+      network: opts.network ?? previous?.sandbox?.network ?? "model",
+      agent: { name: agentName, confinable: can.confinable, cli: can.cli !== undefined, endpoints: agent.endpoints },
+      unconfinedBecause: opts.unconfinedBecause,
+    }, opts.sandbox === undefined && previous ? { file: configFile, path: "sandbox.mode" } : undefined),
     ...(rcm ? { rcm: { mode: rcm } } : {}),
-    limits: limitsRecord(opts.limits ?? (previous?.limits ? parseLimits(previous.limits.requested, `${configFile}: limits.requested`) : defaultLimits), agentName, opts.backend !== undefined),
+    limits: limitsRecord(opts.limits ?? (previous?.limits ? parseLimits(previous.limits.requested, `${configFile}: limits.requested`) : defaultLimits), { name: agentName, limits: can.limits }, opts.backend !== undefined),
   };
-  if (config.sandbox?.mode === "bwrap" && !agentCapabilities(agentName).harnessSide) config.sandbox.task_environment = taskEnvironmentRecord(dataset, selected);
+  const confinement = confinementOf(config, configFile);
+  if (confinement.agent && !can.harnessSide) config.sandbox!.task_environment = taskEnvironmentRecord(dataset, selected);
   if (previous) assertSameRun(configFile, previous, config);
-  return { runDir, config, dataset, agent, selected, existing: previous !== null };
+  return { runDir, config, dataset, agent, selected, existing: previous !== null, confinement };
 }
 
 /** Attempts an earlier invocation left running: ended (their process groups too) and their workspaces removed. */
@@ -233,10 +242,10 @@ export async function runSessions(opts: RunOptions): Promise<RunOutcome> {
   const started = Date.now();
   const signal = opts.signal ?? new AbortController().signal;
   const outcome: RunOutcome = { runDir, finished: [], failed: [], skipped: [], interrupted: false, infraFaults: [] };
-  // Verification is confined whatever the agent could be: an unsandboxed agent's artifact is no safer.
-  // A resumed run is verified as run.json says it ran (a --sandbox none run without the flag, too).
-  const verifier = { sandbox: opts.sandbox ?? (config.sandbox?.mode === "none" ? ("none" as const) : ("bwrap" as const)), limits: config.limits ? parseLimits(config.limits.requested) : defaultLimits };
-  const { backend } = opts, backendRun: BackendRun = { runDir, config, dataset: prep.dataset, ledger, progress: opts.progress, signal, concurrency: opts.concurrency, verifier };
+  // Verification is confined whatever the agent could be (an unsandboxed agent's artifact is no safer):
+  // run.json's record says how; a resumed run is verified as it ran (a --sandbox none run without the flag, too).
+  const { confinement } = prep;
+  const { backend } = opts, backendRun: BackendRun = { runDir, config, dataset: prep.dataset, ledger, progress: opts.progress, signal, concurrency: opts.concurrency, confinement };
   const diskFull = new DiskFullStop();
   try {
     ledger.startInvocation(prep.existing);
@@ -277,7 +286,7 @@ export async function runSessions(opts: RunOptions): Promise<RunOutcome> {
     if (opts.verify && !outcome.interrupted && !diskFull.stopped) {
       outcome.infraFaults = backend
         ? await backend.verify(backendRun, config.sessions_selected)
-        : await verifyAfterRun(runDir, config.sessions_selected, opts.concurrency, opts.progress, verifier.sandbox, verifier.limits);
+        : await verifyAfterRun(runDir, config.sessions_selected, opts.concurrency, opts.progress, confinement.testRuns, confinement.testRunLimits);
     }
   } finally {
     await backend?.close();
@@ -341,8 +350,8 @@ async function runWithRetries(
         maxContinuations: config.max_continuations,
         keepWorkspaces: opts.keepWorkspaces,
         submission: config.submission ?? "checkout",
-        sandbox: agentSandbox(config.sandbox),
-        limits: sessionLimits(config.limits),
+        sandbox: prep.confinement.agent,
+        limits: prep.confinement.sessionLimits,
         signal,
         progress: opts.progress,
       });

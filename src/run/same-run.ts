@@ -21,7 +21,7 @@ export function assertSameRun(file: string, existing: RunConfig, wanted: RunConf
     ["request_timeout_s", "--request-timeout", existing.request_timeout_s, wanted.request_timeout_s],
     ["submission", "--submission", existing.submission ?? "checkout", wanted.submission ?? "checkout"],
     // Confinement is part of what the verdicts rest on: a resumed run is confined as run.json says.
-    ...(existing.sandbox ? [["sandbox.mode", "--sandbox", existing.sandbox.mode, wanted.sandbox?.mode] as [string, string, unknown, unknown], ["sandbox.network", "--network", existing.sandbox.network, wanted.sandbox?.network] as [string, string, unknown, unknown]] : []),
+    ...(existing.sandbox ? [["sandbox.mode", "--sandbox", existing.sandbox.mode, wanted.sandbox?.mode] as [string, string, unknown, unknown], ["sandbox.verifier", "--sandbox", existing.sandbox.verifier ?? existing.sandbox.mode, wanted.sandbox?.verifier ?? wanted.sandbox?.mode] as [string, string, unknown, unknown], ["sandbox.network", "--network", existing.sandbox.network, wanted.sandbox?.network] as [string, string, unknown, unknown]] : []),
     // Limits change what a session can do (a process killed out of memory); a run started before them keeps none to compare.
     ...(existing.limits ? [["limits.requested", "--limits", existing.limits.requested, wanted.limits?.requested] as [string, string, unknown, unknown]] : []),
   ];

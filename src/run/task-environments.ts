@@ -6,7 +6,7 @@ import { baseNotFoundHint, materializeRepo, resolveBase } from "../dataset/repo-
 import type { RunConfig } from "../formats/run-config.js";
 import { workspaceNames, type SessionPair, type WorkspaceName } from "../formats/sessions.js";
 import { environmentFor, taskEnvironment, testCommandOf } from "../testbed/task-testbed.js";
-import type { WorkspaceEnvironments } from "../agents/task-env.js";
+import type { WorkspaceEnvironments } from "../confine/task-env.js";
 import type { SelectedSession } from "./session-selection.js";
 
 /**
@@ -14,7 +14,7 @@ import type { SelectedSession } from "./session-selection.js";
  * for the verifier (testbed/env-cache.ts: built once per repository, commit and set-up, then cached
  * and sealed) is built before the agent's first request, so the agent can run the repository's tests
  * with the task's dependencies, as the paper's agents could. A task without set-up keeps the host's
- * python. How it appears inside the sandbox is agents/task-env.ts.
+ * python. How it appears inside the sandbox is confine/task-env.ts.
  */
 
 /** The verifier's own set-up deadline: the agent's environment is the same one. */

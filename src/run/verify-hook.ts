@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { verifyRun } from "../verify/run-verify.js";
-import type { SandboxMode } from "../core/sandbox.js";
-import type { Limits } from "../core/limits.js";
+import type { ConfineBackend } from "../confine/backend.js";
+import type { Limits } from "../confine/limits.js";
 import { runFiles } from "../formats/run-layout.js";
 import { nowIso, type ProgressSink } from "./progress-events.js";
 
@@ -23,11 +23,11 @@ function finishedSessions(runDir: string, sessions: readonly string[]): string[]
  * run; verdicts of unchanged artifacts from an earlier invocation are kept. Returns the sessions
  * whose verdict is an infrastructure fault.
  */
-export async function verifyAfterRun(runDir: string, sessions: readonly string[], concurrency: number, progress: ProgressSink, sandbox: SandboxMode, limits: Limits): Promise<string[]> {
+export async function verifyAfterRun(runDir: string, sessions: readonly string[], concurrency: number, progress: ProgressSink, confine: ConfineBackend, limits: Limits): Promise<string[]> {
   const chosen = finishedSessions(runDir, sessions);
   if (chosen.length === 0) return [];
   const result = await verifyRun(runDir, {
-    sandbox,
+    confine,
     limits,
     sessions: chosen,
     concurrency: Math.max(1, concurrency),

@@ -160,6 +160,16 @@ class _Reporter:
         if xml:
             _report_path = os.path.abspath(xml)
 
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, session, config, items):
+        # pytest runs tests named by id in the order of the command line; the verifier's order is not the
+        # modules' own. Tests of one module may lean on the state their predecessors leave (IPython's
+        # completer tests share one shell), and mining and qualification ran them in definition order:
+        # so named tests run as a whole-module run would order them.
+        if _ids_given:
+            key = _collection_order(session)
+            items[:] = [item for _, item in sorted(enumerate(items), key=key)]
+
     def pytest_collectreport(self, report):
         if report.failed:
             _emit({"t": "collect", "id": report.nodeid, "outcome": "error"})
@@ -175,6 +185,32 @@ class _Reporter:
     @pytest.hookimpl(trylast=True)
     def pytest_unconfigure(self, config):
         _phase[0] = "after-report"
+
+
+_ids_given = any("::" in a for a in _args if not a.startswith("-"))
+
+
+def _collection_order(session):
+    # Where each collector put each node (directories by name, a module's members by definition, a
+    # unittest class's methods by name): pytest's collection cache, alive while items are modified, holds
+    # every collector's result. A node it does not hold (another pytest's internals) falls back to its
+    # file and line.
+    place = {}
+    for rep in getattr(session, "_collection_cache", {}).values():
+        for i, child in enumerate(getattr(rep, "result", None) or ()):
+            place[id(child)] = i
+
+    def key(pair):
+        index, item = pair
+        chain = []
+        node = item
+        while node is not None and getattr(node, "parent", None) is not None:
+            chain.append((place.get(id(node), float("inf")), node.name))
+            node = node.parent
+        path, lineno, _ = item.location
+        return (chain[::-1], str(path), lineno if lineno is not None else float("inf"), index)
+
+    return key
 
 
 def _check_identity(when):

@@ -6,10 +6,12 @@ import type { Dataset, LoadedTask } from "../dataset/load.js";
 import { baseNotFoundHint, baseOnlyCheckoutAt, materializeRepo, resolveBase, type MaterializedRepo } from "../dataset/repo-cache.js";
 import { prepareEnvironment, type PreparedEnv } from "./env-cache.js";
 import { testEnv } from "./scrubbed-env.js";
-import { bwrapCommand, bwrapProblem, hardeningSummary, pythonPrefixes, realPythonBin, type SandboxMode } from "../core/sandbox.js";
+import { realPythonBin } from "../confine/bubblewrap.js";
+import type { ConfineBackend } from "../confine/backend.js";
+import { confineWherePossible, defaultConfineBackend } from "../confine/registry.js";
 import { dropNotFound } from "./missing-ids.js";
-import { createCgroup, describeLimits, type ProcessCgroup } from "../core/cgroups.js";
-import { formatSize, type Limits } from "../core/limits.js";
+import { createCgroup, describeLimits, type ProcessCgroup } from "../confine/cgroups.js";
+import { formatSize, type Limits } from "../confine/limits.js";
 import { notFoundTargets } from "./pytest-output.js";
 import { locateInifile, prepareLauncher, testPython } from "./pytest-runner.js";
 import { defaultTestCommand, lookupCase, runTests, type TestRun } from "./test-run.js";
@@ -111,8 +113,8 @@ export interface TestBedRun {
   env: PreparedEnv;
   /** The base's pytest configuration file (fixed before the artifact is applied), or null. */
   inifile: string | null;
-  /** `bwrap` (default): the run sees the checkout, the environment (read-only) and nothing else, without network. */
-  sandbox?: SandboxMode;
+  /** How the run is confined (default: the default backend, bubblewrap: the checkout, the environment read-only and nothing else, without network). */
+  confine?: ConfineBackend;
   /** Resource limits of the test run's processes, in a group of their own (default: none). */
   limits?: Limits;
 }
@@ -123,14 +125,6 @@ function bedEnv(bed: TestBedRun, home: string, tmp: string): NodeJS.ProcessEnv {
   const realBin = realPythonBin([...bed.env.pathPrefix, callerPath].join(":"));
   const pathPrefix = [...bed.env.pathPrefix, ...(realBin ? [realBin] : [])];
   return { ...testEnv({ home, tmp, pathPrefix, vars: { PYTEST_ADDOPTS: pytestAddopts, ...bed.env.vars } }), PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1" };
-}
-
-function sandboxWrap(bed: TestBedRun, env: NodeJS.ProcessEnv, writable: readonly string[], readable: readonly string[]) {
-  const problem = bwrapProblem();
-  if (problem) throw new InfraFault(`the verifier's sandbox cannot start: ${problem} (or verify with --sandbox none)`, false);
-  const system = pythonPrefixes(testPython(bed.env.pathPrefix), env.PATH ?? "");
-  const binds = [...writable.map((src) => ({ src, rw: true })), ...readable.map((src) => ({ src }))];
-  return (argv: readonly string[]) => bwrapCommand({ binds, system, network: false, chdir: bed.checkout }, argv);
 }
 
 /**
@@ -180,7 +174,7 @@ export async function runTaskTests(dataset: Dataset, task: LoadedTask, bed: Test
  */
 export async function runWholeSuite(dataset: Dataset, task: LoadedTask, checkout: string, scratch: string, env: PreparedEnv, only: readonly string[] | null = null): Promise<TestRun> {
   const inifile = await locateInifile(testPython(env.pathPrefix), checkout);
-  return runTaskTests(dataset, task, { checkout, scratch, env, inifile, sandbox: bwrapProblem() === null ? "bwrap" : "none" }, only);
+  return runTaskTests(dataset, task, { checkout, scratch, env, inifile, confine: confineWherePossible() }, only);
 }
 
 /** One run of the task's test command in the test-bed. */
@@ -192,7 +186,8 @@ async function runTaskTestsOnce(dataset: Dataset, task: LoadedTask, bed: TestBed
   const launcher = prepareLauncher(join(bed.scratch, "runner"), bed.inifile);
   const env = bedEnv(bed, home, tmp);
   const readable = [join(bed.scratch, "runner"), ...(bed.env.dir ? [bed.env.dir] : [])];
-  const confine = (bed.sandbox ?? "bwrap") === "bwrap" ? sandboxWrap(bed, env, [bed.checkout, reportDir, home, tmp], readable) : undefined;
+  const confined = (bed.confine ?? defaultConfineBackend()).testRun({ checkout: bed.checkout, writable: [bed.checkout, reportDir, home, tmp], readable, python: testPython(bed.env.pathPrefix), env });
+  const confine = confined.wrap;
   const cgroup = bed.limits ? createCgroup(bed.limits) : null;
   const wrap = (argv: readonly string[]) => {
     const inner = confine ? confine(argv) : { command: argv[0]!, args: argv.slice(1) };
@@ -210,7 +205,7 @@ async function runTaskTestsOnce(dataset: Dataset, task: LoadedTask, bed: TestBed
       ...(confine || cgroup ? { wrap } : {}),
     });
     if (cgroup) run.limits = limitsNote(cgroup, bed.limits!);
-    run.sandbox = confine ? `bwrap (the checkout and its environment only, no network; ${hardeningSummary()})` : "none (the test run runs as the caller)";
+    run.sandbox = confined.note;
     return run;
   } finally {
     await cgroup?.remove();

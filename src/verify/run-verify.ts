@@ -6,12 +6,13 @@ import { loadDataset, taskById, type Dataset, type LoadedTask } from "../dataset
 import { DiskFullStop } from "../core/disk-full.js";
 import { defaultMaxArtifactMb, inspectArtifact, oversizedReason, readArtifactText, refusedVerdict } from "./artifact-file.js";
 import { openScratch, reapNotices, reapStaleScratch, type Scratch } from "../testbed/verifier-scratch.js";
-import { recordedPath, runConfigReadSchema } from "../formats/run-config.js";
+import { recordedPath, runConfigReadSchema, type RunConfigRead } from "../formats/run-config.js";
 import { runFiles } from "../formats/run-layout.js";
 import { parseSessionId } from "../formats/sessions.js";
 import { verdictSchema, type Verdict } from "../formats/verdict.js";
-import type { SandboxMode } from "../core/sandbox.js";
-import type { Limits } from "../core/limits.js";
+import type { ConfineBackend } from "../confine/backend.js";
+import { recordedTestRuns } from "../confine/confinement.js";
+import type { Limits } from "../confine/limits.js";
 import { sealMatches, sealVerdict, verdictKey } from "../formats/verdict-seal.js";
 import { verifyArtifact } from "./verify-artifact.js";
 import { unappliedVerdict } from "./unapplied-verdict.js";
@@ -29,8 +30,8 @@ export interface VerifyRunOptions {
   setupTimeoutMs?: number;
   /** Artifacts larger than this are not read: their verdict is `not applied` (default defaultMaxArtifactMb). */
   maxArtifactMb?: number;
-  /** `bwrap` (default) or `none`: how test runs are confined. */
-  sandbox?: SandboxMode;
+  /** How test runs are confined (default: the default backend, bubblewrap). */
+  confine?: ConfineBackend;
   /** Resource limits of each test run (default: none). */
   limits?: Limits;
   onProgress?: (event: VerifyProgress) => void;
@@ -252,7 +253,7 @@ async function verifyJob(ctx: JobContext, job: { session: string; taskId: string
           logLabel,
           ...(opts.maxInfraRetries !== undefined ? { maxInfraRetries: opts.maxInfraRetries } : {}),
           ...(opts.setupTimeoutMs !== undefined ? { setupTimeoutMs: opts.setupTimeoutMs } : {}),
-          ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
+          ...(opts.confine ? { confine: opts.confine } : {}),
           ...(opts.limits ? { limits: opts.limits } : {}),
         });
       } finally {
@@ -270,18 +271,18 @@ async function verifyJob(ctx: JobContext, job: { session: string; taskId: string
 }
 
 /**
- * How a run is verified when `verify` is not told: as run.json records that the run was confined (a run
- * started with --sandbox none, or the demo without bubblewrap, is verified unconfined), else bubblewrap;
+ * How a run is verified when `verify` is not told: as run.json records its test runs confined (a run
+ * started with --sandbox none, or the demo without bubblewrap, is verified unconfined), else by the default backend;
  * under the limits run.json records (`limits.requested`), else the default ones.
  */
-export function recordedVerifier(runDir: string): { sandbox: SandboxMode; limits: string | null } {
+export function recordedVerifier(runDir: string): { testRuns: ConfineBackend; limits: string | null } {
   const file = runFiles.config(resolve(runDir));
-  if (!existsSync(file)) return { sandbox: "bwrap", limits: null };
+  let config: RunConfigRead | undefined;
   try {
-    const config = runConfigReadSchema.safeParse(readJson(file)).data;
-    return { sandbox: config?.sandbox?.mode === "none" ? "none" : "bwrap", limits: config?.limits?.requested ?? null };
+    config = existsSync(file) ? runConfigReadSchema.safeParse(readJson(file)).data : undefined;
   } catch {
     // An unreadable run.json is reported by the verification itself, in its own words.
-    return { sandbox: "bwrap", limits: null };
+    config = undefined;
   }
+  return { testRuns: recordedTestRuns(config?.sandbox, file), limits: config?.limits?.requested ?? null };
 }

@@ -1,8 +1,8 @@
 import { appendFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { InfraFault } from "../core/infra-fault.js";
-import type { SandboxMode } from "../core/sandbox.js";
-import type { Limits } from "../core/limits.js";
+import type { ConfineBackend } from "../confine/backend.js";
+import type { Limits } from "../confine/limits.js";
 import type { Dataset, LoadedTask } from "../dataset/load.js";
 import { applyExact, applyWithFallbacks, type ApplyMethod } from "../testbed/apply-patch.js";
 import { dropTestFiles, restorePytestConfig } from "./artifact-filter.js";
@@ -39,8 +39,8 @@ export interface VerifyArtifactOptions {
   /** Deadline of the environment set-up (default 30 minutes). */
   setupTimeoutMs?: number;
   keepWork?: boolean;
-  /** `bwrap` (default): test runs see the checkout and the environment (read-only) only, without network. */
-  sandbox?: SandboxMode;
+  /** How test runs are confined (default: the default backend, bubblewrap: the checkout and the environment read-only, without network). */
+  confine?: ConfineBackend;
   /** Resource limits of each test run (default: none). */
   limits?: Limits;
 }
@@ -176,7 +176,7 @@ async function applyHeldOutTests(task: LoadedTask, checkout: string, dir: string
 async function plantedRun(opts: VerifyArtifactOptions, bed: TestBed, dir: string, required: readonly string[]) {
   // A command that ignores `{tests}` chooses its own tests: canaries it never selects would be missing.
   const canaries = testCommandOf(opts.dataset, opts.task).includes("{tests}") ? plantCanaries(bed.checkout, required) : [];
-  const run = await runTaskTests(opts.dataset, opts.task, { checkout: bed.checkout, scratch: dir, env: bed.env, inifile: bed.inifile, sandbox: opts.sandbox ?? "bwrap", ...(opts.limits ? { limits: opts.limits } : {}) }, selectionWith(required, canaries));
+  const run = await runTaskTests(opts.dataset, opts.task, { checkout: bed.checkout, scratch: dir, env: bed.env, inifile: bed.inifile, ...(opts.confine ? { confine: opts.confine } : {}), ...(opts.limits ? { limits: opts.limits } : {}) }, selectionWith(required, canaries));
   const tests = requiredStatuses(run, required);
   const record = judgeCanaries(run, canaries, tests);
   const distrust = untrustedRunReason(run) ?? (run.timedOut ? null : canaryReason(record));

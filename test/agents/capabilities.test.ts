@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { agentCapabilities, agentNames, cliAgentPackages, registerAgent } from "../../src/agents/registry.js";
-import { defaultLimits } from "../../src/core/limits.js";
-import { limitsRecord } from "../../src/run/limits-record.js";
-import { sandboxRecord } from "../../src/run/sandbox-record.js";
+import { defaultLimits } from "../../src/confine/limits.js";
+import { limitsRecord } from "../../src/confine/limits-record.js";
+import { recordOf as sandboxRecord } from "../confine/fixtures/record-of.js";
 import { skipWithout } from "../helpers/tools.js";
 import { fakeAgent } from "./fixtures/fake-agents.js";
 
@@ -29,7 +29,7 @@ describe.skipIf(missingTool)("agent capabilities, declared at registration", () 
     const free = sandboxRecord("bwrap", "on", "fake-free");
     expect(free.mode).toBe("none");
     expect(free.not_enforced[0]).toBe("agent fake-free cannot be started in the sandbox yet: it runs unconfined");
-    const limits = limitsRecord(defaultLimits, "fake-free", false);
+    const limits = limitsRecord(defaultLimits, { name: "fake-free", limits: agentCapabilities("fake-free").limits }, false);
     for (const r of [limits.cpus, limits.memory, limits.pids]) expect(r.status).not.toBe("enforced");
   });
 

@@ -11,6 +11,7 @@ import { sourceImports as imports } from "./source-imports.js";
 const layers: string[][] = [
   ["core"],
   ["formats"],
+  ["confine"],
   ["dataset"],
   ["manifests"],
   ["testbed"],

@@ -1,11 +1,11 @@
 import { spawnSync } from "node:child_process";
 import { appendFileSync, mkdirSync, readdirSync, symlinkSync } from "node:fs";
 import { delimiter, join, relative } from "node:path";
-import { probeLimits } from "../../src/core/cgroups.js";
-import { defaultLimits } from "../../src/core/limits.js";
+import { probeLimits } from "../../src/confine/cgroups.js";
+import { defaultLimits } from "../../src/confine/limits.js";
 import { packageRoot } from "../../src/core/package-paths.js";
-import { bwrapProblem, sandboxHardening } from "../../src/core/sandbox.js";
-import { egressProblem } from "../../src/agents/egress.js";
+import { bwrapProblem, sandboxHardening } from "../../src/confine/bubblewrap.js";
+import { egressProblem } from "../../src/confine/egress.js";
 import { toolInstall, type Tool } from "./tool-install.js";
 
 export type { Tool } from "./tool-install.js";

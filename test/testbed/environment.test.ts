@@ -6,6 +6,7 @@ import { verifyArtifact } from "../../src/verify/verify-artifact.js";
 import { cacheInfo, clearCache } from "../../src/testbed/cache-admin.js";
 import { calcRepo, diffAgainst, fixedOps, tempDir, writeCalcDataset, writeFiles } from "../verify/fixture.js";
 import { skipWithout } from "../helpers/tools.js";
+import { confineBackend } from "../../src/confine/registry.js";
 
 // Needs bwrap: skipped with the reason where missing (a failure under CI=true).
 const missingTool = skipWithout(import.meta.url, "bwrap");
@@ -47,7 +48,7 @@ function datasetWithSetup(setup: string[], extraRepoFiles: Record<string, string
 let n = 0;
 async function verify(dataset: Dataset, text = "", sandbox: "bwrap" | "none" = "bwrap") {
   const w = join(scratch, `w${n++}`);
-  return verifyArtifact({ dataset, task: taskById(dataset).get("env")!, artifactText: text, workRoot: w, logFile: `${w}.log`, sandbox });
+  return verifyArtifact({ dataset, task: taskById(dataset).get("env")!, artifactText: text, workRoot: w, logFile: `${w}.log`, confine: confineBackend(sandbox) });
 }
 
 const venvSetup = [`python3 -m venv --without-pip --system-site-packages "$SWITCH_SWE_ENV/venv"`, `echo ran >> ${counter}`];

@@ -8,6 +8,7 @@ import { sealFileOf } from "../../src/testbed/env-seal.js";
 import { verifyArtifact } from "../../src/verify/verify-artifact.js";
 import { calcRepo, diffAgainst, fixedOps, git, tempDir, writeCalcDataset, writeFiles } from "../verify/fixture.js";
 import { skipWithout } from "../helpers/tools.js";
+import { confineBackend } from "../../src/confine/registry.js";
 
 // Needs bwrap: skipped with the reason where missing (a failure under CI=true).
 const missingTool = skipWithout(import.meta.url, "bwrap");
@@ -72,7 +73,7 @@ const fix = diffAgainst(calcRepo(), (d) => writeFiles(d, { "calc/ops.py": fixedO
 let n = 0;
 function verify(text: string, sandbox: "bwrap" | "none" = "bwrap") {
   const w = join(scratch, `w${n++}`);
-  return verifyArtifact({ dataset, task: taskById(dataset).get("fix-add")!, artifactText: text, workRoot: w, logFile: `${w}.log`, sandbox });
+  return verifyArtifact({ dataset, task: taskById(dataset).get("fix-add")!, artifactText: text, workRoot: w, logFile: `${w}.log`, confine: confineBackend(sandbox) });
 }
 const setups = () => readFileSync(counter, "utf8").split("\n").filter((l) => l !== "").length;
 

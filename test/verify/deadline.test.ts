@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadDataset, taskById } from "../../src/dataset/load.js";
 import { verifyArtifact } from "../../src/verify/verify-artifact.js";
 import { calcRepo, diffAgainst, tempDir, writeCalcDataset, writeFiles } from "./fixture.js";
+import { noneBackend } from "../../src/confine/none.js";
 
 const cache = tempDir("switch-swe-cache-");
 const scratch = tempDir();
@@ -56,7 +57,7 @@ describe("the deadline", () => {
     const dataset = loadDataset(root);
     const started = Date.now();
     // Unsandboxed: the process-group kill is what is tested here (the sandbox's PID namespace is tested with the attacks).
-    const v = await verifyArtifact({ dataset, task: taskById(dataset).get("hang")!, artifactText: "", workRoot: join(scratch, "w"), logFile: join(scratch, "log"), sandbox: "none" });
+    const v = await verifyArtifact({ dataset, task: taskById(dataset).get("hang")!, artifactText: "", workRoot: join(scratch, "w"), logFile: join(scratch, "log"), confine: noneBackend });
     const elapsed = Date.now() - started;
     expect(v.timed_out).toBe(true);
     expect(v.tests["tests/test_hang.py::test_hang"]).toBe("timeout");

@@ -4,7 +4,8 @@ import type { Command } from "commander";
 import { InputError, formatProblem } from "../../core/errors.js";
 import { toJsonText, writeFileAtomic } from "../../core/json-file.js";
 import { sampleDatasetDir } from "../../core/package-paths.js";
-import { bwrapProblem } from "../../core/sandbox.js";
+import { defaultConfineBackend } from "../../confine/registry.js";
+import { noneBackend } from "../../confine/none.js";
 import { runDoctorChecks } from "../../doctor/probes.js";
 import { judge, needsOf } from "../../doctor/uses.js";
 import { validateDataset } from "../../dataset/validate.js";
@@ -44,11 +45,11 @@ function milestones(): (e: ProgressEvent) => void {
  * The demo's agents are the harness's own (no agent code runs), so without bubblewrap they and their
  * verification run unconfined rather than not at all, said in one line first; `run` keeps refusing.
  */
-function demoConfinement(): { sandbox?: "none"; unconfinedBecause?: string } {
-  const missing = bwrapProblem();
+function demoConfinement(): { sandbox?: string; unconfinedBecause?: string } {
+  const missing = defaultConfineBackend().probe().problem;
   if (missing === null) return {};
   process.stdout.write(`confinement: none (${missing}): the demo's agents run no agent code, so they and the verification run unconfined; for confinement install bubblewrap (see switch-swe doctor)\n\n`);
-  return { sandbox: "none", unconfinedBecause: `${missing}: the demo's agents (the harness's own oracle and forgetting oracle) ran unconfined` };
+  return { sandbox: noneBackend.mode, unconfinedBecause: `${missing}: the demo's agents (the harness's own oracle and forgetting oracle) ran unconfined` };
 }
 
 /** The tools the demo cannot run without (git, python3 with pytest), refused up front with the fix. */

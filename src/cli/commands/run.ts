@@ -1,8 +1,8 @@
 import { Command, Option } from "commander";
-import { sandboxModes, type SandboxMode } from "../../core/sandbox.js";
-import { defaultLimitsText, parseLimits } from "../../core/limits.js";
+import { confineBackend, confineModes } from "../../confine/registry.js";
+import { defaultLimitsText, parseLimits } from "../../confine/limits.js";
 import { agentNames } from "../../agents/registry.js";
-import { networkModes, type NetworkMode } from "../../agents/egress.js";
+import { networkModes, type NetworkMode } from "../../confine/egress.js";
 import { parseAgentOptionPairs } from "../../agents/options.js";
 import { reporterFor } from "../../run/progress.js";
 import { defaultRequestTimeoutS, runSessions } from "../../run/runner.js";
@@ -10,6 +10,11 @@ import type { ConditionChoice } from "../../run/session-selection.js";
 import { ExitCode, verificationExitCode } from "../exit-codes.js";
 import { collect, parseCount, parsePositive, parsePositiveNumber } from "../options.js";
 import { queueBackendFor } from "./queue-backend.js";
+
+/** Each backend of the registry in a few words, for --help. */
+function sandboxHelp(): string {
+  return confineModes().map((m) => `${m} (${confineBackend(m).summary})`).join(", or ");
+}
 
 interface RunFlags {
   dataset?: string;
@@ -24,7 +29,7 @@ interface RunFlags {
   resume?: boolean;
   seed?: number;
   keepWorkspaces?: boolean;
-  sandbox?: SandboxMode;
+  sandbox?: string;
   network?: NetworkMode;
   submission?: "agent" | "checkout";
   limits?: string;
@@ -73,7 +78,7 @@ export function registerRun(program: Command): void {
     .option("--resume", "continue the run in --out: finished sessions are kept, cut-off sessions restart")
     .option("--seed <n>", "run seed (the oracle's forget draws; default 0)", parseCount("--seed"))
     .option("--keep-workspaces", "keep the workspace checkouts under RUN_DIR/work after each session")
-    .addOption(new Option("--sandbox <mode>", "confine the agent and the verifier: bwrap (bubblewrap, the default; see docs/verification.md) or none (on --resume: taken from run.json)").choices(sandboxModes))
+    .addOption(new Option("--sandbox <mode>", `confine the agent and the verifier: ${sandboxHelp()} (the first is the default; see docs/verification.md; on --resume: taken from run.json)`).choices(confineModes()))
     .addOption(
       new Option("--network <mode>", "the agent's network inside the sandbox: model (default: only the model endpoint(s) its options name), none, or on (everything; on --resume: taken from run.json)").choices(networkModes),
     )

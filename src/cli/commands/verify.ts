@@ -1,6 +1,6 @@
 import { Option, type Command } from "commander";
-import { sandboxModes, type SandboxMode } from "../../core/sandbox.js";
-import { defaultLimits, defaultLimitsText, parseLimits } from "../../core/limits.js";
+import { confineBackend, confineModes } from "../../confine/registry.js";
+import { defaultLimits, defaultLimitsText, parseLimits } from "../../confine/limits.js";
 import { toJsonText } from "../../core/json-file.js";
 import { cacheInfo, clearCache } from "../../testbed/cache-admin.js";
 import { recordedVerifier, verifyRun } from "../../verify/run-verify.js";
@@ -54,14 +54,14 @@ export function registerVerify(program: Command): void {
     .option("--force", "verify again even when a verdict for the same artifact exists")
     .option("--max-artifact-mb <n>", "artifacts larger than this are not read: not applied, with the reason", positiveInt("--max-artifact-mb"), defaultMaxArtifactMb)
     .option("--json", "print the verdicts as JSON instead of one line each")
-    .addOption(new Option("--sandbox <mode>", "confine each test run: bwrap (checkout and environment only, no network) or none (default: as run.json records the run, else bwrap)").choices(sandboxModes))
+    .addOption(new Option("--sandbox <mode>", `confine each test run: ${confineModes().join(" or ")} (default: as run.json records the run, else ${confineModes()[0]}; see docs/verification.md)`).choices(confineModes()))
     .option("--limits <spec>", `resource limits of each test run through cgroups: cpus=N,memory=SIZE,pids=N or none (default: as run.json records the run, else ${defaultLimitsText}; see docs/verification.md)`)
     .option("--queue [url]", "verify on the `switch-swe worker`s of this Redis queue (URL, or $SWITCH_SWE_QUEUE)")
-    .action(async (runDir: string, o: { concurrency: number; session?: string[]; force?: boolean; json?: boolean; queue?: string | boolean; maxArtifactMb: number; sandbox?: SandboxMode; limits?: string }) => {
+    .action(async (runDir: string, o: { concurrency: number; session?: string[]; force?: boolean; json?: boolean; queue?: string | boolean; maxArtifactMb: number; sandbox?: string; limits?: string }) => {
       // Unless told otherwise, as the run ran (--sandbox none, the demo without bubblewrap; its --limits).
       const recorded = recordedVerifier(runDir);
       const limits = o.limits !== undefined ? parseLimits(o.limits) : recorded.limits !== null ? parseLimits(recorded.limits, `${runDir}/run.json: limits.requested`) : defaultLimits;
-      const sandbox = o.sandbox ?? recorded.sandbox;
+      const confine = o.sandbox !== undefined ? confineBackend(o.sandbox) : recorded.testRuns;
       const onProgress = (e: { verdict: Verdict; reused: boolean }) => {
         if (!o.json) process.stdout.write(`${verdictLine(e.verdict, e.reused)}\n`);
       };
@@ -69,12 +69,12 @@ export function registerVerify(program: Command): void {
       let lost: string[] = [];
       let result: { verdicts: Record<string, Verdict>; verified: string[]; reused: string[]; forged: string[] };
       if (o.queue !== undefined) {
-        const r = await verifyRunOnQueue(runDir, { target: securedQueueTarget(o.queue), maxArtifactMb: o.maxArtifactMb, sandbox, limits, ...common, onVerdict: onProgress });
+        const r = await verifyRunOnQueue(runDir, { target: securedQueueTarget(o.queue), maxArtifactMb: o.maxArtifactMb, confine, limits, ...common, onVerdict: onProgress });
         lost = r.lost;
         for (const u of r.unauthenticated) process.stderr.write(`${u}: refused, verified again\n`);
         result = r;
       } else {
-        const local = { concurrency: o.concurrency, maxArtifactMb: o.maxArtifactMb, sandbox, limits };
+        const local = { concurrency: o.concurrency, maxArtifactMb: o.maxArtifactMb, confine, limits };
         result = await verifyRun(runDir, { ...local, ...common, onNotice: (m) => process.stderr.write(`verify: ${m}\n`), onProgress });
       }
       for (const s of lost) process.stderr.write(`${s}: not verified: its verification job failed three times (workers died?)\n`);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { hardeningWarning, sandboxRecord } from "../../src/run/sandbox-record.js";
+import { hardeningWarning } from "../../src/confine/record.js";
+import { recordOf as sandboxRecord } from "./fixtures/record-of.js";
 import { skipWithout } from "../helpers/tools.js";
 
 // Needs bwrap: skipped with the reason where missing (a failure under CI=true).
@@ -26,11 +27,11 @@ describe.skipIf(missingTool)("run.json's sandbox record", () => {
 
 describe.skipIf(missingTool)("run.json's network record", () => {
   it("--network model records the origins the agent may reach; an agent that names none it can be held to is bad input", () => {
-    const r = sandboxRecord("bwrap", "model", "opencode", undefined, ["http://127.0.0.1:4000/v1", "https://api.anthropic.com", "http://localhost:4000/other"]);
+    const r = sandboxRecord("bwrap", "model", "opencode", ["http://127.0.0.1:4000/v1", "https://api.anthropic.com", "http://localhost:4000/other"]);
     expect(r).toMatchObject({ network: "model", allowed_endpoints: ["http://127.0.0.1:4000", "https://api.anthropic.com:443", "http://localhost:4000"] });
     expect(r.enforced.join("\n")).toContain("only the model endpoints http://127.0.0.1:4000, https://api.anthropic.com:443, http://localhost:4000");
-    expect(sandboxRecord("bwrap", "model", "oracle", undefined, [])).toMatchObject({ network: "model", allowed_endpoints: [] });
-    expect(() => sandboxRecord("bwrap", "model", "opencode", undefined, undefined)).toThrow(/--network: model: agent opencode names no model endpoint .*--network on/);
+    expect(sandboxRecord("bwrap", "model", "oracle", [])).toMatchObject({ network: "model", allowed_endpoints: [] });
+    expect(() => sandboxRecord("bwrap", "model", "opencode", undefined)).toThrow(/--network: model: agent opencode names no model endpoint .*--network on/);
     expect(sandboxRecord("bwrap", "on", "command").not_enforced.join("\n")).toContain("every host and local port");
     expect(sandboxRecord("bwrap", "on", "command").allowed_endpoints).toBeUndefined();
   });

@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { bwrapCommand, sandboxHardening } from "../../src/core/sandbox.js";
-import { auditArch, clone3Nr, cloneNewFlags, cloneNr, deniedSyscalls, ENOSYS, EPERM, RET_ALLOW, RET_ERRNO, RET_KILL_PROCESS, seccompProgram, type Arch } from "../../src/core/seccomp.js";
+import { bwrapCommand, sandboxHardening } from "../../src/confine/bubblewrap.js";
+import { auditArch, clone3Nr, cloneNewFlags, cloneNr, deniedSyscalls, ENOSYS, EPERM, RET_ALLOW, RET_ERRNO, RET_KILL_PROCESS, seccompProgram, type Arch } from "../../src/confine/seccomp.js";
 import { skipWithout } from "../helpers/tools.js";
 
 interface Insn {

@@ -1,19 +1,19 @@
-import { probeLimits } from "../core/cgroups.js";
-import { limitsText, parseLimits, type Limits } from "../core/limits.js";
+import { probeLimits } from "./cgroups.js";
+import { limitsText, parseLimits, type Limits } from "./limits.js";
 import type { RunConfig } from "../formats/run-config.js";
-import { agentCapabilities } from "../agents/registry.js";
 
 
 /**
  * What run.json records about `--limits`: what was asked, and per resource whether this machine
- * enforces it (probed by making and removing a group), how, or why not.
+ * enforces it (probed by making and removing a group), how, or why not. `agent.limits`: what the agent
+ * declares at registration (AgentCapabilities.limits).
  */
-export function limitsRecord(limits: Limits, agent: string, queued: boolean): NonNullable<RunConfig["limits"]> {
+export function limitsRecord(limits: Limits, agent: { name: string; limits: boolean }, queued: boolean): NonNullable<RunConfig["limits"]> {
   const record: NonNullable<RunConfig["limits"]> = { requested: limitsText(limits), ...probeLimits(limits) };
   const probed = [record.cpus, record.memory, record.pids];
-  if (!agentCapabilities(agent).limits) {
+  if (!agent.limits) {
     for (const r of probed) {
-      if (r.status === "enforced") Object.assign(r, { status: "not_enforced", detail: `agent ${agent} is not started under the limits yet` });
+      if (r.status === "enforced") Object.assign(r, { status: "not_enforced", detail: `agent ${agent.name} is not started under the limits yet` });
     }
   } else if (queued) {
     // This machine's cgroups say nothing about the workers': each one enforces what it can.

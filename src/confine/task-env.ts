@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Bind } from "../core/sandbox.js";
+import type { Bind } from "./bubblewrap.js";
 import type { WorkspaceName } from "../formats/sessions.js";
 import { workspaceNames } from "../formats/sessions.js";
 

@@ -1,4 +1,4 @@
-import { InputError, type Problem } from "./errors.js";
+import { InputError, type Problem } from "../core/errors.js";
 
 /**
  * Resource limits of a session's or a test run's processes (`--limits cpus=4,memory=16g,pids=1024`).

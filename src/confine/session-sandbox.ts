@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { bwrapCommand, pathList, pythonPrefixes, realPythonBin, type Bind } from "../core/sandbox.js";
+import { bwrapCommand, pathList, pythonPrefixes, realPythonBin, type Bind } from "./bubblewrap.js";
 import type { WorkspaceName } from "../formats/sessions.js";
-import { passedVariables, systemVariables } from "./private-env.js";
+import { passedVariables, systemVariables } from "./passed-env.js";
 import { egressInsideDir, type EgressGate } from "./egress.js";
 import { taskEnvInside, type WorkspaceEnvironments } from "./task-env.js";
 

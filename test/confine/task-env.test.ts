@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { taskEnvInside, type TaskEnv, type WorkspaceEnvironments } from "../../src/agents/task-env.js";
+import { taskEnvInside, type TaskEnv, type WorkspaceEnvironments } from "../../src/confine/task-env.js";
 import { workspaceNames, type WorkspaceName } from "../../src/formats/sessions.js";
 import { tempDir } from "../helpers/temp.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { InputError } from "../../src/core/errors.js";
-import { defaultLimits, formatSize, limitsText, parseLimits, parseSize } from "../../src/core/limits.js";
+import { defaultLimits, formatSize, limitsText, parseLimits, parseSize } from "../../src/confine/limits.js";
 
 describe("--limits", () => {
   it("defaults to the paper's machine; resources left out keep their default; none lifts one or all", () => {

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
-import { sha256 } from "./digest.js";
+import { sha256 } from "../core/digest.js";
 import { seccompProgram } from "./seccomp.js";
 
 /**
@@ -17,11 +17,8 @@ import { seccompProgram } from "./seccomp.js";
  * root (CI, containers): the sandbox gets its own user namespace mapped to uid/gid 1000, every
  * capability is dropped, and a syscall filter (seccomp.ts) refuses file handles, mounts, namespaces
  * and kernel loading. Which of the three this machine can apply is probed once per process
- * (`sandboxHardening`); run.json records it.
+ * (`sandboxHardening`); run.json records it. The backend that uses them is bwrap.ts.
  */
-
-export type SandboxMode = "bwrap" | "none";
-export const sandboxModes: readonly SandboxMode[] = ["bwrap", "none"];
 
 export interface Bind {
   src: string;
