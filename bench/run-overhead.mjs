@@ -7,7 +7,8 @@
 //     clean-up, the rest), per session and per request. CPU is this process's (exact) plus its waited-for
 //     children's (git, bwrap, sh: /proc/self/stat, in clock ticks of 10 ms, so summed over many phases);
 //  2. workspace set-up and artifact collection per session from the progress events (the `nop` pass);
-//  3. five checkouts of a generated repository with 20,000 files (the same code path as a session).
+//  3. a generated repository of 20,000 files of 10 kB (200 MB), a stand-in for sympy: five workspaces set up,
+//     nine requests' evidence, five patches and the clean-up, as copies and as copy-on-write overlays.
 // Sessions run one at a time (concurrency 1), so the phases of one process never overlap.
 //   node bench/run-overhead.mjs [--sessions N]     BENCH_SMALL=1: 2 sessions, 200 files, one repetition
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -21,11 +22,16 @@ import { runSessions } from "../dist/run/runner.js";
 import { collectPatch } from "../dist/run/artifact.js";
 import { observePhases } from "../dist/run/phase-timing.js";
 import { createWorkspaces, removeWorkDir } from "../dist/run/workspaces.js";
+import { WorkspaceEvidence } from "../dist/run/workspace-evidence.js";
+import { overlayChangedPaths } from "../dist/run/overlay-changes.js";
+import { workspaceNames } from "../dist/formats/sessions.js";
 
 const SMALL = process.env.BENCH_SMALL === "1";
 const argIndex = process.argv.indexOf("--sessions");
 const SESSIONS = argIndex > 0 ? Number(process.argv[argIndex + 1]) : SMALL ? 2 : Infinity;
 const FILES = SMALL ? 200 : 20_000;
+const FILE_BYTES = SMALL ? 100 : 10_000;
+const REQUESTS = 9;
 const REPS = SMALL ? 1 : 3;
 
 const root = mkdtempSync(join(tmpdir(), "switch-swe-bench-run-"));
@@ -156,12 +162,26 @@ async function samplePasses() {
   }
 }
 
+/** CPU and wall between two samples, in ms. */
+const since = (a) => {
+  const b = sample();
+  return { wall: b.wall - a.wall, cpu: b.self + b.children - a.self - a.children };
+};
+const cost = (c) => `${ms(c.wall)} wall, ${ms(c.cpu)} CPU`;
+
+/**
+ * A session's harness phases on a generated large repository, in both workspace modes (copies, then
+ * copy-on-write overlays where this machine can mount them): five workspaces set up with their first
+ * evidence, REQUESTS requests that each change one file of one workspace followed by the evidence of
+ * all five, then the five patches; the same functions the controller calls, without an agent.
+ */
 async function largeRepo() {
   const repoDir = join(root, "big", "repos", "big");
+  const body = "x".repeat(Math.max(0, FILE_BYTES - 40));
   for (let d = 0; d < 200; d++) {
     const dir = join(repoDir, "src", `pkg${d}`);
     mkdirSync(dir, { recursive: true });
-    for (let f = 0; f < FILES / 200; f++) writeFileSync(join(dir, `mod${f}.py`), `# module ${d}/${f}\nVALUE = ${d * 1000 + f}\n`);
+    for (let f = 0; f < FILES / 200; f++) writeFileSync(join(dir, `mod${f}.py`), `# module ${d}/${f}\nVALUE = ${d * 1000 + f}\n# ${body}\n`);
   }
   const ids = ["t0", "t1", "t2", "t3", "t4"];
   const dataset = {
@@ -172,20 +192,46 @@ async function largeRepo() {
   const pair = { id: "t0", focus: "t0", repo: "big", locality: "far", interruptions: ids.slice(1), workspaces: { w00: "t0", w01: "t1", w02: "t2", w03: "t3", w04: "t4" }, source_files: {}, schedules: { base: [], switch: [] } };
   let t = performance.now();
   await materializeRepo(dataset, "big");
-  console.log(`generated repository: ${FILES} files; first caching (one commit in the cache): ${ms(performance.now() - t)}`);
-  for (let rep = 1; rep <= REPS; rep++) {
-    const work = join(root, "big-work", String(rep));
-    t = performance.now();
-    const ws = await createWorkspaces(dataset, pair, work);
-    const setupMs = performance.now() - t;
-    writeFileSync(join(ws.paths.w00, "src", "pkg0", "mod0.py"), "changed = 1\n");
-    t = performance.now();
-    const patch = await collectPatch(ws.paths.w00, ws.baseCommits.w00, join(root, "big.patch"), ws.objectStores.w00);
-    const collectMs = performance.now() - t;
-    await removeWorkDir(work);
-    if (patch.files.join() !== "src/pkg0/mod0.py") throw new Error(`unexpected artifact: ${patch.files.join(", ")}`);
-    console.log(`  five checkouts of the ${FILES}-file repository, run ${rep}: ${ms(setupMs)}; artifact of one workspace: ${ms(collectMs)}`);
+  console.log(`generated repository: ${FILES} files of ${FILE_BYTES} bytes (${((FILES * FILE_BYTES) / 1e6).toFixed(0)} MB); first caching (one commit in the cache): ${ms(performance.now() - t)}`);
+  for (const mode of ["copy", "overlay"]) {
+    if (mode === "copy") process.env.SWITCH_SWE_WORKSPACES = "copy";
+    else delete process.env.SWITCH_SWE_WORKSPACES;
+    for (let rep = 1; rep <= REPS; rep++) {
+      const work = join(root, "big-work", `${mode}-${rep}`);
+      let s0 = sample();
+      const ws = await createWorkspaces(dataset, pair, work);
+      const evidence = await WorkspaceEvidence.open(ws.paths, ws.layers);
+      await evidence.snapshot();
+      const setup = since(s0);
+      if (ws.mode.kind !== mode) {
+        console.log(`  ${mode}: not available here (${ws.mode.reason ?? ws.mode.kind})`);
+        evidence.close();
+        await removeWorkDir(work);
+        break;
+      }
+      s0 = sample();
+      for (let r = 0; r < REQUESTS; r++) {
+        const w = workspaceNames[r % 5];
+        writeFileSync(join(ws.paths[w], "src", `pkg${r}`, "mod0.py"), `changed = ${r}\n`);
+        const snap = await evidence.snapshot();
+        if (snap.changed[w]?.[0]?.path !== `src/pkg${r}/mod0.py`) throw new Error(`${mode}: evidence missed the change of request ${r}: ${JSON.stringify(snap.changed)}`);
+      }
+      const perRequest = since(s0);
+      s0 = sample();
+      const patches = await Promise.all(workspaceNames.map((w) => collectPatch(ws.paths[w], ws.baseCommits[w], join(root, `big-${w}.patch`), ws.objectStores[w], ws.layers[w] ? overlayChangedPaths(ws.layers[w]) : undefined)));
+      const collect = since(s0);
+      s0 = sample();
+      evidence.close();
+      await removeWorkDir(work);
+      const cleanup = since(s0);
+      const files = patches.flatMap((p) => p.files).sort().join();
+      const expected = Array.from({ length: REQUESTS }, (_, r) => `src/pkg${r}/mod0.py`).sort().join();
+      if (files !== expected) throw new Error(`${mode}: unexpected artifacts: ${files}`);
+      const per = { wall: perRequest.wall / REQUESTS, cpu: perRequest.cpu / REQUESTS };
+      console.log(`  ${mode}, run ${rep}: set-up of five workspaces with their first evidence ${cost(setup)}; evidence per request ${cost(per)}; five patches ${cost(collect)}; clean-up ${cost(cleanup)}`);
+    }
   }
+  delete process.env.SWITCH_SWE_WORKSPACES;
 }
 
 try {

@@ -1,10 +1,11 @@
 import { existsSync, statfsSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { locateCli, type CliPackage } from "../agents/cli-options.js";
 import { cliVersion, versionIn } from "../agents/harness-version.js";
 import { cliAgentPackages } from "../agents/registry.js";
 import { probeLimits } from "../confine/cgroups.js";
 import { defaultLimits } from "../confine/limits.js";
+import { overlayUnavailable } from "../core/overlay.js";
 import { runProcess } from "../core/process.js";
 import { bwrapProblem, hardeningSummary, sandboxHardening } from "../confine/bubblewrap.js";
 import { cacheRoot } from "../dataset/repo-cache.js";
@@ -60,6 +61,13 @@ function usernsCheck(): DoctorCheck {
   return check("userns", ok, ok ? hardeningSummary() : parts.filter((p) => !p.applied).map((p) => p.detail).join("; "), enables, ok ? null : "run as root, or enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1)");
 }
 
+/** Copy-on-write workspaces (the same probe a run makes, in the same place); without them a run copies every workspace. */
+async function overlayCheck(): Promise<DoctorCheck> {
+  const why = await overlayUnavailable(join(cacheRoot(), "work"));
+  const enables = "copy-on-write workspaces: a session's set-up independent of the repository's size (run); else copies";
+  return check("overlay", why === null, why === null ? "mount -t overlay works in the cache's work/" : why, enables, why === null ? null : "run as root (CAP_SYS_ADMIN), with the cache on a file system overlayfs takes as an upper layer (ext4, xfs, tmpfs)");
+}
+
 function cgroupsCheck(): DoctorCheck {
   const enables = "per-session CPU, memory and process limits (run --limits)";
   const record = probeLimits(defaultLimits);
@@ -110,6 +118,7 @@ const probes: [string, () => DoctorCheck | Promise<DoctorCheck>][] = [
   ["userns", usernsCheck],
   ["socat", () => toolCheck("socat", "socat", ["-V"], "run --network model (the default): only the model endpoint inside the agent's sandbox", "apt-get install socat")],
   ["cgroups", cgroupsCheck],
+  ["overlay", overlayCheck],
   ["redis-server", () => toolCheck("redis-server", "redis-server", ["--version"], "a queue for a fleet of workers (run --queue; the queue tests)", "apt-get install redis-server")],
   ["chromium", () => toolCheck("chromium", "chromium", ["--version"], "the HTML report's browser test", "apt-get install chromium")],
   ...agentPackages.map(([name, pkg]): [string, () => Promise<DoctorCheck>] => [`agent:${name}`, () => agentCheck(name, pkg)]),

@@ -1,7 +1,8 @@
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { git } from "../core/git.js";
+import { git, gitTry } from "../core/git.js";
+import type { RunOptions } from "../core/process.js";
 import { pathMatcher } from "../core/path-globs.js";
 import { sha256 } from "../core/digest.js";
 import { submissionFile } from "./message-templates.js";
@@ -51,13 +52,18 @@ export interface CollectedPatch {
  * harness owns, whose objects come from the repository cache (`objectStore`), with the workspace
  * as its work tree.
  */
-export async function collectPatch(workspace: string, baseCommit: string, outFile: string, objectStore: string): Promise<CollectedPatch> {
+export async function collectPatch(workspace: string, baseCommit: string, outFile: string, objectStore: string, changed?: readonly string[]): Promise<CollectedPatch> {
+  // A copy-on-write workspace whose upper layer names nothing collectable is its base: an empty patch, no git.
+  if (changed && changed.every((p) => isExcluded(p))) return writePatch(outFile, Buffer.alloc(0), []);
   const gitDir = mkdtempSync(join(tmpdir(), "switch-swe-collect-"));
   mkdirSync(dirname(outFile), { recursive: true });
   const tmpOut = join(dirname(outFile), `.${basename(outFile)}.${process.pid}.tmp`);
   const env = { GIT_DIR: gitDir, GIT_WORK_TREE: workspace, GIT_INDEX_FILE: join(gitDir, "index"), GIT_ATTR_NOSYSTEM: "1", GIT_NO_REPLACE_OBJECTS: "1" };
   try {
-    await git(["init", "-q", "--bare", "--template=", gitDir]);
+    // A git directory is HEAD, objects/ and refs/: laid out by hand, one git process fewer per patch.
+    mkdirSync(join(gitDir, "objects", "info"), { recursive: true });
+    mkdirSync(join(gitDir, "refs"));
+    writeFileSync(join(gitDir, "HEAD"), "ref: refs/heads/main\n");
     writeFileSync(join(gitDir, "objects", "info", "alternates"), `${objectStore}\n`);
     // The workspace's own .gitattributes must not shape the artifact: a `binary` or `-diff` there made
     // text files come out as binary patches that no reader (nor the suspicious-artifact scan) reads, and
@@ -65,27 +71,59 @@ export async function collectPatch(workspace: string, baseCommit: string, outFil
     mkdirSync(join(gitDir, "info"), { recursive: true });
     writeFileSync(join(gitDir, "info", "attributes"), `${neutralAttributes}\n`);
     await git([...safeConfig, "read-tree", baseCommit], { env, cwd: workspace });
-    const excludes = artifactExcludes.map((g) => `:(exclude,glob)${g}`);
-    await git([...safeConfig, "add", "-A", "--", ".", ...excludes], { env, cwd: workspace });
+    if (changed) {
+      // A copy-on-write workspace: only the paths its upper layer names can differ from the base.
+      const staged = await stageChangedPaths([...safeConfig], changed, { env, cwd: workspace });
+      if (staged.code !== 0) throw new Error(staged.stderr.trim().split("\n")[0] ?? "git update-index failed");
+    } else {
+      const excludes = artifactExcludes.map((g) => `:(exclude,glob)${g}`);
+      await git([...safeConfig, "add", "-A", "--", ".", ...excludes], { env, cwd: workspace });
+    }
     const files = await dropExcluded(workspace, baseCommit, env);
     const diffArgs = ["diff", "--cached", "--no-renames", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/"];
     await git([...safeConfig, ...diffArgs, "--binary", `--output=${tmpOut}`, baseCommit, "--"], { env, cwd: workspace });
     const data = readFileSync(tmpOut);
     renameSync(tmpOut, outFile);
-    return {
-      file: outFile,
-      bytes: data.length,
-      sha256: sha256(data),
-      files,
-    };
+    return { file: outFile, bytes: data.length, sha256: sha256(data), files };
   } finally {
     rmSync(gitDir, { recursive: true, force: true });
     rmSync(tmpOut, { force: true });
   }
 }
 
+/** Writes a patch's bytes atomically. */
+function writePatch(outFile: string, data: Buffer, files: string[]): CollectedPatch {
+  mkdirSync(dirname(outFile), { recursive: true });
+  const tmpOut = join(dirname(outFile), `.${basename(outFile)}.${process.pid}.tmp`);
+  writeFileSync(tmpOut, data);
+  renameSync(tmpOut, outFile);
+  return { file: outFile, bytes: data.length, sha256: sha256(data), files };
+}
+
 /** The dialect's last word on `artifactExcludes` (git's pathspecs only prefilter). */
 export const isExcluded = pathMatcher(artifactExcludes);
+
+/**
+ * Stages exactly `paths` of the work tree into the index as `git add -A` would have staged them:
+ * excluded paths skipped, untracked files the work tree's ignore rules match skipped (tracked ones
+ * are updated, as git add does), missing ones removed, a file replacing a directory (or the reverse)
+ * replacing its entries, a nested repository as a gitlink. `gitArgs` name the git directory, work
+ * tree and settings; the index comes from `opts.env`. Used where the paths that can differ are known
+ * (the upper layer of a copy-on-write workspace), so nothing else of the tree is read.
+ */
+export async function stageChangedPaths(gitArgs: readonly string[], paths: readonly string[], opts: RunOptions): Promise<{ code: number | null; stderr: string }> {
+  const kept = paths.filter((p) => p !== "" && !isExcluded(p));
+  if (kept.length === 0) return { code: 0, stderr: "" };
+  const input = `${kept.join("\0")}\0`;
+  // Exit 1: none is ignored; tracked paths are never reported (git add updates them whatever the rules say).
+  const check = await gitTry([...gitArgs, "check-ignore", "-z", "--stdin"], { ...opts, input });
+  if (check.code !== 0 && check.code !== 1) return { code: check.code, stderr: check.stderr };
+  const ignored = new Set(check.stdout.split("\0"));
+  const staged = kept.filter((p) => !ignored.has(p));
+  if (staged.length === 0) return { code: 0, stderr: "" };
+  const r = await gitTry([...gitArgs, "update-index", "--add", "--remove", "--replace", "-z", "--stdin"], { ...opts, input: `${staged.join("\0")}\0` });
+  return { code: r.timedOut ? null : r.code, stderr: r.timedOut ? "reading the files took too long" : r.stderr };
+}
 
 /** Changed paths of the staged index against the base, NUL-separated so no path needs unquoting. */
 async function changedPaths(workspace: string, baseCommit: string, env: NodeJS.ProcessEnv): Promise<string[]> {

@@ -23,6 +23,8 @@ import { emptyUsage, usageOf } from "../formats/usage.js";
 import { SessionRecorder } from "./recorder.js";
 import { WorkspaceEvidence } from "./workspace-evidence.js";
 import { createWorkspaces, removeWorkDir, type SessionWorkspaces } from "./workspaces.js";
+import { overlayChangedPaths } from "./overlay-changes.js";
+import { writeWorkspacesLog } from "./overlay-workspaces.js";
 import { timed } from "./phase-timing.js";
 import { submissionFile, type SubmissionMode } from "./message-templates.js";
 import { takeSubmission } from "./take-submission.js";
@@ -120,9 +122,10 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
   let egress: EgressGate | null = null;
   try {
     const setupStart = Date.now();
-    const ws = await timed("workspace_setup", () => createWorkspaces(p.dataset, p.pair, p.workDir, p.signal));
-    evidence = await timed("workspace_setup", () => WorkspaceEvidence.open(ws.paths));
-    recorder.workspacesReady(p.attempt, Date.now() - setupStart);
+    const ws = await timed("workspace_setup", () => createWorkspaces(p.dataset, p.pair, p.workDir, p.signal, { keep: p.keepWorkspaces }));
+    evidence = await timed("workspace_setup", () => WorkspaceEvidence.open(ws.paths, ws.layers));
+    recorder.workspacesReady(p.attempt, Date.now() - setupStart, ws.mode);
+    writeWorkspacesLog(join(attemptLogDir(sessionDir, p.attempt), "workspaces.log"), ws.mode);
     const first = evidence;
     recorder.workspaceState(null, await timed("evidence", () => first.snapshot()));
     // The task's environment, built (or found cached) before the agent starts: the same the verifier uses.
@@ -245,7 +248,8 @@ async function collectAll(p: AttemptParams, ws: SessionWorkspaces, sessionDir: s
         return;
       }
       try {
-        const c = await collectPatch(ws.paths[w], ws.baseCommits[w], out, ws.objectStores[w]);
+        const layers = ws.layers[w];
+        const c = await collectPatch(ws.paths[w], ws.baseCommits[w], out, ws.objectStores[w], layers ? overlayChangedPaths(layers) : undefined);
         const info: PatchInfo = { path: relative(sessionDir, out), bytes: c.bytes, sha256: c.sha256, files: c.files };
         if (w === focus) artifact = info;
         else others[w] = info;

@@ -2,7 +2,7 @@
 export type ProgressEvent =
   | { type: "run_start"; time: string; run_dir: string; sessions: number; skipped: number; requests: number; concurrency: number }
   | { type: "session_start"; time: string; session: string; attempt: number; requests: number }
-  | { type: "workspaces_ready"; time: string; session: string; attempt: number; duration_ms: number }
+  | { type: "workspaces_ready"; time: string; session: string; attempt: number; duration_ms: number; mode: "overlay" | "copy" }
   | {
       type: "request_start";
       time: string;

@@ -2,6 +2,7 @@ import type { AgentEvent, RequestOutcome, TrajectoryLine } from "../formats/traj
 import type { WorkspaceSnapshot } from "./workspace-evidence.js";
 import type { ScheduleStep, WorkspaceName } from "../formats/sessions.js";
 import { nowIso, type ProgressSink } from "./progress-events.js";
+import type { WorkspaceMode } from "./overlay-workspaces.js";
 
 export interface RequestStart {
   index: number;
@@ -31,8 +32,8 @@ export class SessionRecorder {
     this.progress({ type: "session_start", time, session: this.session, attempt: s.attempt, requests: this.requests });
   }
 
-  workspacesReady(attempt: number, durationMs: number): void {
-    this.progress({ type: "workspaces_ready", time: nowIso(), session: this.session, attempt, duration_ms: durationMs });
+  workspacesReady(attempt: number, durationMs: number, mode: WorkspaceMode): void {
+    this.progress({ type: "workspaces_ready", time: nowIso(), session: this.session, attempt, duration_ms: durationMs, mode: mode.kind });
   }
 
   requestStart(r: RequestStart): void {

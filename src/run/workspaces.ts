@@ -7,6 +7,8 @@ import { taskById, type Dataset } from "../dataset/load.js";
 import { baseNotFoundHint, cacheRoot, materializeRepo, resolveBase } from "../dataset/repo-cache.js";
 import { InfraFault } from "../core/infra-fault.js";
 import { workspaceNames, type SessionPair, type WorkspaceName } from "../formats/sessions.js";
+import type { EvidenceLayers } from "./workspace-evidence.js";
+import { overlayWorkspace, unmountUnder, workspaceMode, type WorkspaceMode } from "./overlay-workspaces.js";
 
 /** The branch each workspace is on; it starts at the task's base revision. */
 export const workspaceBranch = "main";
@@ -14,6 +16,10 @@ export const workspaceBranch = "main";
 export interface SessionWorkspaces {
   /** Absolute path per workspace. */
   paths: Record<WorkspaceName, string>;
+  /** Copy-on-write overlays of shared base checkouts, or copies (and why). */
+  mode: WorkspaceMode;
+  /** Per copy-on-write workspace: its layers and its base's evidence (empty for copies). */
+  layers: Partial<Record<WorkspaceName, EvidenceLayers>>;
   /** Base commit per workspace (the revision its artifact is diffed against). */
   baseCommits: Record<WorkspaceName, string>;
   /** The harness-owned object store (the repository cache) each workspace's patch is collected with. */
@@ -28,8 +34,10 @@ export interface SessionWorkspaces {
  * run (`signal`) kills the checkouts under way: five checkouts of a large repository take a minute,
  * longer than a scheduler waits between SIGTERM and SIGKILL.
  */
-export async function createWorkspaces(dataset: Dataset, pair: SessionPair, workDir: string, signal?: AbortSignal): Promise<SessionWorkspaces> {
+export async function createWorkspaces(dataset: Dataset, pair: SessionPair, workDir: string, signal?: AbortSignal, opts: { keep?: boolean } = {}): Promise<SessionWorkspaces> {
   makeWorkDir(workDir);
+  const mode = await workspaceMode(stagingRoot(), opts.keep === true);
+  const layers: Partial<Record<WorkspaceName, EvidenceLayers>> = {};
   const tasks = taskById(dataset);
   const made = await Promise.all(
     workspaceNames.map(async (w) => {
@@ -41,7 +49,8 @@ export async function createWorkspaces(dataset: Dataset, pair: SessionPair, work
         const repo = await materializeRepo(dataset, task.repo);
         const commit = await resolveBase(repo, task.base);
         if (commit === null) throw new Error(`base ${task.base} of task ${task.id} not found in repository ${task.repo}${baseNotFoundHint(repo)}`);
-        await isolatedCheckoutAt(repo.gitDir, commit, dest, signal);
+        if (mode.kind === "overlay") layers[w] = await overlayWorkspace(repo.gitDir, commit, workDir, w, (tree) => isolatedCheckoutAt(repo.gitDir, commit, tree, signal));
+        else await isolatedCheckoutAt(repo.gitDir, commit, dest, signal);
         return [w, dest, commit, join(repo.gitDir, "objects")] as const;
       } catch (e) {
         throw new InfraFault(`checkout of ${w} (${task.id}) failed: ${e instanceof Error ? e.message : String(e)}`);
@@ -56,7 +65,7 @@ export async function createWorkspaces(dataset: Dataset, pair: SessionPair, work
     baseCommits[w] = commit;
     objectStores[w] = objects;
   }
-  return { paths, baseCommits, objectStores };
+  return { paths, mode, layers, baseCommits, objectStores };
 }
 
 /**
@@ -68,7 +77,7 @@ export async function createWorkspaces(dataset: Dataset, pair: SessionPair, work
  * history up to the commit (200 MB for sympy), and copying five of them synchronously would hold
  * the event loop (other sessions' agents, timeouts, a SIGTERM) for seconds to minutes.
  */
-async function isolatedCheckoutAt(mirror: string, commit: string, dest: string, signal?: AbortSignal): Promise<void> {
+export async function isolatedCheckoutAt(mirror: string, commit: string, dest: string, signal?: AbortSignal): Promise<void> {
   const skeleton = await isolatedSkeleton(mirror, commit);
   signal?.throwIfAborted();
   mkdirSync(dest, { recursive: true });
@@ -131,7 +140,7 @@ export function withoutSections(config: string, header: RegExp): string {
 }
 
 /** Where attempts' work directories really are: a neutral place outside any run directory. */
-const stagingRoot = () => join(cacheRoot(), "work");
+export const stagingRoot = () => join(cacheRoot(), "work");
 
 /**
  * Makes an attempt's work directory: RUN_DIR/work/<id> is a link to a new directory of a random
@@ -192,6 +201,8 @@ function isLink(p: string): boolean {
 }
 
 async function removeTree(dir: string): Promise<void> {
+  // Copy-on-write workspaces first (also those a killed run left mounted): never removed through the overlay.
+  await unmountUnder(dir);
   try {
     await rm(dir, { recursive: true, force: true });
   } catch {

@@ -39,7 +39,7 @@ describe("benchmarks, small configuration", () => {
     expect(r.stdout).toMatch(/^CLI report --format json: [\d.]+ s wall .*peak RSS \d+ MB/m);
   });
 
-  it("bench:run prints the harness's cost per phase for three agents, and checks out a generated repository", async () => {
+  it("bench:run prints the harness's cost per phase for three agents, and a session's phases on a generated repository as copies and as overlays", async () => {
     const r = await runBench("run-overhead.mjs");
     expect(r.code, said(r)).toBe(0);
     const tables = r.stdout.split(/^(?=\S.*: 2 sessions, \d+ requests;)/m).slice(1);
@@ -55,7 +55,10 @@ describe("benchmarks, small configuration", () => {
       expect(t).toMatch(/^ {2}harness \(not request\) +\| +[\d.]+ +[\d.]+ \(.*\| +[\d.]+ +[\d.]+ \(/m);
     }
     expect(r.stdout).toMatch(/^ {2}workspace set-up per session \(5 checkouts\): +median [\d.]+ ms/m);
-    expect(r.stdout).toMatch(/^ {2}five checkouts of the 200-file repository, run 1: [\d.]+ ms; artifact of one workspace: [\d.]+ ms$/m);
+    expect(r.stdout).toMatch(/^generated repository: 200 files of 100 bytes/m);
+    // Copies always; overlays where this machine can mount them, else the reason.
+    expect(r.stdout).toMatch(/^ {2}copy, run 1: set-up of five workspaces with their first evidence [\d.]+ ms wall, [\d.]+ ms CPU; evidence per request [\d.]+ ms wall, [\d.]+ ms CPU; five patches .*; clean-up /m);
+    expect(r.stdout).toMatch(/^ {2}overlay(, run 1: set-up of five workspaces with their first evidence [\d.]+ ms wall, [\d.]+ ms CPU; evidence per request|: not available here \(.+\))/m);
   });
 
   it("bench/verify-memory.mjs verifies a session with a 1 MB artifact in a fresh process", async () => {

@@ -127,11 +127,25 @@ describe.skipIf(missingTool)("the controller", () => {
 
   it("a workspace the agent deleted gives no artifact (scored as the agent's failure), not an infrastructure retry", async () => {
     const last = fx.sessions.pairs[0]!.schedules.base.length - 1;
-    const { summary, out, session, events } = await run(`echo x > f.py; if [ "$SWITCH_SWE_REQUEST_INDEX" = ${last} ]; then cd / && rm -rf "$SWITCH_SWE_WORKSPACE"; fi`, { sandbox: "none" });
+    // Copies: a copy-on-write workspace is a mount point, which an agent can empty but not remove (next test).
+    process.env.SWITCH_SWE_WORKSPACES = "copy";
+    const { summary, out, session, events } = await run(`echo x > f.py; if [ "$SWITCH_SWE_REQUEST_INDEX" = ${last} ]; then cd / && rm -rf "$SWITCH_SWE_WORKSPACE"; fi`, { sandbox: "none" }).finally(() => delete process.env.SWITCH_SWE_WORKSPACES);
     expect(summary).toMatchObject({ status: "finished", attempt: 1, artifact: null });
     expect(Object.values(summary.damaged_workspaces ?? {})).toEqual(["the workspace was deleted"]);
     expect(existsSync(runFiles.artifact(out, session))).toBe(false);
     expect(events.some((e) => e.type === "warning" && /^no patch for w0\d: /.test(e.message))).toBe(true);
+  });
+
+  it("a copy-on-write workspace the agent emptied (its mount point stays) gives an artifact that deletes every file, its base untouched", async () => {
+    const last = fx.sessions.pairs[0]!.schedules.base.length - 1;
+    const { summary, out, session } = await run(`echo x > f.py; if [ "$SWITCH_SWE_REQUEST_INDEX" = ${last} ]; then rm -rf "$SWITCH_SWE_WORKSPACE" 2>/dev/null; true; fi`, { sandbox: "none" });
+    if (readFileSync(join(runFiles.sessionDir(out, session), "attempts", "1", "workspaces.log"), "utf8").includes("copy")) return; // no overlays on this machine
+    const patch = readFileSync(runFiles.artifact(out, session), "utf8");
+    expect(summary.artifact?.files.length).toBeGreaterThan(1);
+    expect(patch.match(/^deleted file mode /gm)?.length).toBe(summary.artifact!.files.length);
+    // A second run at the same bases finds the shared base checkouts whole.
+    const again = await run(`echo x > f.py`, { sandbox: "none" });
+    expect(again.summary.artifact?.files).toEqual(["f.py"]);
   });
 
   it("a workspace whose .git the agent deleted is still collected: the harness never reads the agent's git", async () => {

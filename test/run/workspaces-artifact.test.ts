@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { InfraFault } from "../../src/core/infra-fault.js";
 import { checkoutAt, materializeRepo } from "../../src/dataset/repo-cache.js";
 import { artifactExcludes, collectPatch } from "../../src/run/artifact.js";
+import { overlayChangedPaths } from "../../src/run/overlay-changes.js";
 import { createWorkspaces, withoutSections, type SessionWorkspaces } from "../../src/run/workspaces.js";
 import { workspaceNames } from "../../src/formats/sessions.js";
 import { tempDir } from "../helpers/synthetic-dataset.js";
@@ -87,6 +88,14 @@ describe("artifact collection", () => {
     expect(readFileSync(join(dir, ".git", "index"))).toEqual(indexBefore);
     expect(sh(dir, "rev-parse", "HEAD")).toBe(headBefore);
     expect(c.bytes).toBe(readFileSync(out).length);
+    const layers = ws.layers.w01;
+    if (layers) {
+      // Copy-on-write: the paths the upper layer names give the same patch, and the shared base is untouched.
+      const fromUpper = await collectPatch(dir, ws.baseCommits.w01, join(fx.root, "patches", "w01-upper.patch"), ws.objectStores.w01, overlayChangedPaths(layers));
+      expect({ ...fromUpper, file: "" }).toEqual({ ...c, file: "" });
+      expect(sh(layers.lower, "status", "--porcelain")).toBe("");
+      expect(sh(layers.lower, "rev-parse", "HEAD")).toBe(ws.baseCommits.w01);
+    }
 
     // The patch reproduces the workspace on a fresh checkout of the base.
     const repo = await materializeRepo(fx.dataset, "demo");
