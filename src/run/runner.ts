@@ -9,6 +9,7 @@ import { killStaleGroup } from "../agents/command.js";
 import type { Agent } from "../agents/types.js";
 import type { RcmMode } from "../rcm/history.js";
 import { rcmProxiedAgent } from "./rcm-proxy-agent.js";
+import type { RcmStateKind } from "../rcm/proxy/server.js";
 import { AttemptAborted, runSessionAttempt, type AttemptSummary } from "./controller.js";
 import { packageVersion } from "../core/package-paths.js";
 import { runFiles } from "../formats/run-layout.js";
@@ -76,6 +77,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** `--rcm`: an RCM proxy in front of the agent's model endpoint (on --resume: run.json's). */
   rcm?: RcmMode;
+  /** `--rcm-state`: the proxy's state memory, extractive (default) or model-written (on --resume: run.json's). */
+  rcmState?: RcmStateKind;
   /** Runs the sessions elsewhere (`--queue`: src/queue/coordinator.ts); default: in this process. */
   backend?: SessionBackend;
 }
@@ -143,7 +146,9 @@ function prepare(runDir: string, opts: RunOptions): Prepared {
   const agentOptions = opts.agentOptions ?? previous?.agent.options ?? {};
 
   const rcm = opts.rcm ?? previous?.rcm?.mode;
-  const agent = rcm ? rcmProxiedAgent(agentName, agentOptions, rcm) : createAgent(agentName, agentOptions);
+  const rcmState = opts.rcmState ?? (opts.rcm === undefined ? previous?.rcm?.state : undefined) ?? "extractive";
+  if (opts.rcmState !== undefined && rcm === undefined) throw inputError("--rcm-state", "", "only with --rcm (the proxy's state memory); OpenCode's plugin takes --agent-opt rcm_state=model");
+  const agent = rcm ? rcmProxiedAgent(agentName, agentOptions, rcm, rcmState) : createAgent(agentName, agentOptions);
   const dataset = loadDataset(datasetPath);
   // Read once: the hash in run.json is of the very bytes that were parsed.
   const sessionsText = (() => {
@@ -183,7 +188,7 @@ function prepare(runDir: string, opts: RunOptions): Prepared {
     max_continuations: previous?.max_continuations ?? maxContinuations,
     max_infra_retries: previous?.max_infra_retries ?? maxInfraRetries,
     sandbox: sandboxRecord(opts.sandbox ?? previous?.sandbox?.mode ?? "bwrap", opts.network ?? previous?.sandbox?.network ?? "model", agentName, opts.unconfinedBecause, agent.endpoints),
-    ...(rcm ? { rcm: { mode: rcm } } : {}),
+    ...(rcm ? { rcm: { mode: rcm, state: rcmState } } : {}),
     limits: limitsRecord(opts.limits ?? (previous?.limits ? parseLimits(previous.limits.requested, `${configFile}: limits.requested`) : defaultLimits), agentName, opts.backend !== undefined),
   };
   if (config.sandbox?.mode === "bwrap" && !agentCapabilities(agentName).harnessSide) config.sandbox.task_environment = taskEnvironmentRecord(dataset, selected);
