@@ -91,7 +91,7 @@ function stats(xs) {
 const mock = await startMockModel({ script: parseScript({ turns: [], fallback: "ok" }) });
 let worst = 0;
 for (const [name, f] of Object.entries(formats)) {
-  const proxy = await startRcmProxy({ upstream: mock.baseURL, mode: "rcm" });
+  const proxy = await startRcmProxy({ upstream: mock.baseURL, mode: "rcm", aux: "off" });
   const history = [];
   const counts = new Array(TASKS).fill(0);
   let bytes = 0;

@@ -37,3 +37,17 @@ export function plainLine(line: string): AgentEvent[] {
 export function pathsOf(args: Json): string[] {
   return ["file_path", "filePath", "path", "notebook_path", "absolute_path"].flatMap((k) => (typeof args[k] === "string" ? [args[k]] : []));
 }
+
+/** RCM's auxiliary model call as a `model_call` event of the session (counted apart as auxiliary usage). */
+export function auxModelCall(u: { model?: string; input_tokens?: number; output_tokens?: number; cached_input_tokens?: number; reasoning_tokens?: number }): AgentEvent {
+  return {
+    kind: "model_call",
+    model: u.model ?? "rcm-aux",
+    input_tokens: u.input_tokens ?? 0,
+    output_tokens: u.output_tokens ?? 0,
+    cached_input_tokens: u.cached_input_tokens ?? 0,
+    reasoning_tokens: u.reasoning_tokens ?? 0,
+    reasoning_in_output: true,
+    auxiliary: true,
+  };
+}

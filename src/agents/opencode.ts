@@ -1,3 +1,4 @@
+import { auxModelCall } from "./event-helpers.js";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -48,6 +49,8 @@ const opencodeOptionsSchema = z
       .string()
       .regex(/^(host|off|[^/\s|:]+\/\S+|https?:\/\/\S+\|\S+)$/, "must be host, off, PROVIDER/MODEL or URL|MODEL")
       .optional(),
+    /** RCM's state memory: `extractive` (the deterministic updater) or `model` (the auxiliary model adds items: `auxModel.stateUpdates`). */
+    rcm_state: z.enum(["extractive", "model"]).default("extractive"),
     /** The opencode binary (default: the one installed with switch-swe, else PATH). */
     binary: z.string().min(1).optional(),
   })
@@ -77,13 +80,14 @@ function findBinary(explicit: string | undefined): string | null {
  */
 export const opencodeAgent: AgentFactory<OpencodeOptions> = {
   name: "opencode",
-  description: "real OpenCode (opencode run --format json); model=PROVIDER/MODEL, rcm=off|router|rcm, base_url=URL",
+  description: "real OpenCode (opencode run --format json); model=PROVIDER/MODEL, rcm=off|router|rcm, rcm_state=extractive|model, base_url=URL",
   capabilities: { confinable: true, limits: true, harnessSide: false, cli: opencodePackage, submission: "agent" },
   parse: (options) => {
     const parsed = validateAgentOptions("opencode", opencodeOptionsSchema, options);
     const binaryPath = findBinary(parsed.binary);
     if (binaryPath === null) throw inputError("--agent-opt", "binary", `opencode not found${parsed.binary ? `: ${parsed.binary}` : " (npm install opencode-ai@1.18.33)"}`);
     if (parsed.rcm !== "off" && !existsSync(rcmPluginEntry)) throw inputError("--agent-opt", "rcm", `the RCM plugin is not built (${rcmPluginEntry}); run npm run build`);
+    if (parsed.rcm_state === "model" && parsed.aux_model === "off") throw inputError("--agent-opt", "rcm_state", "model-written state needs the auxiliary model (aux_model is off)");
     if (parsed.api_key_env && process.env[parsed.api_key_env] === undefined) throw inputError("--agent-opt", "api_key_env", `${parsed.api_key_env} is not set`);
     const pass = envNames(parsed.env);
     requireVariables(pass, "env");
@@ -181,12 +185,15 @@ export function opencodeConfig(o: OpencodeOptions, rcmStateDir: string): Record<
   }
   if (o.rcm !== "off") {
     const pluginOptions: Record<string, unknown> = { mode: o.rcm, threshold: o.threshold, stateDir: rcmStateDir };
-    if (o.aux_model === "host" || o.aux_model === "off") pluginOptions.auxModel = o.aux_model;
-    else if (o.aux_model && !o.aux_model.includes("|")) pluginOptions.auxModel = { host: true, model: o.aux_model };
-    else if (o.aux_model) {
+    const stateUpdates = o.rcm_state === "model" ? { stateUpdates: true } : {};
+    if (o.aux_model === "off") pluginOptions.auxModel = "off";
+    else if (o.aux_model === "host" || o.aux_model === undefined) pluginOptions.auxModel = o.rcm_state === "model" ? { host: true, ...stateUpdates } : o.aux_model;
+    else if (!o.aux_model.includes("|")) pluginOptions.auxModel = { host: true, model: o.aux_model, ...stateUpdates };
+    else {
       const [baseURL, auxModel] = o.aux_model.split("|") as [string, string];
-      pluginOptions.auxModel = { baseURL, model: auxModel, ...(o.api_key_env ? { apiKeyEnv: o.api_key_env } : {}) };
+      pluginOptions.auxModel = { baseURL, model: auxModel, ...(o.api_key_env ? { apiKeyEnv: o.api_key_env } : {}), ...stateUpdates };
     }
+    if (pluginOptions.auxModel === undefined) delete pluginOptions.auxModel;
     // The package directory, as OpenCode loads an installed npm plugin: its `exports["./server"]`.
     config.plugin = [[pathToFileURL(packageRoot).href, pluginOptions]];
   }
@@ -341,16 +348,7 @@ class OpencodeConversation implements Conversation {
     for (const line of text.slice(0, end).split("\n")) {
       try {
         const u = JSON.parse(line) as { model?: string; input_tokens?: number; output_tokens?: number; cached_input_tokens?: number; reasoning_tokens?: number };
-        onEvent({
-          kind: "model_call",
-          model: u.model ?? "rcm-aux",
-          input_tokens: u.input_tokens ?? 0,
-          output_tokens: u.output_tokens ?? 0,
-          cached_input_tokens: u.cached_input_tokens ?? 0,
-          reasoning_tokens: u.reasoning_tokens ?? 0,
-          reasoning_in_output: true,
-          auxiliary: true,
-        });
+        onEvent(auxModelCall(u));
       } catch {
         // a torn line is skipped
       }

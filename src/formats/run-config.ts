@@ -88,8 +88,12 @@ export const runConfigSchema = z
       })
       .strict()
       .optional(),
-    /** `--rcm`: the RCM proxy stood between the agent and its model endpoint (`agent.options.base_url`, the upstream) in this mode; absent: no proxy. */
-    rcm: z.object({ mode: z.enum(["off", "router", "rcm"]) }).strict().optional(),
+    /**
+     * `--rcm`: the RCM proxy stood between the agent and its model endpoint (`agent.options.base_url`, the
+     * upstream) in this mode; absent: no proxy. `state` (`--rcm-state`; absent in runs before it:
+     * extractive): the deterministic state updater, or the auxiliary model's items too.
+     */
+    rcm: z.object({ mode: z.enum(["off", "router", "rcm"]), state: z.enum(["extractive", "model"]).optional() }).strict().optional(),
     /** Resource limits of each session's processes (`--limits`), and per resource whether they held, how, or why not. */
     limits: z
       .object({

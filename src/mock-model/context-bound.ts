@@ -42,7 +42,8 @@ export interface BoundAnswer {
   tooLong?: string;
 }
 
-const compactionPrompt = /create a detailed summary of the conversation|summari[sz]e (the|this) conversation|write a summary/i;
+// Claude Code's compaction request, OpenCode 1.18.33's (its summary template), and generic wordings.
+const compactionPrompt = /create a detailed summary of the conversation|summari[sz]e (the|this) conversation|write a summary|Output exactly the Markdown structure shown inside <template>/i;
 const finalization = /^(Repository:.*\n)?(Workspace:.*\n)?\s*Finish the task in this workspace/m;
 /** As the text stands in a JSON body. */
 const inJson = (s: string) => JSON.stringify(s).slice(1, -1);
@@ -56,9 +57,13 @@ function shellWrite(workspace: string, path: string, content: string, s: Stage):
   return `: ${marker(s)}; mkdir -p '${workspace}/${dir}' && printf '%s' '${b64}' | base64 -d > '${workspace}/${path}'`;
 }
 
-/** The prompt without its system part (`system`, `instructions`, `systemInstruction`): the window holds the conversation. */
+/**
+ * The prompt without its system part (`system`, `instructions`, `systemInstruction`, or an OpenAI chat
+ * list's `system`/`developer` messages): the window holds the conversation.
+ */
 function conversationPart(prompt: unknown): unknown {
-  if (!prompt || typeof prompt !== "object" || Array.isArray(prompt)) return prompt;
+  if (Array.isArray(prompt)) return prompt.filter((m) => !(m && typeof m === "object" && ["system", "developer"].includes((m as { role?: unknown }).role as string)));
+  if (!prompt || typeof prompt !== "object") return prompt;
   return Object.fromEntries(Object.entries(prompt).filter(([k]) => !["system", "instructions", "systemInstruction"].includes(k)));
 }
 

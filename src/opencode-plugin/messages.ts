@@ -10,7 +10,12 @@ export interface HostMessage {
   parts: Part[];
 }
 
-/** Parts RCM adds carry this metadata key, so that they are never read back as history. */
+/**
+ * Parts RCM adds carry this metadata key, so that they are never read back as history. Its value is an
+ * object: OpenCode passes a text part's metadata to the AI SDK as `providerMetadata`, whose schema is a
+ * record of records (a string value made every prompt with an elided note invalid: "The messages do not
+ * match the ModelMessage[] schema").
+ */
 export const rcmPartKey = "switchSweRcm";
 
 function isRcmPart(p: Part): boolean {
@@ -72,7 +77,7 @@ function toolAction(p: Extract<Part, { type: "tool" }>, messageId: string): Acti
 export function applyPlan(messages: HostMessage[], view: HistoryView, plan: AssemblyPlan): HistoryEdits {
   const edits = planEdits(view, plan, (i) => messages[i]!.info.role === "assistant");
   const part = (m: HostMessage, kind: "record" | "elided", text: string): Part => ({
-    id: `prt_rcm_${m.info.id}`, sessionID: m.info.sessionID, messageID: m.info.id, type: "text", text, synthetic: true, metadata: { [rcmPartKey]: kind },
+    id: `prt_rcm_${m.info.id}`, sessionID: m.info.sessionID, messageID: m.info.id, type: "text", text, synthetic: true, metadata: { [rcmPartKey]: { part: kind } },
   });
   const notes = new Map(edits.notes.map((i) => [i, part(messages[i]!, "elided", elidedNote)]));
   const record = edits.record ? part(messages[edits.record.at]!, "record", edits.record.text) : null;

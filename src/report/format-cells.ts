@@ -16,6 +16,10 @@ export function fmtInterval(ci: readonly [number, number] | null): string {
   return ci === null ? DASH : `[${fmtPoints(ci[0])}, ${fmtPoints(ci[1])}]`;
 }
 
+export function fmtPercentInterval(ci: readonly [number, number] | null): string {
+  return ci === null ? DASH : `[${fmtPercent(ci[0])}, ${fmtPercent(ci[1])}]`;
+}
+
 export function fmtP(p: number | null): string {
   if (p === null) return DASH;
   if (p < 0.0001) return "<0.0001";

@@ -2,6 +2,7 @@ import { inputError } from "../core/errors.js";
 import { buildConfigReport } from "./aggregate.js";
 import { assertComparable } from "./comparability.js";
 import { compareConfigs } from "./compare.js";
+import { rcmTable } from "./rcm-table.js";
 import { crossConfigSummary, figuresData } from "./cross-config.js";
 import { citeHandoffScores } from "./handoff-citation.js";
 import { readRun, type ReadRunOptions } from "./read-run.js";
@@ -24,6 +25,8 @@ export interface BuildReportOptions extends Omit<ReadRunOptions, "sessionsPath" 
   resamples?: number;
   /** Exactly two run dirs: add the A-vs-B comparison (difference of gaps, paired bootstrap CI). */
   compare?: boolean;
+  /** The paper's Table 3: the first run dir is the native run, the others RCM runs (at least one). */
+  rcmTable?: boolean;
   /** Override run.json's sessions file (applies to every run dir). */
   sessionsPath?: string;
   /** Override run.json's dataset path (applies to every run dir). */
@@ -40,6 +43,7 @@ export interface BuildReportOptions extends Omit<ReadRunOptions, "sessionsPath" 
 export async function buildReport(runDirs: readonly string[], opts: BuildReportOptions = {}): Promise<Report> {
   if (runDirs.length === 0) throw inputError("report", "", "give at least one run directory");
   if (opts.compare && runDirs.length !== 2) throw inputError("compare", "", `needs exactly two run directories, got ${runDirs.length}`);
+  if (opts.rcmTable && runDirs.length < 2) throw inputError("compare", "--rcm", "give at least one RCM run besides the native one");
   const seed = opts.seed ?? DEFAULT_SEED;
   const resamples = opts.resamples ?? DEFAULT_RESAMPLES;
   if (!Number.isInteger(seed) || seed < 0) throw inputError("report", "seed", "must be a non-negative integer");
@@ -56,6 +60,7 @@ export async function buildReport(runDirs: readonly string[], opts: BuildReportO
     summary: crossConfigSummary(configs, { seed, resamples }),
     figures: figuresData(configs),
     comparison: opts.compare ? compareConfigs(configs[0]!, configs[1]!, { seed, resamples }) : null,
+    ...(opts.rcmTable ? { rcm_table: rcmTable(configs[0]!, configs.slice(1), { seed, resamples }) } : {}),
   };
 }
 

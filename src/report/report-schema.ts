@@ -345,6 +345,41 @@ export const comparisonSchema = z
   .object({ a: z.string(), b: z.string(), groups: byGroup(comparisonGroupSchema) })
   .strict();
 
+const rateCiSchema = z.object({ rate: num, ci95: interval }).strict();
+const pointsCiSchema = z.object({ points: num, ci95: interval }).strict();
+
+/** One RCM run of the paper's Table 3, over the focus tasks common to every run of the table. */
+export const rcmTableArmSchema = z
+  .object({
+    label: z.string(),
+    uninterrupted: rateCiSchema,
+    /** The +RCM column: this run's switched resolution. */
+    switched: rateCiSchema,
+    /** This run's own gap (uninterrupted − switched). */
+    gap: pointsCiSchema,
+    /** +RCM − the native run's switched resolution (paired bootstrap CI). */
+    recovered: pointsCiSchema,
+    /** The native run's uninterrupted resolution − +RCM (paired bootstrap CI). */
+    remaining_gap: pointsCiSchema,
+  })
+  .strict();
+
+export const rcmTableGroupSchema = z
+  .object({
+    /** Focus tasks every run of the table ran (same pair id); every figure of the group is over them. */
+    n_common: z.number().int(),
+    base: rateCiSchema,
+    switch: rateCiSchema,
+    gap: pointsCiSchema,
+    rcm: z.array(rcmTableArmSchema),
+  })
+  .strict();
+
+/** The paper's Table 3 (`compare --native RUN --rcm RUN...`): base / switch of the native run, +RCM of each RCM run, and the gaps. */
+export const rcmTableSchema = z
+  .object({ native: z.string(), rcm: z.array(z.string()), groups: byGroup(rcmTableGroupSchema) })
+  .strict();
+
 /** Mean of the configurations' gaps (the paper's averages), its range, and a bootstrap CI of the mean. */
 export const crossConfigSchema = z
   .object({ configs: z.number().int(), mean_gap: num, min_gap: num, max_gap: num, ci95: interval })
@@ -382,6 +417,8 @@ export const reportSchema = z
     summary: byGroup(crossConfigSchema),
     figures: figuresSchema,
     comparison: comparisonSchema.nullable(),
+    /** `compare --native RUN --rcm RUN...` only (absent otherwise). */
+    rcm_table: rcmTableSchema.optional(),
   })
   .strict();
 
@@ -397,6 +434,7 @@ export type SessionEntry = z.infer<typeof sessionEntrySchema>;
 export type ConfigReport = z.infer<typeof configReportSchema>;
 export type ComparisonGroup = z.infer<typeof comparisonGroupSchema>;
 export type Comparison = z.infer<typeof comparisonSchema>;
+export type RcmTable = z.infer<typeof rcmTableSchema>;
 export type Report = z.infer<typeof reportSchema>;
 export type SessionSignatures = z.infer<typeof sessionSignaturesSchema>;
 export type SignatureMark = z.infer<typeof signatureMarkSchema>;

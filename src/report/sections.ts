@@ -2,7 +2,7 @@ import { groupNames, type ConfigReport, type Report, type UsageMeans } from "./r
 import { failureSection, harnessSection, powerSection, summarySection } from "./sections-analysis.js";
 import { inputsSection } from "./sections-inputs.js";
 import { handoffSection } from "./sections-handoff.js";
-import { DASH, fmtCost, fmtInterval, fmtNumber, fmtP, fmtPercent, fmtPoints, fmtRatio } from "./format-cells.js";
+import { DASH, fmtCost, fmtInterval, fmtNumber, fmtP, fmtPercent, fmtPercentInterval, fmtPoints, fmtRatio } from "./format-cells.js";
 import { L, R, type Section } from "./section.js";
 
 const groupTitle = { overall: "Overall", near: "Near", far: "Far" } as const;
@@ -60,6 +60,30 @@ function comparisonSection(report: Report): Section | null {
         fmtP(r.p_value),
       ];
     }),
+  };
+}
+
+/** The paper's Table 3: base / switch of the native run, +RCM of each RCM run, and the gaps. */
+function rcmTableSection(report: Report): Section | null {
+  const t = report.rcm_table;
+  if (!t) return null;
+  const rate = (r: { rate: number | null; ci95: [number, number] | null }) => [fmtPercent(r.rate), fmtPercentInterval(r.ci95)];
+  const pts = (p: { points: number | null; ci95: [number, number] | null }) => [fmtPoints(p.points), fmtInterval(p.ci95)];
+  const rows = groupNames.flatMap((g) => {
+    const r = t.groups[g];
+    return [
+      [groupTitle[g], t.native, String(r.n_common), ...rate(r.base), ...rate(r.switch), ...pts(r.gap), DASH, DASH, DASH, DASH],
+      ...r.rcm.map((a) => [groupTitle[g], a.label, String(r.n_common), ...rate(a.uninterrupted), ...rate(a.switched), ...pts(a.gap), ...pts(a.recovered), ...pts(a.remaining_gap)]),
+    ];
+  });
+  return {
+    id: "rcm_table",
+    title: `RCM (Table 3): native = ${t.native}; +RCM = ${t.rcm.join(", ")}`,
+    notes: [
+      "Over the focus tasks every run ran (n). The native row is base (uninterrupted) and switch; an RCM row's Switched column is +RCM. Gap = the row's uninterrupted − switched. Recovered = +RCM − native switched; Remaining = native uninterrupted − +RCM. 95% CI: percentile bootstrap over focus tasks, paired for differences.",
+    ],
+    columns: [L("Group"), L("Configuration"), R("n"), R("Uninterrupted"), R("95% CI"), R("Switched"), R("95% CI"), R("Gap (pp)"), R("95% CI"), R("Recovered (pp)"), R("95% CI"), R("Remaining (pp)"), R("95% CI")],
+    rows,
   };
 }
 
@@ -258,6 +282,7 @@ export function reportSections(report: Report): Section[] {
     powerSection(report),
     summarySection(report),
     comparisonSection(report),
+    rcmTableSection(report),
     failureSection(report),
     attributionSection(report),
     ...workloadSections(report),

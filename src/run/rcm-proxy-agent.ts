@@ -3,7 +3,8 @@ import { inputError } from "../core/errors.js";
 import { createAgent } from "../agents/registry.js";
 import type { Agent, AgentContext, Conversation } from "../agents/types.js";
 import type { RcmMode } from "../rcm/history.js";
-import { startRcmProxy, type RcmProxy } from "../rcm/proxy/server.js";
+import { startRcmProxy, type RcmProxy, type RcmStateKind } from "../rcm/proxy/server.js";
+import { auxModelCall } from "../agents/event-helpers.js";
 import { saveStateFile } from "../rcm/store.js";
 
 /** The conversation's RCM memory, kept with the session's logs (`rcm-state.json`, the plugin's state file format). */
@@ -19,9 +20,10 @@ function saveMemory(proxy: RcmProxy, mode: RcmMode, logDir: string): void {
  * conversation. The proxy's upstream is the agent's `base_url`; the agent is given the proxy's address
  * (same path) as its `base_url`, so every model request passes through RCM. After each request the
  * proxy's log entries go into the trajectory as `context` events (and `rcm-proxy.jsonl` of the attempt's
- * agent logs); the memory is saved there as `rcm-state.json` when the conversation ends.
+ * agent logs), and RCM's auxiliary calls as auxiliary `model_call` events; the memory is saved there as
+ * `rcm-state.json` when the conversation ends.
  */
-export function rcmProxiedAgent(name: string, options: Record<string, string>, mode: RcmMode): Agent {
+export function rcmProxiedAgent(name: string, options: Record<string, string>, mode: RcmMode, state: RcmStateKind = "extractive"): Agent {
   const upstream = options.base_url;
   if (upstream === undefined) throw inputError("--rcm", "", `needs the agent's model endpoint to stand in front of: give --agent-opt base_url=URL`);
   // Checks the options (and finds the CLI) now, before the run starts, and answers describe().
@@ -32,7 +34,8 @@ export function rcmProxiedAgent(name: string, options: Record<string, string>, m
     ...(agent.endpoints ? { endpoints: agent.endpoints } : {}),
     ...(agent.describe ? { describe: () => agent.describe!() } : {}),
     async startConversation(ctx: AgentContext): Promise<Conversation> {
-      const proxy = await startRcmProxy({ upstream, mode, single: true, logFile: join(ctx.logDir, "rcm-proxy.jsonl") });
+      // The auxiliary model is the agent's own upstream model (aux-upstream.ts), within the default budget.
+      const proxy = await startRcmProxy({ upstream, mode, state, single: true, logFile: join(ctx.logDir, "rcm-proxy.jsonl") });
       let inner: Conversation;
       try {
         // Under --network model the agent reaches only the allowed endpoints: the proxy, on loopback, is
@@ -50,6 +53,8 @@ export function rcmProxiedAgent(name: string, options: Record<string, string>, m
             return await inner.send(request, onEvent);
           } finally {
             for (const entry of proxy.entries().slice(seen)) onEvent({ kind: "context", entry });
+            // RCM's own model calls are the session's usage too (auxiliary model_call events, as the plugin's).
+            for (const engine of new Set(proxy.engines().values())) for (const u of engine.drainAuxUsage()) onEvent(auxModelCall(u));
           }
         },
         async close() {

@@ -9,6 +9,7 @@ import { killStaleGroup } from "../agents/command.js";
 import type { Agent } from "../agents/types.js";
 import type { RcmMode } from "../rcm/history.js";
 import { rcmProxiedAgent } from "./rcm-proxy-agent.js";
+import type { RcmStateKind } from "../rcm/proxy/server.js";
 import { AttemptAborted, runSessionAttempt, type AttemptSummary } from "./controller.js";
 import { packageVersion } from "../core/package-paths.js";
 import { runFiles } from "../formats/run-layout.js";
@@ -77,6 +78,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** `--rcm`: an RCM proxy in front of the agent's model endpoint (on --resume: run.json's). */
   rcm?: RcmMode;
+  /** `--rcm-state`: the proxy's state memory, extractive (default) or model-written (on --resume: run.json's). */
+  rcmState?: RcmStateKind;
   /** Runs the sessions elsewhere (`--queue`: src/queue/coordinator.ts); default: in this process. */
   backend?: SessionBackend;
 }
@@ -146,7 +149,9 @@ function prepare(runDir: string, opts: RunOptions): Prepared {
   const agentOptions = opts.agentOptions ?? previous?.agent.options ?? {};
 
   const rcm = opts.rcm ?? previous?.rcm?.mode;
-  const agent = rcm ? rcmProxiedAgent(agentName, agentOptions, rcm) : createAgent(agentName, agentOptions);
+  const rcmState = opts.rcmState ?? (opts.rcm === undefined ? previous?.rcm?.state : undefined) ?? "extractive";
+  if (opts.rcmState !== undefined && rcm === undefined) throw inputError("--rcm-state", "", "only with --rcm (the proxy's state memory); OpenCode's plugin takes --agent-opt rcm_state=model");
+  const agent = rcm ? rcmProxiedAgent(agentName, agentOptions, rcm, rcmState) : createAgent(agentName, agentOptions);
   const can = agentCapabilities(agentName);
   const dataset = loadDataset(datasetPath);
   // Read once: the hash in run.json is of the very bytes that were parsed.
@@ -191,7 +196,7 @@ function prepare(runDir: string, opts: RunOptions): Prepared {
       agent: { name: agentName, confinable: can.confinable, cli: can.cli !== undefined, endpoints: agent.endpoints },
       unconfinedBecause: opts.unconfinedBecause,
     }, opts.sandbox === undefined && previous ? { file: configFile, path: "sandbox.mode" } : undefined),
-    ...(rcm ? { rcm: { mode: rcm } } : {}),
+    ...(rcm ? { rcm: { mode: rcm, state: rcmState } } : {}),
     limits: limitsRecord(opts.limits ?? (previous?.limits ? parseLimits(previous.limits.requested, `${configFile}: limits.requested`) : defaultLimits), { name: agentName, limits: can.limits }, opts.backend !== undefined),
   };
   const confinement = confinementOf(config, configFile);

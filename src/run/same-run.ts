@@ -18,6 +18,7 @@ export function assertSameRun(file: string, existing: RunConfig, wanted: RunConf
     ["condition", "--condition", existing.condition, wanted.condition],
     ["session_filter", "--session", existing.session_filter, wanted.session_filter],
     ["rcm", "--rcm", existing.rcm?.mode ?? "none", wanted.rcm?.mode ?? "none"],
+    ["rcm.state", "--rcm-state", existing.rcm?.state ?? "extractive", wanted.rcm?.state ?? "extractive"],
     ["request_timeout_s", "--request-timeout", existing.request_timeout_s, wanted.request_timeout_s],
     ["submission", "--submission", existing.submission ?? "checkout", wanted.submission ?? "checkout"],
     // Confinement is part of what the verdicts rest on: a resumed run is confined as run.json says.

@@ -31,6 +31,17 @@ describe("opencode agent: options, config and events", () => {
     expect(opencodeConfig({ ...o, rcm: "off" }, "/s").plugin).toBeUndefined();
   });
 
+  it("rcm_state=model: the plugin's auxiliary model also writes state items (stateUpdates), whichever model it is", () => {
+    const o = { model: "mock/scripted", rcm: "rcm", threshold: 0.8, base_url: "http://127.0.0.1:9/v1", output: 8192, binaryPath: "/x", rcm_state: "model" } as OpencodeOptions;
+    const auxOf = (extra: Partial<OpencodeOptions>) => ((opencodeConfig({ ...o, ...extra }, "/s").plugin as Array<[string, { auxModel?: unknown }]>)[0]![1]).auxModel;
+    expect(auxOf({})).toEqual({ host: true, stateUpdates: true });
+    expect(auxOf({ aux_model: "other/model" })).toEqual({ host: true, model: "other/model", stateUpdates: true });
+    expect(auxOf({ aux_model: "http://127.0.0.1:9/v1|aux" })).toEqual({ baseURL: "http://127.0.0.1:9/v1", model: "aux", stateUpdates: true });
+    expect(auxOf({ rcm_state: "extractive" })).toBeUndefined();
+    expect(() => opencodeAgent.parse({ model: "p/m", rcm: "rcm", rcm_state: "model", aux_model: "off" })).toThrow(/rcm_state: model-written state needs the auxiliary model/);
+    expect(() => opencodeAgent.parse({ model: "p/m", rcm_state: "llm" })).toThrow(/rcm_state/);
+  });
+
   it("turns the JSON event stream into agent events", () => {
     const step = opencodeEvents(JSON.stringify({ type: "step_finish", sessionID: "ses_1", part: { tokens: { input: 100, output: 20, reasoning: 5, cache: { read: 300, write: 7 } }, cost: 0.01 } }), "p/m");
     expect(step).toEqual({

@@ -77,7 +77,7 @@ describe("OpenCode messages", () => {
     expect(all.filter((t) => t === texts[0] || t === texts[2])).toHaveLength(2);
     const last = messages.at(-1)!;
     expect(last.parts.map((p) => p.type === "text" && p.text.startsWith("<task-state"))).toEqual([true, false]);
-    expect(last.parts[0]).toMatchObject({ synthetic: true, metadata: { switchSweRcm: "record" } });
+    expect(last.parts[0]).toMatchObject({ synthetic: true, metadata: { switchSweRcm: { part: "record" } } });
     // Read again (a later step of the same turn), the record is not mistaken for the request.
     expect(historyView(messages).groups.at(-1)!.userText).toBe(texts[2]);
   });

@@ -54,6 +54,8 @@ describe.skipIf(missingTool)("switch-swe run: bad input", () => {
     );
     out = nextOut();
     expect(expectBadInput(base(out, "--agent", "nop", "--rcm", "rcm"), out)).toBe("--rcm: needs the agent's model endpoint to stand in front of: give --agent-opt base_url=URL");
+    out = nextOut();
+    expect(expectBadInput(base(out, "--agent", "nop", "--rcm-state", "model"), out)).toBe("--rcm-state: only with --rcm (the proxy's state memory); OpenCode's plugin takes --agent-opt rcm_state=model");
   });
 
   it("a sessions file that does not match the dataset", () => {

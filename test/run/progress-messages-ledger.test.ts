@@ -156,4 +156,13 @@ describe("run.json on resume", () => {
     expect(() => assertSameRun("run.json", config, { ...config, agent: { name: "nop", options: {} } })).toThrow(/^run\.json: agent\.name: /);
     expect(() => assertSameRun("run.json", config, { ...config, dataset: { ...config.dataset, version: "2" } })).toThrow(/^run\.json: dataset: .*"sample@1".*"sample@2"/);
   });
+
+  it("refuses another --rcm-state; a run.json from before it counts as extractive", () => {
+    const proxied: RunConfig = { ...config, rcm: { mode: "rcm", state: "model" } };
+    expect(() => assertSameRun("run.json", proxied, { ...proxied, rcm: { mode: "rcm", state: "extractive" } })).toThrow(
+      /^run\.json: rcm\.state: the run was started with "model", --rcm-state now gives "extractive"/,
+    );
+    expect(() => assertSameRun("run.json", { ...config, rcm: { mode: "rcm" } }, { ...config, rcm: { mode: "rcm", state: "extractive" } })).not.toThrow();
+    expect(() => assertSameRun("run.json", proxied, proxied)).not.toThrow();
+  });
 });

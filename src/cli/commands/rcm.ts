@@ -27,15 +27,20 @@ interface ProxyFlags {
   threshold?: number;
   log?: string;
   apiKeyEnv?: string;
+  aux: "upstream" | "off";
+  state: "extractive" | "model";
 }
 
 /** `rcm proxy`: serves until SIGINT or SIGTERM. */
 async function serveProxy(o: ProxyFlags): Promise<void> {
   if (o.apiKeyEnv !== undefined && process.env[o.apiKeyEnv] === undefined) throw inputError("--api-key-env", "", `${o.apiKeyEnv} is not set`);
+  if (o.state === "model" && o.aux === "off") throw inputError("--state", "", "model-written state needs the auxiliary model (--aux upstream)");
   const proxy = await startRcmProxy({
     upstream: o.upstream,
     mode: o.mode,
     port: o.port,
+    aux: o.aux,
+    state: o.state,
     ...(o.threshold !== undefined ? { rcm: { threshold: o.threshold } } : {}),
     ...(o.log ? { logFile: o.log } : {}),
     ...(o.apiKeyEnv ? { keyEnv: o.apiKeyEnv } : {}),
@@ -87,6 +92,8 @@ export function registerRcm(program: Command): void {
     .option("--threshold <x>", "routing confidence threshold", parseThreshold)
     .option("--log <file>", "append one JSON line per request: what was kept, dropped and added (docs/rcm.md)")
     .option("--api-key-env <name>", "variable of this process holding the upstream key: it replaces the key agents send")
+    .option("--aux <source>", "the auxiliary model (routing below the threshold, model-written state): upstream (the agent's own model, through the upstream) or off", oneOf("--aux", ["upstream", "off"] as const), "upstream")
+    .option("--state <kind>", "the state memory: extractive (the deterministic updater) or model (the auxiliary model adds items)", oneOf("--state", ["extractive", "model"] as const), "extractive")
     .action(serveProxy);
   rcm
     .command("install-plugin")

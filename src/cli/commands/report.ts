@@ -2,6 +2,7 @@ import { extname, resolve } from "node:path";
 import { Option, type Command } from "commander";
 import { parseCount, parsePositive } from "../options.js";
 import { writeFileAtomic } from "../../core/json-file.js";
+import { inputError } from "../../core/errors.js";
 import { buildReport, renderReport, reportFormats, type ReportFormat } from "../../report/index.js";
 import { DEFAULT_RESAMPLES, DEFAULT_SEED } from "../../report/stats.js";
 
@@ -15,6 +16,8 @@ interface ReportCliOptions {
   trustSuspicious?: boolean;
   allowMixed?: boolean;
   handoff?: string[];
+  native?: string;
+  rcm?: string[];
 }
 
 const formatByExtension: Record<string, ReportFormat> = {
@@ -45,10 +48,11 @@ function addCommonOptions(cmd: Command): Command {
     );
 }
 
-async function emit(runDirs: string[], o: ReportCliOptions, compare: boolean): Promise<void> {
+async function emit(runDirs: string[], o: ReportCliOptions, compare: boolean, rcmTable = false): Promise<void> {
   const format = o.format ?? (o.out ? formatByExtension[extname(o.out).toLowerCase()] : undefined) ?? "table";
   const report = await buildReport(runDirs, {
     compare,
+    rcmTable,
     seed: o.seed,
     resamples: o.resamples,
     sessionsPath: o.sessions,
@@ -78,8 +82,20 @@ export function registerReport(program: Command): void {
   addCommonOptions(
     program
       .command("compare")
-      .description("two configurations side by side, with the difference of their gaps and a paired bootstrap CI")
-      .argument("<run-dir-a>", "configuration A (e.g. the native agent)")
-      .argument("<run-dir-b>", "configuration B (e.g. the agent with RCM)"),
-  ).action(async (a: string, b: string, o: ReportCliOptions) => emit([a, b], o, true));
+      .description(
+        "two configurations side by side, with the difference of their gaps and a paired bootstrap CI; or, with --native and --rcm, the paper's Table 3 (base / switch / +RCM with CIs, and the gaps)",
+      )
+      .argument("[run-dirs...]", "configuration A (e.g. the native agent) and configuration B (e.g. the agent with RCM)")
+      .option("--native <run-dir>", "Table 3: the native run (base and switch columns)")
+      .option("--rcm <run-dir>", "Table 3: an RCM run of the same sessions (+RCM column; repeatable)", (v: string, prev: string[] | undefined) => [...(prev ?? []), v]),
+  ).action(async (runDirs: string[], o: ReportCliOptions) => {
+    if (o.native !== undefined || o.rcm !== undefined) {
+      if (runDirs.length > 0) throw inputError("compare", "", "give either two run directories or --native and --rcm, not both");
+      if (o.native === undefined) throw inputError("compare", "--native", "required with --rcm: the native run");
+      if (o.rcm === undefined) throw inputError("compare", "--rcm", "required with --native: at least one RCM run");
+      return emit([o.native, ...o.rcm], o, false, true);
+    }
+    if (runDirs.length !== 2) throw inputError("compare", "", `needs exactly two run directories (or --native and --rcm), got ${runDirs.length}`);
+    return emit(runDirs, o, true);
+  });
 }

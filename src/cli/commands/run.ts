@@ -39,6 +39,7 @@ interface RunFlags {
   json?: boolean;
   queue?: string | boolean;
   rcm?: "off" | "router" | "rcm";
+  rcmState?: "extractive" | "model";
 }
 
 /** Aborted at the first SIGINT or SIGTERM (the run stops and can be resumed); a second one quits at once. */
@@ -85,6 +86,7 @@ export function registerRun(program: Command): void {
     .addOption(new Option("--submission <mode>", "the scored artifact: agent (the patch the agent writes to final.patch when asked at finalization; default for real agents) or checkout (the focus checkout's diff; default for oracle, nop, command)").choices(["agent", "checkout"]))
     .option("--limits <spec>", `resource limits of each session and each test run through cgroups: cpus=N,memory=SIZE,pids=N or none (default ${defaultLimitsText}; on --resume: taken from run.json)`)
     .addOption(new Option("--rcm <mode>", "put the RCM proxy in front of the agent's model endpoint (base_url) for the run: off (proxy only), router or rcm (docs/rcm.md)").choices(["off", "router", "rcm"]))
+    .addOption(new Option("--rcm-state <kind>", "with --rcm: the state memory, extractive (default: the deterministic updater) or model (the agent's own model adds items; docs/rcm.md)").choices(["extractive", "model"]))
     .option("--label <text>", "configuration label for reports (default: agent and options)")
     .option("--no-verify", "do not verify the artifacts at the end")
     .option("--quiet", "no progress output")
@@ -108,6 +110,7 @@ export function registerRun(program: Command): void {
           ...(o.seed !== undefined ? { seed: o.seed } : {}),
           ...(o.label !== undefined ? { label: o.label } : {}),
           ...(o.rcm !== undefined ? { rcm: o.rcm } : {}),
+          ...(o.rcmState !== undefined ? { rcmState: o.rcmState } : {}),
           ...(o.requestTimeout !== undefined ? { requestTimeoutS: o.requestTimeout } : {}),
           concurrency: o.concurrency,
           keepWorkspaces: o.keepWorkspaces === true,

@@ -3,6 +3,7 @@ import { request as httpsRequest } from "node:https";
 import { RcmEngine } from "../engine.js";
 import type { RcmMode } from "../history.js";
 import { parseRcmOptions, type RcmOptionsInput } from "../options.js";
+import { requestModel, upstreamAuxChat, type UpstreamVia } from "./aux-upstream.js";
 import { closeServer, listenOnLoopback } from "../../core/loopback-server.js";
 import type { ProxyLogEntry } from "../../formats/rcm-proxy-log.js";
 import { appendProxyLog } from "./log.js";
@@ -19,8 +20,18 @@ export interface RcmProxyOptions {
   mode: RcmMode;
   /** 0 (default) picks a free port. */
   port?: number;
-  /** RCM's other options (threshold, keepRecent, …); the auxiliary model is off in the proxy. */
+  /** RCM's other options (threshold, keepRecent, auxBudget, …). */
   rcm?: Omit<RcmOptionsInput, "mode" | "auxModel" | "stateDir">;
+  /**
+   * The auxiliary model (routing below the threshold, model-written state): `upstream` (default) is the
+   * agent's own model, asked through the upstream in the agent's wire format with the agent's headers;
+   * `off` makes no call.
+   */
+  aux?: "upstream" | "off";
+  /** The state memory: `extractive` (default: the deterministic updater) or `model` (the auxiliary model adds items too). */
+  state?: RcmStateKind;
+  /** Deadline of one auxiliary call (default 60 s). */
+  auxTimeoutMs?: number;
   /** One JSON line per request (log.ts). */
   logFile?: string;
   /**
@@ -43,6 +54,9 @@ export interface RcmProxy {
   engines(): ReadonlyMap<string, RcmEngine>;
   close(): Promise<void>;
 }
+
+export const rcmStateKinds = ["extractive", "model"] as const;
+export type RcmStateKind = (typeof rcmStateKinds)[number];
 
 const formats: readonly WireFormat[] = [openaiChatWire, anthropicWire, openaiResponsesWire, geminiWire];
 const hopByHop = new Set(["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length"]);
@@ -79,10 +93,10 @@ const cpuMs = (since: NodeJS.CpuUsage) => {
 type Outcome = Rewrite | { action: "fail_open"; error: string };
 
 /** RCM's rewrite of one body, or why it goes as it came (failing open on any error). */
-function outcomeOf(format: WireFormat, raw: Buffer, engineFor: (conversation: string, groups: readonly string[]) => RcmEngine): Outcome {
+async function outcomeOf(format: WireFormat, body: unknown, engineFor: (conversation: string, groups: readonly string[]) => RcmEngine): Promise<Outcome> {
   try {
-    const body: unknown = JSON.parse(raw.toString("utf8"));
-    return isObject(body) ? rewriteRequest(format, body, engineFor) : { action: "pass", reason: "body is not a JSON object" };
+    if (body instanceof Error) throw body;
+    return isObject(body) ? await rewriteRequest(format, body, engineFor) : { action: "pass", reason: "body is not a JSON object" };
   } catch (e) {
     return { action: "fail_open", error: e instanceof Error ? e.message : String(e) };
   }
@@ -135,7 +149,12 @@ function forward(res: ServerResponse, target: URL, method: string, headers: Outg
  */
 export async function startRcmProxy(opts: RcmProxyOptions): Promise<RcmProxy> {
   const upstream = new URL(opts.upstream);
-  const options = parseRcmOptions({ ...opts.rcm, mode: opts.mode, auxModel: "off" });
+  const auxOn = opts.aux !== "off";
+  if (!auxOn && opts.state === "model") throw new Error("rcm proxy: model-written state needs the auxiliary model (aux upstream)");
+  // "host" is the proxy's host: the agent's own upstream (aux-upstream.ts).
+  const options = parseRcmOptions({ ...opts.rcm, mode: opts.mode, auxModel: auxOn ? { host: true, stateUpdates: opts.state === "model", timeoutMs: opts.auxTimeoutMs ?? 60_000 } : "off" });
+  /** Each conversation's latest upstream request: where its auxiliary calls go. */
+  const vias = new WeakMap<RcmEngine, UpstreamVia>();
   const key = opts.keyEnv ? (opts.env ?? process.env)[opts.keyEnv] : undefined;
   const engines = new Map<string, RcmEngine>();
   const entries: ProxyLogEntry[] = [];
@@ -147,7 +166,8 @@ export async function startRcmProxy(opts: RcmProxyOptions): Promise<RcmProxy> {
       engines.set(conversation, e);
       return e;
     }
-    e = new RcmEngine(options, undefined, null);
+    const created: RcmEngine = new RcmEngine(options, undefined, auxOn ? upstreamAuxChat(() => vias.get(created) ?? null, opts.auxTimeoutMs ?? 60_000) : null);
+    e = created;
     engines.set(conversation, e);
     if (engines.size > maxConversations) engines.delete(engines.keys().next().value!);
     return e;
@@ -169,17 +189,34 @@ export async function startRcmProxy(opts: RcmProxyOptions): Promise<RcmProxy> {
     const method = req.method ?? "GET";
     const url = new URL(req.url ?? "/", "http://proxy");
     const format = formats.find((f) => f.accepts(method, url.pathname));
+    const target = new URL(url.pathname + url.search, upstream.origin);
     const cpu = process.cpuUsage();
-    const outcome = format ? outcomeOf(format, raw, engineFor) : ({ action: "pass", reason: "not a model request" } as const);
+    let body: unknown = null;
+    if (format) {
+      try {
+        body = JSON.parse(raw.toString("utf8"));
+      } catch (e) {
+        body = e instanceof Error ? e : new Error(String(e));
+      }
+    }
+    const model = isObject(body) ? requestModel(body, url.pathname) : null;
+    const via = format && model ? { protocol: format.name, target, headers: forwardHeaders(req.headers, format, key, 0), model } : null;
+    const withVia = (conversation: string, groups: readonly string[]) => {
+      const e = engineFor(conversation, groups);
+      if (via) vias.set(e, via);
+      return e;
+    };
+    const outcome = format ? await outcomeOf(format, body, withVia) : ({ action: "pass", reason: "not a model request" } as const);
     // An unchanged history goes as the very bytes that came (the upstream's prompt cache sees the same prefix).
     const sent = outcome.action === "assembled" && outcome.changed ? Buffer.from(JSON.stringify(outcome.body)) : raw;
+    // cpu_ms counts the proxy's own work; an auxiliary call's wait is not CPU (another request's work in that time is).
     const entry = logEntry(seq++, method, url.pathname, options.mode, format, outcome, cpuMs(cpu));
     const done = (status: number | null) => {
       entry.upstream_status = status;
       entries.push(entry);
       appendProxyLog(opts.logFile, entry);
     };
-    forward(res, new URL(url.pathname + url.search, upstream.origin), method, forwardHeaders(req.headers, format, key, sent.length), sent, done);
+    forward(res, target, method, forwardHeaders(req.headers, format, key, sent.length), sent, done);
   };
 
   const server: Server = createServer((req, res) => {
