@@ -51,25 +51,27 @@ export function endpointChat(cfg: AuxEndpoint): AuxChat {
       signal: AbortSignal.timeout(cfg.timeoutMs ?? 30_000),
     });
     if (!res.ok) throw new Error(`auxiliary model: HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`);
-    const body = (await res.json()) as {
-      choices?: { message?: { content?: unknown } }[];
-      usage?: { prompt_tokens?: number; completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number }; completion_tokens_details?: { reasoning_tokens?: number } };
-    };
-    const u = body.usage;
-    const cached = u?.prompt_tokens_details?.cached_tokens ?? 0;
-    const usage: AuxUsage | null = u
-      ? {
-          purpose,
-          model: cfg.model,
-          input_tokens: Math.max(0, (u.prompt_tokens ?? 0) - cached),
-          output_tokens: u.completion_tokens ?? 0,
-          cached_input_tokens: cached,
-          reasoning_tokens: u.completion_tokens_details?.reasoning_tokens ?? 0,
-        }
+    const body: unknown = await res.json();
+    const r = chatCompletionReply(body);
+    const usage: AuxUsage | null = r
+      ? { purpose, model: cfg.model, input_tokens: r.input, output_tokens: r.output, cached_input_tokens: r.cached, reasoning_tokens: r.reasoning }
       : null;
-    const content = body.choices?.[0]?.message?.content;
-    return { text: typeof content === "string" ? content : null, usage };
+    return { text: r?.text ?? null, usage };
   };
+}
+
+const count = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : 0);
+const field = (o: unknown, k: string): unknown => (o !== null && typeof o === "object" && !Array.isArray(o) ? (o as Record<string, unknown>)[k] : undefined);
+
+/** An OpenAI chat completion's text and tokens in RCM's rule (input excludes cached input); null without usage. */
+export function chatCompletionReply(body: unknown): { text: string | null; input: number; cached: number; output: number; reasoning: number } | null {
+  const u = field(body, "usage");
+  const choices = field(body, "choices");
+  const content = field(field(Array.isArray(choices) ? choices[0] : undefined, "message"), "content");
+  const text = typeof content === "string" ? content : null;
+  if (u === undefined || u === null || typeof u !== "object") return null;
+  const cached = count(field(field(u, "prompt_tokens_details"), "cached_tokens"));
+  return { text, input: Math.max(0, count(field(u, "prompt_tokens")) - cached), cached, output: count(field(u, "completion_tokens")), reasoning: count(field(field(u, "completion_tokens_details"), "reasoning_tokens")) };
 }
 
 /** The first JSON object in a model's answer, or null. */

@@ -1,5 +1,5 @@
 import type { OutgoingHttpHeaders } from "node:http";
-import type { AuxChat, AuxReply, AuxUsage } from "../aux-model.js";
+import { chatCompletionReply, type AuxChat, type AuxReply, type AuxUsage } from "../aux-model.js";
 import { isObject, type Json } from "./wire-format.js";
 
 /** Where the agent's latest model request went: the auxiliary call goes the same way (format, URL, headers and model). */
@@ -31,14 +31,7 @@ const protocols: Record<string, AuxProtocol> = {
       url: via.target,
       body: { model: via.model, messages: [{ role: "system", content: system }, { role: "user", content: user }], stream: false },
     }),
-    reply: (b) => {
-      const u = isObject(b.usage) ? b.usage : null;
-      const cached = n(isObject(u?.prompt_tokens_details) ? u.prompt_tokens_details.cached_tokens : 0);
-      const choice = Array.isArray(b.choices) && isObject(b.choices[0]) ? b.choices[0] : {};
-      const content = isObject(choice.message) ? choice.message.content : null;
-      const reasoning = n(isObject(u?.completion_tokens_details) ? u.completion_tokens_details.reasoning_tokens : 0);
-      return u ? { text: typeof content === "string" ? content : null, input: Math.max(0, n(u.prompt_tokens) - cached), cached, output: n(u.completion_tokens), reasoning } : null;
-    },
+    reply: chatCompletionReply,
   },
   "openai-responses": {
     request: (via, system, user) => ({ url: via.target, body: { model: via.model, instructions: system, input: user, stream: false, store: false } }),
