@@ -25,7 +25,7 @@ export async function substantiveStages(gitDir: string, base: string, steps: rea
     // What the diff calls a change of behaviour, the syntax tree may call formatting or type hints.
     for (const [i, c] of classes.entries()) {
       if (!c.substantive) continue;
-      const rule = await pythonFold(gitDir, i === 0 ? base : cuts[i - 1]!, cuts[i]!, source);
+      const rule = await pythonFold(gitDir, base, i === 0 ? base : cuts[i - 1]!, cuts[i]!, source);
       if (rule !== null) classes[i] = { substantive: false, rule };
     }
     const { cuts: kept, endOf, folds } = foldSteps(classes);

@@ -8,7 +8,7 @@ import parseDiff from "parse-diff";
  */
 
 /** Why a step is no stage (the words `tasks mine` reports). */
-export type FoldRule = "progress only" | "documentation only" | "formatting only" | "type annotations only" | "typo fix" | `revert of step ${number}`;
+export type FoldRule = "progress only" | "documentation only" | "formatting only" | "type annotations only" | "leftover removal" | "typo fix" | `revert of step ${number}`;
 
 export type StepClass = { substantive: true } | { substantive: false; rule: FoldRule };
 

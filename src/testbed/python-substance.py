@@ -9,6 +9,10 @@ on stdin (before/after: the file's text, or null where it does not exist) and wr
   annotations  the same once docstrings and type annotations are dropped: parameter and return
                annotations, annotated assignments in functions and at module level (not in class
                bodies, where dataclasses and the like read them), typing imports and TYPE_CHECKING blocks
+  leftovers    the same once leftovers are dropped, and the step only removes leftovers: imports and
+               bare print(...) calls that the file at the candidate's base ("base" in the input, null
+               where it does not exist) does not hold, i.e. that an earlier step added (a debug print,
+               an import the linter calls unused)
   different    anything else, a file added or deleted, or one that does not parse
 """
 import ast
@@ -93,7 +97,56 @@ def dump(tree):
     return ast.dump(tree, include_attributes=False)
 
 
-def judge(before, after, path):
+def is_leftover_kind(stmt):
+    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        return True
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Name) and stmt.value.func.id == "print"
+
+
+def leftover_dumps(tree):
+    return [dump(n) for n in ast.walk(tree) if is_leftover_kind(n)]
+
+
+class DropLeftovers(ast.NodeTransformer):
+    """Drops imports and print() statements that the base does not hold, collecting what it dropped."""
+
+    def __init__(self, base):
+        self.base = set(base)
+        self.dropped = []
+
+    def generic_visit(self, node):
+        super().generic_visit(node)
+        for field in ("body", "orelse", "finalbody"):
+            stmts = getattr(node, field, None)
+            if not isinstance(stmts, list) or not stmts or not isinstance(stmts[0], ast.stmt):
+                continue
+            kept = []
+            for stmt in stmts:
+                if is_leftover_kind(stmt) and dump(stmt) not in self.base:
+                    self.dropped.append(dump(stmt))
+                else:
+                    kept.append(stmt)
+            # An emptied block keeps a `pass` (an emptied module stays empty), as the other rules do.
+            setattr(node, field, kept if kept or isinstance(node, ast.Module) or field != "body" else [ast.Pass()])
+        return node
+
+
+def only_removes_leftovers(a, b, base):
+    """b is a with some leftovers removed and nothing else changed (a and b: trees the other rules reduced)."""
+    base_dumps = leftover_dumps(base) if base is not None else []
+    da, db = DropLeftovers(base_dumps), DropLeftovers(base_dumps)
+    a, b = da.visit(a), db.visit(b)
+    if dump(a) != dump(b):
+        return False
+    removed = list(da.dropped)
+    for d in db.dropped:
+        if d not in removed:
+            return False
+        removed.remove(d)
+    return len(removed) > 0
+
+
+def judge(before, after, path, base_text=None):
     if before is None or after is None:
         return "different"
     try:
@@ -106,12 +159,18 @@ def judge(before, after, path):
     if dump(a) == dump(b):
         return "docstrings"
     a, b = DropAnnotations().visit(a), DropAnnotations().visit(b)
-    return "annotations" if dump(a) == dump(b) else "different"
+    if dump(a) == dump(b):
+        return "annotations"
+    try:
+        base = None if base_text is None else DropAnnotations().visit(DropDocstrings().visit(ast.parse(base_text, filename=path)))
+    except (SyntaxError, ValueError):
+        return "different"
+    return "leftovers" if only_removes_leftovers(a, b, base) else "different"
 
 
 def main():
     files = json.load(sys.stdin)
-    json.dump([judge(f["before"], f["after"], f["path"]) for f in files], sys.stdout)
+    json.dump([judge(f["before"], f["after"], f["path"], f.get("base")) for f in files], sys.stdout)
 
 
 main()
