@@ -83,8 +83,9 @@ describe("request texts written for a shipped dataset", () => {
   it.for([
     ["sympy", 34, 8, 8],
     ["ipython", 18, 8, 8],
-    // rich's sources all lie in one directory (rich/): near pairs only.
+    // rich's and click's sources each lie in one directory: near pairs only.
     ["rich", 10, 10, 0],
+    ["click", 5, 5, 0],
   ] as const)("%s: at least %i focus tasks (one session pair each), %i near and %i far", ([name, focus, near, far], ctx) => {
     if (skipWhy) return ctx.skip(skipWhy);
     const ds = join(root, name);
