@@ -60,11 +60,7 @@ function partialWeight(stem: string, isModule: boolean): number {
 export function scoreTasks(index: RouterIndex, f: RequestFeatures, tasks: readonly string[]): TaskScore[] {
   const weight = requestWeight(f);
   const moduleNames = new Set([...f.refs.paths].map((p) => (p.split("/").pop() ?? p).replace(/\.\w+$/, "")));
-  // Names of files, of modules some task knows, and symbols; not a pair of words with a slash (`transpose/adjoint`).
-  const names = [...[...f.refs.paths].filter((p) => /\.\w+$/.test(p) || p.split("/").length > 2 || pathKeys(p).some((k) => index.holders("k", k) > 0)), ...f.refs.symbols];
-  const said = subjectTerms(f.terms, names, f.body);
-  // Subject words are singular: weigh one by the rarer of its two forms.
-  const idf = (t: string) => Math.min(index.termIdf(t), index.termIdf(`${t}s`));
+  const subject = subjectLikeness(index, f, tasks);
   return tasks.map((task) => {
     const p = index.profile(task);
     let ref = 0;
@@ -100,8 +96,28 @@ export function scoreTasks(index: RouterIndex, f: RequestFeatures, tasks: readon
       if (stems.some((st) => st.includes("_") && !p.modules.has(st))) specific++;
       covered += Math.max(...stems.map((st) => partialWeight(st, p.modules.has(st))));
     }
-    return { task, ref, coverage: weight === 0 ? 0 : Math.min(1, covered / weight), sim: cosine(f.terms, p.terms, index.termIdf), exclusive, specific, files, subject: cosine(said, subjectTerms(p.terms, names), idf) };
+    return { task, ref, coverage: weight === 0 ? 0 : Math.min(1, covered / weight), sim: cosine(f.terms, p.terms, index.termIdf), exclusive, specific, files, subject: subject.get(task) ?? 0 };
   });
+}
+
+/**
+ * Per task, the likeness of what a request says to what the task's requests said: words of the
+ * request's names left out (files, modules, symbols; not a pair of words with a slash such as
+ * `transpose/adjoint`), and the words every task holding one of its files uses (the module's own
+ * vocabulary: "the markup renderer"), which tell none of them apart.
+ */
+function subjectLikeness(index: RouterIndex, f: RequestFeatures, tasks: readonly string[]): Map<string, number> {
+  const names = [...[...f.refs.paths].filter((p) => /\.\w+$/.test(p) || p.split("/").length > 2 || pathKeys(p).some((k) => index.holders("k", k) > 0)), ...f.refs.symbols];
+  const holders = tasks.filter((t) => f.keys.some((k) => index.profile(t).keys.has(k)));
+  const shared = new Set<string>();
+  if (holders.length >= 2) {
+    const vocab = holders.map((t) => new Set(subjectTerms(index.profile(t).terms, []).keys()));
+    for (const w of vocab[0]!) if (vocab.every((v) => v.has(w))) shared.add(w);
+  }
+  const said = subjectTerms(f.terms, names, f.body, shared);
+  // Subject words are singular: weigh one by the rarer of its two forms.
+  const idf = (t: string) => Math.min(index.termIdf(t), index.termIdf(`${t}s`));
+  return new Map(tasks.map((t) => [t, cosine(said, subjectTerms(index.profile(t).terms, names, "", shared), idf)]));
 }
 
 /** How much of what a request names is unknown to every task. */
