@@ -191,7 +191,11 @@ function decideWithinModules(byRef: readonly TaskScore[], novelty: RequestNovelt
   if (named.length === 1 && named[0]!.specific >= 2) return decide(named[0]!.task, 0.85, "refs");
   if (named.length > 0) return null;
   const [h1, h2] = byRef.filter((s) => s.files > 0).sort((a, b) => b.subject - a.subject);
-  if (!leansBack && novelty.weight * novelty.unknown >= manyNewNames && h1!.subject < 0.3) return decide(null, h1!.subject < 0.2 ? 0.85 : 0.75, "new", true);
+  if (!leansBack && novelty.weight * novelty.unknown >= manyNewNames) {
+    if (h1!.subject < 0.2) return decide(null, 0.85, "new", true);
+    // Middling likeness, and references that alone would make it a continuation: unsure.
+    if (h1!.subject < 0.3 && r1.coverage >= 0.25) return decide(null, 0.75, "new", true);
+  }
   if (!leansBack || h2 === undefined) return null;
   if (h1!.subject >= 0.1 && h1!.subject >= 2 * h2.subject) return decide(h1!.task, 0.85, "similarity");
   return decide(r1.task, 0.75, "refs");
