@@ -74,7 +74,8 @@ export function extractRefs(text: string, workspaceHint: string | null = null): 
   }
   // Not the letters after an escape in a string literal (`"a\nThe b"` names no `nThe`).
   for (const m of body.matchAll(identifier)) if (body[m.index - 1] !== "\\") symbols.add(m[0]);
-  for (const m of body.matchAll(callName)) symbols.add(m[1]!);
+  // Nor a TeX command (`\left(` is no call of `left`).
+  for (const m of body.matchAll(callName)) if (body[m.index - 1] !== "\\") symbols.add(m[1]!);
   for (const m of body.matchAll(dottedName)) addSymbol(symbols, paths, m[0]);
   return { workspace, paths, symbols };
 }

@@ -1,6 +1,6 @@
 import type { RequestFeatures, RouterIndex } from "./router-index.js";
 import { pathKeys } from "./refs.js";
-import { cosine } from "./similarity.js";
+import { cosine, subjectTerms } from "./similarity.js";
 import { matchStems } from "./router-index.js";
 
 /** How much of a request one task explains. */
@@ -14,6 +14,16 @@ export interface TaskScore {
   sim: number;
   /** Files and symbols of the request that this task alone holds (each path and symbol counts once). */
   exclusive: number;
+  /**
+   * References of the request the task holds that are more than its modules: symbols other than a
+   * module's name or a name built on one (`LatexPrinter` of latex.py). A request about another thing
+   * in the same module shares only the module with the task.
+   */
+  specific: number;
+  /** Files or modules of the request (paths) the task holds. */
+  files: number;
+  /** Likeness of what the request says (its words besides the names it shares with the task) to the task's requests. */
+  subject: number;
 }
 
 export interface RequestNovelty {
@@ -50,15 +60,20 @@ function partialWeight(stem: string, isModule: boolean): number {
 export function scoreTasks(index: RouterIndex, f: RequestFeatures, tasks: readonly string[]): TaskScore[] {
   const weight = requestWeight(f);
   const moduleNames = new Set([...f.refs.paths].map((p) => (p.split("/").pop() ?? p).replace(/\.\w+$/, "")));
+  const subject = subjectLikeness(index, f, tasks);
   return tasks.map((task) => {
     const p = index.profile(task);
     let ref = 0;
     let covered = 0;
     let exclusive = 0;
+    let specific = 0;
+    let files = 0;
+    const ofModule = (s: string) => moduleNames.has(s) || matchStems(s).some((st) => p.modules.has(st) || moduleNames.has(st));
     for (const path of f.refs.paths) {
       const keys = pathKeys(path).filter((k) => p.keys.has(k));
       for (const k of keys) ref += keyWeight * index.refIdf("k", k);
       covered += keyWeight * keys.length;
+      if (keys.length > 0) files++;
       if (keys.some((k) => index.holders("k", k) === 1)) exclusive++;
     }
     for (const s of telling(f)) {
@@ -67,6 +82,7 @@ export function scoreTasks(index: RouterIndex, f: RequestFeatures, tasks: readon
         covered += symbolWeight;
         // `pkg.mod` names the module `mod` and the path pkg/mod: one thing, counted once.
         if (index.holders("s", s) === 1 && !moduleNames.has(s)) exclusive++;
+        if (!ofModule(s)) specific++;
         continue;
       }
       // A new symbol built from the task's names (`balance_sheet_to_csv` in a balance-sheet task, or
@@ -76,10 +92,32 @@ export function scoreTasks(index: RouterIndex, f: RequestFeatures, tasks: readon
       if (stems.length === 0) continue;
       const best = Math.max(...stems.map((st) => partialWeight(st, p.modules.has(st)) * index.refIdf("t", st)));
       ref += best;
+      // Built from a compound name of the task's own (not a module's, not one word such as `printer`).
+      if (stems.some((st) => st.includes("_") && !p.modules.has(st))) specific++;
       covered += Math.max(...stems.map((st) => partialWeight(st, p.modules.has(st))));
     }
-    return { task, ref, coverage: weight === 0 ? 0 : Math.min(1, covered / weight), sim: cosine(f.terms, p.terms, index.termIdf), exclusive };
+    return { task, ref, coverage: weight === 0 ? 0 : Math.min(1, covered / weight), sim: cosine(f.terms, p.terms, index.termIdf), exclusive, specific, files, subject: subject.get(task) ?? 0 };
   });
+}
+
+/**
+ * Per task, the likeness of what a request says to what the task's requests said: words of the
+ * request's names left out (files, modules, symbols; not a pair of words with a slash such as
+ * `transpose/adjoint`), and the words every task holding one of its files uses (the module's own
+ * vocabulary: "the markup renderer"), which tell none of them apart.
+ */
+function subjectLikeness(index: RouterIndex, f: RequestFeatures, tasks: readonly string[]): Map<string, number> {
+  const names = [...[...f.refs.paths].filter((p) => /\.\w+$/.test(p) || p.split("/").length > 2 || pathKeys(p).some((k) => index.holders("k", k) > 0)), ...f.refs.symbols];
+  const holders = tasks.filter((t) => f.keys.some((k) => index.profile(t).keys.has(k)));
+  const shared = new Set<string>();
+  if (holders.length >= 2) {
+    const vocab = holders.map((t) => new Set(subjectTerms(index.profile(t).terms, []).keys()));
+    for (const w of vocab[0]!) if (vocab.every((v) => v.has(w))) shared.add(w);
+  }
+  const said = subjectTerms(f.terms, names, f.body, shared);
+  // Subject words are singular: weigh one by the rarer of its two forms.
+  const idf = (t: string) => Math.min(index.termIdf(t), index.termIdf(`${t}s`));
+  return new Map(tasks.map((t) => [t, cosine(said, subjectTerms(index.profile(t).terms, names, "", shared), idf)]));
 }
 
 /** How much of what a request names is unknown to every task. */

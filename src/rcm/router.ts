@@ -1,6 +1,6 @@
 import type { Group } from "./history.js";
 import type { RequestFeatures, RouterIndex } from "./router-index.js";
-import { requestNovelty, scoreTasks, type TaskScore } from "./router-score.js";
+import { requestNovelty, scoreTasks, type RequestNovelty, type TaskScore } from "./router-score.js";
 
 /** How an assignment was decided, strongest first. */
 export type RouteMethod = "first" | "workspace" | "refs" | "multi" | "similarity" | "aux" | "shared" | "closing" | "follow-up" | "new" | "ambiguous";
@@ -69,11 +69,13 @@ export type Decision = Assignment & { newTask: boolean };
 const decide = (task: string | null, confidence: number, method: RouteMethod, newTask = false): Decision => ({ task, confidence: round(confidence), method, newTask });
 
 /**
- * Tasks besides `primary` that a request names: files or symbols only they hold, and a fair share
- * (≥ 25%) of what the request names. Such a request spans tasks and belongs to each of them.
+ * Tasks besides `primary` that a request names: files or symbols only they hold, or one of its files
+ * and a name of their own (a class or function they worked on, that another task of the module may
+ * share), and a fair share (≥ 25%) of what the request names. Such a request spans tasks and belongs
+ * to each of them.
  */
 function spannedTasks(scored: readonly TaskScore[], primary: string): string[] {
-  return scored.filter((s) => s.task !== primary && s.exclusive >= 1 && s.coverage >= 0.25).map((s) => s.task).sort();
+  return scored.filter((s) => s.task !== primary && (s.exclusive >= 1 || (s.files >= 1 && s.specific >= 1)) && s.coverage >= 0.25).map((s) => s.task).sort();
 }
 
 /** The decision, assigned to the other tasks it spans as well. */
@@ -123,13 +125,15 @@ function decideByEvidence(index: RouterIndex, f: RequestFeatures, scored: TaskSc
   const [r1, r2] = [byRef[0]!, byRef[1]];
   const [s1, s2] = [bySim[0]!, bySim[1]];
   if (process.env.RCM_ROUTER_DEBUG) process.stderr.write(`${JSON.stringify({ novelty, byRef: byRef.slice(0, 3), bySim: bySim.slice(0, 3) })}\n`);
+  const leansBack = continuing.test(f.body.trim());
+  const byMeaning = decideWithinModules(byRef, novelty, leansBack);
+  if (byMeaning !== null) return byMeaning;
   // References decide when one task holds clearly more of them than any other, and they are a fair
   // share of what the request names (a request that mostly names new things is not a continuation).
   if (r1.ref > 0 && (r2 === undefined || r1.ref >= 2 * r2.ref) && r1.coverage >= 0.25) {
     const margin = r2 === undefined ? 1 : (r1.ref - r2.ref) / r1.ref;
     return decide(r1.task, Math.min(0.95, 0.8 + 0.1 * margin + 0.1 * r1.coverage), "refs");
   }
-  const leansBack = continuing.test(f.body.trim());
   // Mostly files and symbols that no task has named or touched, and little likeness: new work, even
   // when it names a file or two of another task (tasks of one subsystem share its modules).
   const mostlyNew = !leansBack && novelty.weight > 0 && novelty.unknown >= 0.7 && r1.coverage < 0.25 && s1.sim < 0.3;
@@ -162,6 +166,39 @@ function decideByEvidence(index: RouterIndex, f: RequestFeatures, scored: TaskSc
   // Undecided: the request joins no task (a guess would lend it the evidence of a task it may not
   // belong to); like a shared request, it stays in every task's history.
   return decide(null, 0.5, "ambiguous");
+}
+
+/** Names of its own no task knows (reference weight: files 3, symbols 2) for a request to be new work in a known module. */
+const manyNewNames = 10;
+
+/**
+ * Tasks of one module. When the task the references point at holds only the request's modules (its
+ * files, and names built on them: `LatexPrinter` of latex.py), they say where the request works, not
+ * which work it continues: two reports about one module name the same file and class. Then
+ * - a task that holds the request's own names (functions, classes, compound names) continues;
+ * - a request that names many new things and says something else than every task of the module
+ *   (the likeness of its words besides the names) is new work (unsure when the likeness is middling);
+ * - a request that leans on earlier work continues the task of the module whose requests it is like,
+ *   when that likeness is clear; when it is weak or close between tasks, the router is unsure (an
+ *   auxiliary model, if configured, decides).
+ * Null: the references decide as usual.
+ */
+function decideWithinModules(byRef: readonly TaskScore[], novelty: RequestNovelty, leansBack: boolean): Decision | null {
+  const r1 = byRef[0]!;
+  if (r1.files === 0 || r1.specific > 0) return null;
+  // A task holding a name of the request's own, and a fair share of what it names, or two such names.
+  const named = byRef.filter((s) => s.specific >= 2 || (s.specific >= 1 && s.coverage >= 0.25));
+  if (named.length === 1 && named[0]!.specific >= 2) return decide(named[0]!.task, 0.85, "refs");
+  if (named.length > 0) return null;
+  const [h1, h2] = byRef.filter((s) => s.files > 0).sort((a, b) => b.subject - a.subject);
+  if (!leansBack && novelty.weight * novelty.unknown >= manyNewNames) {
+    if (h1!.subject < 0.2) return decide(null, 0.85, "new", true);
+    // Middling likeness, and references that alone would make it a continuation: unsure.
+    if (h1!.subject < 0.3 && r1.coverage >= 0.25) return decide(null, 0.75, "new", true);
+  }
+  if (!leansBack || h2 === undefined) return null;
+  if (h1!.subject >= 0.1 && h1!.subject >= 2 * h2.subject) return decide(h1!.task, 0.85, "similarity");
+  return decide(r1.task, 0.75, "refs");
 }
 
 function round(x: number): number {

@@ -55,3 +55,32 @@ export function cosine(a: TermVector, b: TermVector, idf: (term: string) => numb
   }
   return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
 }
+
+/** A word without its plural `s` (`signs` and `sign`, `fractions` and `fraction` are one subject); not `minus`, `axis`, `class`. */
+function singular(w: string): string {
+  return w.length > 4 && w.endsWith("s") && !/(ss|us|is)$/.test(w) ? w.slice(0, -1) : w;
+}
+
+/** Words of how a request is put (`Follow-up on …`, `One more thing`, `Review round`), not of what it asks. */
+const discourse = new Set(["follow", "thing", "round", "review", "feedback", "request", "first", "second", "finally", "last"]);
+
+/** Code-like words of a text (`MathMLPresentationPrinter`, `fold_short_frac`, `mathml(`): names, not what is said of them. */
+const codeWord = /\b[A-Za-z_]\w*(?:[a-z0-9][A-Z]|_)\w*\b|\b[A-Za-z_]\w*(?=\()/g;
+
+/**
+ * What a text says about its subject: its words in singular, without the words of names (the files,
+ * modules and classes it refers to, and any code-like word of `text`), of how it is put, and of
+ * `common` words. Two requests about one module share those names; only the rest tells whether they
+ * ask for one thing.
+ */
+export function subjectTerms(v: TermVector, names: readonly string[], text = "", common: ReadonlySet<string> = new Set()): TermVector {
+  const all = [...names, ...(text.match(codeWord) ?? [])];
+  // `MathMLPresentationPrinter` reads as `mathml presentation printer` and as `math mlpresentation printer`.
+  const drop = new Set(all.flatMap((n) => [...terms(n), ...terms(n.replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2").replace(/[/.]/g, " "))]).map(singular));
+  const out: TermVector = new Map();
+  for (const [k, n] of v) {
+    const w = singular(k);
+    if (!drop.has(w) && !discourse.has(w) && !common.has(w)) out.set(w, (out.get(w) ?? 0) + n);
+  }
+  return out;
+}

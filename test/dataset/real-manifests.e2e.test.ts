@@ -103,8 +103,9 @@ describe("request texts written for a shipped dataset", () => {
   // Issue targets of the router without the harness's Workspace: lines, on the real dataset. Where
   // two tasks of a session change the same source file (interruptions of one focus may: locality is
   // relative to the focus), a request names the same module and class as another task's and only its
-  // meaning tells them apart: such sessions are reported, and the accuracy target holds on the others.
-  it("sympy: RCM routes the oracle's switched sessions without the Workspace: lines (0 violations and ≤ 1.1× the uninterrupted context everywhere; accuracy ≥ 0.95 where no two tasks of a session share a source file)", { timeout: 3_600_000 }, (ctx) => {
+  // meaning tells them apart (the router's rules for tasks of one module, docs/rcm.md): the target
+  // holds overall and on the sessions whose tasks share no file.
+  it("sympy: RCM routes the oracle's switched sessions without the Workspace: lines (accuracy ≥ 0.95, 0 violations and ≤ 1.1× the uninterrupted context; ≥ 0.95 also where no two tasks of a session share a source file)", { timeout: 3_600_000 }, (ctx) => {
     if (skipWhy) return ctx.skip(skipWhy);
     const ds = join(root, "sympy");
     if (!existsSync(ds)) return ctx.skip("not materialized (see the test above)");
@@ -116,6 +117,7 @@ describe("request texts written for a shipped dataset", () => {
     expect(r.code, r.stderr).toBe(0);
     const e = cli(["rcm", "eval", run, "--workspace-lines", "hidden", "--format", "json"], { env });
     const hidden = JSON.parse(e.stdout).variants[0] as {
+      routing_accuracy: number;
       uninterrupted_ratio: number;
       invariant_violations: number;
       shared_files: { apart: { sessions: number; routing_accuracy: number } } | null;
@@ -125,6 +127,7 @@ describe("request texts written for a shipped dataset", () => {
     expect(hidden.invariant_violations).toBe(0);
     // Per session, so that a miss says where it is (replay it with RCM_ROUTER_DEBUG=1).
     const why = JSON.stringify(hidden.per_session.map((p) => `${p.session} ${p.routed_correctly}/${p.requests}`));
+    expect(hidden.routing_accuracy, why).toBeGreaterThanOrEqual(0.95);
     expect(hidden.shared_files!.apart.sessions, why).toBeGreaterThanOrEqual(8);
     expect(hidden.shared_files!.apart.routing_accuracy, why).toBeGreaterThanOrEqual(0.95);
   });

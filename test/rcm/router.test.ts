@@ -88,13 +88,14 @@ describe("task history router", () => {
   });
 
   // Tasks of one subsystem (near sessions) share its modules: naming them is no continuation.
+  // The third request names only modules of t2 (latex.py, LatexPrinter) and names of t1's own.
   it("starts a task for a request that names another task's modules but mostly new things; a request spanning two tasks goes to the one with more names of its own", () => {
     const a = route(engine(), [
       plainGroup("In the pretty printer (printing/pretty.py, PrettyPrinter) the bar that separates ImageSet, ConditionSet and ComplexRegion from their condition must grow with the expression's height.", [write("printing/pretty.py")]),
       plainGroup("Please add LaTeX and pretty printing for Expectation, Variance, Covariance and Probability from stats.symbolic_probability and stats.rv: Expectation(X) prints as an operator applied to X, Variance(X) and Covariance(X, Y) likewise, Probability(X > 1) around its condition, and evaluate_integral() or doit() must not be called on them, keeping Moment, CentralMoment and ExpectationMatrix unevaluated too. In printing/latex.py and in PrettyPrinter (printing/pretty.py).", [write("printing/latex.py"), write("printing/pretty.py")]),
       plainGroup("Same fix is needed on the LaTeX side: in printing/latex.py (LatexPrinter), ImageSet, ConditionSet and ComplexRegion must print their separator so it scales with the braces."),
     ]);
-    expect(a.map((x) => `${x.task} ${x.method}`)).toEqual(["t1 first", "t2 new", "t1 multi"]);
+    expect(a.map((x) => `${x.task} ${x.method}`)).toEqual(["t1 first", "t2 new", "t1 refs"]);
     expect(a.every((x) => x.confidence >= 0.8)).toBe(true);
   });
 
@@ -105,6 +106,39 @@ describe("task history router", () => {
       plainGroup("There is a bug in src/alpha/core.py: the loop is off by one."),
     ]);
     expect(a.map((x) => x.task)).toEqual(["t1", "t2", "t1"]);
+  });
+});
+
+// Two tasks change one module (`docgen/markup.py`): a request names the module and its class
+// whichever task it belongs to, and only what it asks for tells the tasks apart.
+describe("tasks of one module", () => {
+  const module = "docgen/markup.py";
+  const footnotes = plainGroup(
+    "The markup renderer (MarkupRenderer, render_markup(doc, style='compact') in docgen/markup.py) drops footnotes. A footnote reference in a paragraph prints nothing, and footnote bodies are never written out: number every footnote reference in order of appearance and list the footnote bodies, numbered, after the last paragraph.",
+    [write(module)],
+  );
+  const tables = plainGroup(
+    "The markup renderer (MarkupRenderer in docgen/markup.py) has no support for tables: TableBlock, TableRow and TableCell come out as plain text. Print a TableBlock as aligned columns using column_widths(), pad every TableCell to its column width, and draw a rule under the header_row.",
+    [write(module)],
+  );
+  const footnotesAgain = plainGroup("Follow-up on footnotes in the markup renderer (docgen/markup.py), after the footnote fix: a footnote referenced twice must keep its first number, and the numbered footnote bodies must not repeat it.");
+  const tablesAgain = plainGroup("One more thing for the markup renderer in docgen/markup.py: wide tables must wrap the text of their columns instead of overflowing, keeping the columns aligned and the header rule as wide as the table.");
+  const escaping = plainGroup(
+    "The markup renderer (MarkupRenderer in docgen/markup.py) escapes nothing: angle brackets and ampersands reach the output verbatim. Add escape_entities(text) and an EntityEscaper with a safe_attributes option, call it from render_inline() and render_code_span(), and keep RawBlock contents untouched.",
+    [write(module)],
+  );
+
+  it("starts a task for another report about the module, continues each task by what its follow-up is about, and starts a third", () => {
+    const a = route(engine(), [footnotes, tables, footnotesAgain, tablesAgain, escaping]);
+    expect(a.map((x) => x.task)).toEqual(["t1", "t2", "t1", "t2", "t3"]);
+    expect(a.map((x) => x.method)).toEqual(["first", "new", "similarity", "similarity", "new"]);
+    expect(a.every((x) => x.confidence >= 0.8)).toBe(true);
+  });
+
+  it("is unsure about a follow-up on the module that is like none of its tasks, and keeps the full history for it", () => {
+    const a = route(engine(), [footnotes, tables, plainGroup("Follow-up on the markup renderer in docgen/markup.py: nested lists lose their indentation.")]);
+    expect(a[2]).toMatchObject({ filtered: false });
+    expect(a[2]!.confidence).toBeLessThan(0.8);
   });
 });
 
