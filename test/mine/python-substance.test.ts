@@ -48,13 +48,6 @@ def report(rows):
         print("DEBUG", r)
         logging.info(r)
 `;
-const cleaned = `import logging
-
-def report(rows):
-    print("rows:", len(rows))
-    for r in rows:
-        logging.info(r)
-`;
 const quiet = `import logging
 
 def report(rows):
@@ -91,7 +84,8 @@ describe("the syntax tree's word on a step", () => {
     h2.init();
     const start = h2.commit("base", { "pkg/report.py": reporting });
     const debug = h2.commit("count rows, with a debug print", { "pkg/report.py": debugging });
-    const clean = h2.commit("remove debug print, unused import", { "pkg/report.py": cleaned });
+    // Back to the base's text: only the debug lines go.
+    const clean = h2.commit("remove debug print, unused import", { "pkg/report.py": reporting });
     const silent = h2.commit("no row count on stdout", { "pkg/report.py": quiet });
     const git2 = join(h2.repo, ".git");
     expect(await pythonFold(git2, start, debug, clean, isSource)).toBe("leftover removal");
