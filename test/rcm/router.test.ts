@@ -99,6 +99,19 @@ describe("task history router", () => {
     expect(a.every((x) => x.confidence >= 0.8)).toBe(true);
   });
 
+  // The third request names a file no task knows, but the class and method only t1's requests named,
+  // and what it says (a lookup linear in the log's size) is what t1's second request said.
+  it("continues a task whose own names a request gives and whose subject it speaks of, even in a new file", () => {
+    const a = route(engine(), [
+      plainGroup("In netkit/limits/bucket.py, TokenBucket.admit_burst(...) is left undecided for large bursts. Add a burst handler: a burst larger than the bucket's capacity is refused at once, decided from the sizes alone; otherwise it is admitted exactly when every request of the burst fits.", [write("netkit/limits/bucket.py")]),
+      plainGroup("Follow-up on the burst handler in netkit/limits/bucket.py: checking each request with RequestLog.contains is slow, because a lookup in a RequestLog compares against every entry (runtime grows linearly with its size), so admit_burst(RequestLog(*range(300))) takes seconds. Match request ids directly instead.", [write("netkit/limits/bucket.py")]),
+      plainGroup("The CSV exporter (reports/export_csv.py, write_rows) quotes nothing: fields with commas or quotes break the columns. Quote such fields and double the quotes inside them.", [write("reports/export_csv.py")]),
+      plainGroup("RequestLog.contains in netkit/limits/journal.py is linear in the size of the log even when the entry is literally one of the log's entries: for r = RequestLog(*range(10**4)), r.contains(9999) takes about 2 seconds. Make lookup of such an entry immediate (a hash lookup through JournalIndex.hash_key() rather than a scan); for any other entry fall back to the existing check over every entry, so results do not change. Update the docstring accordingly: the test compares timestamps, and in the worst case the whole journal is scanned."),
+    ]);
+    expect(a.map((x) => x.task)).toEqual(["t1", "t1", "t2", "t1"]);
+    expect(a[3]!.confidence).toBeGreaterThanOrEqual(0.8);
+  });
+
   it("uses tool-call paths of earlier groups as references", () => {
     const a = route(engine(), [
       plainGroup("Make the first change we discussed.", [write("src/alpha/core.py"), say("Done.")]),
