@@ -112,6 +112,17 @@ describe("task history router", () => {
     expect(a[3]!.confidence).toBeGreaterThanOrEqual(0.8);
   });
 
+  // The second request names t1's file and the two classes t1's request named, but mostly new names,
+  // and says nothing t1's requests said: another report about the package.
+  it("starts a task for a request that names a task's file and classes among many new names and speaks of something else", () => {
+    const a = route(engine(), [
+      plainGroup("In geokit/shapes/core.py, PolygonShape.covers(CircleShape(...)) is left undecided even in obvious cases. Add a covers handler for a PolygonShape against a CircleShape: a circle wider than the polygon's bounding box is not covered, decided from the sizes alone.", [write("geokit/shapes/core.py")]),
+      plainGroup("Issue #412: the serialization of shapes is wrong in geokit/shapes. CircleShape.to_wkt (geokit/shapes/core.py) drops the radius and PolygonShape.to_geojson emits rings clockwise. Expected: to_wkt writes CIRCULARSTRING with three points, to_geojson writes counter-clockwise exterior rings and clockwise holes, from_wkt and from_geojson read them back, and the export_precision option rounds coordinates to the requested number of decimals before writing. Files written by older releases must still load.", [write("geokit/shapes/core.py")]),
+    ]);
+    expect(a.map((x) => `${x.task} ${x.method}`)).toEqual(["t1 first", "t2 new"]);
+    expect(a[1]!.confidence).toBeGreaterThanOrEqual(0.8);
+  });
+
   it("uses tool-call paths of earlier groups as references", () => {
     const a = route(engine(), [
       plainGroup("Make the first change we discussed.", [write("src/alpha/core.py"), say("Done.")]),
