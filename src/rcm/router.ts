@@ -127,9 +127,10 @@ function decideByEvidence(index: RouterIndex, f: RequestFeatures, scored: TaskSc
   if (process.env.RCM_ROUTER_DEBUG) process.stderr.write(`${JSON.stringify({ novelty, byRef: byRef.slice(0, 3), bySim: bySim.slice(0, 3) })}\n`);
   const leansBack = continuing.test(f.body.trim());
   // Many names no task knows, and words like no task's requests (neither with its names nor
-  // without): new work, even when it names classes a task named (tasks of one package name its
-  // main classes alike).
-  if (!leansBack && novelty.weight * novelty.unknown >= manyNewNames && s1.sim < 0.2 && Math.max(...scored.map((s) => s.subject)) < 0.15) return decide(null, 0.85, "new", true);
+  // without, or nothing in common once the names are left out): new work, even when it names
+  // classes a task named (tasks of one package name its main classes alike).
+  const subject = Math.max(...scored.map((s) => s.subject));
+  if (!leansBack && novelty.weight * novelty.unknown >= manyNewNames && (subject < 0.06 || (s1.sim < 0.2 && subject < 0.15))) return decide(null, 0.85, "new", true);
   const byMeaning = decideWithinModules(byRef, novelty, leansBack);
   if (byMeaning !== null) return byMeaning;
   // References decide when one task holds clearly more of them than any other, and they are a fair

@@ -123,6 +123,17 @@ describe("task history router", () => {
     expect(a[1]!.confidence).toBeGreaterThanOrEqual(0.8);
   });
 
+  // The second request names t1's package, function and class among many new names, and besides the
+  // names says nothing t1's request said.
+  it("starts a task for a request whose words besides its names have nothing in common with any task's", () => {
+    const a = route(engine(), [
+      plainGroup("In numkit/bundles/pack.py, pack_arrays(ArrayBundle(...)) drops the dtype of empty arrays. Keep the dtype when packing an empty array and record it in the bundle header.", [write("numkit/bundles/pack.py")]),
+      plainGroup("The package has no public entry point: numkit/bundles/__init__.py exports nothing, so users import ArrayBundle and pack_arrays from internal submodules. Export ArrayBundle, pack_arrays, unpack_arrays, BundleReader, BundleWriter, BundleIndex and open_bundle from the package, document them in the API reference, and list them in __all__."),
+    ]);
+    expect(a.map((x) => `${x.task} ${x.method}`)).toEqual(["t1 first", "t2 new"]);
+    expect(a[1]!.confidence).toBeGreaterThanOrEqual(0.8);
+  });
+
   it("uses tool-call paths of earlier groups as references", () => {
     const a = route(engine(), [
       plainGroup("Make the first change we discussed.", [write("src/alpha/core.py"), say("Done.")]),
