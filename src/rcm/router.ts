@@ -126,6 +126,11 @@ function decideByEvidence(index: RouterIndex, f: RequestFeatures, scored: TaskSc
   const [s1, s2] = [bySim[0]!, bySim[1]];
   if (process.env.RCM_ROUTER_DEBUG) process.stderr.write(`${JSON.stringify({ novelty, byRef: byRef.slice(0, 3), bySim: bySim.slice(0, 3) })}\n`);
   const leansBack = continuing.test(f.body.trim());
+  // Many names no task knows, and words like no task's requests (neither with its names nor
+  // without, or nothing in common once the names are left out): new work, even when it names
+  // classes a task named (tasks of one package name its main classes alike).
+  const subject = Math.max(...scored.map((s) => s.subject));
+  if (!leansBack && novelty.weight * novelty.unknown >= manyNewNames && (subject < 0.06 || (s1.sim < 0.2 && subject < 0.15))) return decide(null, 0.85, "new", true);
   const byMeaning = decideWithinModules(byRef, novelty, leansBack);
   if (byMeaning !== null) return byMeaning;
   // References decide when one task holds clearly more of them than any other, and they are a fair
@@ -136,7 +141,10 @@ function decideByEvidence(index: RouterIndex, f: RequestFeatures, scored: TaskSc
   }
   // Mostly files and symbols that no task has named or touched, and little likeness: new work, even
   // when it names a file or two of another task (tasks of one subsystem share its modules).
-  const mostlyNew = !leansBack && novelty.weight > 0 && novelty.unknown >= 0.7 && r1.coverage < 0.25 && s1.sim < 0.3;
+  // Not when it names two things of one task's own work (names only that task holds, not its
+  // modules) and speaks of what that task's requests spoke of: the same work reaching a new file.
+  const ownWork = r1.exclusive >= 2 && r1.specific >= 2 && r1.subject >= 0.15;
+  const mostlyNew = !leansBack && !ownWork && novelty.weight > 0 && novelty.unknown >= 0.7 && r1.coverage < 0.25 && s1.sim < 0.3;
   // Several files or symbols that only one task has named or touched, and none of another task's.
   if (!mostlyNew && r1.exclusive >= 2 && (r2 === undefined || (r2.exclusive === 0 && r1.ref >= 2 * r2.ref))) return decide(r1.task, 0.85, "refs");
   // Files or symbols that only one task holds, for two or more tasks, and together most of what the

@@ -99,6 +99,41 @@ describe("task history router", () => {
     expect(a.every((x) => x.confidence >= 0.8)).toBe(true);
   });
 
+  // The third request names a file no task knows, but the class and method only t1's requests named,
+  // and what it says (a lookup linear in the log's size) is what t1's second request said.
+  it("continues a task whose own names a request gives and whose subject it speaks of, even in a new file", () => {
+    const a = route(engine(), [
+      plainGroup("In netkit/limits/bucket.py, TokenBucket.admit_burst(...) is left undecided for large bursts. Add a burst handler: a burst larger than the bucket's capacity is refused at once, decided from the sizes alone; otherwise it is admitted exactly when every request of the burst fits.", [write("netkit/limits/bucket.py")]),
+      plainGroup("Follow-up on the burst handler in netkit/limits/bucket.py: checking each request with RequestLog.contains is slow, because a lookup in a RequestLog compares against every entry (runtime grows linearly with its size), so admit_burst(RequestLog(*range(300))) takes seconds. Match request ids directly instead.", [write("netkit/limits/bucket.py")]),
+      plainGroup("The CSV exporter (reports/export_csv.py, write_rows) quotes nothing: fields with commas or quotes break the columns. Quote such fields and double the quotes inside them.", [write("reports/export_csv.py")]),
+      plainGroup("RequestLog.contains in netkit/limits/journal.py is linear in the size of the log even when the entry is literally one of the log's entries: for r = RequestLog(*range(10**4)), r.contains(9999) takes about 2 seconds. Make lookup of such an entry immediate (a hash lookup through JournalIndex.hash_key() rather than a scan); for any other entry fall back to the existing check over every entry, so results do not change. Update the docstring accordingly: the test compares timestamps, and in the worst case the whole journal is scanned."),
+    ]);
+    expect(a.map((x) => x.task)).toEqual(["t1", "t1", "t2", "t1"]);
+    expect(a[3]!.confidence).toBeGreaterThanOrEqual(0.8);
+  });
+
+  // The second request names t1's file and the two classes t1's request named, but mostly new names,
+  // and says nothing t1's requests said: another report about the package.
+  it("starts a task for a request that names a task's file and classes among many new names and speaks of something else", () => {
+    const a = route(engine(), [
+      plainGroup("In geokit/shapes/core.py, PolygonShape.covers(CircleShape(...)) is left undecided even in obvious cases. Add a covers handler for a PolygonShape against a CircleShape: a circle wider than the polygon's bounding box is not covered, decided from the sizes alone.", [write("geokit/shapes/core.py")]),
+      plainGroup("Issue #412: the serialization of shapes is wrong in geokit/shapes. CircleShape.to_wkt (geokit/shapes/core.py) drops the radius and PolygonShape.to_geojson emits rings clockwise. Expected: to_wkt writes CIRCULARSTRING with three points, to_geojson writes counter-clockwise exterior rings and clockwise holes, from_wkt and from_geojson read them back, and the export_precision option rounds coordinates to the requested number of decimals before writing. Files written by older releases must still load.", [write("geokit/shapes/core.py")]),
+    ]);
+    expect(a.map((x) => `${x.task} ${x.method}`)).toEqual(["t1 first", "t2 new"]);
+    expect(a[1]!.confidence).toBeGreaterThanOrEqual(0.8);
+  });
+
+  // The second request names t1's package, function and class among many new names, and besides the
+  // names says nothing t1's request said.
+  it("starts a task for a request whose words besides its names have nothing in common with any task's", () => {
+    const a = route(engine(), [
+      plainGroup("In numkit/bundles/pack.py, pack_arrays(ArrayBundle(...)) drops the dtype of empty arrays. Keep the dtype when packing an empty array and record it in the bundle header.", [write("numkit/bundles/pack.py")]),
+      plainGroup("The package has no public entry point: numkit/bundles/__init__.py exports nothing, so users import ArrayBundle and pack_arrays from internal submodules. Export ArrayBundle, pack_arrays, unpack_arrays, BundleReader, BundleWriter, BundleIndex and open_bundle from the package, document them in the API reference, and list them in __all__."),
+    ]);
+    expect(a.map((x) => `${x.task} ${x.method}`)).toEqual(["t1 first", "t2 new"]);
+    expect(a[1]!.confidence).toBeGreaterThanOrEqual(0.8);
+  });
+
   it("uses tool-call paths of earlier groups as references", () => {
     const a = route(engine(), [
       plainGroup("Make the first change we discussed.", [write("src/alpha/core.py"), say("Done.")]),
