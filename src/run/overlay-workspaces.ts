@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { cachedDir } from "../core/cached-dir.js";
 import { mountOverlay, mountsUnder, overlayUnavailable, unmount } from "../core/overlay.js";
 import type { WorkspaceName } from "../formats/sessions.js";
 import { baseEvidence, type EvidenceBase, type EvidenceLayers } from "./workspace-evidence.js";
@@ -30,48 +31,20 @@ interface BaseCheckout {
   evidence: EvidenceBase;
 }
 
-const bases = new Map<string, Promise<BaseCheckout>>();
-
 /**
  * The shared read-only checkout of `commit` (made by `checkout`, the same isolated checkout a copied
  * workspace gets: a lone branch, nothing after the base) with its evidence, cached beside the mirror.
- * Made in a temporary directory and renamed, so that it appears whole or not at all.
  */
-function baseCheckout(mirror: string, commit: string, checkout: (dest: string) => Promise<void>): Promise<BaseCheckout> {
+async function baseCheckout(mirror: string, commit: string, checkout: (dest: string) => Promise<void>): Promise<BaseCheckout> {
   const dir = join(mirror, "switch-swe-base", commit);
-  let p = bases.get(dir);
-  // The cache may have been cleared since (`cache clear`): made again.
-  if (!p || !existsSync(join(dir, "evidence.json"))) {
-    p = readOrMakeBase(mirror, dir, checkout);
-    bases.set(dir, p);
-    p.catch(() => bases.delete(dir));
-  }
-  return p;
-}
-
-const baseOf = (dir: string): BaseCheckout => {
-  const { tree } = JSON.parse(readFileSync(join(dir, "evidence.json"), "utf8")) as { tree: string };
-  const store = join(dir, "evidence.git");
-  return { tree: join(dir, "tree"), evidence: { store, index: join(store, "evidence.index"), tree } };
-};
-
-async function readOrMakeBase(mirror: string, dir: string, checkout: (dest: string) => Promise<void>): Promise<BaseCheckout> {
-  if (existsSync(join(dir, "evidence.json"))) return baseOf(dir);
-  const tmp = `${dir}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-  mkdirSync(tmp, { recursive: true });
-  try {
+  await cachedDir(dir, "evidence.json", async (tmp) => {
     await checkout(join(tmp, "tree"));
     const e = await baseEvidence(join(tmp, "tree"), join(tmp, "evidence.git"), join(mirror, "objects"));
     writeFileSync(join(tmp, "evidence.json"), `${JSON.stringify({ tree: e.tree })}\n`);
-    try {
-      renameSync(tmp, dir);
-    } catch (err) {
-      if (!existsSync(join(dir, "evidence.json"))) throw err; // another process made it first otherwise
-    }
-  } finally {
-    rmSync(tmp, { recursive: true, force: true });
-  }
-  return baseOf(dir);
+  });
+  const { tree } = JSON.parse(readFileSync(join(dir, "evidence.json"), "utf8")) as { tree: string };
+  const store = join(dir, "evidence.git");
+  return { tree: join(dir, "tree"), evidence: { store, index: join(store, "evidence.index"), tree } };
 }
 
 /**

@@ -1,6 +1,7 @@
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { cp, rm } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
+import { cachedDir } from "../core/cached-dir.js";
 import { git } from "../core/git.js";
 import { runProcess } from "../core/process.js";
 import { taskById, type Dataset } from "../dataset/load.js";
@@ -86,44 +87,20 @@ export async function isolatedCheckoutAt(mirror: string, commit: string, dest: s
   await git(["-C", dest, "-c", "checkout.workers=8", "reset", "-q", "--hard", workspaceBranch], signal ? { signal } : {});
 }
 
-const skeletons = new Map<string, Promise<string>>();
-const made = new Set<string>();
-
 /** The `.git` of a fresh repository whose `main` is `commit`, with only the objects it reaches (cached). */
-function isolatedSkeleton(mirror: string, commit: string): Promise<string> {
+async function isolatedSkeleton(mirror: string, commit: string): Promise<string> {
   const dir = join(mirror, "switch-swe-isolated", commit);
-  let p = skeletons.get(dir);
-  // The cache may have been cleared since (`cache clear`): made again.
-  if (!p || (made.has(dir) && !existsSync(join(dir, "HEAD")))) {
-    made.delete(dir);
-    p = makeSkeleton(mirror, commit, dir).then((d) => (made.add(d), d));
-    skeletons.set(dir, p);
-    p.catch(() => skeletons.delete(dir));
-  }
-  return p;
+  await cachedDir(dir, "HEAD", (tmp) => fillSkeleton(mirror, commit, tmp), ".git");
+  return dir;
 }
 
-async function makeSkeleton(mirror: string, commit: string, dir: string): Promise<string> {
-  if (existsSync(join(dir, "HEAD"))) return dir;
-  const tmp = `${dir}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-  mkdirSync(tmp, { recursive: true });
-  try {
-    await git(["init", "-q", "--template=", "-b", workspaceBranch, tmp]);
-    const uploadPack = "git -c uploadpack.allowAnySHA1InWant=true upload-pack";
-    // Kept as one pack (git unpacks fetches of under 100 objects): a small repository's history would
-    // otherwise be hundreds of loose files that every workspace copies one by one.
-    await git(["-C", tmp, "-c", "fetch.unpackLimit=1", "fetch", "-q", "--no-tags", "--no-write-fetch-head", `--upload-pack=${uploadPack}`, mirror, commit]);
-    await git(["-C", tmp, "update-ref", `refs/heads/${workspaceBranch}`, commit]);
-    // Rename makes the skeleton appear whole or not at all (another process may have made it first).
-    try {
-      renameSync(join(tmp, ".git"), dir);
-    } catch (e) {
-      if (!existsSync(join(dir, "HEAD"))) throw e;
-    }
-  } finally {
-    rmSync(tmp, { recursive: true, force: true });
-  }
-  return dir;
+async function fillSkeleton(mirror: string, commit: string, tmp: string): Promise<void> {
+  await git(["init", "-q", "--template=", "-b", workspaceBranch, tmp]);
+  const uploadPack = "git -c uploadpack.allowAnySHA1InWant=true upload-pack";
+  // Kept as one pack (git unpacks fetches of under 100 objects): a small repository's history would
+  // otherwise be hundreds of loose files that every workspace copies one by one.
+  await git(["-C", tmp, "-c", "fetch.unpackLimit=1", "fetch", "-q", "--no-tags", "--no-write-fetch-head", `--upload-pack=${uploadPack}`, mirror, commit]);
+  await git(["-C", tmp, "update-ref", `refs/heads/${workspaceBranch}`, commit]);
 }
 
 /** A git config text without the sections whose header matches. */
