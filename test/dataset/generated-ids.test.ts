@@ -13,6 +13,10 @@ describe("test ids that look generated", () => {
     expect(generatedLook("tests/test_termui.py::test_progressbar_format_eta[30-00:00:30]")).toBeNull();
     expect(generatedLook("tests/test_termui.py::test_progressbar_format_eta[99999999999-1157407d 09:46:39]")).toBeNull();
     expect(generatedLook("tests/test_x.py::test_plain[a-b]")).toBeNull();
+    // Hex literals a test writes are no addresses (IPython's; a 64-bit address has at least 9 digits).
+    expect(generatedLook("tests/test_guarded_eval.py::test_evaluates_literals[context0-0xdeedbeef-3740122863]")).toBeNull();
+    expect(generatedLook("tests/test_completer.py::test_match_numeric_literal_for_dict_key[0xdeadbeef-0xdeadbeef]")).toBeNull();
+    expect(generatedLook("tests/test_x.py::test_addr[0x1046c3d90]")).toBe("its parameters hold a memory address");
     expect(generatedLook("tests/test_x.py::test_unparametrized")).toBeNull();
   });
 });
