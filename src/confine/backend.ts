@@ -15,6 +15,8 @@ export interface ConfineBackend {
   readonly summary: string;
   /** False: everything runs as the caller (no agent sandbox, no task environment inside one). */
   readonly confines: boolean;
+  /** What `doctor` prints as the fix when it cannot confine here (the command that installs what it needs). */
+  readonly install: string | null;
   /** What it can enforce on this machine, and why not (probed once per process). */
   probe(): ConfineProbe;
   /** run.json's `sandbox` for a run asked to be confined by this backend. InputError when it cannot be held here. */
@@ -28,6 +30,8 @@ export interface ConfineBackend {
 export interface ConfineProbe {
   /** Null when the backend can confine here, else why not (one line, with what to install). */
   problem: string | null;
+  /** What it found when it can confine (`doctor`'s detail: the tool's version, say). */
+  detail?: string;
   /** What it sheds of the caller's privileges, each part applied or not with why (absent: nothing to shed). */
   hardening?: SandboxHardening;
 }

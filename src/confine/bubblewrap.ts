@@ -85,6 +85,18 @@ export function bwrapArgs(spec: SandboxSpec, argv: readonly string[], h: Hardeni
 }
 
 let probed: string | null | undefined;
+let version: string | null | undefined;
+
+/** bwrap's own version (`bwrap --version`), or null when it does not answer (asked once per process). */
+export function bwrapVersion(): string | null {
+  if (version !== undefined) return version;
+  try {
+    version = /\d+\.\d+(\.\d+)?/.exec(execFileSync("bwrap", ["--version"], { encoding: "utf8", stdio: "pipe", timeout: 30_000 }))?.[0] ?? null;
+  } catch {
+    version = null;
+  }
+  return version;
+}
 
 /** Null when bubblewrap can start a sandbox here, else why not (probed once per process). */
 export function bwrapProblem(): string | null {

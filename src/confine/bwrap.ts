@@ -1,7 +1,7 @@
 import { InputError } from "../core/errors.js";
 import { InfraFault } from "../core/infra-fault.js";
 import type { ConfineBackend, RecordRequest, SandboxRecord, TestRunSpec } from "./backend.js";
-import { bwrapCommand, bwrapProblem, hardeningSummary, pythonPrefixes, sandboxHardening } from "./bubblewrap.js";
+import { bwrapCommand, bwrapProblem, bwrapVersion, hardeningSummary, pythonPrefixes, sandboxHardening } from "./bubblewrap.js";
 import { modelEndpoints } from "./record.js";
 import { sessionSandbox } from "./session-sandbox.js";
 
@@ -16,9 +16,10 @@ export const bwrapBackend: ConfineBackend = {
   mode,
   summary: "bubblewrap: the agent sees its workspaces only, each test run its checkout only (docs/verification.md)",
   confines: true,
+  install: "apt-get install bubblewrap",
   probe: () => {
     const problem = bwrapProblem();
-    return problem ? { problem } : { problem: null, hardening: sandboxHardening() };
+    return problem ? { problem } : { problem: null, detail: `bubblewrap ${bwrapVersion() ?? "(no version given)"}, starts a sandbox`, hardening: sandboxHardening() };
   },
   record,
   agentSandbox: (o) => sessionSandbox(o),

@@ -5,6 +5,7 @@ export const noneBackend: ConfineBackend = {
   mode: "none",
   summary: "nothing confined: the agent and the test runs run as the caller",
   confines: false,
+  install: null,
   probe: () => ({ problem: null }),
   record: ({ unconfinedBecause }) => ({
     mode: "none",

@@ -15,6 +15,11 @@ export function registerConfineBackend(backend: ConfineBackend): void {
   backends.push(backend);
 }
 
+/** Every backend, the default first (what `doctor` asks). */
+export function confineBackends(): readonly ConfineBackend[] {
+  return backends;
+}
+
 /** The `--sandbox` values, the default first. */
 export function confineModes(): string[] {
   return backends.map((b) => b.mode);

@@ -7,7 +7,8 @@ import { probeLimits } from "../confine/cgroups.js";
 import { defaultLimits } from "../confine/limits.js";
 import { overlayUnavailable } from "../core/overlay.js";
 import { runProcess } from "../core/process.js";
-import { bwrapProblem, hardeningSummary, sandboxHardening } from "../confine/bubblewrap.js";
+import type { ConfineBackend } from "../confine/backend.js";
+import { confineBackends, defaultConfineBackend } from "../confine/registry.js";
 import { cacheRoot } from "../dataset/repo-cache.js";
 import type { DoctorCheck } from "../formats/doctor.js";
 
@@ -38,27 +39,38 @@ async function toolCheck(id: string, command: string, args: readonly string[], e
   return check(id, v.version !== null, v.version !== null ? `${id} ${v.version}` : v.why, enables, install);
 }
 
-async function bwrapCheck(): Promise<DoctorCheck> {
-  const v = await versionOf("bwrap", ["--version"]);
-  const enables = "confinement of agents and test runs (run, verify)";
-  if (v.version === null) return check("bwrap", false, v.why, enables, "apt-get install bubblewrap");
-  const problem = bwrapProblem();
-  return check("bwrap", problem === null, problem === null ? `bubblewrap ${v.version}, starts a sandbox` : problem, enables, problem === null ? null : "apt-get install bubblewrap");
+/**
+ * One check per confining backend, its `--sandbox` mode as the id, asked of the backend itself (the
+ * same probe a run makes): a backend added to src/confine/registry.ts is checked without a word here.
+ */
+function backendCheck(b: ConfineBackend): DoctorCheck {
+  const p = b.probe();
+  const enables = `confinement of agents and test runs (run, verify --sandbox ${b.mode})`;
+  return check(b.mode, p.problem === null, p.problem ?? p.detail ?? `${b.mode} can confine here`, enables, p.problem === null ? null : b.install);
 }
 
+const hardeningNames = { user_namespace: "own user namespace", capabilities: "no capabilities", syscall_filter: "syscall filter" } as const;
+
 /**
- * The sandbox's hardening as every run applies it (the same probe): its own user namespace mapped to an
- * unprivileged id, every capability dropped, the syscall filter. What keeps a process started by root
- * from using root's capabilities inside.
+ * What the default backend sheds of the caller's privileges (the same probe every run makes): its own
+ * user namespace mapped to an unprivileged id, every capability dropped, the syscall filter. What
+ * keeps a process started by root from using root's capabilities inside.
  */
 function usernsCheck(): DoctorCheck {
   const enables = "no capability and a syscall filter inside a sandbox, even as root";
-  const problem = bwrapProblem();
-  if (problem !== null) return check("userns", false, problem, enables, "apt-get install bubblewrap");
-  const h = sandboxHardening();
-  const parts = [h.user_namespace, h.capabilities, h.syscall_filter];
-  const ok = parts.every((p) => p.applied);
-  return check("userns", ok, ok ? hardeningSummary() : parts.filter((p) => !p.applied).map((p) => p.detail).join("; "), enables, ok ? null : "run as root, or enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1)");
+  const b = defaultConfineBackend();
+  const p = b.probe();
+  if (p.problem !== null) return check("userns", false, p.problem, enables, b.install);
+  if (!p.hardening) return check("userns", false, `--sandbox ${b.mode} sheds none of the caller's privileges`, enables, null);
+  const parts = Object.entries(hardeningNames).map(([k, name]) => ({ name, part: p.hardening![k as keyof typeof hardeningNames] }));
+  const ok = parts.every((x) => x.part.applied);
+  return check(
+    "userns",
+    ok,
+    ok ? parts.map((x) => x.name).join(", ") : parts.filter((x) => !x.part.applied).map((x) => x.part.detail).join("; "),
+    enables,
+    ok ? null : "run as root, or enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1)",
+  );
 }
 
 /** Copy-on-write workspaces (the same probe a run makes, in the same place); without them a run copies every workspace. */
@@ -108,13 +120,15 @@ function cacheCheck(): DoctorCheck {
 /** Every registered real CLI agent (its capabilities name its package). */
 const agentPackages = cliAgentPackages();
 
-/** Every check by id, in the order they are printed. */
-const probes: [string, () => DoctorCheck | Promise<DoctorCheck>][] = [
+/** Every check by id, in the order they are printed (listed per call: a backend may be registered at run time). */
+const probes = (): [string, () => DoctorCheck | Promise<DoctorCheck>][] => [
   ["node", nodeCheck],
   ["git", () => toolCheck("git", "git", ["--version"], "checkouts of tasks (every command)", "apt-get install git")],
   ["python3", () => toolCheck("python3", "python3", ["--version"], "the tasks' tests", "apt-get install python3")],
   ["pytest", () => toolCheck("pytest", "python3", ["-m", "pytest", "--version"], "the tasks' tests (verify, qualify, mine, demo)", "apt-get install python3-pytest (or: python3 -m pip install pytest)")],
-  ["bwrap", bwrapCheck],
+  ...confineBackends()
+    .filter((b) => b.confines)
+    .map((b): [string, () => DoctorCheck] => [b.mode, () => backendCheck(b)]),
   ["userns", usernsCheck],
   ["socat", () => toolCheck("socat", "socat", ["-V"], "run --network model (the default): only the model endpoint inside the agent's sandbox", "apt-get install socat")],
   ["cgroups", cgroupsCheck],
@@ -127,5 +141,5 @@ const probes: [string, () => DoctorCheck | Promise<DoctorCheck>][] = [
 
 /** The checks named by `ids` (default: every one), run at the same time, in the printed order. */
 export async function runDoctorChecks(ids?: readonly string[]): Promise<DoctorCheck[]> {
-  return Promise.all(probes.filter(([id]) => ids === undefined || ids.includes(id)).map(([, probe]) => probe()));
+  return Promise.all(probes().filter(([id]) => ids === undefined || ids.includes(id)).map(([, probe]) => probe()));
 }

@@ -1,6 +1,9 @@
+import { defaultConfineBackend } from "../confine/registry.js";
 import type { DoctorCheck, DoctorReport, DoctorUse } from "../formats/doctor.js";
 
 const base = ["node", "git", "python3", "pytest"];
+/** The default backend's check (its mode): what `run` and `verify` confine with unless told otherwise. */
+const sandbox = defaultConfineBackend().mode;
 
 /**
  * What each use needs. The demo runs the harness's own agents, so it runs (unconfined) without
@@ -10,10 +13,10 @@ const base = ["node", "git", "python3", "pytest"];
 export const needsOf: Record<DoctorUse, readonly string[]> = {
   demo: base,
   // socat: `run --network model` (the default) relays the model endpoint into the agent's sandbox with it.
-  run: [...base, "bwrap", "socat"],
-  verify: [...base, "bwrap"],
-  queue: [...base, "bwrap", "socat", "redis-server"],
-  test: [...base, "bwrap", "userns", "socat", "cgroups", "redis-server", "chromium"],
+  run: [...base, sandbox, "socat"],
+  verify: [...base, sandbox],
+  queue: [...base, sandbox, "socat", "redis-server"],
+  test: [...base, sandbox, "userns", "socat", "cgroups", "redis-server", "chromium"],
 };
 
 /** The report for one use: ready when every check it needs passed. */

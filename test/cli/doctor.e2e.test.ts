@@ -63,7 +63,7 @@ describe("switch-swe doctor", () => {
     const PATH = pathWithout(["bwrap"], tempDir("switch-swe-doctor-path-"));
     const r = await cliAsync(["doctor", "--for", "verify"], { env: { PATH }, timeoutMs: 300_000 });
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/^MISS bwrap\s+bwrap not found .*install: apt-get install bubblewrap$/m);
+    expect(r.stdout).toMatch(/^MISS bwrap\s+bwrap is not installed .*install: apt-get install bubblewrap$/m);
     expect(r.stdout.trim().split("\n").at(-1)).toBe("not ready for verify: missing bwrap (see the install commands above)");
     const bad = await cliAsync(["doctor", "--for", "everything"], { timeoutMs: 60_000 });
     expect(bad.code).toBe(2);

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { registerAgent } from "../../src/agents/registry.js";
 import { confineModes, registerConfineBackend } from "../../src/confine/registry.js";
+import { runDoctorChecks } from "../../src/doctor/probes.js";
 import { runFiles } from "../../src/formats/run-layout.js";
 import { runSessions } from "../../src/run/runner.js";
 import { makeRunFixture } from "../run/fixture.js";
@@ -80,5 +81,18 @@ describe("confinement backends and agents: one file and one registry line each",
     expect(config.sandbox.not_enforced[0]).toBe("agent fake-unconfinable cannot be started in the sandbox yet: it runs unconfined");
     expect(agentSaw(out, session)).toBe("unconfined\n");
     expect(verifyLog).toMatch(/^sandbox: bwrap \(the checkout and its environment only/m);
+  });
+
+  it("doctor asks every confining backend, a registered one too: its mode is the check, its own problem and install command the detail", async () => {
+    const log = join(makeRunFixture(1).root, "doctor-backend.log");
+    registerConfineBackend(fakeBackend("fake-doctor", log));
+    registerConfineBackend(fakeBackend("fake-broken", log, "the fake-broken sandbox cannot start here: no such device"));
+    const checks = await runDoctorChecks(["fake-doctor", "fake-broken", "none"]);
+    expect(checks).toEqual([
+      { id: "fake-doctor", ok: true, detail: "fake-doctor can confine here", enables: "confinement of agents and test runs (run, verify --sandbox fake-doctor)", install: null },
+      { id: "fake-broken", ok: false, detail: "the fake-broken sandbox cannot start here: no such device", enables: "confinement of agents and test runs (run, verify --sandbox fake-broken)", install: "apt-get install fake-broken-sandbox" },
+    ]);
+    // `none` confines nothing: there is nothing for doctor to check.
+    expect(checks.map((c) => c.id)).not.toContain("none");
   });
 });
