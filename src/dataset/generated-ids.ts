@@ -25,12 +25,20 @@ export function paramsOf(id: string): string | null {
   return open >= 0 && id.endsWith("]") ? id.slice(open + 1, -1) : null;
 }
 
-/** Why a test id looks generated (its parameters hold a time, an address, ...), or null. */
-export function generatedLook(id: string): string | null {
+/** Why a test id looks generated (its parameters hold a time, an address, ...) and the text that looks so, or null. */
+export function generatedMatch(id: string): { why: string; text: string } | null {
   const params = paramsOf(id);
   if (params === null) return null;
-  for (const p of generatedPatterns) if (p.re.test(params)) return `its parameters hold ${p.what}`;
+  for (const p of generatedPatterns) {
+    const m = p.re.exec(params);
+    if (m) return { why: `its parameters hold ${p.what}`, text: m[0] };
+  }
   return null;
+}
+
+/** Why a test id looks generated (its parameters hold a time, an address, ...), or null. */
+export function generatedLook(id: string): string | null {
+  return generatedMatch(id)?.why ?? null;
 }
 
 /**

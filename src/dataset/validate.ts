@@ -8,7 +8,7 @@ import { testIdPathProblem } from "./test-id-paths.js";
 import { loadDatasetCollecting, type Dataset, type LoadedTask } from "./load.js";
 import { patchFiles } from "./patch-files.js";
 import { baseNotFoundHint, materializeRepo, resolveBase, type MaterializedRepo } from "./repo-cache.js";
-import { generatedLook } from "./generated-ids.js";
+import { generatedMatch } from "./generated-ids.js";
 import { taskSourceFiles } from "./source-files.js";
 import { AUTHORED } from "./schema.js";
 import { unpinnedEnvironment } from "./pinned-setup.js";
@@ -137,15 +137,42 @@ async function materializeUsed(dataset: Dataset, problems: Problem[]): Promise<M
   return out;
 }
 
-/** Declared test ids that look generated: a verifier will not find them again. */
-export function generatedIdWarnings(task: LoadedTask): Problem[] {
+/**
+ * Declared test ids that look generated: a verifier will not find them again. Unless the text that
+ * looks so is written in the test's own module (`sources`: each module at the base with tests.patch
+ * applied, absent when unknown): a date, UUID or hex number the test spells out is the same on every
+ * run (sqlparse's dated statements, click's UUID option cases), and dropping it would lose a test.
+ */
+export function generatedIdWarnings(task: LoadedTask, sources: ReadonlyMap<string, string> = new Map()): Problem[] {
   const file = join(task.dir, "task.json");
   const out: Problem[] = [];
   for (const [field, ids] of [["verifier.fail_to_pass", task.verifier.fail_to_pass], ["verifier.pass_to_pass", task.verifier.pass_to_pass]] as const) {
     for (const id of ids) {
-      const why = generatedLook(id);
-      if (why) out.push({ file, path: field, message: `${id} looks generated (${why}): it will differ on the next run; run \`tasks qualify --write\` to drop it` });
+      const m = generatedMatch(id);
+      if (!m || sources.get(id.split("::")[0]!)?.includes(m.text)) continue;
+      out.push({ file, path: field, message: `${id} looks generated (${m.why}): it will differ on the next run; run \`tasks qualify --write\` to drop it` });
     }
+  }
+  return out;
+}
+
+/** The test modules of `task`'s declared ids that look generated, read at the base with tests.patch applied (none when it does not apply). */
+async function generatedIdSources(task: LoadedTask, repo: MaterializedRepo): Promise<Map<string, string>> {
+  const modules = [...new Set([...task.verifier.fail_to_pass, ...task.verifier.pass_to_pass].filter((id) => generatedMatch(id) !== null).map((id) => id.split("::")[0]!))];
+  const out = new Map<string, string>();
+  const base = modules.length === 0 ? null : await resolveBase(repo, task.base);
+  if (!base) return out;
+  const index = join(tmpdir(), `switch-swe-literals-${process.pid}-${task.id}-${Math.random().toString(36).slice(2)}`);
+  const env = { GIT_DIR: repo.gitDir, GIT_INDEX_FILE: index };
+  try {
+    await git(["read-tree", base], { env, cwd: tmpdir() });
+    if (task.testsPatch.trim() !== "" && (await gitTry(["apply", "--cached", "--binary", "-"], { env, input: task.testsPatch, cwd: tmpdir() })).code !== 0) return out;
+    for (const m of modules) {
+      const r = await gitTry(["show", `:${m}`], { env, cwd: tmpdir() });
+      if (r.code === 0) out.set(m, r.stdout);
+    }
+  } finally {
+    rmSync(index, { force: true });
   }
   return out;
 }
@@ -173,8 +200,8 @@ export async function validateDataset(dir: string, opts: { pinned?: boolean } = 
   const repos = await materializeUsed(dataset, problems);
   for (const task of dataset.tasks) {
     problems.push(...checkTaskStatic(task, dataset));
-    warnings.push(...generatedIdWarnings(task));
     const repo = repos.get(task.repo);
+    warnings.push(...generatedIdWarnings(task, repo ? await generatedIdSources(task, repo) : undefined));
     if (repo) problems.push(...(await checkTaskApplies(task, repo)));
   }
   return { dataset, problems, warnings };

@@ -107,9 +107,17 @@ describe("time-dependent parametrized ids", () => {
     expect(task.verifier.fail_to_pass).toEqual(["tests/test_stamp.py::test_add"]);
   });
 
-  it("validate warns on declared ids that look generated, without failing", () => {
-    const declared = ["tests/test_stamp.py::test_add", "tests/test_stamp.py::test_stamp[2026-12-01T03:40:01.123456]"];
-    const root = writeCalcDataset(join(scratch, "stamp-declared"), { tasks: [{ id: "stamp", f2p: declared, p2p, testsPatch: stampPatch }] });
+  it("validate warns on declared ids that look generated, without failing; not on a date or UUID the test module spells out", () => {
+    // sqlparse's and click's tests parametrize over literal dates and UUIDs: the same on every run.
+    const literal = "\n\n@pytest.mark.parametrize('day', ['2024-01-31', 'ba122011-349f-423b-873b-9d6a79c688ab'])\ndef test_day(day):\n    assert add(1, 1) == 2\n";
+    const patch = diffAgainst(calcFiles, (d) => writeFileSync(join(d, "tests", "test_stamp.py"), stampTests + literal));
+    const declared = [
+      "tests/test_stamp.py::test_add",
+      "tests/test_stamp.py::test_stamp[2026-12-01T03:40:01.123456]",
+      "tests/test_stamp.py::test_day[2024-01-31]",
+      "tests/test_stamp.py::test_day[ba122011-349f-423b-873b-9d6a79c688ab]",
+    ];
+    const root = writeCalcDataset(join(scratch, "stamp-declared"), { tasks: [{ id: "stamp", f2p: declared, p2p, testsPatch: patch }] });
     const r = cli(["tasks", "validate", root], { env });
     expect(r.code).toBe(0);
     expect(r.stderr).toBe(
