@@ -8,6 +8,8 @@ export interface SessionProfile {
   requests: number;
   workspace_switches: number;
   focus_returns: number;
+  /** The focus task's substantive stages (its stage requests; the same in both conditions). */
+  focus_stages: number;
 }
 
 export interface ProfileSummary {
@@ -15,6 +17,7 @@ export interface ProfileSummary {
   median_requests: number;
   median_workspace_switches: number;
   median_focus_returns: number;
+  median_focus_stages: number;
 }
 
 export function median(values: readonly number[]): number {
@@ -47,11 +50,13 @@ export function profileSteps(steps: readonly ScheduleStep[], focus: string): Ste
   return { requests: steps.length, workspace_switches: switches, focus_returns: focusReturns, returns };
 }
 
-export function sessionProfiles(file: SessionsFile): SessionProfile[] {
+export function sessionProfiles(file: Pick<SessionsFile, "pairs">): SessionProfile[] {
   return file.pairs.flatMap((p) =>
     (["base", "switch"] as const).map((condition) => {
-      const { requests, workspace_switches, focus_returns } = profileSteps(p.schedules[condition], p.focus);
-      return { session: sessionId(p.id, condition), condition, locality: p.locality, requests, workspace_switches, focus_returns };
+      const steps = p.schedules[condition];
+      const { requests, workspace_switches, focus_returns } = profileSteps(steps, p.focus);
+      const focus_stages = steps.filter((s) => s.task === p.focus && s.kind === "stage").length;
+      return { session: sessionId(p.id, condition), condition, locality: p.locality, requests, workspace_switches, focus_returns, focus_stages };
     }),
   );
 }
@@ -62,13 +67,32 @@ function summarize(list: readonly SessionProfile[]): ProfileSummary {
     median_requests: median(list.map((s) => s.requests)),
     median_workspace_switches: median(list.map((s) => s.workspace_switches)),
     median_focus_returns: median(list.map((s) => s.focus_returns)),
+    median_focus_stages: median(list.map((s) => s.focus_stages)),
   };
 }
 
 export type ProfileTable = Record<Condition, Record<"overall" | Locality, ProfileSummary>>;
 
+/**
+ * The pairs of several sessions files as one benchmark (the shipped manifests are one file per
+ * repository): what `sessions stats A B ...` profiles and judges the power of. Refused when two files
+ * hold the same pair id (the same dataset twice).
+ */
+export function pooledPairs(files: ReadonlyArray<{ path: string; file: SessionsFile }>): { pairs: SessionsFile["pairs"]; duplicate: { id: string; path: string } | null } {
+  const seen = new Set<string>();
+  const pairs: SessionsFile["pairs"] = [];
+  for (const { path, file } of files) {
+    for (const p of file.pairs) {
+      if (seen.has(p.id)) return { pairs, duplicate: { id: p.id, path } };
+      seen.add(p.id);
+      pairs.push(p);
+    }
+  }
+  return { pairs, duplicate: null };
+}
+
 /** Medians per condition, overall and per locality group. */
-export function profileTable(file: SessionsFile): ProfileTable {
+export function profileTable(file: Pick<SessionsFile, "pairs">): ProfileTable {
   const all = sessionProfiles(file);
   const table = {} as ProfileTable;
   for (const c of ["base", "switch"] as const) {
@@ -83,11 +107,11 @@ export function profileTable(file: SessionsFile): ProfileTable {
 }
 
 export function formatProfileTable(t: ProfileTable): string {
-  const rows = [["condition", "group", "sessions", "median requests", "median switches", "median focus returns"]];
+  const rows = [["condition", "group", "sessions", "median requests", "median switches", "median focus returns", "median focus stages"]];
   for (const c of ["base", "switch"] as const) {
     for (const g of ["overall", "near", "far"] as const) {
       const s = t[c][g];
-      rows.push([c === "base" ? "uninterrupted" : "switched", g, String(s.sessions), String(s.median_requests), String(s.median_workspace_switches), String(s.median_focus_returns)]);
+      rows.push([c === "base" ? "uninterrupted" : "switched", g, String(s.sessions), String(s.median_requests), String(s.median_workspace_switches), String(s.median_focus_returns), String(s.median_focus_stages)]);
     }
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
@@ -98,7 +122,7 @@ export function formatProfileTable(t: ProfileTable): string {
  * A warning when focus tasks have fewer than two substantive stages: with one stage, a switched
  * session has no focus return, so the benchmark's own quantity cannot appear. Null when all have two.
  */
-export function fewStagesWarning(file: SessionsFile): string | null {
+export function fewStagesWarning(file: Pick<SessionsFile, "pairs">): string | null {
   const few = file.pairs
     .filter((p) => p.schedules.base.filter((s) => s.kind === "stage" && s.task === p.focus).length < 2)
     .map((p) => p.focus);

@@ -105,8 +105,34 @@ describe("sessions CLI", () => {
     const v = cli(["sessions", "validate", join(out, "a.json"), "--dataset", dir], { env });
     expect(v.code, v.stdout + v.stderr).toBe(0);
     const s = cli(["sessions", "stats", join(out, "a.json"), "--json"], { env });
-    const stats = JSON.parse(s.stdout) as { summary: { switch: { overall: { median_requests: number } } } };
+    const stats = JSON.parse(s.stdout) as { summary: { switch: { overall: { median_requests: number; median_focus_stages: number } } }; sessions: Array<{ focus_stages: number }> };
     expect(stats.summary.switch.overall.median_requests).toBeGreaterThan(0);
+    // The sample's tasks have two or more stages, each one request of the focus.
+    const file = JSON.parse(readFileSync(join(out, "a.json"), "utf8")) as SessionsFile;
+    const stagesOf = (p: SessionsFile["pairs"][number]) => p.schedules.base.filter((x) => x.task === p.focus && x.kind === "stage").length;
+    expect(stats.sessions.map((x) => x.focus_stages)).toEqual(file.pairs.flatMap((p) => [stagesOf(p), stagesOf(p)]));
+  });
+
+  it("stats pools several sessions files as one benchmark, and refuses the same pairs twice", () => {
+    const out = tempDir();
+    cli(["sessions", "build", dir, "--seed", "3", "--out", join(out, "a.json")], { env });
+    const f = JSON.parse(readFileSync(join(out, "a.json"), "utf8")) as SessionsFile;
+    // A second "dataset": the first half of the pairs under other ids.
+    const ids = [...new Set(f.pairs.flatMap((p) => p.schedules.switch.map((x) => x.task)))];
+    const renamed = (p: SessionsFile["pairs"][number]) => JSON.parse(ids.reduce((text, id) => text.split(`"${id}"`).join(`"other-${id}"`), JSON.stringify(p))) as SessionsFile["pairs"][number];
+    const half = { ...f, pairs: f.pairs.slice(0, Math.ceil(f.pairs.length / 2)).map(renamed) };
+    writeFileSync(join(out, "b.json"), JSON.stringify(half));
+    const one = JSON.parse(cli(["sessions", "stats", join(out, "a.json"), "--json"], { env }).stdout) as { power: { pairs: number }; sessions: unknown[] };
+    const both = cli(["sessions", "stats", join(out, "a.json"), join(out, "b.json")], { env });
+    expect(both.code, both.stderr).toBe(0);
+    expect(both.stdout.split("\n")[0]).toBe(`2 sessions files pooled: ${f.pairs.length + half.pairs.length} pairs`);
+    const json = JSON.parse(cli(["sessions", "stats", join(out, "a.json"), join(out, "b.json"), "--json"], { env }).stdout) as { files: string[]; power: { pairs: number }; sessions: unknown[] };
+    expect(json.files).toEqual([join(out, "a.json"), join(out, "b.json")]);
+    expect(json.power.pairs).toBe(one.power.pairs + half.pairs.length);
+    expect(json.sessions).toHaveLength(2 * (f.pairs.length + half.pairs.length));
+    const twice = cli(["sessions", "stats", join(out, "a.json"), join(out, "a.json")], { env });
+    expect(twice.code).toBe(2);
+    expect(twice.stderr.trim()).toBe(`${join(out, "a.json")}: pairs: pair ${f.pairs[0]!.id} is in an earlier sessions file too: the same dataset twice`);
   });
 
   it("validate exits 1 and names the session and property of each violation", () => {

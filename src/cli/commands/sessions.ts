@@ -1,3 +1,4 @@
+import { InputError } from "../../core/errors.js";
 import type { Command } from "commander";
 import { detectableGap, detectableGapLine, detectableGapWarning } from "../../core/power.js";
 import { readJsonWith, toJsonText, writeFileAtomic } from "../../core/json-file.js";
@@ -6,7 +7,7 @@ import { checkSessions } from "../../sessions/check.js";
 import { buildCheckedSessions } from "../../sessions/checked-build.js";
 import { subsetSessions } from "../../sessions/subset.js";
 import { sessionsFileSchema } from "../../formats/sessions.js";
-import { fewStagesWarning, formatProfileTable, profileTable, sessionProfiles } from "../../sessions/stats.js";
+import { fewStagesWarning, formatProfileTable, pooledPairs, profileTable, sessionProfiles } from "../../sessions/stats.js";
 import { ExitCode } from "../exit-codes.js";
 import { parseCount } from "../options.js";
 
@@ -68,11 +69,17 @@ export function registerSessions(program: Command): void {
     });
   sessions
     .command("stats")
-    .description("profile of the schedules (requests, workspace switches, focus returns) and the smallest gap the pairs can detect")
-    .argument("<sessions>", "sessions file")
+    .description(
+      "profile of the schedules (requests, workspace switches, focus returns, focus stages) and the smallest gap the pairs can detect; " +
+        "several sessions files (one per dataset of a benchmark) are profiled and judged as one",
+    )
+    .argument("<sessions...>", "sessions file(s)")
     .option("--json", "print JSON")
-    .action((path: string, o: { json?: boolean }) => {
-      const file = readJsonWith(path, sessionsFileSchema);
+    .action((paths: string[], o: { json?: boolean }) => {
+      const files = paths.map((path) => ({ path, file: readJsonWith(path, sessionsFileSchema) }));
+      const { pairs, duplicate } = pooledPairs(files);
+      if (duplicate) throw new InputError({ file: duplicate.path, path: "pairs", message: `pair ${duplicate.id} is in an earlier sessions file too: the same dataset twice` });
+      const file = { pairs };
       const table = profileTable(file);
       const few = fewStagesWarning(file);
       if (few) process.stderr.write(`warning: ${few}\n`);
@@ -80,8 +87,9 @@ export function registerSessions(program: Command): void {
       const power = detectableGap(file.pairs.length, null);
       const weak = detectableGapWarning(power);
       if (weak) process.stderr.write(`warning: ${weak}\n`);
-      if (o.json) process.stdout.write(toJsonText({ summary: table, power, sessions: sessionProfiles(file) }));
-      else process.stdout.write(`${formatProfileTable(table)}\n${detectableGapLine(power)}\n`);
+      const pooled = files.length > 1 ? `${files.length} sessions files pooled: ${pairs.length} pairs\n` : "";
+      if (o.json) process.stdout.write(toJsonText({ files: paths, summary: table, power, sessions: sessionProfiles(file) }));
+      else process.stdout.write(`${pooled}${formatProfileTable(table)}\n${detectableGapLine(power)}\n`);
     });
 }
 
