@@ -36,20 +36,29 @@ describe("shipped real datasets (datasets/real)", () => {
       expect(t.stages.length, t.id).toBeGreaterThanOrEqual(2);
       // A stage need not bring a test of its own (docs/mining.md), but the task has F2P tests, each mapped to a stage.
       expect(t.verifier.fail_to_pass.length, t.id).toBeGreaterThan(0);
-      expect(new Set(t.stages.map((s) => s.cut)).size, t.id).toBe(t.stages.length);
+      const cuts = t.stages.flatMap((s) => (s.cut === undefined ? [] : [s.cut]));
+      expect(new Set(cuts).size, t.id).toBe(cuts.length);
+      // Benchmark-authored stages (no commit) only extend an upstream task: at most one per task here.
+      expect(t.stages.length - cuts.length, t.id).toBeLessThanOrEqual(1);
       expect(t.verifier.fail_to_pass.sort()).toEqual(t.stages.flatMap((s) => s.tests).sort());
     }
   });
 
-  it.each(manifests)("$name: holds no upstream code, tests or text: only references", ({ text }) => {
-    const m = JSON.parse(text) as { tasks: Array<{ stages: Array<{ text?: string; provenance: string }> }> };
+  it.each(manifests)("$name: holds no upstream code, tests or text: only references, and our own authored stages", ({ text }) => {
+    const m = JSON.parse(text) as { tasks: Array<{ stages: Array<{ text?: string; provenance: string; tests_patch?: string }> }> };
     // Request texts are derived from the upstream commits at materialization, never copied here; a
     // text here was written for the dataset, and says so.
     for (const s of m.tasks.flatMap((t) => t.stages)) {
-      if (s.text !== undefined) expect(s.provenance).toMatch(/: request written for the dataset /);
+      if (s.text !== undefined) expect(s.provenance).toMatch(/: request written for the dataset |^benchmark-authored$/);
+      if (s.provenance !== "benchmark-authored") continue;
+      // An authored stage's regression tests live in modules of their own: its tests patch holds no upstream line.
+      const files = s.tests_patch!.split("\n").filter((l) => l.startsWith("diff --git ")).length;
+      expect(files).toBeGreaterThan(0);
+      expect(s.tests_patch!.split("\n").filter((l) => l === "new file mode 100644").length).toBe(files);
     }
     for (const [path, value] of strings(m)) {
-      if (/\.text$/.test(path)) continue;
+      // Our own words and, on an authored stage, our own patches (docs/mining.md).
+      if (/\.text$/.test(path) || /\.stages\[\d+\]\.(patch|tests_patch)$/.test(path)) continue;
       expect(value, path).not.toContain("\n");
       expect(value, path).not.toMatch(/^(diff --git|@@ |[+-]{3} )/);
       // Our own set-up commands pin every package of an environment: long, and never upstream text.
