@@ -135,7 +135,11 @@ async function draftTask(ctx: Ctx, id: string, base: string, cuts: string[], pro
 }
 
 /** Qualifies one candidate by running the tests after each stage; returns its manifest entry or null (rejected). */
-async function mineCandidate(ctx: Ctx, c: Candidate): Promise<ManifestTask | null> {
+/**
+ * One candidate judged: its task with its report entry (null: rejected, already in the report). The
+ * caller records both together, so that no report on disk lists a task its manifest does not hold yet.
+ */
+async function mineCandidate(ctx: Ctx, c: Candidate): Promise<{ entry: ManifestTask; mined: MineReport["mined"][number] } | null> {
   const started = Date.now();
   const isTest = testFileMatcher(ctx.repo);
   const isSource = sourceMatcher(ctx.repo);
@@ -156,7 +160,7 @@ async function mineCandidate(ctx: Ctx, c: Candidate): Promise<ManifestTask | nul
   entry.verifier = { fail_to_pass: v.stageTests.flat(), pass_to_pass: v.p2p, timeout_s: ctx.opts.timeoutS ?? 1800 };
   const ms = Date.now() - started;
   const without = v.stageTests.flatMap((t, k) => (t.length === 0 ? [k + 1] : []));
-  ctx.report.mined.push({
+  const mined = {
     task: id,
     stages: cuts.length,
     f2p: entry.verifier.fail_to_pass.length,
@@ -168,7 +172,7 @@ async function mineCandidate(ctx: Ctx, c: Candidate): Promise<ManifestTask | nul
     stages_without_f2p: without,
     regression_tests: v.regression,
     failing_modules: v.failingModules,
-  });
+  };
   const notes = [
     ...(folded.length > 0 ? [`${folded.length} step(s) folded`] : []),
     ...(v.regression.length > 0 ? [`${v.regression.length} old test(s) not F2P`] : []),
@@ -176,7 +180,7 @@ async function mineCandidate(ctx: Ctx, c: Candidate): Promise<ManifestTask | nul
   ];
   ctx.opts.onLine?.(`mined ${id}: ${cuts.length} stages, ${entry.verifier.fail_to_pass.length} F2P, ${v.p2p.length} P2P (${(ms / 1000).toFixed(1)} s)${notes.length > 0 ? `; ${notes.join(", ")}` : ""}`);
   for (const m of v.failingModules) ctx.opts.onLine?.(`warning: ${id}: ${m.module}: ${m.reason}`);
-  return entry;
+  return { entry, mined };
 }
 
 /** Near and far pairs must both be possible: locality comes from the real directory structure. */
@@ -338,10 +342,13 @@ export async function mineTasks(opts: MineOptions): Promise<MineReport> {
     await mapPool(scan.candidates.filter((c) => !decided.has(c.provenance)), remote?.jobs ?? opts.jobs ?? 1, async (c) => {
       if (full() || failure !== null) return;
       try {
-        const entry = await mineCandidate(ctx, c);
-        if (entry) {
-          writeDerivedTask(join(out, "tasks"), await deriveTask(gitDir, repo, entry));
-          manifest.tasks.push(entry);
+        const judged = await mineCandidate(ctx, c);
+        if (judged) {
+          writeDerivedTask(join(out, "tasks"), await deriveTask(gitDir, repo, judged.entry));
+          // Together and with no await before save(): another job's save() in between would otherwise
+          // write a report that lists this task while the manifest does not hold it yet.
+          manifest.tasks.push(judged.entry);
+          report.mined.push(judged.mined);
         }
         save();
         // --max reached: candidates whose tests no worker has started are left to a resumed run.
