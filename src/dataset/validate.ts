@@ -88,13 +88,17 @@ export function checkTaskStatic(task: LoadedTask, dataset: Dataset): Problem[] {
   return out;
 }
 
-/** Applies the stage patches in order to the base, and the test patch to the base, in a private index. */
-async function checkTaskApplies(task: LoadedTask, repo: MaterializedRepo): Promise<Problem[]> {
+/**
+ * Applies the stage patches in order to the base, and the test patch to the base, in a private index;
+ * `read`: test files whose text is returned as they are there (base + tests.patch), when it applies.
+ */
+async function checkTaskApplies(task: LoadedTask, repo: MaterializedRepo, read: readonly string[] = []): Promise<{ problems: Problem[]; sources: Map<string, string> }> {
   const file = join(task.dir, "task.json");
+  const sources = new Map<string, string>();
   const base = await resolveBase(repo, task.base);
   if (!base) {
     const why = task.base === "HEAD" && repo.head === null ? " (the repository's HEAD does not resolve: pin a commit)" : baseNotFoundHint(repo);
-    return [{ file, path: "base", message: `revision "${task.base}" not found in repository ${task.repo}${why}` }];
+    return { problems: [{ file, path: "base", message: `revision "${task.base}" not found in repository ${task.repo}${why}` }], sources };
   }
   const index = join(tmpdir(), `switch-swe-validate-${process.pid}-${task.id}-${Math.random().toString(36).slice(2)}`);
   const env = { GIT_DIR: repo.gitDir, GIT_INDEX_FILE: index };
@@ -114,11 +118,16 @@ async function checkTaskApplies(task: LoadedTask, repo: MaterializedRepo): Promi
       if (!(await apply(`stage-${k + 1}.patch`, text))) break;
     }
     await git(["read-tree", base], { env, cwd: tmpdir() });
-    await apply("tests.patch", task.testsPatch);
+    if (await apply("tests.patch", task.testsPatch)) {
+      for (const m of read) {
+        const r = await gitTry(["show", `:${m}`], { env, cwd: tmpdir() });
+        if (r.code === 0) sources.set(m, r.stdout);
+      }
+    }
   } finally {
     rmSync(index, { force: true });
   }
-  return out;
+  return { problems: out, sources };
 }
 
 /** Each repository the tasks use, materialized once; one problem per repository that is not available. */
@@ -156,25 +165,9 @@ export function generatedIdWarnings(task: LoadedTask, sources: ReadonlyMap<strin
   return out;
 }
 
-/** The test modules of `task`'s declared ids that look generated, read at the base with tests.patch applied (none when it does not apply). */
-async function generatedIdSources(task: LoadedTask, repo: MaterializedRepo): Promise<Map<string, string>> {
-  const modules = [...new Set([...task.verifier.fail_to_pass, ...task.verifier.pass_to_pass].filter((id) => generatedMatch(id) !== null).map((id) => id.split("::")[0]!))];
-  const out = new Map<string, string>();
-  const base = modules.length === 0 ? null : await resolveBase(repo, task.base);
-  if (!base) return out;
-  const index = join(tmpdir(), `switch-swe-literals-${process.pid}-${task.id}-${Math.random().toString(36).slice(2)}`);
-  const env = { GIT_DIR: repo.gitDir, GIT_INDEX_FILE: index };
-  try {
-    await git(["read-tree", base], { env, cwd: tmpdir() });
-    if (task.testsPatch.trim() !== "" && (await gitTry(["apply", "--cached", "--binary", "-"], { env, input: task.testsPatch, cwd: tmpdir() })).code !== 0) return out;
-    for (const m of modules) {
-      const r = await gitTry(["show", `:${m}`], { env, cwd: tmpdir() });
-      if (r.code === 0) out.set(m, r.stdout);
-    }
-  } finally {
-    rmSync(index, { force: true });
-  }
-  return out;
+/** The test modules of `task`'s declared ids that look generated (read by checkTaskApplies at the base with tests.patch applied). */
+function generatedIdModules(task: LoadedTask): string[] {
+  return [...new Set([...task.verifier.fail_to_pass, ...task.verifier.pass_to_pass].filter((id) => generatedMatch(id) !== null).map((id) => id.split("::")[0]!))];
 }
 
 export interface ValidateResult {
@@ -201,8 +194,9 @@ export async function validateDataset(dir: string, opts: { pinned?: boolean } = 
   for (const task of dataset.tasks) {
     problems.push(...checkTaskStatic(task, dataset));
     const repo = repos.get(task.repo);
-    warnings.push(...generatedIdWarnings(task, repo ? await generatedIdSources(task, repo) : undefined));
-    if (repo) problems.push(...(await checkTaskApplies(task, repo)));
+    const applied = repo ? await checkTaskApplies(task, repo, generatedIdModules(task)) : null;
+    warnings.push(...generatedIdWarnings(task, applied?.sources));
+    if (applied) problems.push(...applied.problems);
   }
   return { dataset, problems, warnings };
 }

@@ -134,10 +134,10 @@ async function draftTask(ctx: Ctx, id: string, base: string, cuts: string[], pro
   };
 }
 
-/** Qualifies one candidate by running the tests after each stage; returns its manifest entry or null (rejected). */
 /**
- * One candidate judged: its task with its report entry (null: rejected, already in the report). The
- * caller records both together, so that no report on disk lists a task its manifest does not hold yet.
+ * Qualifies one candidate by running the tests after each stage: its manifest entry with its report
+ * entry, or null (rejected, already in the report). The caller records both together, so that no
+ * report on disk lists a task its manifest does not hold yet.
  */
 async function mineCandidate(ctx: Ctx, c: Candidate): Promise<{ entry: ManifestTask; mined: MineReport["mined"][number] } | null> {
   const started = Date.now();

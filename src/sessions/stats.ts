@@ -50,12 +50,17 @@ export function profileSteps(steps: readonly ScheduleStep[], focus: string): Ste
   return { requests: steps.length, workspace_switches: switches, focus_returns: focusReturns, returns };
 }
 
+/** The focus task's substantive stages in a schedule (its stage requests). */
+export function focusStages(steps: readonly ScheduleStep[], focus: string): number {
+  return steps.filter((s) => s.task === focus && s.kind === "stage").length;
+}
+
 export function sessionProfiles(file: Pick<SessionsFile, "pairs">): SessionProfile[] {
   return file.pairs.flatMap((p) =>
     (["base", "switch"] as const).map((condition) => {
       const steps = p.schedules[condition];
       const { requests, workspace_switches, focus_returns } = profileSteps(steps, p.focus);
-      const focus_stages = steps.filter((s) => s.task === p.focus && s.kind === "stage").length;
+      const focus_stages = focusStages(steps, p.focus);
       return { session: sessionId(p.id, condition), condition, locality: p.locality, requests, workspace_switches, focus_returns, focus_stages };
     }),
   );
@@ -124,7 +129,7 @@ export function formatProfileTable(t: ProfileTable): string {
  */
 export function fewStagesWarning(file: Pick<SessionsFile, "pairs">): string | null {
   const few = file.pairs
-    .filter((p) => p.schedules.base.filter((s) => s.kind === "stage" && s.task === p.focus).length < 2)
+    .filter((p) => focusStages(p.schedules.base, p.focus) < 2)
     .map((p) => p.focus);
   if (few.length === 0) return null;
   const list = few.slice(0, 5).join(", ") + (few.length > 5 ? ", ..." : "");
