@@ -1,3 +1,4 @@
+import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { inputError } from "../core/errors.js";
 import type { QueueTarget } from "./queue-url.js";
@@ -29,4 +30,16 @@ async function probe(target: QueueTarget, timeoutMs: number): Promise<void> {
     throw inputError("--queue", "", `cannot reach ${target.display}${lastError ? ` (${lastError})` : ""}`);
   }
   redis.disconnect();
+}
+
+/**
+ * A BullMQ queue whose connection is up. BullMQ connects in the background and, when the queue is closed
+ * before that finished (a verify with nothing to send), emits the "Connection is closed" error on an
+ * object nobody listens to, which ends the process (seen under load in CI): so wait for it.
+ */
+export async function openQueue(name: string, target: QueueTarget): Promise<Queue> {
+  const queue = new Queue(name, { connection: target.redis });
+  queue.on("error", () => undefined);
+  await queue.waitUntilReady();
+  return queue;
 }

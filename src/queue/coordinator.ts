@@ -1,5 +1,5 @@
 import { basename } from "node:path";
-import { Queue } from "bullmq";
+import type { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { packageVersion } from "../core/package-paths.js";
 import { nowIso } from "../run/progress-events.js";
@@ -7,7 +7,7 @@ import type { BackendRun, RunOutcome, SessionBackend } from "../run/runner.js";
 import { writeSummary } from "../run/runner.js";
 import { attemptWorkDir } from "../run/session-dir.js";
 import type { SelectedSession } from "../run/session-selection.js";
-import { connectChecked } from "./connect.js";
+import { connectChecked, openQueue } from "./connect.js";
 import { acquireCoordinatorLock } from "./coordinator-lock.js";
 import { jobDataset, prepareShipment, ship, type Shipment } from "./dataset-shipment.js";
 import { readEvents, type WorkerEvent } from "./events.js";
@@ -60,8 +60,7 @@ export class QueueCoordinator implements SessionBackend {
     this.lock = await acquireCoordinatorLock(this.redis, this.runId, run.runDir);
     this.shipment = await prepareShipment(run.dataset);
     await ship(this.redis, this.shipment, this.target.secret);
-    this.queue = new Queue(sessionQueue, { connection: this.target.redis });
-    this.queue.on("error", () => undefined);
+    this.queue = await openQueue(sessionQueue, this.target);
     this.lastEventId = `${Date.now()}-0`;
     // A run started locally and continued on a queue: its cut-off local attempts are just interrupted.
     if (created) run.ledger.markInterrupted("cut off: the run process ended while this attempt ran");

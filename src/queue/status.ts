@@ -1,6 +1,5 @@
-import { Queue } from "bullmq";
 import { keys, sessionQueue, taskQueue, verifyQueue } from "./keys.js";
-import { connectChecked } from "./connect.js";
+import { connectChecked, openQueue } from "./connect.js";
 import type { QueueTarget } from "./queue-url.js";
 
 export interface QueueStatus {
@@ -18,9 +17,9 @@ const staleMs = 30_000;
 /** `queue status`: live workers and what they run, runs with their coordinators, job counts. */
 export async function queueStatus(target: QueueTarget): Promise<QueueStatus> {
   const redis = await connectChecked(target);
-  const sq = new Queue(sessionQueue, { connection: target.redis });
-  const vq = new Queue(verifyQueue, { connection: target.redis });
-  const tq = new Queue(taskQueue, { connection: target.redis });
+  const sq = await openQueue(sessionQueue, target);
+  const vq = await openQueue(verifyQueue, target);
+  const tq = await openQueue(taskQueue, target);
   try {
     const beats = await redis.hgetall(keys.workers());
     const workers: QueueStatus["workers"] = [];

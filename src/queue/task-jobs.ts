@@ -1,7 +1,7 @@
 import { basename } from "node:path";
-import { Queue } from "bullmq";
+import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import { connectChecked } from "./connect.js";
+import { connectChecked, openQueue } from "./connect.js";
 import { acquireCoordinatorLock } from "./coordinator-lock.js";
 import { readEvents } from "./events.js";
 import { keys, taskJobId, taskQueue } from "./keys.js";
@@ -66,8 +66,7 @@ export class TaskJobs {
     try {
       const lock = await acquireCoordinatorLock(redis, runId, info.dir);
       await keepAlive(redis);
-      const queue = new Queue(taskQueue, { connection: target.redis });
-      queue.on("error", () => undefined);
+      const queue = await openQueue(taskQueue, target);
       const t = new TaskJobs(redis, queue, target, runId, lock, info, () => keepAlive(redis), onLine);
       await t.publishInfo();
       return t;

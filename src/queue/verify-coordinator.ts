@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
-import { Queue } from "bullmq";
+import type { Queue } from "bullmq";
+import { openQueue } from "./connect.js";
 import type { Redis } from "ioredis";
 import { writeFileAtomic, writeJsonAtomic } from "../core/json-file.js";
 import { packageVersion } from "../core/package-paths.js";
@@ -50,8 +51,7 @@ const maxTries = 3;
  */
 export async function verifyOnQueue(p: QueueVerifyParams): Promise<{ verdicts: Record<string, Verdict>; verified: string[]; reused: string[]; lost: string[]; forged: string[]; unauthenticated: string[] }> {
   const out = { verdicts: {} as Record<string, Verdict>, verified: [] as string[], reused: [] as string[], lost: [] as string[], forged: [] as string[], unauthenticated: [] as string[] };
-  const queue = new Queue(verifyQueue, { connection: p.target.redis });
-  queue.on("error", () => undefined);
+  const queue = await openQueue(verifyQueue, p.target);
   const pending = new Map<string, { job: VerifyJob; tries: number }>();
   // Verdicts are sealed here, with the run's key that never leaves the coordinator's run directory.
   const key = verdictKey(p.runDir);

@@ -137,7 +137,7 @@ describe.skipIf(missingTool)("run --queue with three workers", () => {
     writeFileSync(runFiles.artifact(remote, s), `diff --git a/big.txt b/big.txt\nnew file mode 100644\n--- /dev/null\n+++ b/big.txt\n@@ -0,0 +1,2048 @@\n${line.repeat(2048)}`);
     const jobsBefore = workers.map((w) => w.log().split(`verified ${s}`).length).reduce((a, b) => a + b, 0);
     const r = cli(["verify", remote, "--queue", redis.url, "--session", s, "--max-artifact-mb", "1", "--json"]);
-    expect(r.code).toBe(0);
+    expect(r.code, r.stderr).toBe(0);
     const v = JSON.parse(readFileSync(runFiles.verdict(remote, s), "utf8")) as { applied: boolean; resolved: boolean; infra_fault: boolean; apply_error: string; seal?: string };
     expect(v).toMatchObject({ applied: false, resolved: false, infra_fault: false });
     expect(v.apply_error).toMatch(/^the artifact is 2\.0 MB, over the limit of 1\.0 MB \(--max-artifact-mb\); it was not read$/);
