@@ -1,3 +1,4 @@
+import type { Queue } from "bullmq";
 import { keys, sessionQueue, taskQueue, verifyQueue } from "./keys.js";
 import { connectChecked, openQueue } from "./connect.js";
 import type { QueueTarget } from "./queue-url.js";
@@ -17,10 +18,17 @@ const staleMs = 30_000;
 /** `queue status`: live workers and what they run, runs with their coordinators, job counts. */
 export async function queueStatus(target: QueueTarget): Promise<QueueStatus> {
   const redis = await connectChecked(target);
-  const sq = await openQueue(sessionQueue, target);
-  const vq = await openQueue(verifyQueue, target);
-  const tq = await openQueue(taskQueue, target);
+  // Opened one by one inside the try: a queue that fails to open must not leave the others connected.
+  const opened: Queue[] = [];
+  const open = async (name: string) => {
+    const q = await openQueue(name, target);
+    opened.push(q);
+    return q;
+  };
   try {
+    const sq = await open(sessionQueue);
+    const vq = await open(verifyQueue);
+    const tq = await open(taskQueue);
     const beats = await redis.hgetall(keys.workers());
     const workers: QueueStatus["workers"] = [];
     for (const [name, text] of Object.entries(beats)) {
@@ -51,7 +59,7 @@ export async function queueStatus(target: QueueTarget): Promise<QueueStatus> {
       },
     };
   } finally {
-    await Promise.all([sq.close(), vq.close(), tq.close()]).catch(() => undefined);
+    await Promise.all(opened.map((q) => q.close())).catch(() => undefined);
     redis.disconnect();
   }
 }
