@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
+import { acquireDirLock, isLockFileOf } from "../core/dir-lock.js";
 import { InputError } from "../core/errors.js";
 import { readJsonWith, writeJsonAtomic } from "../core/json-file.js";
 import { mapPool } from "../core/pool.js";
@@ -242,7 +243,7 @@ async function checkPaths(gitDir: string, tip: string, paths: readonly string[])
 const retiredReason = "fewer than two stages with tests";
 
 function earlierRun(out: string, repoGit: string, range: string, settings: MineSettings): { report: MineReport; tasks: ManifestTask[]; retired: number } | null {
-  if (!existsSync(out) || readdirSync(out).length === 0) return null;
+  if (!existsSync(out) || readdirSync(out).every(isMineLockFile)) return null;
   const file = join(out, "mine-report.json");
   if (!existsSync(file)) throw new InputError({ file: out, path: "", message: "the output directory is not empty and holds no mining run to resume (no mine-report.json)" });
   const report = readJsonWith(file, mineReportSchema);
@@ -291,6 +292,26 @@ function localTester(dataset: Dataset, gitDir: string, repo: ManifestRepo, scrat
  */
 export async function mineTasks(opts: MineOptions): Promise<MineReport> {
   const out = resolve(opts.out);
+  if (existsSync(out) && !statSync(out).isDirectory()) throw new InputError({ file: out, path: "", message: "exists and is not a directory" });
+  // One miner per --out: two would each save their own view of the run, and the last save loses the
+  // other's tasks (a resume started while the first still ran did exactly that).
+  const created = mkdirSync(out, { recursive: true });
+  const release = acquireDirLock(out, mineLockName, "tasks mine");
+  process.on("exit", release);
+  try {
+    return await mineInto(out, opts);
+  } finally {
+    process.off("exit", release);
+    release();
+    // A run refused before it wrote anything leaves no directory it made.
+    if (created !== undefined && readdirSync(out).length === 0) rmdirSync(out);
+  }
+}
+
+const mineLockName = "mine.lock";
+const isMineLockFile = (name: string) => isLockFileOf(mineLockName, name);
+
+async function mineInto(out: string, opts: MineOptions): Promise<MineReport> {
   if (!isRemoteSource(opts.repo) && !existsSync(opts.repo)) throw new InputError({ file: opts.repo, path: "", message: "repository not found" });
   const name = repoNameOf(opts.url ?? opts.repo);
   const repo = manifestRepo(opts);
