@@ -27,8 +27,9 @@ function readHolder(file: string): Holder | null {
 const alive = (h: Holder | null): h is Holder => h !== null && (h.host !== hostname() || processAlive(h.pid));
 
 /**
- * One process per directory (a run's, a mining run's): `what` names the command in the refusal. The lock file appears whole or not at all (written aside, then
- * hard-linked into place, which fails if it exists), so no one ever reads a half-made lock. A lock left
+ * One process per directory (a run's, a mining run's); `what` names the command in the refusal. The
+ * lock file appears whole or not at all (written aside, then hard-linked into place, which fails if it
+ * exists), so no one ever reads a half-made lock. A lock left
  * by a process that no longer exists (kill -9) is taken over by renaming it away first: of two processes
  * taking over the same stale lock, only one renames it, and one that renamed a live lock puts it back.
  * A live lock (or one from another host) is bad input. Returns the function that releases the lock.
