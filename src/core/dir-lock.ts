@@ -1,6 +1,6 @@
-import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { inputError } from "./errors.js";
 import { processAlive } from "./process.js";
 
@@ -79,4 +79,68 @@ function takeOverStale(dir: string, lockName: string, what: string, file: string
     throw inUse(dir, what, holder);
   }
   rmSync(aside, { force: true });
+}
+
+export interface DirLockKind {
+  /** The lock file's name in the directory (`run.lock`, `mine.lock`). */
+  lockName: string;
+  /** The command that holds it, for the refusal ("switch-swe run"). */
+  what: string;
+  /** What the directory is, for a failure to create it ("run directory"). */
+  dirNoun: string;
+}
+
+export interface DirClaim {
+  dir: string;
+  /** Releases the lock (the work is over). */
+  release: () => void;
+  /**
+   * The work never started: with `clear`, removes what it wrote (only for a directory that was empty
+   * before), then releases the lock and removes the directories this claim created.
+   */
+  abandon: (clear: boolean) => void;
+}
+
+/**
+ * Takes a directory before anything is read or written: creates it if needed and takes its lock
+ * atomically. Of two commands on one directory exactly one gets here; the other fails on the lock having
+ * changed nothing (a directory it created is empty and shared, and left to the winner).
+ */
+export function claimDir(path: string, kind: DirLockKind): DirClaim {
+  const dir = resolve(path);
+  if (existsSync(dir) && !statSync(dir).isDirectory()) throw inputError(dir, "", "exists and is not a directory");
+  let created: string | undefined;
+  try {
+    created = mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    throw inputError(dir, "", `cannot create the ${kind.dirNoun} (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+  }
+  let release: () => void;
+  try {
+    release = acquireDirLock(dir, kind.lockName, kind.what);
+  } catch (e) {
+    if (created !== undefined) removeEmptyUpTo(dir, created);
+    throw e;
+  }
+  return {
+    dir,
+    release,
+    abandon: (clear) => {
+      if (clear) for (const name of readdirSync(dir)) if (!isLockFileOf(kind.lockName, name)) rmSync(join(dir, name), { recursive: true, force: true });
+      release();
+      if (created !== undefined) removeEmptyUpTo(dir, created);
+    },
+  };
+}
+
+/** Removes `dir` and its parents up to `top` while they are empty (never anything with files in it). */
+function removeEmptyUpTo(dir: string, top: string): void {
+  for (let d = dir; ; d = dirname(d)) {
+    try {
+      rmdirSync(d);
+    } catch {
+      return;
+    }
+    if (d === top || dirname(d) === d) return;
+  }
 }

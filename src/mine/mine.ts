@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { acquireDirLock, isLockFileOf } from "../core/dir-lock.js";
+import { claimDir, isLockFileOf, type DirLockKind } from "../core/dir-lock.js";
 import { InputError } from "../core/errors.js";
 import { readJsonWith, writeJsonAtomic } from "../core/json-file.js";
 import { mapPool } from "../core/pool.js";
@@ -291,25 +291,25 @@ function localTester(dataset: Dataset, gitDir: string, repo: ManifestRepo, scrat
  * Both are written after every candidate; run again on the same `--out`, it resumes where it stopped.
  */
 export async function mineTasks(opts: MineOptions): Promise<MineReport> {
-  const out = resolve(opts.out);
-  if (existsSync(out) && !statSync(out).isDirectory()) throw new InputError({ file: out, path: "", message: "exists and is not a directory" });
   // One miner per --out: two would each save their own view of the run, and the last save loses the
   // other's tasks (a resume started while the first still ran did exactly that).
-  const created = mkdirSync(out, { recursive: true });
-  const release = acquireDirLock(out, mineLockName, "tasks mine");
-  process.on("exit", release);
+  const claim = claimDir(opts.out, mineLockKind);
+  process.on("exit", claim.release);
   try {
-    return await mineInto(out, opts);
-  } finally {
-    process.off("exit", release);
-    release();
+    const report = await mineInto(claim.dir, opts);
+    claim.release();
+    return report;
+  } catch (e) {
     // A run refused before it wrote anything leaves no directory it made.
-    if (created !== undefined && readdirSync(out).length === 0) rmdirSync(out);
+    claim.abandon(false);
+    throw e;
+  } finally {
+    process.off("exit", claim.release);
   }
 }
 
-const mineLockName = "mine.lock";
-const isMineLockFile = (name: string) => isLockFileOf(mineLockName, name);
+const mineLockKind: DirLockKind = { lockName: "mine.lock", what: "tasks mine", dirNoun: "output directory" };
+const isMineLockFile = (name: string) => isLockFileOf(mineLockKind.lockName, name);
 
 async function mineInto(out: string, opts: MineOptions): Promise<MineReport> {
   if (!isRemoteSource(opts.repo) && !existsSync(opts.repo)) throw new InputError({ file: opts.repo, path: "", message: "repository not found" });
