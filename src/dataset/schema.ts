@@ -10,6 +10,21 @@ export const sourceRulesSchema = z
     include: globs.optional(),
     /** Excluded even when included. Default: tests, docs, examples, benchmarks. */
     exclude: globs.optional(),
+    /**
+     * Named groups of source files, for a repository whose directories do not say which part of it a
+     * file belongs to (a flat package). A file's locality unit is the first group (in declaration
+     * order) whose globs match it, else its immediate parent directory (dataset/source-files.ts).
+     */
+    subsystems: z
+      .record(z.string(), globs)
+      // Names and emptiness in one pass, so every bad group is reported, not only the first kind.
+      .superRefine((groups, ctx) => {
+        for (const [name, list] of Object.entries(groups)) {
+          if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) ctx.addIssue({ code: "custom", path: [name], message: "a subsystem name is letters, digits, '.', '_' or '-'" });
+          if (list.length === 0) ctx.addIssue({ code: "custom", path: [name], message: "a subsystem needs at least one glob" });
+        }
+      })
+      .optional(),
   })
   .strict();
 
@@ -59,8 +74,24 @@ export const gitRepoSchema = z
   .object({ git: z.string().min(1), mirror: z.string().min(1).optional(), ...repoCommon })
   .strict();
 
-export const repoSchema = z.union([localRepoSchema, gitRepoSchema], {
-  error: 'a repository is {"path": ...} or {"git": URL, "mirror"?: ...}',
+type LocalRepo = z.infer<typeof localRepoSchema>;
+type GitRepo = z.infer<typeof gitRepoSchema>;
+
+/**
+ * A repository is local (`path`) or remote (`git`). Chosen by its key rather than a plain union, so
+ * a problem inside either shape (a bad source rule, say) is reported at its own field path.
+ */
+export const repoSchema = z.unknown().transform((value, ctx): LocalRepo | GitRepo => {
+  const has = (key: string) => typeof value === "object" && value !== null && !Array.isArray(value) && key in value;
+  const shape = has("path") ? localRepoSchema : has("git") ? gitRepoSchema : null;
+  if (!shape) {
+    ctx.addIssue({ code: "custom", message: 'a repository is {"path": ...} or {"git": URL, "mirror"?: ...}' });
+    return z.NEVER;
+  }
+  const parsed = shape.safeParse(value);
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, code: "custom", message: issue.message, path: issue.path });
+  return z.NEVER;
 });
 
 export const repoNamePattern = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;

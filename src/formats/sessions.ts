@@ -35,7 +35,7 @@ export const sessionPairSchema = z
     interruptions: z.array(z.string().min(1)).length(4),
     /** Workspace name -> task id, identical in both conditions. */
     workspaces: z.record(workspaceNameSchema, z.string().min(1)),
-    /** Per task: the source files and their parent directories the locality was computed from. */
+    /** Per task: the source files the locality was computed from (their units follow from the dataset's source rules). */
     source_files: z.record(z.string(), z.array(z.string())),
     schedules: z.object({ base: z.array(scheduleStepSchema).min(1), switch: z.array(scheduleStepSchema).min(1) }).strict(),
   })

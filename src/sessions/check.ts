@@ -2,6 +2,7 @@ import { posix } from "node:path";
 import type { Dataset, LoadedTask } from "../dataset/load.js";
 import { sourceMatcher } from "../dataset/file-rules.js";
 import { touchedPaths } from "../dataset/patch-files.js";
+import { pathMatcher } from "../core/path-globs.js";
 import { sessionId, type ScheduleStep, type SessionPair, type SessionsFile } from "../formats/sessions.js";
 
 /** One violated property of one session. */
@@ -48,6 +49,16 @@ function filesOf(task: LoadedTask, dataset: Dataset): Set<string> {
   return s;
 }
 
+/** A file's locality unit: its declared subsystem (first that matches), else its parent directory. */
+function unitOf(dataset: Dataset, repo: string): (file: string) => string {
+  const declared = Object.entries(dataset.manifest.repos[repo]?.source?.subsystems ?? {});
+  const groups = declared.map(([name, globs]) => [name, pathMatcher(globs)] as const);
+  return (file) => {
+    for (const [name, match] of groups) if (match(file)) return `subsystem:${name}`;
+    return posix.dirname(file);
+  };
+}
+
 function checkPair(pair: SessionPair, tasks: Map<string, LoadedTask>, dataset: Dataset): SessionViolation[] {
   const out: SessionViolation[] = [];
   const v = (condition: "base" | "switch" | null, property: string, message: string) =>
@@ -65,7 +76,8 @@ function checkPair(pair: SessionPair, tasks: Map<string, LoadedTask>, dataset: D
   if (new Set(ints).size !== 4 || ints.length !== 4) v(null, "interruptions", "needs exactly four distinct interruptions");
   if (ints.includes(pair.focus)) v(null, "interruptions", "the focus is also an interruption");
   const focusFiles = filesOf(focus, dataset);
-  const focusParents = new Set([...focusFiles].map((f) => posix.dirname(f)));
+  const unit = unitOf(dataset, focus.repo);
+  const focusUnits = new Set([...focusFiles].map(unit));
   for (const id of ints) {
     const t = tasks.get(id);
     if (!t) {
@@ -76,8 +88,7 @@ function checkPair(pair: SessionPair, tasks: Map<string, LoadedTask>, dataset: D
     const files = filesOf(t, dataset);
     const shared = [...files].filter((f) => focusFiles.has(f));
     if (shared.length > 0) v(null, "disjoint-source", `${id} shares source files with the focus: ${shared.join(", ")}`);
-    const near = [...files].some((f) => focusParents.has(posix.dirname(f)));
-    const actual = near ? "near" : "far";
+    const actual = [...files].some((f) => focusUnits.has(unit(f))) ? "near" : "far";
     if (actual !== pair.locality) v(null, "locality", `${id} is ${actual} to the focus, the pair is ${pair.locality}`);
     const recorded = pair.source_files[id];
     if (!recorded || recorded.join("\n") !== [...files].sort().join("\n")) v(null, "source-files", `recorded source files of ${id} differ from its patches`);

@@ -6,7 +6,7 @@ import { baseSchedule, countFocusReturns, switchSchedule, type ScheduledTask } f
 import { workspaceNames } from "../../src/formats/sessions.js";
 
 function fp(id: string, files: string[], repo = "r"): Footprint {
-  return { id, repo, files: new Set(files), parents: new Set(files.map((f) => (f.includes("/") ? f.slice(0, f.lastIndexOf("/")) : "."))) };
+  return { id, repo, files: new Set(files), units: new Set(files.map((f) => (f.includes("/") ? f.slice(0, f.lastIndexOf("/")) : "."))) };
 }
 
 describe("locality", () => {
