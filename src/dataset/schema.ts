@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { writerRecordSchema } from "./writer-record.js";
 
+/** Names in the formats: repositories and declared subsystems (task ids use the same alphabet). */
+export const repoNamePattern = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
 /** Globs in the project's path dialect (core/path-globs.ts: picomatch, dotfiles matched, repository-relative POSIX paths). */
 const globs = z.array(z.string().min(1));
 
@@ -20,7 +23,7 @@ export const sourceRulesSchema = z
       // Names and emptiness in one pass, so every bad group is reported, not only the first kind.
       .superRefine((groups, ctx) => {
         for (const [name, list] of Object.entries(groups)) {
-          if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) ctx.addIssue({ code: "custom", path: [name], message: "a subsystem name is letters, digits, '.', '_' or '-'" });
+          if (!repoNamePattern.test(name)) ctx.addIssue({ code: "custom", path: [name], message: "a subsystem name is letters, digits, '.', '_' or '-'" });
           if (list.length === 0) ctx.addIssue({ code: "custom", path: [name], message: "a subsystem needs at least one glob" });
         }
       })
@@ -90,11 +93,9 @@ export const repoSchema = z.unknown().transform((value, ctx): LocalRepo | GitRep
   }
   const parsed = shape.safeParse(value);
   if (parsed.success) return parsed.data;
-  for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, code: "custom", message: issue.message, path: issue.path });
+  for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, code: "custom" });
   return z.NEVER;
 });
-
-export const repoNamePattern = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 export const datasetManifestSchema = z
   .object({
