@@ -78,6 +78,11 @@ export const mineReportSchema = z
     ),
     rejected_by_reason: z.partialRecord(z.enum(rejectReasons), z.number().int()),
     warnings: z.array(z.string()),
+    /**
+     * `--known`: candidates that a given manifest already holds (the same merge or chain), skipped
+     * without a test run; worked out afresh by every run (absent: no --known).
+     */
+    known: z.array(z.object({ candidate: z.string(), task: z.string(), manifest: z.string() }).strict()).optional(),
   })
   .strict();
 

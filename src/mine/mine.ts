@@ -47,6 +47,8 @@ export interface MineOptions {
   jobs?: number;
   /** Only candidates whose source changes all lie under one of these directories (default: anywhere). */
   paths?: string[];
+  /** Manifests whose tasks are not mined again: a candidate with a task's provenance is skipped. */
+  known?: string[];
   /** Where the candidates' test runs happen (default: here, `jobs` at once); `tasks mine --queue` passes the queue's. */
   backend?: MineBackend;
   onLine?: (line: string) => void;
@@ -276,6 +278,40 @@ function earlierRun(out: string, repoGit: string, range: string, settings: MineS
   return { report, tasks, retired };
 }
 
+/**
+ * `--known`: the candidates (by provenance) that these manifests already hold for this repository,
+ * so that mining a range again (with other --path, after a shipped run) does not qualify them again.
+ * A manifest with no task of the repository is refused: it is most likely the wrong file.
+ */
+function knownCandidates(files: readonly string[], repoGit: string): Map<string, { task: string; manifest: string }> {
+  const known = new Map<string, { task: string; manifest: string }>();
+  const problems = [];
+  for (const file of files) {
+    if (!existsSync(file)) {
+      problems.push({ file, path: "", message: "not found (--known takes a manifest.json)" });
+      continue;
+    }
+    const m = readJsonWith(file, taskManifestReadSchema);
+    const ours = m.tasks.filter((t) => m.repos[t.repo]?.git === repoGit);
+    if (ours.length === 0) problems.push({ file, path: "tasks", message: `no task of ${repoGit}: --known takes a manifest of the repository being mined` });
+    for (const t of ours) if (!known.has(t.provenance)) known.set(t.provenance, { task: t.id, manifest: file });
+  }
+  if (problems.length > 0) throw new InputError(problems);
+  return known;
+}
+
+/**
+ * Known candidates are listed in the report (with --known), not judged: they join `decided`. A
+ * candidate this run decided before stays as it was. Returns how many were skipped.
+ */
+function skipKnown(candidates: readonly Candidate[], known: ReadonlyMap<string, { task: string; manifest: string }>, decided: Set<string>, report: MineReport, listed: boolean): number {
+  const skipped = candidates.filter((c) => known.has(c.provenance) && !decided.has(c.provenance));
+  for (const c of skipped) decided.add(c.provenance);
+  if (listed) report.known = skipped.map((c) => ({ candidate: c.provenance, ...known.get(c.provenance)! }));
+  else delete report.known;
+  return skipped.length;
+}
+
 /** A candidate's test runs in this process, in a directory of the verifier's scratch. */
 function localTester(dataset: Dataset, gitDir: string, repo: ManifestRepo, scratchRoot: string): CandidateTester {
   return (input) => {
@@ -318,6 +354,7 @@ async function mineInto(out: string, opts: MineOptions): Promise<MineReport> {
   const range = opts.range ?? "HEAD";
   const settings = settingsOf(opts);
   const earlier = earlierRun(out, repo.git, range, settings);
+  const known = knownCandidates(opts.known ?? [], repo.git);
   const local: ManifestRepo = { ...repo, git: isRemoteSource(opts.repo) ? opts.repo : resolve(opts.repo) };
   const dataset: Dataset = { root: out, manifest: { name: opts.name ?? `${name}-mined`, version: "1", repos: { [name]: datasetRepoOf(local) } }, tasks: [] };
   const gitDir = (await materializeRepo(dataset, name)).gitDir;
@@ -330,6 +367,8 @@ async function mineInto(out: string, opts: MineOptions): Promise<MineReport> {
   Object.assign(report, { commits_seen: scan.commits, candidates_seen: scan.candidates.length });
   opts.onLine?.(`${scan.commits} commits, ${scan.candidates.length} candidate(s)`);
   const decided = new Set([...report.mined.map((m) => m.provenance), ...report.rejected.map((r) => r.candidate)]);
+  const skipped = skipKnown(scan.candidates, known, decided, report, opts.known !== undefined);
+  if (skipped > 0) opts.onLine?.(`${skipped} candidate(s) already held by --known manifests: not qualified again`);
   if (earlier) {
     const again = earlier.retired > 0 ? ` (${earlier.retired} rejected as "${retiredReason}", a rule since retired, are judged again)` : "";
     opts.onLine?.(`resuming ${out}: ${report.mined.length} mined and ${report.rejected.length} rejected before, ${scan.candidates.filter((c) => !decided.has(c.provenance)).length} left${again}`);

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.js";
@@ -94,6 +94,31 @@ describe.skipIf(missingTool)("tasks mine --suite touched --url --setup-commit", 
     expect(bad.stderr.trim().split("\n")).toEqual([
       expect.stringMatching(/: --path: "pkg\/txt" is not a directory at [0-9a-f]{12}, the newest commit of the range$/),
       expect.stringMatching(/: --path: "pkg\/num\/ops.py" is not a directory at [0-9a-f]{12}, the newest commit of the range$/),
+    ]);
+  });
+
+  it("--known skips the candidates a manifest already holds, and refuses a missing manifest or one of another repository", { timeout: 300_000 }, () => {
+    const env = { SWITCH_SWE_CACHE: join(root, "cache-known") };
+    const shipped = join(root, "known-shipped");
+    expect(cli(["tasks", "mine", repo, "--out", shipped, "--runs", "1", "--suite", "touched", "--path", "pkg/text/"], { env }).code).toBe(0);
+    const shippedManifest = JSON.parse(readFileSync(join(shipped, "manifest.json"), "utf8"));
+    const out = join(root, "known");
+    const r = cli(["tasks", "mine", repo, "--out", out, "--runs", "1", "--suite", "touched", "--known", join(shipped, "manifest.json")], { env });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain("1 candidate(s) already held by --known manifests: not qualified again");
+    expect(r.stdout).toMatch(/2 candidate\(s\): 1 mined, 0 rejected, 1 already known; /);
+    const manifest = JSON.parse(readFileSync(join(out, "manifest.json"), "utf8"));
+    expect(manifest.tasks.map((t: { stages: Array<{ tests: string[] }> }) => t.stages.map((s) => s.tests))).toEqual([[["tests/test_ops.py::test_sub"], ["tests/test_ops.py::test_mul"]]]);
+    const report = JSON.parse(readFileSync(join(out, "mine-report.json"), "utf8"));
+    expect(report.known).toEqual([{ candidate: shippedManifest.tasks[0].provenance, task: shippedManifest.tasks[0].id, manifest: join(shipped, "manifest.json") }]);
+    // Another repository's manifest, and a path that is no file: one line each, exit 2, nothing mined.
+    const other = join(root, "known-other.json");
+    writeFileSync(other, JSON.stringify({ ...shippedManifest, repos: { [Object.keys(shippedManifest.repos)[0]!]: { ...Object.values(shippedManifest.repos)[0]!, git: "https://example.org/other.git" } } }));
+    const bad = cli(["tasks", "mine", repo, "--out", join(root, "known-bad"), "--known", other, "--known", join(root, "nope.json")], { env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim().split("\n")).toEqual([
+      `${other}: tasks: no task of ${repo}: --known takes a manifest of the repository being mined`,
+      `${join(root, "nope.json")}: not found (--known takes a manifest.json)`,
     ]);
   });
 

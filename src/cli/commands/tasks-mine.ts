@@ -42,6 +42,7 @@ export function addMineCommand(tasks: Command): void {
     .option("--timeout-s <n>", "deadline of one test run, recorded as each task's verifier.timeout_s (a test that hangs before its fix costs this per run)", parsePositive("--timeout-s"), 1800)
     .option("--jobs <n>", "candidates qualified at once (each runs its own test processes)", parsePositive("--jobs"), 1)
     .option("--path <dir>", "only candidates whose source changes all lie under this directory (repeatable; e.g. one subsystem, for tasks that share a directory)", collect)
+    .option("--known <manifest>", "skip candidates this manifest already holds (the same merge or chain), e.g. shipped tasks when a range is mined again (repeatable)", collect)
     .option("--name <name>", "dataset name (default <repo>-mined)")
     .option("--test-command <cmd>", "test command ({tests}, {junit}); default pytest with a JUnit report")
     .option("--setup <cmd>", "environment set-up command (repeatable)", collect)
@@ -86,6 +87,7 @@ export function addMineCommand(tasks: Command): void {
       ...(o.python !== undefined ? { python: o.python } : {}),
       ...(o.suite !== undefined ? { suite: o.suite } : {}),
       ...(o.path !== undefined ? { paths: o.path } : {}),
+      ...(o.known !== undefined ? { known: o.known } : {}),
       ...(backend ? { backend } : {}),
       onLine: (l) => process.stderr.write(`${l}\n`),
     }).finally(() => {
@@ -93,8 +95,9 @@ export function addMineCommand(tasks: Command): void {
       process.off("SIGTERM", onSignal);
     });
     const reasons = Object.entries(r.rejected_by_reason).map(([k, n]) => `${n} ${k}`);
+    const known = r.known && r.known.length > 0 ? `, ${r.known.length} already known` : "";
     process.stdout.write(
-      `${r.commits_seen} commits, ${r.candidates_seen} candidate(s): ${r.mined.length} mined, ${r.rejected.length} rejected${reasons.length > 0 ? ` (${reasons.join(", ")})` : ""}; ${o.out}\n`,
+      `${r.commits_seen} commits, ${r.candidates_seen} candidate(s): ${r.mined.length} mined, ${r.rejected.length} rejected${reasons.length > 0 ? ` (${reasons.join(", ")})` : ""}${known}; ${o.out}\n`,
     );
     for (const w of r.warnings) process.stderr.write(`warning: ${w}\n`);
     if (r.mined.length === 0) process.exitCode = ExitCode.checkFailed;
