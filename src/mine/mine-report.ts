@@ -23,6 +23,8 @@ export const mineSettingsSchema = z
     license: z.string().nullable(),
     /** `--path`: absent in reports written before it existed (= anywhere). */
     paths: z.array(z.string()).optional(),
+    /** `--test-glob`: absent in reports written before it existed (= the default test globs only). */
+    test_globs: z.array(z.string()).optional(),
   })
   .strict();
 

@@ -47,6 +47,8 @@ export interface MineOptions {
   jobs?: number;
   /** Only candidates whose source changes all lie under one of these directories (default: anywhere). */
   paths?: string[];
+  /** More globs of test files (fixtures included), beyond the defaults: e.g. `Tests/**` for a capitalised test tree. */
+  testGlobs?: string[];
   /** Manifests whose tasks are not mined again: a candidate with a task's provenance is skipped. */
   known?: string[];
   /** Where the candidates' test runs happen (default: here, `jobs` at once); `tasks mine --queue` passes the queue's. */
@@ -69,8 +71,9 @@ function manifestRepo(opts: MineOptions): ManifestRepo {
   return {
     git: opts.url ?? (isRemoteSource(opts.repo) ? opts.repo : resolve(opts.repo)),
     ...(opts.license ? { license: opts.license } : {}),
-    source: { include: defaultSourceInclude, exclude: defaultSourceExclude },
-    tests: defaultTestGlobs,
+    // A test glob of our own is also a source exclusion: a fixture must land in tests.patch, never in a stage's patch.
+    source: { include: defaultSourceInclude, exclude: [...defaultSourceExclude, ...(opts.testGlobs ?? [])] },
+    tests: [...defaultTestGlobs, ...(opts.testGlobs ?? [])],
     environment,
   };
 }
@@ -220,6 +223,7 @@ function settingsOf(opts: MineOptions): MineSettings {
     url: opts.url ?? null,
     license: opts.license ?? null,
     paths: opts.paths ?? [],
+    test_globs: opts.testGlobs ?? [],
   };
 }
 
@@ -256,8 +260,8 @@ function earlierRun(out: string, repoGit: string, range: string, settings: MineS
     ...(report.range !== range ? [{ file, path: "range", message: `this run scanned ${report.range}, not ${range}: ${fresh}` }] : []),
     // --max-stages and --path only choose which candidates there are; no verdict depends on them.
     ...Object.entries(settings).filter(([k]) => !choosers.has(k)).flatMap(([k, v]) => {
-      // `python` is absent from reports written before it existed: none was declared.
-      const was = k === "python" ? (report.settings!.python ?? null) : report.settings![k as keyof MineSettings];
+      // `python` and `test_globs` are absent from reports written before they existed: none was given.
+      const was = k === "python" ? (report.settings!.python ?? null) : k === "test_globs" ? (report.settings!.test_globs ?? []) : report.settings![k as keyof MineSettings];
       return JSON.stringify(was) === JSON.stringify(v) ? [] : [{ file, path: `settings.${k}`, message: `this run used ${JSON.stringify(was)}, not ${JSON.stringify(v)}: ${fresh}` }];
     }),
   ];

@@ -190,3 +190,50 @@ describe.skipIf(missingTool)("a test that hangs before the fix", () => {
     expect(report.rejected).toEqual([expect.objectContaining({ reason: "timed out", detail: "after 0 stage(s): timed out" })]);
   });
 });
+
+describe.skipIf(missingTool)("--test-glob: a capitalised test tree with fixture files", () => {
+  const fonts = gitHistory(root, "fonts");
+  beforeAll(() => {
+    fonts.init();
+    fonts.commit("Initial layout", { "Lib/glyphs/__init__.py": "", "Lib/glyphs/names.py": "def name(code):\n    return 'uni%04X' % code\n", "Tests/names_test.py": "from glyphs.names import name\n\n\ndef test_uni():\n    assert name(65) == 'uni0041'\n" });
+    fonts.commit("names: read the agl list", {
+      "Lib/glyphs/names.py": "import os\n\n\ndef name(code, table=None):\n    if table and code in table:\n        return table[code]\n    return 'uni%04X' % code\n",
+      "Tests/data/agl.txt": "0041 A\n",
+      "Tests/names_test.py": "import os\nfrom glyphs.names import name\n\nHERE = os.path.dirname(__file__)\n\n\ndef table():\n    with open(os.path.join(HERE, 'data', 'agl.txt')) as f:\n        return {int(c, 16): n for c, n in (l.split() for l in f)}\n\n\ndef test_uni():\n    assert name(65) == 'uni0041'\n\n\ndef test_agl():\n    assert name(65, table()) == 'A'\n",
+    });
+    fonts.commit("names: fall back to u+ for astral codes", {
+      "Lib/glyphs/names.py": "import os\n\n\ndef name(code, table=None):\n    if table and code in table:\n        return table[code]\n    return ('uni%04X' if code <= 0xFFFF else 'u%05X') % code\n",
+      "Tests/data/astral.txt": "1F600\n",
+      "Tests/names_test.py": "import os\nfrom glyphs.names import name\n\nHERE = os.path.dirname(__file__)\n\n\ndef table():\n    with open(os.path.join(HERE, 'data', 'agl.txt')) as f:\n        return {int(c, 16): n for c, n in (l.split() for l in f)}\n\n\ndef test_uni():\n    assert name(65) == 'uni0041'\n\n\ndef test_agl():\n    assert name(65, table()) == 'A'\n\n\ndef test_astral():\n    with open(os.path.join(HERE, 'data', 'astral.txt')) as f:\n        code = int(f.read().strip(), 16)\n    assert name(code) == 'u1F600'\n",
+    });
+  });
+
+  it("puts the fixtures in tests.patch, not in a stage's patch, records the globs, and refuses an absolute one", { timeout: 300_000 }, () => {
+    const env = { SWITCH_SWE_CACHE: join(root, "cache-fonts") };
+    const out = join(root, "fonts-out");
+    const testCommand = "PYTHONPATH=Lib python3 -m pytest -rA -p no:cacheprovider --junitxml={junit} {tests}";
+    const r = cli(["tasks", "mine", fonts.repo, "--out", out, "--runs", "1", "--suite", "touched", "--test-command", testCommand, "--test-glob", "Tests/**"], { env });
+    expect(r.stdout).toMatch(/1 candidate\(s\): 1 mined, 0 rejected; /);
+    const manifest = JSON.parse(readFileSync(join(out, "manifest.json"), "utf8"));
+    const repoEntry = manifest.repos.fonts;
+    expect(repoEntry.tests).toContain("Tests/**");
+    expect(repoEntry.source.exclude).toContain("Tests/**");
+    const task = manifest.tasks[0];
+    expect(task.stages.map((s: { tests: string[] }) => s.tests)).toEqual([["Tests/names_test.py::test_agl"], ["Tests/names_test.py::test_astral"]]);
+    const dir = join(out, "tasks", task.id);
+    const stagePatches = readdirSync(dir).filter((f) => /^stage-\d+\.patch$/.test(f)).map((f) => readFileSync(join(dir, f), "utf8")).join("\n");
+    expect(stagePatches).not.toContain("Tests/data/");
+    expect(stagePatches).toContain("Lib/glyphs/names.py");
+    const testsPatch = readFileSync(join(dir, "tests.patch"), "utf8");
+    expect(testsPatch).toContain("b/Tests/data/agl.txt");
+    expect(testsPatch).toContain("b/Tests/data/astral.txt");
+    expect(JSON.parse(readFileSync(join(out, "mine-report.json"), "utf8")).settings.test_globs).toEqual(["Tests/**"]);
+    // Resuming with other test globs would judge the rest differently: refused.
+    const other = cli(["tasks", "mine", fonts.repo, "--out", out, "--runs", "1", "--suite", "touched", "--test-command", testCommand], { env });
+    expect(other.code).toBe(2);
+    expect(other.stderr.trim()).toBe(`${join(out, "mine-report.json")}: settings.test_globs: this run used ["Tests/**"], not []: resume with the options it was started with, or mine into a new --out`);
+    const bad = cli(["tasks", "mine", fonts.repo, "--out", join(root, "fonts-bad"), "--test-glob", "/Tests/**"], { env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim()).toMatch(/--test-glob takes a glob relative to the repository root, such as 'Tests\/\*\*', got "\/Tests\/\*\*"/);
+  });
+});

@@ -10,7 +10,13 @@ import { queueUrlEnv } from "../../queue/queue-url.js";
 import { securedQueueTarget } from "./queue.js";
 
 /** The CLI flags are the options of `mine`, less what the command supplies itself. */
-type MineFlags = Omit<MineOptions, "repo" | "onLine" | "paths" | "backend"> & WriterFlags & { path?: string[]; queue?: string | boolean };
+type MineFlags = Omit<MineOptions, "repo" | "onLine" | "paths" | "backend" | "testGlobs"> & WriterFlags & { path?: string[]; testGlob?: string[]; queue?: string | boolean };
+
+/** `--test-glob`: a repository-relative glob (no leading `/` or `..`: it is matched against paths in the repository). */
+function collectTestGlob(value: string, previous: string[] = []): string[] {
+  if (value.trim() === "" || value.startsWith("/") || value.split("/").includes("..")) throw new InvalidArgumentError(`--test-glob takes a glob relative to the repository root, such as 'Tests/**', got "${value}"`);
+  return [...previous, value];
+}
 
 /** `--writer-model`: after mining, the request texts of the mined tasks are written (as `tasks write-requests OUT`). */
 async function writeMinedRequests(out: string, o: MineFlags): Promise<number> {
@@ -42,6 +48,7 @@ export function addMineCommand(tasks: Command): void {
     .option("--timeout-s <n>", "deadline of one test run, recorded as each task's verifier.timeout_s (a test that hangs before its fix costs this per run)", parsePositive("--timeout-s"), 1800)
     .option("--jobs <n>", "candidates qualified at once (each runs its own test processes)", parsePositive("--jobs"), 1)
     .option("--path <dir>", "only candidates whose source changes all lie under this directory (repeatable; e.g. one subsystem, for tasks that share a directory)", collect)
+    .option("--test-glob <glob>", "files matching this glob are tests too, fixtures included, beyond the defaults (repeatable; e.g. 'Tests/**' for a capitalised test tree)", collectTestGlob)
     .option("--known <manifest>", "skip candidates this manifest already holds (the same merge or chain), e.g. shipped tasks when a range is mined again (repeatable)", collect)
     .option("--name <name>", "dataset name (default <repo>-mined)")
     .option("--test-command <cmd>", "test command ({tests}, {junit}); default pytest with a JUnit report")
@@ -88,6 +95,7 @@ export function addMineCommand(tasks: Command): void {
       ...(o.suite !== undefined ? { suite: o.suite } : {}),
       ...(o.path !== undefined ? { paths: o.path } : {}),
       ...(o.known !== undefined ? { known: o.known } : {}),
+      ...(o.testGlob !== undefined ? { testGlobs: o.testGlob } : {}),
       ...(backend ? { backend } : {}),
       onLine: (l) => process.stderr.write(`${l}\n`),
     }).finally(() => {
