@@ -4,9 +4,10 @@ import { checkManifest } from "../../manifests/check.js";
 import { materializeManifest } from "../../manifests/materialize.js";
 import { ExitCode } from "../exit-codes.js";
 import { mergeManifestFiles } from "../../manifests/merge.js";
-import { collect, parseRepoSources } from "../options.js";
+import { foldStage } from "../../manifests/fold.js";
+import { collect, parsePositive, parseRepoSources } from "../options.js";
 
-/** `datasets materialize MANIFEST --out DATASET [--repo NAME=PATH|URL]`, `datasets merge MANIFEST... --out FILE`, `datasets check MANIFEST...`. */
+/** `datasets materialize MANIFEST --out DATASET [--repo NAME=PATH|URL]`, `datasets merge MANIFEST... --out FILE`, `datasets check MANIFEST...`, `datasets fold MANIFEST --task ID --stage K`. */
 export function registerDatasets(program: Command): void {
   const datasets = program.command("datasets").description("datasets shipped as manifests (URLs, commits, test ids, digests)");
   datasets
@@ -39,5 +40,20 @@ export function registerDatasets(program: Command): void {
     .action((files: string[], o: { out: string; name?: string }) => {
       const m = mergeManifestFiles(files, o.out, o.name);
       process.stdout.write(`${m.tasks.length} task(s) of ${Object.keys(m.repos).length} repositor${Object.keys(m.repos).length === 1 ? "y" : "ies"} from ${files.length} manifest(s); ${o.out}\n`);
+    });
+  datasets
+    .command("fold")
+    .description("join a stage that reading finds is no stage (no behaviour of its own, or taking back the step before) to its neighbour: the stage before, or the next for the first; tests stay mapped, digests are derived again, the manifest is rewritten")
+    .argument("<manifest>", "manifest.json, rewritten in place")
+    .requiredOption("--task <id>", "the task")
+    .requiredOption("--stage <k>", "the stage to fold (1-based)", parsePositive("--stage"))
+    .option("--repo <name=path|url>", "clone this repository from a local clone, mirror or bundle (or another URL) (repeatable)", collect)
+    .action(async (manifest: string, o: { task: string; stage: number; repo?: string[] }) => {
+      const r = await foldStage({ manifestFile: manifest, task: o.task, stage: o.stage, ...(o.repo ? { sources: parseRepoSources(o.repo) } : {}) });
+      const s = r.task.stages[r.into - 1]!;
+      process.stdout.write(
+        `${r.task.id}: stage ${o.stage} folded into stage ${r.into}, which ${s.cut ? `ends at ${s.cut.slice(0, 12)}` : "is authored"}; ${r.task.stages.length} stage(s) now; qualify the task again (tasks qualify --runs 3)\n`,
+      );
+      if (r.textKept) process.stderr.write(`warning: ${r.task.id}: stage ${r.into} keeps its text written for the dataset: read it again, it asks for less than the stage now does\n`);
     });
 }
