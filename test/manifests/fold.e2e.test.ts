@@ -69,6 +69,7 @@ describe.skipIf(missingTool)("datasets fold", () => {
     const before = read(file);
     const r = cli(["datasets", "fold", file, "--task", before.id, "--stage", "1"], { env });
     expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe(`${before.id}: stage 1 folded into the next stage, now stage 1, which ends at ${before.stages[1]!.cut.slice(0, 12)}; 2 stage(s) now; qualify the task again (tasks qualify --runs 3)`);
     const after = read(file);
     expect(after.stages.map((s) => s.cut)).toEqual([before.stages[1]!.cut, before.stages[2]!.cut]);
     expect(after.stages[0]!.tests).toEqual([...before.stages[0]!.tests, ...before.stages[1]!.tests]);

@@ -52,7 +52,7 @@ export function registerDatasets(program: Command): void {
       const r = await foldStage({ manifestFile: manifest, task: o.task, stage: o.stage, ...(o.repo ? { sources: parseRepoSources(o.repo) } : {}) });
       const s = r.task.stages[r.into - 1]!;
       process.stdout.write(
-        `${r.task.id}: stage ${o.stage} folded into stage ${r.into}, which ${s.cut ? `ends at ${s.cut.slice(0, 12)}` : "is authored"}; ${r.task.stages.length} stage(s) now; qualify the task again (tasks qualify --runs 3)\n`,
+        `${r.task.id}: stage ${o.stage} folded into ${o.stage === 1 ? "the next stage, now stage 1," : `stage ${r.into},`} which ${s.cut ? `ends at ${s.cut.slice(0, 12)}` : "is authored"}; ${r.task.stages.length} stage(s) now; qualify the task again (tasks qualify --runs 3)\n`,
       );
       if (r.textKept) process.stderr.write(`warning: ${r.task.id}: stage ${r.into} keeps its text written for the dataset: read it again, it asks for less than the stage now does\n`);
     });
