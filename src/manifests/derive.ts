@@ -1,3 +1,4 @@
+import { sha256 } from "../core/digest.js";
 import { git, gitOut } from "../core/git.js";
 
 /**
@@ -42,6 +43,12 @@ export async function stagePatchesOf(gitDir: string, base: string, cuts: readonl
 export async function testsPatchOf(gitDir: string, base: string, last: string, isTest: PathClass): Promise<string> {
   const paths = (await changedPaths(gitDir, base, last)).filter(isTest);
   return diffOf(gitDir, base, last, paths);
+}
+
+/** The digests a manifest records for a task's upstream part: each stage patch's, and tests.patch's. */
+export async function upstreamDigestsOf(gitDir: string, base: string, cuts: readonly string[], isTest: PathClass): Promise<{ stages: string[]; tests: string }> {
+  const stages = await stagePatchesOf(gitDir, base, cuts, isTest);
+  return { stages: stages.map(sha256), tests: sha256(await testsPatchOf(gitDir, base, cuts[cuts.length - 1]!, isTest)) };
 }
 
 /** The commits of a stage (from, to], oldest first, first-parent. */

@@ -1,9 +1,8 @@
-import { sha256 } from "../core/digest.js";
 import { InputError } from "../core/errors.js";
 import { readJsonWith, writeJsonAtomic } from "../core/json-file.js";
 import { testFileMatcher } from "../dataset/file-rules.js";
 import { materializeRepo } from "../dataset/repo-cache.js";
-import { stagePatchesOf, testsPatchOf } from "./derive.js";
+import { upstreamDigestsOf } from "./derive.js";
 import { datasetOfManifest } from "./materialize.js";
 import { isAuthored, taskManifestReadSchema, type ManifestStage, type ManifestTask } from "./task-manifest.js";
 
@@ -65,9 +64,9 @@ export async function foldStage(opts: FoldOptions): Promise<FoldResult> {
   const gitDir = (await materializeRepo(datasetOfManifest(manifest, "", opts.sources), t.repo)).gitDir;
   const isTest = testFileMatcher(repo);
   const cuts = stages.filter((s) => !isAuthored(s)).map((s) => s.cut!);
-  const patches = await stagePatchesOf(gitDir, t.base, cuts, isTest);
-  patches.forEach((p, j) => (stages[j] = { ...stages[j]!, patch_sha256: sha256(p) }));
-  const task: ManifestTask = { ...t, stages, tests_patch_sha256: sha256(await testsPatchOf(gitDir, t.base, cuts[cuts.length - 1]!, isTest)) };
+  const digests = await upstreamDigestsOf(gitDir, t.base, cuts, isTest);
+  digests.stages.forEach((d, j) => (stages[j] = { ...stages[j]!, patch_sha256: d }));
+  const task: ManifestTask = { ...t, stages, tests_patch_sha256: digests.tests };
   manifest.tasks[i] = task;
   writeJsonAtomic(file, manifest);
   return { task, into: into + 1, textKept: stages[into]!.text !== undefined };

@@ -15,8 +15,7 @@ import { buildSessions } from "../sessions/build.js";
 import { defaultTestCommand } from "../testbed/test-run.js";
 import { openScratch, reapNotices, reapStaleScratch } from "../testbed/verifier-scratch.js";
 import { findCandidates, repoDir, severalFeatures, unrelatedStage, type Candidate } from "./candidates.js";
-import { sha256 } from "../core/digest.js";
-import { changedPaths, stagePatchesOf, testsPatchOf, type PathClass } from "../manifests/derive.js";
+import { changedPaths, upstreamDigestsOf, type PathClass } from "../manifests/derive.js";
 import type { FailingModule, MineSuite, RejectReason } from "./stage-tests.js";
 import { runCandidateTests, type CandidateTester, type MineBackend } from "./candidate-tests.js";
 import { substantiveStages, type FoldedStep } from "./stages.js";
@@ -127,15 +126,14 @@ async function preCheck(ctx: Ctx, c: Candidate, isSource: PathClass, isTest: Pat
 /** A manifest task with placeholder tests and digests, before its stages are qualified. */
 async function draftTask(ctx: Ctx, id: string, base: string, cuts: string[], provenance: string): Promise<ManifestTask> {
   const isTest = testFileMatcher(ctx.repo);
-  const stages = await stagePatchesOf(ctx.gitDir, base, cuts, isTest);
-  const testsPatch = await testsPatchOf(ctx.gitDir, base, cuts[cuts.length - 1]!, isTest);
+  const digests = await upstreamDigestsOf(ctx.gitDir, base, cuts, isTest);
   return {
     id,
     repo: ctx.name,
     base,
     provenance,
-    stages: cuts.map((cut, k) => ({ cut, provenance: `commit ${cut}: request derived from its message`, tests: [], patch_sha256: sha256(stages[k]!) })),
-    tests_patch_sha256: sha256(testsPatch),
+    stages: cuts.map((cut, k) => ({ cut, provenance: `commit ${cut}: request derived from its message`, tests: [], patch_sha256: digests.stages[k]! })),
+    tests_patch_sha256: digests.tests,
     verifier: { fail_to_pass: [], pass_to_pass: [], timeout_s: ctx.opts.timeoutS ?? 1800 },
   };
 }

@@ -27,7 +27,7 @@ type Stage = { cut: string; tests: string[]; provenance: string; patch_sha256: s
 
 describe.skipIf(missingTool)("datasets fold", () => {
   const env = { SWITCH_SWE_CACHE: join(root, "cache") };
-  let mined: { tasks: Array<{ id: string; stages: Stage[] }> };
+  let mined: { tasks: Array<{ id: string; stages: Stage[]; tests_patch_sha256: string }> };
   const manifestAt = (name: string) => {
     const file = join(root, `${name}.json`);
     writeFileSync(file, JSON.stringify(mined, null, 2));
@@ -56,7 +56,7 @@ describe.skipIf(missingTool)("datasets fold", () => {
     // The joined stage's patch is base..its new cut: another digest; the last stage's and the tests' stay.
     expect(after.stages[0]!.patch_sha256).not.toBe(before.stages[0]!.patch_sha256);
     expect(after.stages[1]!.patch_sha256).toBe(before.stages[2]!.patch_sha256);
-    expect(after.tests_patch_sha256).toBe((mined.tasks[0] as unknown as { tests_patch_sha256: string }).tests_patch_sha256);
+    expect(after.tests_patch_sha256).toBe(mined.tasks[0]!.tests_patch_sha256);
     const m = cli(["datasets", "materialize", file, "--out", join(root, "later-ds")], { env });
     expect(m.stdout, m.stderr).toContain("1 task(s) materialized");
     // The lint finds nothing new (the fixture's environment is not pinned: the same lines before and after).
