@@ -43,6 +43,14 @@ export const sessionPairSchema = z
   // One name for one thing: a pair is named by its focus task, so code may use either field.
   .refine((p) => p.id === p.focus, { path: ["id"], message: "must equal focus (a pair is named by its focus task)" });
 
+/**
+ * How often the focus must return in a switched session (the paper's C.5): `every-stage`, before every
+ * focus stage after the first (stages − 1 returns, fewer only when the interruptions have fewer requests
+ * in all); `at-most-two`, min(2, stages − 1), the rule of files built before 2026-12-07, which carry no
+ * `focus_returns` field and are checked by the rule they were built under.
+ */
+export const focusReturnsRuleSchema = z.enum(["every-stage", "at-most-two"]);
+
 export const excludedFocusSchema = z.object({ task: z.string(), reason: z.string() }).strict();
 
 export const sessionsFileSchema = z
@@ -50,6 +58,7 @@ export const sessionsFileSchema = z
     format: z.literal("switch-swe.sessions/1"),
     dataset: z.object({ name: z.string(), version: z.string() }).strict(),
     seed: z.number().int().nonnegative(),
+    focus_returns: focusReturnsRuleSchema.optional(),
     pairs: z.array(sessionPairSchema),
     /** Focus tasks that could not form a session, with the constraint that left too few candidates. */
     excluded: z.array(excludedFocusSchema),
@@ -62,6 +71,13 @@ export type Condition = z.infer<typeof conditionSchema>;
 export type ScheduleStep = z.infer<typeof scheduleStepSchema>;
 export type SessionPair = z.infer<typeof sessionPairSchema>;
 export type SessionsFile = z.infer<typeof sessionsFileSchema>;
+export type FocusReturnsRule = z.infer<typeof focusReturnsRuleSchema>;
+
+/** The focus returns a switched schedule must have under `rule`, given the interruptions' requests in all. */
+export function wantedFocusReturns(rule: FocusReturnsRule, stages: number, available: number): number {
+  const byStages = rule === "every-stage" ? stages - 1 : Math.min(2, stages - 1);
+  return Math.max(0, Math.min(byStages, available));
+}
 
 export function sessionId(pairId: string, condition: Condition): string {
   return `${pairId}.${condition}`;

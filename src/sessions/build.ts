@@ -124,6 +124,7 @@ export function buildSessions(dataset: Dataset, opts: BuildOptions, footprints: 
     format: "switch-swe.sessions/1",
     dataset: { name: dataset.manifest.name, version: dataset.manifest.version },
     seed: opts.seed,
+    focus_returns: "every-stage",
     pairs,
     excluded,
   };

@@ -3,7 +3,7 @@ import type { Dataset, LoadedTask } from "../dataset/load.js";
 import { sourceMatcher } from "../dataset/file-rules.js";
 import { touchedPaths } from "../dataset/patch-files.js";
 import { pathMatcher } from "../core/path-globs.js";
-import { sessionId, type ScheduleStep, type SessionPair, type SessionsFile } from "../formats/sessions.js";
+import { sessionId, wantedFocusReturns, type FocusReturnsRule, type ScheduleStep, type SessionPair, type SessionsFile } from "../formats/sessions.js";
 
 /** One violated property of one session. */
 export interface SessionViolation {
@@ -32,7 +32,7 @@ export function checkSessions(file: SessionsFile, dataset: Dataset): SessionViol
   for (const pair of file.pairs) {
     if (seen.has(pair.id)) out.push({ session: pair.id, property: "unique-id", message: "pair id appears twice" });
     seen.add(pair.id);
-    out.push(...checkPair(pair, tasks, dataset));
+    out.push(...checkPair(pair, tasks, dataset, file.focus_returns ?? "at-most-two"));
   }
   return out;
 }
@@ -59,7 +59,7 @@ function unitOf(dataset: Dataset, repo: string): (file: string) => string {
   };
 }
 
-function checkPair(pair: SessionPair, tasks: Map<string, LoadedTask>, dataset: Dataset): SessionViolation[] {
+function checkPair(pair: SessionPair, tasks: Map<string, LoadedTask>, dataset: Dataset, rule: FocusReturnsRule): SessionViolation[] {
   const out: SessionViolation[] = [];
   const v = (condition: "base" | "switch" | null, property: string, message: string) =>
     out.push({ session: condition ? sessionId(pair.id, condition) : pair.id, property, message });
@@ -135,7 +135,7 @@ function checkPair(pair: SessionPair, tasks: Map<string, LoadedTask>, dataset: D
     const focusStages = steps.filter((s) => s.task === pair.focus && s.kind === "stage").length;
     if (focusStages !== focus.requests.length) v(condition, "focus-complete", `focus has ${focusStages} of ${focus.requests.length} stages`);
   }
-  for (const r of switchRuleViolations(pair.schedules.switch, pair.focus, pair.interruptions, (id) => tasks.get(id)?.requests.length)) {
+  for (const r of switchRuleViolations(pair.schedules.switch, pair.focus, pair.interruptions, (id) => tasks.get(id)?.requests.length, rule)) {
     v("switch", r.property, r.message);
   }
   const project = (steps: ScheduleStep[]) => JSON.stringify(steps.filter((s) => s.task === pair.focus));
@@ -149,15 +149,17 @@ function checkPair(pair: SessionPair, tasks: Map<string, LoadedTask>, dataset: D
  * The two schedule rules of the method (C.5), checked on a switched schedule:
  * `interruption-resumed`: an interruption with two or more requests in the dataset is suspended and resumed,
  * so another task's request comes between its first and its last request;
- * `focus-returns`: the focus returns at least min(2, stages − 1) times, a return being a substantive focus
- * request right after a request of another task (finalization excluded), fewer only when the interruptions
- * have fewer requests in all than that. `stagesOf` gives a task's number of requests in the dataset.
+ * `focus-returns`: the focus returns as often as `rule` asks (every-stage: stages − 1; at-most-two:
+ * min(2, stages − 1)), a return being a substantive focus request right after a request of another task
+ * (finalization excluded), fewer only when the interruptions have fewer requests in all than that.
+ * `stagesOf` gives a task's number of requests in the dataset.
  */
 export function switchRuleViolations(
   steps: readonly ScheduleStep[],
   focus: string,
   interruptions: readonly string[],
   stagesOf: (task: string) => number | undefined,
+  rule: FocusReturnsRule = "every-stage",
 ): Array<{ property: string; message: string }> {
   const out: Array<{ property: string; message: string }> = [];
   for (const id of interruptions) {
@@ -174,13 +176,13 @@ export function switchRuleViolations(
   }
   const stages = stagesOf(focus) ?? 0;
   const available = interruptions.reduce((n, id) => n + (stagesOf(id) ?? 0), 0);
-  const need = Math.max(0, Math.min(2, stages - 1, available));
+  const need = wantedFocusReturns(rule, stages, available);
   let returns = 0;
   steps.forEach((s, i) => {
     if (i > 0 && s.kind === "stage" && s.task === focus && steps[i - 1]!.task !== focus) returns++;
   });
   if (returns < need) {
-    out.push({ property: "focus-returns", message: `the focus returns ${returns} time(s) after work on another task, at least ${need} needed (min(2, stages − 1) with ${stages} stages)` });
+    out.push({ property: "focus-returns", message: `the focus returns ${returns} time(s) after work on another task, at least ${need} needed (${rule === "every-stage" ? "stages − 1" : "min(2, stages − 1)"} with ${stages} stages)` });
   }
   return out;
 }

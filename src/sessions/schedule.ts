@@ -1,5 +1,5 @@
 import { randomInt, sample, shuffled, type Random } from "../core/random.js";
-import type { ScheduleStep, WorkspaceName } from "../formats/sessions.js";
+import { wantedFocusReturns, type FocusReturnsRule, type ScheduleStep, type WorkspaceName } from "../formats/sessions.js";
 
 export interface ScheduledTask {
   id: string;
@@ -94,42 +94,32 @@ function draftSwitch(rng: Random, focus: ScheduledTask, interruptions: readonly 
 }
 
 /**
- * A switched schedule built to meet both rules by construction, for the rare task shapes where no random
- * draft met them: each interruption with two or more scheduled requests is cut into two chunks with a
- * focus request (or, with a one-stage focus, other interruptions' requests) between them, and the first
- * chunks cover min(2, stages − 1) of the gaps that a focus request follows.
+ * A switched schedule built to meet both rules by construction, for the task shapes where no random draft
+ * met them: every request of every interruption, round-robin over the interruptions in a random order,
+ * longest first (each task's requests stay in order; the longest has the whole first round after its first
+ * request, every other task the longest's next request, so each is suspended and resumed), cut into
+ * non-empty pieces placed in as many of the gaps that a focus request follows as the focus-returns rule asks.
  */
-export function constructedSwitch(rng: Random, focus: ScheduledTask, interruptions: readonly ScheduledTask[]): ScheduleStep[] {
+export function constructedSwitch(rng: Random, focus: ScheduledTask, interruptions: readonly ScheduledTask[], rule: FocusReturnsRule = "every-stage"): ScheduleStep[] {
   const gaps = focus.requests.length;
-  const chunks = shuffled(rng, interruptions).map((t) => {
-    const n = t.requests.length;
-    const prefix = randomInt(rng, Math.min(2, n), n);
-    const stages = Array.from({ length: prefix }, (_, k) => k + 1);
-    if (prefix < 2) return { task: t, parts: [stages] };
-    const cut = randomInt(rng, 1, prefix - 1);
-    return { task: t, parts: [stages.slice(0, cut), stages.slice(cut)] };
-  });
-  const steps: ScheduleStep[] = [];
-  if (gaps === 1) {
-    // One gap: split tasks first, so between the two chunks of each lie the first chunks of the others.
-    const order = [...chunks.filter((c) => c.parts.length === 2), ...chunks.filter((c) => c.parts.length === 1)];
-    steps.push(stageStep(focus, 1));
-    for (const round of [0, 1]) for (const c of order) for (const s of c.parts[round] ?? []) steps.push(stageStep(c.task, s));
-  } else {
-    // Gaps 0..gaps-2 are followed by a focus request; the first chunks of the first tasks cover `want` of them.
-    const want = Math.min(2, gaps - 1);
-    const covered = sample(rng, Array.from({ length: gaps - 1 }, (_, i) => i), want);
-    const byGap: Array<Array<{ task: ScheduledTask; stages: number[] }>> = Array.from({ length: gaps }, () => []);
-    chunks.forEach((c, i) => {
-      const first = i < want ? covered[i]! : randomInt(rng, 0, c.parts.length === 2 ? gaps - 2 : gaps - 1);
-      byGap[first]!.push({ task: c.task, stages: c.parts[0]! });
-      if (c.parts.length === 2) byGap[randomInt(rng, first + 1, gaps - 1)]!.push({ task: c.task, stages: c.parts[1]! });
+  const queues = shuffled(rng, interruptions)
+    .sort((a, b) => b.requests.length - a.requests.length)
+    .map((t) => t.requests.map((_, k) => stageStep(t, k + 1)));
+  const seq: ScheduleStep[] = [];
+  for (let k = 0; queues.some((q) => k < q.length); k++) for (const q of queues) if (k < q.length) seq.push(q[k]!);
+  const want = wantedFocusReturns(rule, gaps, seq.length);
+  const byGap: ScheduleStep[][] = Array.from({ length: gaps }, () => []);
+  if (want === 0) byGap[gaps - 1]!.push(...seq);
+  else {
+    const covered = sample(rng, Array.from({ length: gaps - 1 }, (_, i) => i), want).sort((a, b) => a - b);
+    let at = 0;
+    chunkSizes(rng, seq.length, want).forEach((size, i) => {
+      byGap[covered[i]!]!.push(...seq.slice(at, at + size));
+      at += size;
     });
-    for (let g = 0; g < gaps; g++) {
-      steps.push(stageStep(focus, g + 1));
-      for (const c of byGap[g]!) for (const s of c.stages) steps.push(stageStep(c.task, s));
-    }
   }
+  const steps: ScheduleStep[] = [];
+  for (let g = 0; g < gaps; g++) steps.push(stageStep(focus, g + 1), ...byGap[g]!);
   steps.push({ kind: "finalization", task: focus.id, workspace: focus.workspace });
   return steps;
 }
@@ -137,17 +127,17 @@ export function constructedSwitch(rng: Random, focus: ScheduledTask, interruptio
 /**
  * The switched schedule: each interruption contributes an ordered prefix of its stages, split into chunks
  * placed between focus requests; finalization stays last. Drafts are redrawn (from the same stream) until
- * the focus returns min(2, stages − 1) times and every interruption with two or more requests is
- * suspended and resumed (C.5); when no draft does, a schedule built to meet both rules is taken, so the
- * rules hold for every task shape that allows them. Drafts come first because they are how every
- * schedule built before the guarantee was drawn: a seed that met the rules gives the same schedule.
+ * the focus returns as often as `rule` asks (every-stage: before every focus stage after the first) and
+ * every interruption with two or more requests is suspended and resumed (C.5); when no draft does, a
+ * schedule built to meet both rules is taken, so the rules hold for every task shape that allows them.
  */
-export function switchSchedule(rng: Random, focus: ScheduledTask, interruptions: readonly ScheduledTask[]): ScheduleStep[] {
-  const wantReturns = Math.min(2, focus.requests.length - 1);
+export function switchSchedule(rng: Random, focus: ScheduledTask, interruptions: readonly ScheduledTask[], rule: FocusReturnsRule = "every-stage"): ScheduleStep[] {
+  const available = interruptions.reduce((n, t) => n + t.requests.length, 0);
+  const wantReturns = wantedFocusReturns(rule, focus.requests.length, available);
   const ids = interruptions.map((t) => t.id);
   for (let attempt = 0; attempt < 64; attempt++) {
     const steps = draftSwitch(rng, focus, interruptions);
     if (countFocusReturns(steps, focus.id) >= wantReturns && neverSuspended(steps, ids) === 0) return steps;
   }
-  return constructedSwitch(rng, focus, interruptions);
+  return constructedSwitch(rng, focus, interruptions, rule);
 }

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { seededRandom } from "../../src/core/random.js";
 import { switchRuleViolations } from "../../src/sessions/check.js";
-import { baseSchedule, constructedSwitch, switchSchedule, type ScheduledTask } from "../../src/sessions/schedule.js";
+import { baseSchedule, constructedSwitch, countFocusReturns, switchSchedule, type ScheduledTask } from "../../src/sessions/schedule.js";
 import { workspaceNames, type ScheduleStep } from "../../src/formats/sessions.js";
 
 const task = (id: string, n: number, w: number): ScheduledTask => ({
@@ -11,8 +11,8 @@ const task = (id: string, n: number, w: number): ScheduledTask => ({
   workspace: workspaceNames[w]!,
 });
 
-/** Random task shapes: a focus of 1..6 stages and four interruptions of 1..6 stages each. */
-const shapes = fc.tuple(fc.integer({ min: 1, max: 6 }), fc.array(fc.integer({ min: 1, max: 6 }), { minLength: 4, maxLength: 4 }), fc.nat());
+/** Random task shapes: a focus of 1..10 stages and four interruptions of 1..6 stages each. */
+const shapes = fc.tuple(fc.integer({ min: 1, max: 10 }), fc.array(fc.integer({ min: 1, max: 6 }), { minLength: 4, maxLength: 4 }), fc.nat());
 
 function rulesOf(steps: readonly ScheduleStep[], focus: ScheduledTask, ints: readonly ScheduledTask[]) {
   const stages = new Map([focus, ...ints].map((t) => [t.id, t.requests.length]));
@@ -69,6 +69,29 @@ describe("schedule rules (C.5)", () => {
     );
   });
 
+  it("every-stage: a focus of many stages returns before each of them; files of the old rule are held to min(2, stages − 1)", () => {
+    const focus = task("f", 6, 0);
+    const ints = [3, 2, 2, 1].map((n, i) => task(`i${i}`, n, i + 1));
+    for (let seed = 0; seed < 20; seed++) {
+      const sw = switchSchedule(seededRandom(seed), focus, ints);
+      expect(countFocusReturns(sw, "f"), `seed ${seed}`).toBe(5);
+    }
+    // Two returns for six stages: enough under the old rule, three short under the new one.
+    const st = (t: ScheduledTask, k: number): ScheduleStep => ({ kind: "stage", task: t.id, workspace: t.workspace, stage: k, text: t.requests[k - 1]! });
+    const [a, b, c, d] = ints as [ScheduledTask, ScheduledTask, ScheduledTask, ScheduledTask];
+    const two = [st(focus, 1), st(a, 1), st(b, 1), st(focus, 2), st(a, 2), st(c, 1), st(focus, 3), st(focus, 4), st(focus, 5), st(focus, 6), st(d, 1), st(b, 2), st(c, 2), { kind: "finalization" as const, task: "f", workspace: focus.workspace }];
+    const stages = new Map([focus, ...ints].map((t) => [t.id, t.requests.length]));
+    const check = (rule: "every-stage" | "at-most-two") => switchRuleViolations(two, "f", ints.map((t) => t.id), (id) => stages.get(id), rule);
+    expect(check("at-most-two")).toEqual([]);
+    expect(check("every-stage")).toEqual([{ property: "focus-returns", message: "the focus returns 2 time(s) after work on another task, at least 5 needed (stages − 1 with 6 stages)" }]);
+    // Fewer requests in all than stages − 1: the rule asks only as many returns as there are requests.
+    const thin = [1, 1, 1, 1].map((n, i) => task(`j${i}`, n, i + 1));
+    const eight = task("f", 8, 0);
+    const sw = constructedSwitch(seededRandom(3), eight, thin);
+    expect(countFocusReturns(sw, "f")).toBe(4);
+    expect(rulesOf(sw, eight, thin)).toEqual([]);
+  });
+
   it("is deterministic for a seed", () => {
     const focus = task("f", 4, 0);
     const ints = [3, 1, 2, 5].map((n, i) => task(`i${i}`, n, i + 1));
@@ -89,6 +112,7 @@ describe("schedule rules (C.5)", () => {
     // One return is not enough with three stages; i0 split by a focus request is resumed.
     const once = [st(focus, 1), st(focus, 2), st(a, 1), st(b, 1), st(focus, 3), st(a, 2), st(c, 1), st(d, 1), fin];
     expect(rulesOf(once, focus, ints).map((v) => v.property)).toEqual(["focus-returns"]);
+    expect(rulesOf(once, focus, ints)[0]!.message).toMatch(/at least 2 needed \(stages − 1 with 3 stages\)$/);
     const twice = [st(focus, 1), st(a, 1), st(b, 1), st(focus, 2), st(a, 2), st(c, 1), st(focus, 3), st(d, 1), fin];
     expect(rulesOf(twice, focus, ints)).toEqual([]);
     // A one-stage focus needs no return; an interruption cut to one of its two requests is never resumed.
