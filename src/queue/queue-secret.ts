@@ -11,13 +11,16 @@ export const queueSecretEnv = "SWITCH_SWE_QUEUE_SECRET";
 const minChars = 32;
 
 /**
- * What the shared secret does: results are authenticated with it (the coordinator accepts only what a
- * worker holding it wrote, for the key it was written under), and blobs (the dataset pack with its
+ * What the shared secret does: jobs are authenticated with it (a worker runs only what a coordinator
+ * holding it issued, under the id it was issued with: signed-job.ts), results are authenticated with it
+ * (the coordinator accepts only what a worker holding it wrote, for the key it was written under), and blobs (the dataset pack with its
  * held-out tests) are encrypted with it, so that whoever reaches Redis without it can neither read the
  * tests nor forge a result or a verdict.
  */
 export class QueueSecret {
   private readonly macKey: Buffer;
+  /** Jobs get a key of their own: no job MAC is ever a valid result MAC, nor the other way round. */
+  private readonly jobKey: Buffer;
   private readonly blobKey: Buffer;
   /** Names the secret in Redis keys (runs with other secrets may share one Redis); reveals nothing of it. */
   readonly id: string;
@@ -25,6 +28,7 @@ export class QueueSecret {
   constructor(secret: string) {
     const ikm = Buffer.from(secret, "utf8");
     this.macKey = Buffer.from(hkdfSync("sha256", ikm, "switch-swe-queue", "result-mac/1", 32));
+    this.jobKey = Buffer.from(hkdfSync("sha256", ikm, "switch-swe-queue", "job-mac/1", 32));
     this.blobKey = Buffer.from(hkdfSync("sha256", ikm, "switch-swe-queue", "blob-aes-256-gcm/1", 32));
     this.id = Buffer.from(hkdfSync("sha256", ikm, "switch-swe-queue", "key-id/1", 8)).toString("hex");
   }
@@ -39,6 +43,11 @@ export class QueueSecret {
     if (signed.length < 32) return null;
     const payload = signed.subarray(32);
     return timingSafeEqual(signed.subarray(0, 32), this.mac(payload, binding)) ? payload : null;
+  }
+
+  /** HMAC-SHA256 of a job's canonical message (signed-job.ts builds it) with the job key. */
+  jobMac(message: string): Buffer {
+    return createHmac("sha256", this.jobKey).update(message, "utf8").digest();
   }
 
   /** AES-256-GCM with a fresh nonce; the blob's digest is authenticated with it. */

@@ -83,8 +83,8 @@ export async function handBack(job: Job, token: string | undefined, why: string,
 }
 
 /** The processor of session jobs: one attempt, its result stored once under its own key. */
-export async function processSessionJob(raw: Job, token: string | undefined, c: ProcessorContext): Promise<string> {
-  const parsed = sessionJobSchema.safeParse(raw.data);
+export async function processSessionJob(raw: Job, data: unknown, token: string | undefined, c: ProcessorContext): Promise<string> {
+  const parsed = sessionJobSchema.safeParse(data);
   if (!parsed.success) throw new Error(`malformed session job: ${parsed.error.issues[0]?.message ?? "invalid"}`);
   const job = parsed.data;
   const why = refusal(job);

@@ -32,18 +32,23 @@ interface WorkerFlags {
   stallTimeout: string;
   passEnv?: string[];
   workDir?: string;
+  allowUnconfined?: boolean;
+  allowNetwork?: boolean;
 }
 
 /** `worker` (take jobs from a queue) and `queue status`. */
 export function registerQueue(program: Command): void {
   program
     .command("worker")
-    .description("run sessions and verifications from a Redis queue (see `run --queue`) until stopped")
+    .description("run sessions, verifications, mining and qualification jobs from a Redis queue (see `run --queue`) until stopped")
     .option("--queue [url]", `redis://[:password@]HOST:PORT/DB or rediss://... (default: $${queueUrlEnv})`)
     .option("--concurrency <n>", "sessions at once", parsePositive("--concurrency"), 1)
     .option("--stall-timeout <seconds>", "a job whose lock is not renewed this long counts as stalled (its worker died)", "30")
     .option("--pass-env <name>", "pass this environment variable to agents (repeatable); all others but PATH, HOME, LANG... are removed", collect)
     .option("--work-dir <dir>", "where session workspaces live (default: the cache's queue/work)")
+    .option("--allow-unconfined", "run jobs that ask for no sandbox (`--sandbox none`: agents and test runs as this worker's user, outside any sandbox); refused (the job fails with the reason) without it")
+    .option("--allow-network", "run session jobs whose agents get this machine's network (`--network on`: this queue's Redis and the LAN included); refused without it")
+    .addHelpText("after", "\nJobs run only when signed with $SWITCH_SWE_QUEUE_SECRET by the coordinator for their queue and id; any other job is refused with one line on stderr and fails, never runs.")
     .action(async (o: WorkerFlags) => {
       const target = securedQueueTarget(o.queue ?? true);
       const stallTimeoutS = positiveSeconds(o.stallTimeout);
@@ -62,6 +67,7 @@ export function registerQueue(program: Command): void {
         target,
         concurrency: o.concurrency,
         stallTimeoutS,
+        floor: { unconfined: o.allowUnconfined === true, network: o.allowNetwork === true },
         ...(o.workDir !== undefined ? { workRoot: o.workDir } : {}),
         log: (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`),
         signal: stop.signal,
