@@ -26,7 +26,7 @@ export function confinementRefusal(queue: string, data: Record<string, unknown>,
   if (queue === sessionQueue) {
     const s = sandbox as { mode?: unknown; network?: unknown } | null | undefined;
     if (!floor.unconfined && (s === null || (s !== undefined && !confining(s.mode)))) {
-      return `the job runs its agent with no sandbox (sandbox: ${s === null ? "null" : String(s.mode)}), which this worker refuses unless started with --allow-unconfined`;
+      return `the job runs its agent with no sandbox (sandbox: ${s === null ? "none" : String(s.mode)}), which this worker refuses unless started with --allow-unconfined`;
     }
     if (!floor.network && s?.network === true) {
       return "the job gives its agent the machine's network (--network on), which this worker refuses unless started with --allow-network";

@@ -1,10 +1,12 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
 import { inputError } from "../core/errors.js";
+import { wipeInitialEnvironment } from "./initial-env.js";
 import type { QueueTarget } from "./queue-url.js";
 
 /**
  * The secret that the coordinator and its workers share and nothing else sees: the environment
- * variable is read once and removed from the process, so no agent a worker starts inherits it.
+ * variable is read once and removed from the process (and its value overwritten in the environment
+ * block /proc/<pid>/environ shows), so no agent a worker starts inherits or reads it.
  */
 export const queueSecretEnv = "SWITCH_SWE_QUEUE_SECRET";
 
@@ -84,6 +86,7 @@ export class QueueSecret {
 export function takeQueueSecret(env: NodeJS.ProcessEnv = process.env): QueueSecret {
   const value = env[queueSecretEnv];
   delete env[queueSecretEnv];
+  if (env === process.env) wipeInitialEnvironment([queueSecretEnv]);
   if (value === undefined || value === "") {
     throw inputError(queueSecretEnv, "", `not set: the coordinator and its workers share a secret that authenticates results and encrypts the dataset in Redis; make one with \`openssl rand -hex 32\` and set it for \`run --queue\`, \`verify --queue\` and every \`worker\``);
   }

@@ -90,7 +90,7 @@ describe("the worker's confinement floor", () => {
   const open = { unconfined: true, network: true };
 
   it("refuses sessions with no sandbox or the machine's network unless allowed", () => {
-    expect(confinementRefusal(sessionQueue, { sandbox: null }, closed)).toMatch(/no sandbox \(sandbox: null\).*--allow-unconfined/);
+    expect(confinementRefusal(sessionQueue, { sandbox: null }, closed)).toMatch(/no sandbox \(sandbox: none\).*--allow-unconfined/);
     expect(confinementRefusal(sessionQueue, { sandbox: { mode: "none", network: false } }, closed)).toMatch(/sandbox: none.*--allow-unconfined/);
     expect(confinementRefusal(sessionQueue, { sandbox: { mode: "bwrap", network: true } }, closed)).toMatch(/--network on.*--allow-network/);
     expect(confinementRefusal(sessionQueue, { sandbox: { mode: "bwrap", network: true } }, { unconfined: true, network: false })).toMatch(/--allow-network/);

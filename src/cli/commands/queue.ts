@@ -6,6 +6,7 @@ import { takeQueueSecret, type SecuredQueue } from "../../queue/queue-secret.js"
 import { formatStatus, queueStatus } from "../../queue/status.js";
 import { runWorker } from "../../queue/worker.js";
 import { scrubEnvironment } from "../../queue/worker-env.js";
+import { wipeInitialEnvironment } from "../../queue/initial-env.js";
 import { collect, parsePositive } from "../options.js";
 
 /** The queue named by `--queue URL` (or `--queue` alone and $SWITCH_SWE_QUEUE). */
@@ -53,7 +54,8 @@ export function registerQueue(program: Command): void {
       const target = securedQueueTarget(o.queue ?? true);
       const stallTimeoutS = positiveSeconds(o.stallTimeout);
       delete process.env[queueUrlEnv];
-      scrubEnvironment(o.passEnv ?? []);
+      // Neither the queue (its URL may hold Redis's password) nor anything scrubbed stays readable in /proc/<pid>/environ.
+      wipeInitialEnvironment([queueUrlEnv, ...scrubEnvironment(o.passEnv ?? [])]);
       const stop = new AbortController();
       let signals = 0;
       const onSignal = (sig: NodeJS.Signals) => {
