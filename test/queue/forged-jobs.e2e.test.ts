@@ -1,3 +1,4 @@
+import { hkdfSync } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Queue, type Job } from "bullmq";
@@ -7,8 +8,8 @@ import { runFiles } from "../../src/formats/run-layout.js";
 import { sessionId } from "../../src/formats/sessions.js";
 import { sessionJobId, sessionQueue } from "../../src/queue/keys.js";
 import { skipWithout } from "../helpers/tools.js";
-import { makeRunFixture, type RunFixture } from "../run/fixture.js";
-import { freePort, RedisServer, runCli, waitFor, WorkerProcess } from "./fleet.js";
+import { makeRunFixture, writeScript, type RunFixture } from "../run/fixture.js";
+import { freePort, RedisServer, runCli, testQueueSecret, waitFor, WorkerProcess } from "./fleet.js";
 
 // Needs bwrap, redis-server: skipped with the reason where missing (a failure under CI=true).
 const missingTool = skipWithout(import.meta.url, "bwrap", "redis-server");
@@ -40,8 +41,8 @@ function startRun(out: string, command: string, extra: string[] = []) {
   return runCli([...args, "--out", out, "--no-verify", "--queue", redis.url, ...extra], coord());
 }
 
-function worker(n: number, extra: string[]): WorkerProcess {
-  const w = new WorkerProcess(fx.root, n, redis.url, extra, 15);
+function worker(n: number, extra: string[], env: NodeJS.ProcessEnv = {}): WorkerProcess {
+  const w = new WorkerProcess(fx.root, n, redis.url, extra, 15, env);
   workers.push(w);
   return w;
 }
@@ -126,5 +127,43 @@ describe.skipIf(missingTool)("a job nobody signed", () => {
     const ok = await startRun(join(fx.root, "run-floor-allowed"), `touch ${allowedMark}`, ["--sandbox", "none"]).done;
     expect(ok.code, ok.stderr).toBe(0);
     expect(existsSync(allowedMark)).toBe(true);
+  }, 600_000);
+});
+
+describe.skipIf(missingTool)("an agent on a worker", () => {
+  // Request 1 prints its environment, then walks up its ancestors' /proc/<pid>/environ until the
+  // worker's (which it reaches when it runs unconfined: the same pid namespace).
+  const dump = [
+    '[ "$SWITCH_SWE_REQUEST_INDEX" = 1 ] || exit 0',
+    "env",
+    "p=$$",
+    'while [ "$p" -gt 1 ]; do',
+    '  tr "\\0" "\\n" < /proc/$p/environ',
+    '  if tr "\\0" " " < /proc/$p/cmdline | grep -q " worker "; then echo WORKER-ENVIRON-READ; break; fi',
+    "  p=$(awk '/^PPid:/{print $2}' /proc/$p/status)",
+    "done",
+  ].join("\n");
+  // What must not be there: the variables' names, the secret, and every key derived from it.
+  const derived = ["result-mac/1", "job-mac/1", "blob-aes-256-gcm/1"].map((info) => Buffer.from(hkdfSync("sha256", Buffer.from(testQueueSecret), "switch-swe-queue", info, 32)));
+  const forbidden = ["SWITCH_SWE_QUEUE", testQueueSecret, ...derived.flatMap((k) => [k.toString("hex"), k.toString("base64")])];
+
+  it.each([
+    ["none", true],
+    ["bwrap", false],
+  ])("sees neither the queue secret, nor the queue's URL, nor a key derived from them (--sandbox %s)", async (mode, reachesWorker) => {
+    const script = writeScript(fx.root, `env-dump-${mode}.sh`, dump);
+    const out = join(fx.root, `run-env-${mode}`);
+    // Even told to pass them on, and with the URL in the environment, the worker gives its agents neither.
+    const w = worker(mode === "none" ? 4 : 5, ["--allow-unconfined", "--pass-env", "SWITCH_SWE_QUEUE_SECRET", "--pass-env", "SWITCH_SWE_QUEUE"], { SWITCH_SWE_QUEUE: redis.url });
+    try {
+      const res = await startRun(out, script, ["--sandbox", mode]).done;
+      expect(res.code, res.stderr).toBe(0);
+      const trajectory = readFileSync(runFiles.trajectory(out, session), "utf8");
+      expect(trajectory).toContain("PATH=");
+      expect(trajectory.includes("WORKER-ENVIRON-READ"), "the agent read the worker's /proc/<pid>/environ").toBe(reachesWorker);
+      for (const f of forbidden) expect(trajectory.includes(f), `the agent saw ${f.slice(0, 24)}`).toBe(false);
+    } finally {
+      await w.stop();
+    }
   }, 600_000);
 });
