@@ -6,7 +6,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runFiles } from "../../src/formats/run-layout.js";
 import { sessionId } from "../../src/formats/sessions.js";
-import { sessionJobId, sessionQueue } from "../../src/queue/keys.js";
+import { sessionJobId, sessionQueue, taskQueue, verifyQueue } from "../../src/queue/keys.js";
 import { skipWithout } from "../helpers/tools.js";
 import { makeRunFixture, writeScript, type RunFixture } from "../run/fixture.js";
 import { freePort, RedisServer, runCli, testQueueSecret, waitFor, WorkerProcess } from "./fleet.js";
@@ -69,14 +69,15 @@ describe.skipIf(missingTool)("a job nobody signed", () => {
       await waitFor(async () => (real = await queue.getJob(realId)) !== undefined, 120_000, "the real session job");
       const marker = (name: string) => join(fx.root, `${name}.ran`);
       // What the forger wants run: its command, on the host, outside any sandbox, as the worker's root.
-      const payload = (name: string) => ({ ...(real!.data as Record<string, unknown>), agent: { ...(real!.data as { agent: object }).agent, options: { command: `touch ${marker(name)}` } }, sandbox: null });
+      // Its own attempt number (an attempt that has a result already is not run again), its command, no sandbox.
+      const payload = (name: string, attempt: number) => ({ ...(real!.data as Record<string, unknown>), attempt, agent: { ...(real!.data as { agent: object }).agent, options: { command: `touch ${marker(name)}` } }, sandbox: null });
       const copyId = sessionJobId(runId, session, 7);
-      await queue.add("session", payload("copy"), { jobId: copyId }); // the real job's mac kept, another id and data
-      const { mac: _mac, ...unsigned } = payload("unsigned") as Record<string, unknown>;
+      await queue.add("session", payload("copy", 7), { jobId: copyId }); // the real job's mac kept, another id and data
+      const { mac: _mac, ...unsigned } = payload("unsigned", 8) as Record<string, unknown>;
       const unsignedId = sessionJobId(runId, session, 8);
       await queue.add("session", unsigned, { jobId: unsignedId });
       // The real job itself, altered after signing: straight into its hash in Redis.
-      await client.hset(`bull:${sessionQueue}:${realId}`, "data", JSON.stringify(payload("altered")));
+      await client.hset(`bull:${sessionQueue}:${realId}`, "data", JSON.stringify(payload("altered", 1)));
 
       // Allowed to run unconfined: only the signature stands between these jobs and the host.
       const w = worker(1, ["--allow-unconfined", "--allow-network"]);
@@ -106,6 +107,32 @@ describe.skipIf(missingTool)("a job nobody signed", () => {
       await Promise.all(workers.map((w) => w.stop()));
     }
   }, 600_000);
+
+  it("is refused on the verification and the mining and qualification queues too, before anything of it is read", async () => {
+    const w = worker(6, ["--allow-unconfined", "--allow-network"]);
+    const forged: Array<[string, string, Record<string, unknown>]> = [
+      [verifyQueue, "verify", { kind: "verify", run_id: "0123456789abcdef", session: "s", sandbox: "none", mac: "0".repeat(64) }],
+      [taskQueue, "mine", { kind: "mine", run_id: "0123456789abcdef", candidate: "c" }],
+      [taskQueue, "qualify", { kind: "qualify", run_id: "0123456789abcdef", task: "t", mac: "f".repeat(64) }],
+    ];
+    const queues = new Map<string, Queue>();
+    try {
+      for (const [name, kind, data] of forged) {
+        const q = queues.get(name) ?? new Queue(name, { connection: { host: "127.0.0.1", port: redis.port } });
+        queues.set(name, q);
+        await q.add(kind, data, { jobId: `forged-${kind}` });
+      }
+      for (const [name, kind] of forged) {
+        const q = queues.get(name)!;
+        await waitFor(async () => (await q.getJobState(`forged-${kind}`)) === "failed", 120_000, `forged ${kind} job to fail`);
+        expect((await q.getJob(`forged-${kind}`))?.failedReason).toMatch(/^refused by worker \S+: unauthenticated job: /);
+        expect(linesOf(w.log(), `forged-${kind}`)).toEqual([expect.stringContaining(`(${name}, not run): unauthenticated job: `)]);
+      }
+    } finally {
+      for (const q of queues.values()) await q.close();
+      await w.stop();
+    }
+  }, 300_000);
 
   it("signed but asking for no sandbox, is refused by a worker not started with --allow-unconfined, and runs on one that was", async () => {
     const refusedMark = join(fx.root, "floor-refused.ran");
