@@ -49,7 +49,7 @@ export function registerQueue(program: Command): void {
     .option("--work-dir <dir>", "where session workspaces live (default: the cache's queue/work)")
     .option("--allow-unconfined", "run jobs that ask for no sandbox (`--sandbox none`: agents and test runs as this worker's user, outside any sandbox); refused (the job fails with the reason) without it")
     .option("--allow-network", "run session jobs whose agents get this machine's network (`--network on`: this queue's Redis and the LAN included); refused without it")
-    .addHelpText("after", "\nJobs run only when signed with $SWITCH_SWE_QUEUE_SECRET by the coordinator for their queue and id; any other job is refused with one line on stderr and fails, never runs.")
+    .addHelpText("after", "\nA job runs only when the coordinator signed it with $SWITCH_SWE_QUEUE_SECRET for its queue\nand id, and asks for no less confinement than allowed above; any other job is refused with\none line on stderr and fails (never runs). See docs/queue.md, Security.")
     .action(async (o: WorkerFlags) => {
       const target = securedQueueTarget(o.queue ?? true);
       const stallTimeoutS = positiveSeconds(o.stallTimeout);
