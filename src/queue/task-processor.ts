@@ -39,6 +39,7 @@ const jobKeyOf = (job: TaskJob) => (job.kind === "mine" ? mineJobKey(job.candida
 /**
  * The processor of mining and qualification jobs: the same test runs as a local `tasks mine` or
  * `tasks qualify`, in the test-run sandbox; the result is signed and stored once (the first try's wins).
+ * `data`: the job as admitJob authenticated it (never `raw.data`).
  */
 export async function processTaskJob(raw: Job, data: unknown, token: string | undefined, c: ProcessorContext): Promise<string> {
   const parsed = taskJobSchema.safeParse(data);

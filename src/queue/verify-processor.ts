@@ -14,6 +14,7 @@ import { workerDataset } from "./worker-dataset.js";
 /**
  * The processor of verification jobs: the same verifyArtifact as `verify`, next to this worker's warm
  * environment cache; the verdict and its log are stored once under their own key.
+ * `data`: the job as admitJob authenticated it (never `raw.data`).
  */
 export async function processVerifyJob(raw: Job, data: unknown, token: string | undefined, c: ProcessorContext): Promise<string> {
   const parsed = verifyJobSchema.safeParse(data);
