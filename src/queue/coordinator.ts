@@ -15,6 +15,7 @@ import { fenceAttempt, isTombstone } from "./attempt-fence.js";
 import { attemptOpen, ingestSessionResult, lostAttemptSummary, recordLostAttempt } from "./ingest.js";
 import type { SessionJob } from "./job-schema.js";
 import { keys, sessionJobId, sessionQueue } from "./keys.js";
+import { issueJob } from "./issue-job.js";
 import { openQueueRun } from "./queue-run-file.js";
 import type { SecuredQueue } from "./queue-secret.js";
 import { decodeResult, sessionResultSchema, type SessionResult } from "./result-schema.js";
@@ -127,7 +128,7 @@ export class QueueCoordinator implements SessionBackend {
     const attempt = run.ledger.begin(s.session, (n) => attemptWorkDir(run.runDir, run.config.created_at, s.session, n));
     const job = this.jobFor(s, attempt, run);
     this.tracked.set(s.session, { job, faults });
-    await this.queue!.add("session", job, { ...jobOptions, jobId: sessionJobId(this.runId, s.session, attempt) });
+    await issueJob(this.queue!, this.target.secret, "session", job, { ...jobOptions, jobId: sessionJobId(this.runId, s.session, attempt) });
   }
 
   private async tick(run: BackendRun, outcome: RunOutcome, todo: SelectedSession[]): Promise<void> {
@@ -211,7 +212,7 @@ export class QueueCoordinator implements SessionBackend {
         await job?.remove().catch(() => undefined);
       } else if (state === "unknown") {
         // Never added (a crash right after the ledger), or lost by Redis: the same attempt, added again.
-        await this.queue!.add("session", t.job, { ...jobOptions, jobId: id });
+        await issueJob(this.queue!, this.target.secret, "session", t.job, { ...jobOptions, jobId: id });
       }
     }
   }

@@ -1,23 +1,28 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
 import { inputError } from "../core/errors.js";
+import { wipeInitialEnvironment } from "./initial-env.js";
 import type { QueueTarget } from "./queue-url.js";
 
 /**
  * The secret that the coordinator and its workers share and nothing else sees: the environment
- * variable is read once and removed from the process, so no agent a worker starts inherits it.
+ * variable is read once and removed from the process (and its value overwritten in the environment
+ * block /proc/<pid>/environ shows), so no agent a worker starts inherits or reads it.
  */
 export const queueSecretEnv = "SWITCH_SWE_QUEUE_SECRET";
 
 const minChars = 32;
 
 /**
- * What the shared secret does: results are authenticated with it (the coordinator accepts only what a
- * worker holding it wrote, for the key it was written under), and blobs (the dataset pack with its
+ * What the shared secret does: jobs are authenticated with it (a worker runs only what a coordinator
+ * holding it issued, under the id it was issued with: signed-job.ts), results are authenticated with it
+ * (the coordinator accepts only what a worker holding it wrote, for the key it was written under), and blobs (the dataset pack with its
  * held-out tests) are encrypted with it, so that whoever reaches Redis without it can neither read the
  * tests nor forge a result or a verdict.
  */
 export class QueueSecret {
   private readonly macKey: Buffer;
+  /** Jobs get a key of their own: no job MAC is ever a valid result MAC, nor the other way round. */
+  private readonly jobKey: Buffer;
   private readonly blobKey: Buffer;
   /** Names the secret in Redis keys (runs with other secrets may share one Redis); reveals nothing of it. */
   readonly id: string;
@@ -25,6 +30,7 @@ export class QueueSecret {
   constructor(secret: string) {
     const ikm = Buffer.from(secret, "utf8");
     this.macKey = Buffer.from(hkdfSync("sha256", ikm, "switch-swe-queue", "result-mac/1", 32));
+    this.jobKey = Buffer.from(hkdfSync("sha256", ikm, "switch-swe-queue", "job-mac/1", 32));
     this.blobKey = Buffer.from(hkdfSync("sha256", ikm, "switch-swe-queue", "blob-aes-256-gcm/1", 32));
     this.id = Buffer.from(hkdfSync("sha256", ikm, "switch-swe-queue", "key-id/1", 8)).toString("hex");
   }
@@ -39,6 +45,11 @@ export class QueueSecret {
     if (signed.length < 32) return null;
     const payload = signed.subarray(32);
     return timingSafeEqual(signed.subarray(0, 32), this.mac(payload, binding)) ? payload : null;
+  }
+
+  /** HMAC-SHA256 of a job's canonical message (signed-job.ts builds it) with the job key. */
+  jobMac(message: string): Buffer {
+    return createHmac("sha256", this.jobKey).update(message, "utf8").digest();
   }
 
   /** AES-256-GCM with a fresh nonce; the blob's digest is authenticated with it. */
@@ -75,6 +86,7 @@ export class QueueSecret {
 export function takeQueueSecret(env: NodeJS.ProcessEnv = process.env): QueueSecret {
   const value = env[queueSecretEnv];
   delete env[queueSecretEnv];
+  if (env === process.env) wipeInitialEnvironment([queueSecretEnv]);
   if (value === undefined || value === "") {
     throw inputError(queueSecretEnv, "", `not set: the coordinator and its workers share a secret that authenticates results and encrypts the dataset in Redis; make one with \`openssl rand -hex 32\` and set it for \`run --queue\`, \`verify --queue\` and every \`worker\``);
   }

@@ -82,9 +82,12 @@ export async function handBack(job: Job, token: string | undefined, why: string,
   throw new DelayedError();
 }
 
-/** The processor of session jobs: one attempt, its result stored once under its own key. */
-export async function processSessionJob(raw: Job, token: string | undefined, c: ProcessorContext): Promise<string> {
-  const parsed = sessionJobSchema.safeParse(raw.data);
+/**
+ * The processor of session jobs: one attempt, its result stored once under its own key. `data` is the
+ * job as admitJob authenticated it (never `raw.data`, which anyone with access to Redis may have written).
+ */
+export async function processSessionJob(raw: Job, data: unknown, token: string | undefined, c: ProcessorContext): Promise<string> {
+  const parsed = sessionJobSchema.safeParse(data);
   if (!parsed.success) throw new Error(`malformed session job: ${parsed.error.issues[0]?.message ?? "invalid"}`);
   const job = parsed.data;
   const why = refusal(job);

@@ -4,6 +4,7 @@ import type { Redis } from "ioredis";
 import { connectChecked, openQueue } from "./connect.js";
 import { acquireCoordinatorLock } from "./coordinator-lock.js";
 import { readEvents } from "./events.js";
+import { issueJob } from "./issue-job.js";
 import { keys, taskJobId, taskQueue } from "./keys.js";
 import type { SecuredQueue } from "./queue-secret.js";
 import { decodeResult } from "./result-schema.js";
@@ -80,7 +81,7 @@ export class TaskJobs {
   async run(jobKey: string, job: TaskJob): Promise<Exclude<TaskResult, { kind: "infra_fault" }>> {
     const result = new Promise<Exclude<TaskResult, { kind: "infra_fault" }>>((resolve, reject) => this.pending.set(jobKey, { job, tries: 1, resolve, reject }));
     if ((await this.redis.exists(keys.taskResult(this.runId, jobKey))) === 1) this.lastFullScan = 0;
-    else await this.queue.add(job.kind, job, { ...jobOptions, jobId: taskJobId(this.runId, jobKey, 1) });
+    else await issueJob(this.queue, this.target.secret, job.kind, job, { ...jobOptions, jobId: taskJobId(this.runId, jobKey, 1) });
     this.timer ??= setInterval(() => {
       this.current ??= this.tick().finally(() => (this.current = null));
     }, 300);
@@ -182,7 +183,7 @@ export class TaskJobs {
     }
     this.onLine(`warning: ${p.job.kind === "mine" ? p.job.candidate : p.job.task}: try ${p.tries} failed (${why.split("\n")[0]}); tried again`);
     p.tries++;
-    await this.queue.add(p.job.kind, p.job, { ...jobOptions, jobId: taskJobId(this.runId, jobKey, p.tries) });
+    await issueJob(this.queue, this.target.secret, p.job.kind, p.job, { ...jobOptions, jobId: taskJobId(this.runId, jobKey, p.tries) });
   }
 
   /** Jobs whose worker died or hung (BullMQ's stalled check failed them), or whose processor threw: one query. */
@@ -205,7 +206,7 @@ export class TaskJobs {
       const state = await this.queue.getJobState(id);
       if (state !== "unknown" && state !== "completed") continue;
       if ((await this.redis.exists(keys.taskResult(this.runId, key))) === 1) continue;
-      await this.queue.add(p.job.kind, p.job, { ...jobOptions, jobId: id });
+      await issueJob(this.queue, this.target.secret, p.job.kind, p.job, { ...jobOptions, jobId: id });
     }
   }
 

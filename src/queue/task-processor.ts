@@ -39,9 +39,10 @@ const jobKeyOf = (job: TaskJob) => (job.kind === "mine" ? mineJobKey(job.candida
 /**
  * The processor of mining and qualification jobs: the same test runs as a local `tasks mine` or
  * `tasks qualify`, in the test-run sandbox; the result is signed and stored once (the first try's wins).
+ * `data`: the job as admitJob authenticated it (never `raw.data`).
  */
-export async function processTaskJob(raw: Job, token: string | undefined, c: ProcessorContext): Promise<string> {
-  const parsed = taskJobSchema.safeParse(raw.data);
+export async function processTaskJob(raw: Job, data: unknown, token: string | undefined, c: ProcessorContext): Promise<string> {
+  const parsed = taskJobSchema.safeParse(data);
   if (!parsed.success) throw new Error(`malformed task job: ${parsed.error.issues[0]?.message ?? "invalid"}`);
   const job = parsed.data;
   const why = refusal(job);

@@ -17,6 +17,7 @@ import { jobDataset, type Shipment } from "./dataset-shipment.js";
 import type { VerifyJob } from "./job-schema.js";
 import type { ConfineBackend } from "../confine/backend.js";
 import { limitsText, type Limits } from "../confine/limits.js";
+import { issueJob } from "./issue-job.js";
 import { keys, verifyJobId, verifyQueue } from "./keys.js";
 import type { SecuredQueue } from "./queue-secret.js";
 import { decodeResult, verifyResultSchema, type VerifyResult } from "./result-schema.js";
@@ -62,7 +63,7 @@ export async function verifyOnQueue(p: QueueVerifyParams): Promise<{ verdicts: R
       const r = await prepare(p, session, key, out.forged);
       if (r.kind === "job") {
         pending.set(session, { job: r.job, tries: 1 });
-        await queue.add("verify", r.job, { jobId: `${verifyJobId(p.runId, session, r.job.artifact_sha256)}.1`, removeOnComplete: true, removeOnFail: { age: 7 * 24 * 3600 } });
+        await issueJob(queue, p.target.secret, "verify", r.job, { jobId: `${verifyJobId(p.runId, session, r.job.artifact_sha256)}.1`, removeOnComplete: true, removeOnFail: { age: 7 * 24 * 3600 } });
         continue;
       }
       if (r.kind === "reused") out.reused.push(session);
@@ -184,7 +185,7 @@ async function requeue(queue: Queue, p: QueueVerifyParams, session: string, w: {
     lost.push(session);
     return;
   }
-  await queue.add("verify", w.job, { jobId: `${verifyJobId(p.runId, session, w.job.artifact_sha256)}.${w.tries}`, removeOnComplete: true, removeOnFail: { age: 7 * 24 * 3600 } });
+  await issueJob(queue, p.target.secret, "verify", w.job, { jobId: `${verifyJobId(p.runId, session, w.job.artifact_sha256)}.${w.tries}`, removeOnComplete: true, removeOnFail: { age: 7 * 24 * 3600 } });
 }
 
 /** Verification at the end of `run --queue`: every finished session, on the workers. */

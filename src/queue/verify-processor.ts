@@ -14,9 +14,10 @@ import { workerDataset } from "./worker-dataset.js";
 /**
  * The processor of verification jobs: the same verifyArtifact as `verify`, next to this worker's warm
  * environment cache; the verdict and its log are stored once under their own key.
+ * `data`: the job as admitJob authenticated it (never `raw.data`).
  */
-export async function processVerifyJob(raw: Job, token: string | undefined, c: ProcessorContext): Promise<string> {
-  const parsed = verifyJobSchema.safeParse(raw.data);
+export async function processVerifyJob(raw: Job, data: unknown, token: string | undefined, c: ProcessorContext): Promise<string> {
+  const parsed = verifyJobSchema.safeParse(data);
   if (!parsed.success) throw new Error(`malformed verification job: ${parsed.error.issues[0]?.message ?? "invalid"}`);
   const job = parsed.data;
   const why = refusal(job);

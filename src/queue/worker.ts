@@ -2,6 +2,8 @@ import { mkdirSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { Worker, type Job } from "bullmq";
+import { admitJob } from "./admit-job.js";
+import type { ConfinementFloor } from "./confinement-floor.js";
 import { Redis } from "ioredis";
 import { cacheRoot } from "../dataset/repo-cache.js";
 import { packageVersion } from "../core/package-paths.js";
@@ -21,6 +23,8 @@ export interface WorkerOptions {
   /** Where session work directories live (default: the cache's queue/work). */
   workRoot?: string;
   log: (line: string) => void;
+  /** What jobs may ask for beyond the default confinement (`--allow-unconfined`, `--allow-network`). */
+  floor: ConfinementFloor;
   /** Aborted to stop the worker: running attempts end as interrupted and go back to the queue. */
   signal: AbortSignal;
 }
@@ -55,9 +59,11 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
     stalledInterval: lockMs,
     maxStalledCount: 0,
   };
-  const sessions = new Worker(sessionQueue, (job: Job, token?: string) => processSessionJob(job, token, ctx), common);
-  const verifies = new Worker(verifyQueue, (job: Job, token?: string) => processVerifyJob(job, token, ctx), common);
-  const tasks = new Worker(taskQueue, (job: Job, token?: string) => processTaskJob(job, token, ctx), common);
+  // Nothing of a job is looked at before it is admitted: signed by the coordinator, within the floor.
+  const admit = (queue: string, job: Job) => admitJob(queue, job, { secret: o.target.secret, floor: o.floor, worker: name, log: o.log });
+  const sessions = new Worker(sessionQueue, async (job: Job, token?: string) => processSessionJob(job, admit(sessionQueue, job), token, ctx), common);
+  const verifies = new Worker(verifyQueue, async (job: Job, token?: string) => processVerifyJob(job, admit(verifyQueue, job), token, ctx), common);
+  const tasks = new Worker(taskQueue, async (job: Job, token?: string) => processTaskJob(job, admit(taskQueue, job), token, ctx), common);
   for (const w of [sessions, verifies, tasks]) {
     w.on("error", (e) => o.log(`queue error: ${e.message}`));
     w.on("lockRenewalFailed", (ids: string[]) => {
@@ -69,6 +75,8 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
     });
   }
   o.log(`worker ${name} (switch-swe ${packageVersion}) on ${o.target.display}, concurrency ${o.concurrency}`);
+  if (o.floor.unconfined) o.log("--allow-unconfined: jobs that ask for no sandbox run their agents and tests as this worker's user, outside any sandbox");
+  if (o.floor.network) o.log("--allow-network: jobs that ask for it give their agents this machine's network (this queue's Redis included)");
   await heartbeat(redis, name, o, ctx);
   const beat = setInterval(() => void heartbeat(redis, name, o, ctx), 5000);
   try {

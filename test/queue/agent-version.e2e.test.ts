@@ -30,7 +30,7 @@ beforeAll(async () => {
   process.env.PATH = `${workerBin}:${saved.PATH ?? ""}`;
   process.env.ANTHROPIC_API_KEY = key.ANTHROPIC_API_KEY;
   try {
-    worker = new WorkerProcess(fx.root, 1, redis.url, ["--pass-env", "ANTHROPIC_API_KEY"], 15);
+    worker = new WorkerProcess(fx.root, 1, redis.url, ["--pass-env", "ANTHROPIC_API_KEY", "--allow-unconfined"], 15);
   } finally {
     process.env.PATH = saved.PATH;
     if (saved.ANTHROPIC_API_KEY === undefined) delete process.env.ANTHROPIC_API_KEY;

@@ -37,7 +37,7 @@ beforeAll(async () => {
   sessionsPath = join(root, "sessions.json");
   writeFileSync(sessionsPath, JSON.stringify({ ...file, pairs }, null, 2));
   chosen = pairs.flatMap((p) => [sessionId(p.id, "base"), sessionId(p.id, "switch")]);
-  workers = [1, 2, 3].map((n) => new WorkerProcess(root, n, redis.url));
+  workers = [1, 2, 3].map((n) => new WorkerProcess(root, n, redis.url, ["--allow-unconfined"]));
 }, 300_000);
 
 afterAll(async () => {

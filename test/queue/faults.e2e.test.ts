@@ -28,7 +28,7 @@ beforeAll(async () => {
   order = fx.sessions.pairs.flatMap((p) => [sessionId(p.id, "base"), sessionId(p.id, "switch")]);
   redis = new RedisServer(await freePort(), join(fx.root, "redis"));
   await redis.start();
-  workers = [1, 2, 3].map((n) => new WorkerProcess(fx.root, n, redis.url, ["--concurrency", "2"], 8));
+  workers = [1, 2, 3].map((n) => new WorkerProcess(fx.root, n, redis.url, ["--concurrency", "2", "--allow-unconfined"], 8));
 }, 600_000);
 
 afterAll(async () => {
@@ -134,7 +134,7 @@ describe.skipIf(missingTool)("faults of a distributed run", () => {
     expect(report.code).toBe(0);
     const entries = (JSON.parse(report.stdout) as { configs: Array<{ sessions: Array<{ id: string; attempts: number }> }> }).configs[0]!.sessions;
     expect(entries.map((e) => [e.id, e.attempts]).sort()).toEqual(order.map((s) => [s, rows.filter((r) => r.session === s).length]).sort());
-    workers[workers.indexOf(victim)] = new WorkerProcess(fx.root, 4, redis.url, ["--concurrency", "2"], 8);
+    workers[workers.indexOf(victim)] = new WorkerProcess(fx.root, 4, redis.url, ["--concurrency", "2", "--allow-unconfined"], 8);
   }, 400_000);
 
   it("a worker stopped (SIGSTOP) until its job stalls, then continued: its late attempt 1 neither overwrites nor doubles attempt 2", async () => {

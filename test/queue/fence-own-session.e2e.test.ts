@@ -72,7 +72,7 @@ describe.skipIf(missingTool)("a hung worker that comes back", () => {
     const queue = new Queue(sessionQueue, { connection: { host: "127.0.0.1", port: redis.port } });
     try {
       // Worker A (two slots) takes attempt 1 of the victim's session, whose request 1 hangs; A is then stopped.
-      const a = new WorkerProcess(fx.root, 1, redis.url, ["--concurrency", "2"], 8);
+      const a = new WorkerProcess(fx.root, 1, redis.url, ["--concurrency", "2", "--allow-unconfined"], 8);
       workers.push(a);
       const victim = hangingAgent("victim", true);
       const outA = join(fx.root, "run-victim");
@@ -89,7 +89,7 @@ describe.skipIf(missingTool)("a hung worker that comes back", () => {
         const blocker = hangingAgent("blocker", false);
         const runB = startRun(join(fx.root, "run-blocker"), blockerSessions, blocker.script);
         await waitFor(async () => (await queue.getWaitingCount()) >= 2, 120_000, "the blocking run's jobs");
-        const b = new WorkerProcess(fx.root, 2, redis.url, ["--concurrency", "1"], 8);
+        const b = new WorkerProcess(fx.root, 2, redis.url, ["--concurrency", "1", "--allow-unconfined"], 8);
         workers.push(b);
         const firstBlocker = await pidIn(blocker.mark, 1);
         const id = runId(outA);

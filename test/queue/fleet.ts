@@ -70,12 +70,12 @@ export class WorkerProcess {
   readonly logFile: string;
   /** `stallS`: how long a job may go without lock renewal; short enough to find a killed worker soon,
    * long enough that a worker slowed down by a loaded machine keeps its jobs. */
-  constructor(root: string, n: number, queueUrl: string, extra: string[] = [], stallS = 15) {
+  constructor(root: string, n: number, queueUrl: string, extra: string[] = [], stallS = 15, env: NodeJS.ProcessEnv = {}) {
     const dir = join(root, `worker-${n}`);
     mkdirSync(dir, { recursive: true });
     this.logFile = join(dir, "worker.log");
     this.child = spawn(process.execPath, [cliPath, "worker", "--queue", queueUrl, "--stall-timeout", String(stallS), ...extra], {
-      env: { ...process.env, SWITCH_SWE_CACHE: join(dir, "cache") },
+      env: { ...process.env, SWITCH_SWE_CACHE: join(dir, "cache"), ...env },
       stdio: ["ignore", "ignore", "pipe"],
     });
     this.child.stderr?.pipe(createWriteStream(this.logFile));
