@@ -17,7 +17,8 @@ import { requiredStatuses, untrustedRunReason } from "../testbed/test-run.js";
 import { verdictSchema, type TestStatus, type Verdict } from "../formats/verdict.js";
 import { sha256 } from "../core/digest.js";
 import { unappliedVerdict } from "./unapplied-verdict.js";
-import { canaryReason, judgeCanaries, plantCanaries, selectionWith, type CanaryRecord } from "./canaries.js";
+import { canaryReason, judgeCanaries, selectionWith, type CanaryRecord } from "./canaries.js";
+import { plantCanaries } from "./real-canaries.js";
 
 export interface VerifyArtifactOptions {
   dataset: Dataset;
@@ -173,22 +174,31 @@ async function applyHeldOutTests(task: LoadedTask, checkout: string, dir: string
  * tests): the run's own statuses of the required tests, what it said of the canaries, and why it is
  * not believed (its own channels, or canaries that contradict the harness), or null.
  */
-async function plantedRun(opts: VerifyArtifactOptions, bed: TestBed, dir: string, required: readonly string[]) {
+async function plantedRun(opts: VerifyArtifactOptions, bed: TestBed, dir: string, required: readonly string[], log: (t: string) => void) {
   // A command that ignores `{tests}` chooses its own tests: canaries it never selects would be missing.
-  const canaries = testCommandOf(opts.dataset, opts.task).includes("{tests}") ? plantCanaries(bed.checkout, required) : [];
-  const run = await runTaskTests(opts.dataset, opts.task, { checkout: bed.checkout, scratch: dir, env: bed.env, inifile: bed.inifile, ...(opts.confine ? { confine: opts.confine } : {}), ...(opts.limits ? { limits: opts.limits } : {}) }, selectionWith(required, canaries));
-  const tests = requiredStatuses(run, required);
-  const record = judgeCanaries(run, canaries, tests);
+  const planting = testCommandOf(opts.dataset, opts.task).includes("{tests}") ? await plantCanaries(bed.checkout, bed.python, opts.task.verifier.fail_to_pass, opts.task.verifier.pass_to_pass) : null;
+  const runIds = required.map((id) => planting?.runIds.get(id) ?? id);
+  if (planting) log(`planted: ${planting.notes.join("; ") || "nothing (no required test file)"}\n${renamedLine(required, runIds)}`);
+  const run = await runTaskTests(opts.dataset, opts.task, { checkout: bed.checkout, scratch: dir, env: bed.env, inifile: bed.inifile, ...(opts.confine ? { confine: opts.confine } : {}), ...(opts.limits ? { limits: opts.limits } : {}) }, selectionWith(runIds, planting?.canaries ?? []));
+  const seen = requiredStatuses(run, runIds);
+  const tests = Object.fromEntries(required.map((id, i) => [id, seen[runIds[i]!]!]));
+  const record = judgeCanaries(run, planting?.canaries ?? [], tests);
   const distrust = untrustedRunReason(run) ?? (run.timedOut ? null : canaryReason(record));
   return { run, tests, record, distrust };
+}
+
+/** The required tests that ran under a copy's name this time (a log line, or nothing). */
+function renamedLine(required: readonly string[], runIds: readonly string[]): string {
+  const moved = required.flatMap((id, i) => (runIds[i] !== id ? [`${id} as ${runIds[i]!.split("::").slice(1).join("::")}`] : []));
+  return moved.length > 0 ? `required tests run under another name: ${moved.join(", ")}\n` : "";
 }
 
 /** Runs the required tests and judges the run; an untrusted run is attributed by a control run. */
 async function runAndJudge(opts: VerifyArtifactOptions, bed: TestBed, dir: string, res: AttemptResult, log: (t: string) => void): Promise<void> {
   const required = requiredTests(opts.task);
-  const { run, tests, record, distrust } = await plantedRun(opts, bed, dir, required);
+  const { run, tests, record, distrust } = await plantedRun(opts, bed, dir, required, log);
   log(describeRun(run));
-  log(`planted tests (outcomes only the harness knows): ${record.tests.map((t) => `${t.id} ${t.expected}: ${t.reported}`).join(", ") || "none (no required test file, or a test command without {tests})"}\n`);
+  log(`planted tests (outcomes only the harness knows): ${record.tests.map((t) => `${t.id} ${t.expected}${t.of !== undefined ? ` (copy of ${t.of})` : ""}: ${t.reported}`).join(", ") || "none (no required test file, or a test command without {tests})"}\n`);
   res.timedOut = run.timedOut;
   res.exitCode = run.exitCode;
   res.resultSource = run.source;
@@ -243,7 +253,7 @@ async function controlRun(opts: VerifyArtifactOptions, dir: string, bed: TestBed
   const err = await applyHeldOutTests(opts.task, checkout, dir);
   if (err) return `tests.patch does not apply: ${err}`;
   const inifile = bed.inifile === null ? null : join(checkout, relative(bed.checkout, bed.inifile));
-  const { run, distrust } = await plantedRun(opts, { ...bed, checkout, inifile }, dir, required);
+  const { run, distrust } = await plantedRun(opts, { ...bed, checkout, inifile }, dir, required, log);
   log(`control run (base + tests.patch, no artifact):\n${describeRun(run)}`);
   if (run.timedOut) return "the control run timed out";
   return distrust;
