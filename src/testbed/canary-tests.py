@@ -227,7 +227,7 @@ def copy_block(text, fn, edits, old_name, new_name):
 def pick(text, tests, words, taken, jobs, kind, keys, limit):
     """Adds up to `limit` copies of `kind` of the tests `keys` (drawn at random) to `jobs`; how many."""
     used = {j[1] for j in jobs}
-    keys = [k for k in keys if k in tests and k not in used]
+    keys = [k for k in dict.fromkeys(keys) if k in tests and k not in used]
     rng.shuffle(keys)
     made = 0
     for key in keys:
@@ -261,10 +261,10 @@ def plant(entry):
     taken = set(re.findall(r"\b\w+\b", src))
     jobs = []
     mutants = pick(text, tests, words, taken, jobs, "mutant", entry.get("mutate", []), entry.get("max_mutants", 3))
-    if mutants == 0:
-        # A file with no fail-to-pass test that can be mutated: a pass-to-pass one (weaker, see the docs).
-        pick(text, tests, words, taken, jobs, "mutant", entry.get("mutate_fallback", []), entry.get("max_mutants", 3))
     pick(text, tests, words, taken, jobs, "twin", entry.get("twin", []), entry.get("max_twins", 2))
+    if mutants == 0:
+        # No fail-to-pass test here can be mutated: a pass-to-pass one not twinned (weaker, see the docs).
+        pick(text, tests, words, taken, jobs, "mutant", entry.get("mutate_fallback", []), entry.get("max_mutants", 3))
     out_text = text.data
     planted = []
     # From the bottom up, so that earlier offsets stay valid.

@@ -24,6 +24,8 @@ export interface Planting {
   runIds: ReadonlyMap<string, string>;
   /** One line for the verify log per file (what was planted, or why only constants). */
   notes: string[];
+  /** Writes back the files as they were before planting (for a second run with fresh canaries). */
+  restore: () => void;
 }
 
 interface PlantedCopy {
@@ -96,8 +98,12 @@ export async function plantCanaries(checkout: string, python: string, f2p: reado
   const runIds = new Map(required.map((id) => [id, id]));
   const files = shuffled([...new Set(required.map((id) => splitTestId(id).file))].filter((f) => testModule.test(f) && regularFile(join(checkout, f)))).slice(0, maxFiles);
   const keys = (ids: readonly string[], file: string) => [...new Set(ids.map(splitTestId).filter((t) => t.file === file).map((t) => t.key))];
+  const pristine = new Map(files.map((f) => [f, readFileSync(join(checkout, f), "utf8")]));
+  const restore = () => {
+    for (const [f, text] of pristine) writeFileSync(join(checkout, f), text);
+  };
   const request = {
-    files: files.map((f) => ({ path: f, text: readFileSync(join(checkout, f), "utf8"), mutate: keys(f2p, f), mutate_fallback: keys(p2p, f), twin: keys(p2p, f), max_mutants: 3, max_twins: 2 })),
+    files: files.map((f) => ({ path: f, text: pristine.get(f)!, mutate: keys(f2p, f), mutate_fallback: keys(p2p, f), twin: keys(p2p, f), max_mutants: 3, max_twins: 2 })),
   };
   const answer = files.length === 0 ? [] : await runHelper(python, request);
   const notes: string[] = [];
@@ -114,5 +120,5 @@ export async function plantCanaries(checkout: string, python: string, f2p: reado
     if (missing.length > 0) canaries.push(...plantConstantCanaries(checkout, file, missing));
     notes.push(`${file}: ${got?.planted.filter((p) => p.kind === "mutant").length ?? 0} mutant(s), ${got?.planted.filter((p) => p.kind === "twin").length ?? 0} twin(s)${missing.length > 0 ? `, constant ${missing.map((e) => `must-${e === "failed" ? "fail" : "pass"}`).join(" and ")}` : ""}`);
   }
-  return { canaries, runIds, notes };
+  return { canaries, runIds, notes, restore };
 }
