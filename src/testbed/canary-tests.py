@@ -270,12 +270,15 @@ def plant(entry):
     # From the bottom up, so that earlier offsets stay valid.
     for kind, key, fn, edits, name in sorted(jobs, key=lambda j: -j[2].lineno):
         prefix = key[: len(key) - len(fn.name)]
-        # The copy may take the original's name, unless the name is used anywhere else in the file.
-        swap = rng.random() < 0.5 and len(re.findall(r"\b" + re.escape(fn.name) + r"\b", src)) == 1
+        # The copy may take the original's name, unless the name (or a class the method is in, which a
+        # subclass could inherit it from under its old name) is used anywhere else in the file.
+        names = [fn.name] + [c for c in prefix.split("::") if c]
+        swap = rng.random() < 0.5 and all(len(re.findall(r"\b" + re.escape(n) + r"\b", src)) == 1 for n in names)
         copy_name, orig_name = (fn.name, name) if swap else (name, fn.name)
         copy, first = copy_block(text, fn, edits, fn.name, copy_name)
         original, _ = copy_block(text, fn, [], fn.name, orig_name)
-        gap = b"\n\n\n" if fn.col_offset == 0 else b"\n\n"
+        eol = b"\r\n" if b"\r\n" in text.data else b"\n"
+        gap = eol * 3 if fn.col_offset == 0 else eol * 2
         both = copy + gap + original if rng.random() < 0.5 else original + gap + copy
         start, end = text.offset(first, 0), text.offset(fn.end_lineno, len(text.lines[fn.end_lineno - 1]))
         out_text = out_text[:start] + both + out_text[end:]

@@ -56,9 +56,12 @@ function splitTestId(id: string): { file: string; key: string; params: string } 
   return bracket < 0 ? { file, key: rest, params: "" } : { file, key: rest.slice(0, bracket), params: rest.slice(bracket) };
 }
 
-function regularFile(path: string): boolean {
+/** A regular file (not a link) whose bytes are UTF-8: only such a file is rewritten exactly. */
+function plantable(path: string): boolean {
   try {
-    return lstatSync(path).isFile();
+    if (!lstatSync(path).isFile()) return false;
+    const raw = readFileSync(path);
+    return Buffer.from(raw.toString("utf8"), "utf8").equals(raw);
   } catch {
     return false;
   }
@@ -96,7 +99,7 @@ function copiesOf(file: string, planted: readonly PlantedCopy[], required: reado
 export async function plantCanaries(checkout: string, python: string, f2p: readonly string[], p2p: readonly string[]): Promise<Planting> {
   const required = [...new Set([...f2p, ...p2p])];
   const runIds = new Map(required.map((id) => [id, id]));
-  const files = shuffled([...new Set(required.map((id) => splitTestId(id).file))].filter((f) => testModule.test(f) && regularFile(join(checkout, f)))).slice(0, maxFiles);
+  const files = shuffled([...new Set(required.map((id) => splitTestId(id).file))].filter((f) => testModule.test(f) && plantable(join(checkout, f)))).slice(0, maxFiles);
   const keys = (ids: readonly string[], file: string) => [...new Set(ids.map(splitTestId).filter((t) => t.file === file).map((t) => t.key))];
   const pristine = new Map(files.map((f) => [f, readFileSync(join(checkout, f), "utf8")]));
   const restore = () => {
