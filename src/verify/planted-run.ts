@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import type { ConfineBackend } from "../confine/backend.js";
 import type { Limits } from "../confine/limits.js";
 import type { Dataset, LoadedTask } from "../dataset/load.js";
@@ -82,7 +83,8 @@ export async function secondRun(ctx: PlantedRunContext, bed: PlantedBed, dir: st
   const f2p = [...new Set(ctx.task.verifier.fail_to_pass)];
   first.planting?.restore();
   log("second run (fail-to-pass tests in a fresh process, canaries drawn anew):\n");
-  const again = await plantedRun(ctx, bed, dir, f2p, [], log);
+  // Its own scratch (HOME, TMPDIR, report): nothing the first process left there is read again.
+  const again = await plantedRun(ctx, bed, join(dir, "second-run"), f2p, [], log);
   log(describeRun(again.run));
   log(plantedLine(again.record));
   const disagree = Object.fromEntries(f2p.filter((id) => again.tests[id] !== "passed").map((id) => [id, again.tests[id]!]));

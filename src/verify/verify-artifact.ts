@@ -181,7 +181,7 @@ async function runAndJudge(opts: VerifyArtifactOptions, bed: TestBed, dir: strin
   res.resultSource = run.source;
   res.tests = tests;
   res.canaries = record;
-  if (distrust === null && !run.timedOut && required.length > 0 && required.every((id) => tests[id] === "passed")) {
+  if (distrust === null && !run.timedOut && opts.task.verifier.fail_to_pass.length > 0 && required.every((id) => tests[id] === "passed")) {
     // It would resolve: no verdict rests on one test process.
     const second = await secondRun(opts, bed, dir, first, log);
     res.canaries = mergedRecord(record, second.record);
