@@ -93,6 +93,8 @@ try {
       `set-up ran ${setupRuns() - before} time(s); ${warmV.filter((v) => v.setup_cached).length}/${warmV.length} with setup_cached; per verification ${stats(warmV.map((v) => v.duration_ms))}`,
   );
   console.log(`  of which the test command itself: ${stats(testMs)}`);
+  // Reference artifacts resolve and get the confirming second run; empty ones do not.
+  for (const [label, suffix] of [["reference (resolved)", ".base"], ["empty (unresolved)", ".switch"]]) console.log(`  ${label}: ${stats(warmV.filter((v) => v.session.endsWith(suffix)).map((v) => v.duration_ms))}`);
   if (setupRuns() !== before || !warmV.every((v) => v.setup_cached)) throw new Error("the warm pass ran set-up");
   const warmWrong = warmV.filter((v) => v.resolved !== v.session.endsWith(".base") || v.infra_fault);
   if (warmWrong.length > 0) throw new Error(`unexpected verdicts: ${warmWrong.map((v) => `${v.session} resolved=${v.resolved} infra=${v.infra_fault}`).join(", ")}`);
