@@ -60,7 +60,10 @@ export async function plantedRun(ctx: PlantedRunContext, bed: PlantedBed, dir: s
   const tests = Object.fromEntries(required.map((id, i) => [id, seen[runIds[i]!]!]));
   const record = judgeCanaries(run, planting?.canaries ?? [], tests);
   const distrust = untrustedRunReason(run) ?? (run.timedOut ? null : canaryReason(record));
-  return { run, tests, record, distrust, planting };
+  // The log names the required tests pytest did not find by their required ids; copies of them it did
+  // not find either (a gone parameter case) were judged above, and are no one's status.
+  const notFound = required.filter((id, i) => run.notFound.includes(runIds[i]!));
+  return { run: { ...run, notFound }, tests, record, distrust, planting };
 }
 
 export function plantedLine(record: CanaryRecord): string {
