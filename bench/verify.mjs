@@ -93,7 +93,16 @@ try {
       `set-up ran ${setupRuns() - before} time(s); ${warmV.filter((v) => v.setup_cached).length}/${warmV.length} with setup_cached; per verification ${stats(warmV.map((v) => v.duration_ms))}`,
   );
   console.log(`  of which the test command itself: ${stats(testMs)}`);
+  // Reference artifacts resolve and get the confirming second run; empty ones do not.
+  for (const [label, suffix] of [["reference (resolved)", ".base"], ["empty (unresolved)", ".switch"]]) console.log(`  ${label}: ${stats(warmV.filter((v) => v.session.endsWith(suffix)).map((v) => v.duration_ms))}`);
   if (setupRuns() !== before || !warmV.every((v) => v.setup_cached)) throw new Error("the warm pass ran set-up");
+  const warmWrong = warmV.filter((v) => v.resolved !== v.session.endsWith(".base") || v.infra_fault);
+  if (warmWrong.length > 0) throw new Error(`unexpected verdicts: ${warmWrong.map((v) => `${v.session} resolved=${v.resolved} infra=${v.infra_fault}`).join(", ")}`);
+  // What was planted (a mutant: expected failed with an original; a twin: expected passed with one; else a constant).
+  const planted = [...coldV, ...warmV].flatMap((v) => v.canaries?.tests ?? []);
+  const kind = (t) => (t.of === undefined ? "constant" : t.expected === "failed" ? "mutant" : "twin");
+  const per = (k) => (planted.filter((t) => kind(t) === k).length / (coldV.length + warmV.length)).toFixed(2);
+  console.log(`  canaries per verification: ${per("mutant")} mutants, ${per("twin")} twins, ${per("constant")} constants; untrusted runs: ${[...coldV, ...warmV].filter((v) => v.canaries && !v.canaries.trusted).length}`);
 
   // 5. The same task verified again, alone: set-up is skipped entirely.
   const task = taskById(dataset).get(dataset.tasks[0].id);

@@ -1,5 +1,5 @@
 import { randomInt } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Verdict } from "../formats/verdict.js";
 import { inScope } from "../testbed/pytest-ids.js";
@@ -8,13 +8,13 @@ import { requiredStatuses, type TestRun } from "../testbed/test-run.js";
 /**
  * Planted canary tests: evidence about a test run from outside the test process. Code under test
  * runs in pytest's own interpreter and can change anything that process knows (our launcher's
- * globals, pytest's report machinery, the import system), so a forged run can agree with itself on
- * every channel. It cannot agree with outcomes only the harness knows: before each run the verifier
- * writes into the held-out test files a pair of tests per file, one that must pass and one that must
- * fail (by assertion), named from the file's own vocabulary, placed among its real tests, with bodies
- * of the same shape (an assertion on a value computed from numbers or words drawn now). A run that
- * reports the must-fail one passed, or the must-pass one not passed, is not believed. Qualification
- * and mining run the dataset's own patches, not an agent's code, and plant nothing.
+ * globals, pytest's report machinery, the import system, each test's code before it runs), so a
+ * forged run can agree with itself on every channel. It cannot agree with outcomes only the harness
+ * knows. Before each run the verifier writes canaries into the held-out test files: copies of the
+ * required tests themselves (src/verify/real-canaries.ts: a must-fail mutant with one expected value
+ * changed, a must-pass exact twin) and, where a file has no test that can be copied so, the constant
+ * pair built here (a must-pass and a must-fail assertion on values drawn now). A run that contradicts
+ * them is not believed. Qualification and mining run the dataset's own patches and plant nothing.
  */
 
 export interface Canary {
@@ -22,19 +22,17 @@ export interface Canary {
   id: string;
   file: string;
   expect: "passed" | "failed";
+  /** The required test this one copies (a mutant or twin), by its required id; none for a constant canary. */
+  of?: string;
 }
 
-/** Test modules by pytest's default naming: a doctest id names a source module, which gets nothing. */
-const testModule = /(^|\/)(test_[^/]*|[^/]*_test)\.py$/;
-/** At most this many test files get a pair (the files of the required tests, drawn at random). */
-const maxFiles = 3;
 const fallbackWords = ["value", "result", "input", "output", "case", "basic", "empty", "single", "default", "order"];
 
 function pick<T>(xs: readonly T[]): T {
   return xs[randomInt(xs.length)]!;
 }
 
-function shuffled<T>(xs: readonly T[]): T[] {
+export function shuffled<T>(xs: readonly T[]): T[] {
   const out = [...xs];
   for (let i = out.length - 1; i > 0; i--) {
     const j = randomInt(i + 1);
@@ -98,56 +96,70 @@ function insertionPoints(lines: readonly string[]): number[] {
   return points;
 }
 
-/** Writes a must-pass and a must-fail canary into each of (up to three of) the required tests' files. */
-export function plantCanaries(checkout: string, required: readonly string[]): Canary[] {
-  const files = shuffled([...new Set(required.map((id) => id.split("::")[0]!))].filter((f) => testModule.test(f) && existsSync(join(checkout, f)))).slice(0, maxFiles);
-  const out: Canary[] = [];
-  for (const file of files) {
-    const path = join(checkout, file);
-    const text = readFileSync(path, "utf8");
-    const words = vocabulary(text);
-    const names: string[] = [];
-    const taken = (n: string) => names.includes(n) || new RegExp(`\\b${n}\\b`).test(text);
-    const lines = text.split("\n");
-    if (lines[lines.length - 1] === "") lines.pop();
-    const planted = shuffled(["passed", "failed"] as const).map((expect) => {
-      const name = nameFrom(words, taken);
-      names.push(name);
-      return { name, expect, code: `def ${name}():\n${body(words, expect === "failed")}` };
-    });
-    // Insert from the last point backwards so that earlier indices stay valid.
-    const at = planted.map(() => pick(insertionPoints(lines))).sort((a, b) => b - a);
-    planted.forEach((c, i) => {
-      const code = c.code.trimEnd().split("\n");
-      lines.splice(at[i]!, 0, ...(at[i]! < lines.length ? [...code, "", ""] : ["", "", ...code]));
-    });
-    writeFileSync(path, `${lines.join("\n")}\n`);
-    for (const c of planted) out.push({ id: `${file}::${c.name}`, file, expect: c.expect });
-  }
-  return out;
+/** Writes constant canaries of the given outcomes into one test file (a pair when both are asked for). */
+export function plantConstantCanaries(checkout: string, file: string, expects: ReadonlyArray<"passed" | "failed">): Canary[] {
+  const path = join(checkout, file);
+  const text = readFileSync(path, "utf8");
+  const words = vocabulary(text);
+  const names: string[] = [];
+  const taken = (n: string) => names.includes(n) || new RegExp(`\\b${n}\\b`).test(text);
+  const lines = text.split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  const planted = shuffled(expects).map((expect) => {
+    const name = nameFrom(words, taken);
+    names.push(name);
+    return { name, expect, code: `def ${name}():\n${body(words, expect === "failed")}` };
+  });
+  // Insert from the last point backwards so that earlier indices stay valid.
+  const at = planted.map(() => pick(insertionPoints(lines))).sort((a, b) => b - a);
+  planted.forEach((c, i) => {
+    const code = c.code.trimEnd().split("\n");
+    lines.splice(at[i]!, 0, ...(at[i]! < lines.length ? [...code, "", ""] : ["", "", ...code]));
+  });
+  writeFileSync(path, `${lines.join("\n")}\n`);
+  return planted.map((c) => ({ id: `${file}::${c.name}`, file, expect: c.expect }));
 }
 
 export type CanaryRecord = NonNullable<Verdict["canaries"]>;
 
+/** Why a constant canary's outcome contradicts the harness, or null. */
+function constantProblem(run: TestRun, c: Canary, got: string, requiredStatus: Readonly<Record<string, string>>): string | null {
+  if (got === c.expect) return null;
+  // A file that failed to collect (or whose ids pytest then said do not exist) runs none of its tests:
+  // no evidence either way, and none of its required tests can pass.
+  const fileErrored = run.collectionErrors.some((scope) => inScope(c.id, scope)) || run.notFound.includes(c.id);
+  const filePassed = Object.entries(requiredStatus).some(([id, s]) => id.split("::")[0] === c.file && s === "passed");
+  if ((got === "error" || got === "missing") && fileErrored && !filePassed) return null;
+  return `planted test ${c.id} must have ${c.expect} but was ${got === "missing" ? "not reported" : `reported ${got}`}`;
+}
+
 /**
- * What the run said of the canaries, and why it contradicts the harness (empty: it does not). A file
- * whose collection failed is no evidence either way as long as none of its required tests passed.
+ * Why a copy of a required test contradicts its original's outcome, or null. Only a passing original
+ * needs evidence (any other outcome leaves the task unresolved): then its mutant, whose expected value
+ * differs, cannot pass, and its twin, the same body, must. A mutant that fails for another reason
+ * (an error, a skip) is no contradiction.
  */
+function copyProblem(run: TestRun, c: Canary, got: string, original: string | undefined): string | null {
+  if (original !== "passed") return null;
+  // pytest said the copy does not exist (a hook that generates parameters by function name): no evidence;
+  // dropping copies on purpose takes telling them from their originals, which would then be missing too.
+  if (got === "missing" && run.notFound.includes(c.id)) return null;
+  const bad = c.expect === "failed" ? got === "passed" || got === "missing" : got !== "passed";
+  if (!bad) return null;
+  return `planted test ${c.id} must have ${c.expect} but was ${got === "missing" ? "not reported" : `reported ${got}`} (a ${c.expect === "failed" ? "mutant" : "twin"} of ${c.of}, which passed)`;
+}
+
+/** What the run said of the canaries, and why it contradicts the harness (empty: it does not). */
 export function judgeCanaries(run: TestRun, canaries: readonly Canary[], requiredStatus: Readonly<Record<string, string>>): CanaryRecord {
   const seen = requiredStatuses(run, canaries.map((c) => c.id));
   const problems: string[] = [];
   for (const c of canaries) {
     const got = seen[c.id]!;
-    if (got === c.expect) continue;
-    // A file that failed to collect (or whose ids pytest then said do not exist) runs none of its tests:
-    // no evidence either way, and none of its required tests can pass.
-    const fileErrored = run.collectionErrors.some((scope) => inScope(c.id, scope)) || run.notFound.includes(c.id);
-    const filePassed = Object.entries(requiredStatus).some(([id, s]) => id.split("::")[0] === c.file && s === "passed");
-    if ((got === "error" || got === "missing") && fileErrored && !filePassed) continue;
-    problems.push(`planted test ${c.id} must have ${c.expect} but was ${got === "missing" ? "not reported" : `reported ${got}`}`);
+    const problem = c.of === undefined ? constantProblem(run, c, got, requiredStatus) : copyProblem(run, c, got, requiredStatus[c.of]);
+    if (problem !== null) problems.push(problem);
   }
   return {
-    tests: canaries.map((c) => ({ id: c.id, expected: c.expect, reported: seen[c.id]! })),
+    tests: canaries.map((c) => ({ id: c.id, expected: c.expect, reported: seen[c.id]!, ...(c.of !== undefined ? { of: c.of } : {}) })),
     trusted: problems.length === 0,
     ...(problems.length > 0 ? { problems } : {}),
   };

@@ -8,16 +8,16 @@ import { applyExact, applyWithFallbacks, type ApplyMethod } from "../testbed/app
 import { dropTestFiles, restorePytestConfig } from "./artifact-filter.js";
 import { envFingerprint, invalidateEnvironment, type PreparedEnv } from "../testbed/env-cache.js";
 import { checkAppliedPaths, checkPatchPaths, checkSymlinkEscapes } from "./path-safety.js";
-import { describeRun, environmentFor, freshCheckout, requiredTests, runTaskTests, testCommandOf } from "../testbed/task-testbed.js";
+import { describeRun, environmentFor, freshCheckout, requiredTests } from "../testbed/task-testbed.js";
 import { locateInifile, testPython } from "../testbed/pytest-runner.js";
 import { splitPatch, writeBlocks, type PatchBlock } from "./split-patch.js";
 import { suspiciousReasons } from "./suspicious.js";
 import { writtenLines } from "./written-lines.js";
-import { requiredStatuses, untrustedRunReason } from "../testbed/test-run.js";
 import { verdictSchema, type TestStatus, type Verdict } from "../formats/verdict.js";
 import { sha256 } from "../core/digest.js";
 import { unappliedVerdict } from "./unapplied-verdict.js";
-import { canaryReason, judgeCanaries, plantCanaries, selectionWith, type CanaryRecord } from "./canaries.js";
+import type { CanaryRecord } from "./canaries.js";
+import { mergedRecord, plantedLine, plantedRun, secondRun } from "./planted-run.js";
 
 export interface VerifyArtifactOptions {
   dataset: Dataset;
@@ -168,32 +168,30 @@ async function applyHeldOutTests(task: LoadedTask, checkout: string, dir: string
   return applyExact(checkout, testsFile);
 }
 
-/**
- * Runs the required tests with canaries planted beside them (in the checkout, after the held-out
- * tests): the run's own statuses of the required tests, what it said of the canaries, and why it is
- * not believed (its own channels, or canaries that contradict the harness), or null.
- */
-async function plantedRun(opts: VerifyArtifactOptions, bed: TestBed, dir: string, required: readonly string[]) {
-  // A command that ignores `{tests}` chooses its own tests: canaries it never selects would be missing.
-  const canaries = testCommandOf(opts.dataset, opts.task).includes("{tests}") ? plantCanaries(bed.checkout, required) : [];
-  const run = await runTaskTests(opts.dataset, opts.task, { checkout: bed.checkout, scratch: dir, env: bed.env, inifile: bed.inifile, ...(opts.confine ? { confine: opts.confine } : {}), ...(opts.limits ? { limits: opts.limits } : {}) }, selectionWith(required, canaries));
-  const tests = requiredStatuses(run, required);
-  const record = judgeCanaries(run, canaries, tests);
-  const distrust = untrustedRunReason(run) ?? (run.timedOut ? null : canaryReason(record));
-  return { run, tests, record, distrust };
-}
-
 /** Runs the required tests and judges the run; an untrusted run is attributed by a control run. */
 async function runAndJudge(opts: VerifyArtifactOptions, bed: TestBed, dir: string, res: AttemptResult, log: (t: string) => void): Promise<void> {
   const required = requiredTests(opts.task);
-  const { run, tests, record, distrust } = await plantedRun(opts, bed, dir, required);
+  const first = await plantedRun(opts, bed, dir, opts.task.verifier.fail_to_pass, opts.task.verifier.pass_to_pass, log);
+  const { run, tests, record } = first;
+  let distrust = first.distrust;
   log(describeRun(run));
-  log(`planted tests (outcomes only the harness knows): ${record.tests.map((t) => `${t.id} ${t.expected}: ${t.reported}`).join(", ") || "none (no required test file, or a test command without {tests})"}\n`);
+  log(plantedLine(record));
   res.timedOut = run.timedOut;
   res.exitCode = run.exitCode;
   res.resultSource = run.source;
   res.tests = tests;
   res.canaries = record;
+  if (distrust === null && !run.timedOut && opts.task.verifier.fail_to_pass.length > 0 && required.every((id) => tests[id] === "passed")) {
+    // It would resolve: no verdict rests on one test process.
+    const second = await secondRun(opts, bed, dir, first, log);
+    res.canaries = mergedRecord(record, second.record);
+    distrust = second.distrust;
+    const disagree = Object.entries(second.disagree);
+    if (distrust === null && disagree.length > 0) {
+      res.tests = { ...tests, ...second.disagree };
+      res.notes.push(`a second run of the fail-to-pass tests in a fresh process did not pass ${disagree.map(([id, s]) => `${id} (${s})`).join(", ")}; its outcome is kept`);
+    }
+  }
   if (run.stream && run.stream.tamper.length > 0) res.suspicious.push(...run.stream.tamper.map((t) => `the runner saw: ${t}`));
   const env = bed.env;
   if (env.dir && env.fingerprint !== null && envFingerprint(env.dir) !== env.fingerprint) {
@@ -203,7 +201,7 @@ async function runAndJudge(opts: VerifyArtifactOptions, bed: TestBed, dir: strin
   if (distrust) {
     // Whose crash is it? The same tests without the artifact tell.
     log(`untrusted run: ${distrust}; running the tests without the artifact to attribute it\n`);
-    const control = await controlRun(opts, join(dir, "control"), bed, required, log);
+    const control = await controlRun(opts, join(dir, "control"), bed, log);
     if (control !== null) throw new InfraFault(`${distrust}; without the artifact too (${control})`, true);
     res.notes.push(`${distrust}; without the artifact the tests run normally, so the artifact caused it and no reported outcome is believed`);
     res.tests = Object.fromEntries(required.map((id) => [id, "error" as TestStatus]));
@@ -237,13 +235,13 @@ async function attempt(opts: VerifyArtifactOptions, dir: string, log: (t: string
 }
 
 /** Runs the required tests on base + tests.patch; returns null when that run is trustworthy, else why not. */
-async function controlRun(opts: VerifyArtifactOptions, dir: string, bed: TestBed, required: readonly string[], log: (t: string) => void): Promise<string | null> {
+async function controlRun(opts: VerifyArtifactOptions, dir: string, bed: TestBed, log: (t: string) => void): Promise<string | null> {
   const checkout = join(dir, "checkout");
   await freshCheckout(opts.dataset, opts.task, checkout);
   const err = await applyHeldOutTests(opts.task, checkout, dir);
   if (err) return `tests.patch does not apply: ${err}`;
   const inifile = bed.inifile === null ? null : join(checkout, relative(bed.checkout, bed.inifile));
-  const { run, distrust } = await plantedRun(opts, { ...bed, checkout, inifile }, dir, required);
+  const { run, distrust } = await plantedRun(opts, { ...bed, checkout, inifile }, dir, opts.task.verifier.fail_to_pass, opts.task.verifier.pass_to_pass, log);
   log(`control run (base + tests.patch, no artifact):\n${describeRun(run)}`);
   if (run.timedOut) return "the control run timed out";
   return distrust;

@@ -32,7 +32,7 @@ interface Verdictish {
   suspicious?: boolean;
   suspicious_reasons?: string[];
   infra_fault: boolean;
-  canaries?: { tests: Array<{ id: string; expected: string; reported: string }>; trusted: boolean; problems?: string[] };
+  canaries?: { tests: Array<{ id: string; expected: string; reported: string; of?: string }>; trusted: boolean; problems?: string[] };
 }
 
 beforeAll(() => {
@@ -72,8 +72,8 @@ function expectUnresolved(r: ReturnType<typeof attack>) {
   expect(r.verdict.infra_fault).toBe(false);
   expect(r.entry.status).toBe("unresolved");
   for (const id of f2p) expect(r.verdict.tests[id], id).not.toBe("passed");
-  // The canaries stay out of the per-test lists.
-  for (const c of r.verdict.canaries?.tests ?? []) expect(Object.keys(r.verdict.tests)).not.toContain(c.id);
+  // The canaries stay out of the per-test lists (a copy that took its original's name has the original's id, by design).
+  for (const c of r.verdict.canaries?.tests ?? []) if (c.id !== c.of) expect(Object.keys(r.verdict.tests)).not.toContain(c.id);
 }
 
 /** The payload ran: the first run's output in verify.log shows a fail-to-pass test passing (the base fails it). */
