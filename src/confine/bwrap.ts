@@ -3,6 +3,7 @@ import { InfraFault } from "../core/infra-fault.js";
 import type { ConfineBackend, RecordRequest, SandboxRecord, TestRunSpec } from "./backend.js";
 import { bwrapCommand, bwrapProblem, bwrapVersion, hardeningSummary, pythonPrefixes, sandboxHardening } from "./bubblewrap.js";
 import { modelEndpoints } from "./record.js";
+import { giveToSandbox } from "./sandbox-user.js";
 import { sessionSandbox } from "./session-sandbox.js";
 
 const mode = "bwrap";
@@ -30,6 +31,8 @@ function testRunWrap(spec: TestRunSpec) {
   const problem = bwrapProblem();
   if (problem) throw new InfraFault(`the verifier's sandbox cannot start: ${problem} (or verify with --sandbox none)`, false);
   const system = pythonPrefixes(spec.python, spec.env.PATH ?? "");
+  // The run writes its checkout and scratch as the sandbox's user (as root: an unprivileged uid), whatever wrote them before.
+  giveToSandbox(spec.writable);
   const binds = [...spec.writable.map((src) => ({ src, rw: true })), ...spec.readable.map((src) => ({ src }))];
   return (argv: readonly string[]) => bwrapCommand({ binds, system, network: false, chdir: spec.checkout }, argv);
 }

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { cachedDir } from "../core/cached-dir.js";
+import { giveToSandbox } from "../confine/sandbox-user.js";
 import { mountOverlay, mountsUnder, overlayUnavailable, unmount } from "../core/overlay.js";
 import type { WorkspaceName } from "../formats/sessions.js";
 import { baseEvidence, type EvidenceBase, type EvidenceLayers } from "./workspace-evidence.js";
@@ -43,6 +44,8 @@ async function baseCheckout(mirror: string, commit: string, checkout: (dest: str
     writeFileSync(join(tmp, "evidence.json"), `${JSON.stringify({ tree: e.tree })}\n`);
   });
   const { tree } = JSON.parse(readFileSync(join(dir, "evidence.json"), "utf8")) as { tree: string };
+  // A workspace's files are the lower layer's until written: the sandbox's user must own them to write them (a base cached before: now).
+  giveToSandbox([join(dir, "tree")], true);
   const store = join(dir, "evidence.git");
   return { tree: join(dir, "tree"), evidence: { store, index: join(store, "evidence.index"), tree } };
 }
@@ -59,6 +62,8 @@ export async function overlayWorkspace(mirror: string, commit: string, workDir: 
   const layers = { lower: base.tree, upper: join(real, ".layers", w, "upper"), work: join(real, ".layers", w, "work") };
   const merged = join(real, w);
   for (const d of [layers.upper, layers.work, merged]) mkdirSync(d, { recursive: true });
+  // The merged root takes the upper layer's owner.
+  giveToSandbox([layers.upper]);
   await mountOverlay(layers, merged);
   return { lower: layers.lower, upper: layers.upper, merged, base: base.evidence };
 }
