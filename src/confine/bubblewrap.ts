@@ -95,7 +95,8 @@ export function bwrapArgs(spec: SandboxSpec, argv: readonly string[], h: Hardeni
   for (const t of spec.tmpfs ?? []) a.push("--perms", "1777", "--tmpfs", t);
   for (const b of spec.binds) bind(b.rw ? "--bind" : "--ro-bind", b.src, b.dest ?? b.src);
   for (const h of spec.hidden ?? []) if (existsSync(h)) a.push("--tmpfs", h);
-  if (h.dropTo !== null) for (const d of createdParents(bound)) a.push("--chmod", "0755", d);
+  const tmpfs = ["/tmp", "/run", "/var", ...(spec.tmpfs ?? []), ...(spec.hidden ?? [])];
+  if (h.dropTo !== null) for (const d of createdParents(bound, tmpfs)) a.push("--chmod", "0755", d);
   a.push("--chdir", spec.chdir, "--", ...(h.dropTo !== null ? dropArgv(h.dropTo, argv) : argv));
   return a;
 }
@@ -105,8 +106,9 @@ export function bwrapArgs(spec: SandboxSpec, argv: readonly string[], h: Hardeni
  * bind: that is the host's). bwrap copies the host directory's mode (`/root` is 0700), which would
  * keep a dropped user from reaching what is bound below (a python under /root/.pyenv).
  */
-export function createdParents(dests: readonly string[]): string[] {
-  const inBind = (d: string) => dests.some((b) => d === b || d.startsWith(`${b}/`));
+export function createdParents(dests: readonly string[], tmpfs: readonly string[]): string[] {
+  // A tmpfs keeps the mode it was given (/tmp: 1777).
+  const inBind = (d: string) => tmpfs.includes(d) || dests.some((b) => d === b || d.startsWith(`${b}/`));
   const out = new Set<string>();
   for (const dest of dests) {
     const parts = dest.split("/").filter(Boolean);

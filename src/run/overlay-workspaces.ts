@@ -68,6 +68,22 @@ export async function overlayWorkspace(mirror: string, commit: string, workDir: 
   return { lower: layers.lower, upper: layers.upper, merged, base: base.evidence };
 }
 
+/**
+ * The attempt's own directories that are bound into its sandbox (HOME, state, shims), each an overlay
+ * of an empty layer at `workDir/<name>`: a bind of a plain directory shows its path in the file
+ * system in the sandbox's mount table (the cache's work directory); an overlay's root shows as `/`,
+ * and its layers are named by descriptor (src/core/overlay.ts). Unmounted with the workspaces.
+ */
+export async function privateOverlays(workDir: string, names: readonly string[]): Promise<void> {
+  const real = realpathSync(workDir);
+  for (const name of names) {
+    const at = join(real, ".layers", `.${name}`);
+    const layers = { lower: join(at, "empty"), upper: join(at, "upper"), work: join(at, "work") };
+    for (const d of [...Object.values(layers), join(real, name)]) mkdirSync(d, { recursive: true });
+    await mountOverlay(layers, join(real, name));
+  }
+}
+
 /** Unmounts every mount at or under `dir` (a work directory's overlays, before it is removed). */
 export async function unmountUnder(dir: string): Promise<void> {
   if (!existsSync(dir)) return;
