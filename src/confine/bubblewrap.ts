@@ -220,9 +220,10 @@ export function sandboxHardening(): SandboxHardening {
 /** The hardening in a few words, for logs: what holds, and what this machine could not apply. */
 export function hardeningSummary(): string {
   const h = sandboxHardening();
+  const dropped = probeHardening().flags.dropTo !== null;
   const named: Array<[HardeningPart, string]> = [
     [h.host_user, `host uid ${hostUidWords()}`],
-    [h.user_namespace, `own user namespace (uid ${insideId})`],
+    ...(dropped ? [] : ([[h.user_namespace, `own user namespace (uid ${insideId})`]] as Array<[HardeningPart, string]>)),
     [h.capabilities, "no capabilities"],
     [h.syscall_filter, "syscall filter"],
   ];

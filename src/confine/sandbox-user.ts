@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, lchownSync, lstatSync } from "node:fs";
+import { existsSync, lchownSync, lstatSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 
 /**
  * The host user every sandbox process runs as when the harness runs as root. Without it a sandbox
@@ -40,6 +41,22 @@ export function giveToSandbox(paths: readonly string[], onlyIfForeign = false): 
   const todo = paths.filter((p) => existsSync(p) && !(onlyIfForeign && lstatSync(p).uid === id));
   if (todo.length === 0) return;
   execFileSync("chown", ["-R", "-P", "--no-dereference", `${id}:${id}`, "--", ...todo], { stdio: "pipe", timeout: 600_000 });
+}
+
+/**
+ * The entries of small trees (HOME, state: handed over before every request) that are not yet the
+ * sandbox user's, handed to it in this process: no chown process per request, nothing written when
+ * nothing changed. Symbolic links themselves, never followed.
+ */
+export function giveForeignToSandbox(dirs: readonly string[]): void {
+  const id = sandboxOwner();
+  if (id === null) return;
+  const walk = (p: string): void => {
+    const st = lstatSync(p);
+    if (st.uid !== id || st.gid !== id) lchownSync(p, id, id);
+    if (st.isDirectory()) for (const e of readdirSync(p)) walk(join(p, e));
+  };
+  for (const d of dirs) if (existsSync(d)) walk(d);
 }
 
 /** One file or directory (not its contents) handed to the sandbox user, e.g. a socket it must connect to. */

@@ -5,7 +5,7 @@ import type { WorkspaceName } from "../formats/sessions.js";
 import { passedVariables, systemVariables } from "./passed-env.js";
 import { egressInsideDir, type EgressGate } from "./egress.js";
 import { taskEnvInside, type WorkspaceEnvironments } from "./task-env.js";
-import { giveToSandbox } from "./sandbox-user.js";
+import { giveForeignToSandbox, giveToSandbox } from "./sandbox-user.js";
 
 /**
  * The sandbox of one session attempt (bubblewrap). The agent's processes see a read-only system,
@@ -84,7 +84,7 @@ export function sessionSandbox(o: SessionSandboxOptions): SessionSandbox {
     },
     wrap: (argv, cwdInside, programs) => {
       // The harness writes the agent's configuration here between requests.
-      giveToSandbox([o.homeDir, o.stateDir]);
+      giveForeignToSandbox([o.homeDir, o.stateDir]);
       const binds: Bind[] = [
         ...Object.entries(o.workspaces).map(([w, src]) => ({ src, dest: insidePaths[w as WorkspaceName], rw: true })),
         { src: o.homeDir, dest: "/home/agent", rw: true },

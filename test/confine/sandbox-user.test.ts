@@ -2,7 +2,7 @@ import { lstatSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createdParents } from "../../src/confine/bubblewrap.js";
-import { dropArgv, giveToSandbox, sandboxHostId, sandboxOwner } from "../../src/confine/sandbox-user.js";
+import { dropArgv, giveForeignToSandbox, giveToSandbox, sandboxHostId, sandboxOwner } from "../../src/confine/sandbox-user.js";
 import { tempDir } from "../helpers/temp.js";
 
 describe("the sandbox's host user", () => {
@@ -30,6 +30,10 @@ describe("the sandbox's host user", () => {
     writeFileSync(join(tree, "new.py"), "");
     giveToSandbox([tree], true);
     expect(lstatSync(join(tree, "new.py")).uid).toBe(0);
+    // HOME between requests: what the harness wrote since is handed over, in this process, links not followed.
+    giveForeignToSandbox([tree]);
+    expect(lstatSync(join(tree, "new.py")).uid).toBe(sandboxHostId);
+    expect(lstatSync(outside).uid).toBe(0);
   });
 });
 
