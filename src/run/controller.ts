@@ -6,6 +6,7 @@ import type { Dataset } from "../dataset/load.js";
 import { InfraFault } from "../core/infra-fault.js";
 import type { Agent, AgentContext, Conversation } from "../agents/types.js";
 import { workspaceNames, type Condition, type SessionPair, type WorkspaceName } from "../formats/sessions.js";
+import { sandboxOwner } from "../confine/sandbox-user.js";
 import { sandboxHome, type SessionSandbox } from "../confine/session-sandbox.js";
 import type { AgentConfinement } from "../confine/confinement.js";
 import { endpointsOf, openEgressGate, type EgressGate } from "../confine/egress.js";
@@ -122,7 +123,7 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
   let egress: EgressGate | null = null;
   try {
     const setupStart = Date.now();
-    const ws = await timed("workspace_setup", () => createWorkspaces(p.dataset, p.pair, p.workDir, p.signal, { keep: p.keepWorkspaces }));
+    const ws = await timed("workspace_setup", () => createWorkspaces(p.dataset, p.pair, p.workDir, p.signal, { keep: p.keepWorkspaces, owner: p.sandbox?.backend.confines ? sandboxOwner() : null }));
     evidence = await timed("workspace_setup", () => WorkspaceEvidence.open(ws.paths, ws.layers));
     recorder.workspacesReady(p.attempt, Date.now() - setupStart, ws.mode);
     writeWorkspacesLog(join(attemptLogDir(sessionDir, p.attempt), "workspaces.log"), ws.mode);

@@ -21,7 +21,7 @@ beforeAll(async () => {
   await removeWorkDir(probe);
 });
 
-const git = (cwd: string, ...args: string[]) => execFileSync("git", ["-c", "safe.directory=*", "-c", "user.name=a", "-c", "user.email=a@a", ...args], { cwd, encoding: "utf8" }).trim();
+const git = (cwd: string, ...args: string[]) => execFileSync("git", ["-c", "user.name=a", "-c", "user.email=a@a", ...args], { cwd, encoding: "utf8" }).trim();
 
 describe("copy-on-write workspaces", () => {
   it("evidence read from the upper layer equals a full read of the same files, request after request, whatever the agent did", async (ctx) => {
