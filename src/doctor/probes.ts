@@ -67,7 +67,7 @@ function usernsCheck(): DoctorCheck {
   return check(
     "userns",
     ok,
-    ok ? `${p.hardening.host_user.detail}; ${parts.slice(1).map((x) => x.name).join(", ")}` : parts.filter((x) => !x.part.applied).map((x) => x.part.detail).join("; "),
+    ok ? `${p.hardening.host_user.detail}; ${parts.slice(1).filter((x) => !x.part.detail.startsWith("not needed")).map((x) => x.name).join(", ")}` : parts.filter((x) => !x.part.applied).map((x) => x.part.detail).join("; "),
     enables,
     ok ? null : "run as root, or enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1)",
   );
