@@ -14,10 +14,12 @@ import { seccompProgram } from "./seccomp.js";
  * command ends or is killed, every process in it dies, `setsid` daemons included. Optionally no
  * network (only a private `lo`).
  *
- * Nothing inside holds a capability in the machine's user namespace, even when the harness runs as
- * root (CI, containers): the sandbox gets its own user namespace mapped to uid/gid 1000, every
- * capability is dropped, and a syscall filter (seccomp.ts) refuses file handles, mounts, namespaces
- * and kernel loading. Which of the three this machine can apply is probed once per process
+ * Nothing inside is host root or holds a capability in the machine's user namespace, even when the
+ * harness runs as root (CI, containers): as root, the command is dropped to an unprivileged host uid
+ * before it starts (sandbox-user.ts; a user namespace would only map root to another name); otherwise
+ * the sandbox gets its own user namespace mapped to uid/gid 1000. Every capability is dropped, a
+ * syscall filter (seccomp.ts) refuses file handles, mounts, namespaces, io_uring, ptrace and kernel
+ * loading, /proc/sys and the other kernel knobs of /proc are read-only, binds are nosuid. Which of the three this machine can apply is probed once per process
  * (`sandboxHardening`); run.json records it. The backend that uses them is bwrap.ts.
  */
 
