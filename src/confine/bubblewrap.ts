@@ -3,6 +3,7 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSy
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { sha256 } from "../core/digest.js";
+import { dropArgv, sandboxOwner } from "./sandbox-user.js";
 import { seccompProgram } from "./seccomp.js";
 
 /**
@@ -13,10 +14,12 @@ import { seccompProgram } from "./seccomp.js";
  * command ends or is killed, every process in it dies, `setsid` daemons included. Optionally no
  * network (only a private `lo`).
  *
- * Nothing inside holds a capability in the machine's user namespace, even when the harness runs as
- * root (CI, containers): the sandbox gets its own user namespace mapped to uid/gid 1000, every
- * capability is dropped, and a syscall filter (seccomp.ts) refuses file handles, mounts, namespaces
- * and kernel loading. Which of the three this machine can apply is probed once per process
+ * Nothing inside is host root or holds a capability in the machine's user namespace, even when the
+ * harness runs as root (CI, containers): as root, the command is dropped to an unprivileged host uid
+ * before it starts (sandbox-user.ts; a user namespace would only map root to another name); otherwise
+ * the sandbox gets its own user namespace mapped to uid/gid 1000. Every capability is dropped, a
+ * syscall filter (seccomp.ts) refuses file handles, mounts, namespaces, io_uring, ptrace and kernel
+ * loading, /proc/sys and the other kernel knobs of /proc are read-only, binds are nosuid. Which of the three this machine can apply is probed once per process
  * (`sandboxHardening`); run.json records it. The backend that uses them is bwrap.ts.
  */
 
@@ -48,18 +51,24 @@ interface Hardening {
   capDrop: boolean;
   /** `--seccomp` reads the filter from this descriptor (opened by the wrapper of bwrapCommand). */
   seccompFd: number | null;
+  /** The host uid/gid the command is dropped to before it starts (a root caller: sandbox-user.ts), in place of a user namespace. */
+  dropTo: number | null;
 }
 
-const none: Hardening = { userns: false, capDrop: false, seccompFd: null };
+const none: Hardening = { userns: false, capDrop: false, seccompFd: null, dropTo: null };
 /** The descriptor the filter is handed on (fd 3 is the verifier's outcome channel). */
 const seccompFd = 9;
 /** The unprivileged ids the sandbox's own user namespace maps the caller to. */
 export const insideId = 1000;
 
+/** The parts of /proc container runtimes keep read-only: kernel settings, the magic SysRq key, interrupts, buses. */
+const readOnlyProc = ["/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs", "/proc/asound"];
+
 function hardeningArgs(h: Hardening): string[] {
   return [
-    ...(h.userns ? ["--unshare-user", "--uid", String(insideId), "--gid", String(insideId)] : []),
-    ...(h.capDrop ? ["--cap-drop", "ALL"] : []),
+    ...(h.userns && h.dropTo === null ? ["--unshare-user", "--uid", String(insideId), "--gid", String(insideId)] : []),
+    // A dropped command loses every capability with its uid (setpriv); bwrap must keep them to drop it.
+    ...(h.capDrop && h.dropTo === null ? ["--cap-drop", "ALL"] : []),
     ...(h.seccompFd !== null ? ["--seccomp", String(h.seccompFd)] : []),
   ];
 }
@@ -68,20 +77,49 @@ function hardeningArgs(h: Hardening): string[] {
 export function bwrapArgs(spec: SandboxSpec, argv: readonly string[], h: Hardening = none): string[] {
   const a = ["--die-with-parent", ...hardeningArgs(h), "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--new-session"];
   if (!spec.network) a.push("--unshare-net");
-  for (const d of systemDirs) if (existsSync(d)) a.push("--ro-bind", d, d);
+  const bound: string[] = [];
+  const bind = (flag: string, src: string, dest: string) => {
+    a.push(flag, src, dest);
+    bound.push(dest);
+  };
+  for (const d of systemDirs) if (existsSync(d)) bind("--ro-bind", d, d);
   for (const l of topLinks) {
     if (!existsSync(l)) continue;
     const st = lstatSync(l);
     if (st.isSymbolicLink()) a.push("--symlink", readlinkSync(l), l);
-    else a.push("--ro-bind", l, l);
+    else bind("--ro-bind", l, l);
   }
-  a.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/run", "--tmpfs", "/var");
-  for (const d of spec.system ?? []) if (existsSync(d)) a.push("--ro-bind", d, d);
-  for (const t of spec.tmpfs ?? []) a.push("--tmpfs", t);
-  for (const b of spec.binds) a.push(b.rw ? "--bind" : "--ro-bind", b.src, b.dest ?? b.src);
+  a.push("--proc", "/proc");
+  for (const p of readOnlyProc) a.push("--ro-bind-try", p, p);
+  // /tmp writable by the sandbox's user whatever its id (sticky, as on the host).
+  a.push("--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp", "--tmpfs", "/run", "--tmpfs", "/var");
+  for (const d of spec.system ?? []) if (existsSync(d)) bind("--ro-bind", d, d);
+  for (const t of spec.tmpfs ?? []) a.push("--perms", "1777", "--tmpfs", t);
+  for (const b of spec.binds) bind(b.rw ? "--bind" : "--ro-bind", b.src, b.dest ?? b.src);
   for (const h of spec.hidden ?? []) if (existsSync(h)) a.push("--tmpfs", h);
-  a.push("--chdir", spec.chdir, "--", ...argv);
+  const tmpfs = ["/tmp", "/run", "/var", ...(spec.tmpfs ?? []), ...(spec.hidden ?? [])];
+  if (h.dropTo !== null) for (const d of createdParents(bound, tmpfs)) a.push("--chmod", "0755", d);
+  a.push("--chdir", spec.chdir, "--", ...(h.dropTo !== null ? dropArgv(h.dropTo, argv) : argv));
   return a;
+}
+
+/**
+ * The directories bwrap makes in its own root to hold the mount points `dests` (never one inside a
+ * bind: that is the host's). bwrap copies the host directory's mode (`/root` is 0700), which would
+ * keep a dropped user from reaching what is bound below (a python under /root/.pyenv).
+ */
+export function createdParents(dests: readonly string[], tmpfs: readonly string[]): string[] {
+  // A tmpfs keeps the mode it was given (/tmp: 1777).
+  const inBind = (d: string) => tmpfs.includes(d) || dests.some((b) => d === b || d.startsWith(`${b}/`));
+  const out = new Set<string>();
+  for (const dest of dests) {
+    const parts = dest.split("/").filter(Boolean);
+    for (let i = 1; i < parts.length; i++) {
+      const dir = `/${parts.slice(0, i).join("/")}`;
+      if (!inBind(dir)) out.add(dir);
+    }
+  }
+  return [...out];
 }
 
 let probed: string | null | undefined;
@@ -118,6 +156,8 @@ export interface HardeningPart {
 }
 
 export interface SandboxHardening {
+  /** Which host uid sandbox processes run as: applied when it is not root. */
+  host_user: HardeningPart;
   user_namespace: HardeningPart;
   capabilities: HardeningPart;
   syscall_filter: HardeningPart;
@@ -157,13 +197,13 @@ function seccompFile(): string {
 }
 
 /** What `/proc/self/status` says inside a sandbox started with `h`, or why it did not start. */
-function probeInside(h: Hardening): { capEff: string; seccomp: string; uidMap: string } | string {
-  const script = 'grep -E "^(CapEff|Seccomp):" /proc/self/status; cat /proc/self/uid_map';
+function probeInside(h: Hardening): { capEff: string; seccomp: string; uid: string; uidMap: string } | string {
+  const script = 'grep -E "^(CapEff|Seccomp|Uid):" /proc/self/status; cat /proc/self/uid_map';
   try {
     const cmd = bwrapCommand({ binds: [], network: false, chdir: "/" }, ["/bin/sh", "-c", script], h);
     const out = execFileSync(cmd.command, cmd.args, { stdio: "pipe", timeout: 30_000, encoding: "utf8" });
     const field = (name: string) => (new RegExp(`^${name}:\\s*(\\S+)`, "m").exec(out)?.[1] ?? "?");
-    return { capEff: field("CapEff"), seccomp: field("Seccomp"), uidMap: out.split("\n").filter((l) => /^\s*\d/.test(l)).join("; ").replace(/\s+/g, " ").trim() };
+    return { capEff: field("CapEff"), seccomp: field("Seccomp"), uid: field("Uid"), uidMap: out.split("\n").filter((l) => /^\s*\d/.test(l)).join("; ").replace(/\s+/g, " ").trim() };
   } catch (e) {
     const err = e as Error & { stderr?: Buffer | string };
     return (err.stderr?.toString() ?? err.message).trim().split("\n")[0]!.slice(0, 200);
@@ -173,7 +213,7 @@ function probeInside(h: Hardening): { capEff: string; seccomp: string; uidMap: s
 /**
  * What this machine can apply of the hardening (probed once per process, each part on its own so
  * that one missing part does not take the others with it), and the flags that apply it. The parts
- * are checked from inside: CapEff 0, `Seccomp: 2`, a uid map that is not the machine's.
+ * are checked from inside: the host uid, CapEff 0, `Seccomp: 2`, a uid map that is not the machine's.
  */
 export function sandboxHardening(): SandboxHardening {
   return probeHardening().record;
@@ -182,12 +222,34 @@ export function sandboxHardening(): SandboxHardening {
 /** The hardening in a few words, for logs: what holds, and what this machine could not apply. */
 export function hardeningSummary(): string {
   const h = sandboxHardening();
+  const dropped = probeHardening().flags.dropTo !== null;
   const named: Array<[HardeningPart, string]> = [
-    [h.user_namespace, `own user namespace (uid ${insideId})`],
+    [h.host_user, `host uid ${hostUidWords()}`],
+    ...(dropped ? [] : ([[h.user_namespace, `own user namespace (uid ${insideId})`]] as Array<[HardeningPart, string]>)),
     [h.capabilities, "no capabilities"],
     [h.syscall_filter, "syscall filter"],
   ];
   return named.map(([p, name]) => (p.applied ? name : `NOT ${name}`)).join(", ");
+}
+
+/** The host uid of every sandbox process, in words. */
+function hostUidWords(): string {
+  const drop = probeHardening().flags.dropTo;
+  return drop !== null ? String(drop) : `${process.getuid?.() ?? "?"} (the caller's)`;
+}
+
+const filterWords =
+  "seccomp filter: file handles, mounts, namespaces (clone with CLONE_NEW*, unshare, setns), io_uring, ptrace, process_vm_readv/writev, kcmp, pidfd_getfd, personality changes, kernel modules, bpf, perf, keyrings, clock and reboot calls refused (EPERM); clone3 ENOSYS; other ABIs killed";
+
+/** As root: the drop to the sandbox user (sandbox-user.ts), checked from inside; null when the caller is not root. */
+function probeDrop(owner: number | null): { host: HardeningPart; userns: HardeningPart } | null {
+  if (owner === null) return null;
+  const d = probeInside({ ...none, dropTo: owner });
+  if (typeof d === "string" || d.uid !== String(owner)) return null;
+  return {
+    host: { applied: true, detail: `every sandbox process runs as host uid/gid ${owner} (no account; dropped with setpriv before the command starts), never root: /proc/sys, root's files and set-uid are out of its reach; what it makes belongs to ${owner}` },
+    userns: { applied: true, detail: `not needed: the harness runs as root and every sandbox process is host uid ${owner}, not a namespace's view of root` },
+  };
 }
 
 function probeHardening(): { record: SandboxHardening; flags: Hardening } {
@@ -195,29 +257,41 @@ function probeHardening(): { record: SandboxHardening; flags: Hardening } {
   const problem = bwrapProblem();
   if (problem) {
     const no = { applied: false, detail: problem };
-    hardening = { record: { user_namespace: no, capabilities: no, syscall_filter: no }, flags: none };
+    hardening = { record: { host_user: no, user_namespace: no, capabilities: no, syscall_filter: no }, flags: none };
     return hardening;
   }
-  const u = probeInside({ ...none, userns: true });
+  const root = process.getuid?.() === 0;
+  const drop = probeDrop(sandboxOwner());
+  const dropTo = drop ? sandboxOwner() : null;
+  const u = drop ? null : probeInside({ ...none, userns: true });
   const userns: HardeningPart =
-    typeof u === "string" || !u.uidMap.startsWith(`${insideId} `)
-      ? { applied: false, detail: `no user namespace can be made here (${typeof u === "string" ? u : `uid_map ${u.uidMap}`}): processes inside keep the caller's ids${process.getuid?.() === 0 ? " (root)" : ""}` }
-      : { applied: true, detail: `own user namespace, the caller mapped to uid/gid ${insideId} (uid_map: ${u.uidMap})` };
-  const c = probeInside({ ...none, userns: userns.applied, capDrop: true });
+    drop?.userns ??
+    (u === null || typeof u === "string" || !u.uidMap.startsWith(`${insideId} `)
+      ? { applied: false, detail: `no user namespace can be made here (${typeof u === "string" ? u : `uid_map ${u?.uidMap ?? "?"}`}): processes inside keep the caller's ids${root ? " (root)" : ""}` }
+      : { applied: true, detail: `own user namespace, the caller mapped to uid/gid ${insideId} (uid_map: ${u.uidMap})` });
+  const host: HardeningPart =
+    drop?.host ??
+    (root
+      ? { applied: false, detail: `sandbox processes are host root behind their user namespace (${setprivMissing()}): /proc/sys is read-only but files they make belong to root` }
+      : { applied: true, detail: `sandbox processes run as the caller, host uid ${process.getuid?.() ?? "?"} (not root)` });
+  const base = { ...none, userns: !drop && userns.applied, dropTo };
+  const c = probeInside({ ...base, capDrop: true });
   const caps: HardeningPart =
     typeof c === "string" || !/^0+$/.test(c.capEff)
       ? { applied: false, detail: `capabilities could not be dropped (${typeof c === "string" ? c : `CapEff ${c.capEff}`})` }
       : { applied: true, detail: "all capabilities dropped (CapEff 0)" };
-  const f = probeInside({ ...none, userns: userns.applied, capDrop: caps.applied, seccompFd: seccompFd });
+  const f = probeInside({ ...base, capDrop: caps.applied, seccompFd: seccompFd });
   const filter: HardeningPart =
-    typeof f === "string" || f.seccomp !== "2"
-      ? { applied: false, detail: `the syscall filter could not be loaded (${typeof f === "string" ? f : `Seccomp ${f.seccomp}`})` }
-      : { applied: true, detail: "seccomp filter: file handles, mounts, namespaces (clone with CLONE_NEW*, unshare, setns), kernel modules, bpf, perf, keyrings, clock and reboot calls refused (EPERM); clone3 ENOSYS; other ABIs killed" };
+    typeof f === "string" || f.seccomp !== "2" ? { applied: false, detail: `the syscall filter could not be loaded (${typeof f === "string" ? f : `Seccomp ${f.seccomp}`})` } : { applied: true, detail: filterWords };
   hardening = {
-    record: { user_namespace: userns, capabilities: caps, syscall_filter: filter },
-    flags: { userns: userns.applied, capDrop: caps.applied, seccompFd: filter.applied ? seccompFd : null },
+    record: { host_user: host, user_namespace: userns, capabilities: caps, syscall_filter: filter },
+    flags: { ...base, capDrop: caps.applied, seccompFd: filter.applied ? seccompFd : null },
   };
   return hardening;
+}
+
+function setprivMissing(): string {
+  return sandboxOwner() === null ? "no setpriv (util-linux) to drop to an unprivileged uid" : "the drop to an unprivileged uid failed";
 }
 
 /**

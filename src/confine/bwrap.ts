@@ -3,6 +3,7 @@ import { InfraFault } from "../core/infra-fault.js";
 import type { ConfineBackend, RecordRequest, SandboxRecord, TestRunSpec } from "./backend.js";
 import { bwrapCommand, bwrapProblem, bwrapVersion, hardeningSummary, pythonPrefixes, sandboxHardening } from "./bubblewrap.js";
 import { modelEndpoints } from "./record.js";
+import { giveToSandbox } from "./sandbox-user.js";
 import { sessionSandbox } from "./session-sandbox.js";
 
 const mode = "bwrap";
@@ -30,6 +31,8 @@ function testRunWrap(spec: TestRunSpec) {
   const problem = bwrapProblem();
   if (problem) throw new InfraFault(`the verifier's sandbox cannot start: ${problem} (or verify with --sandbox none)`, false);
   const system = pythonPrefixes(spec.python, spec.env.PATH ?? "");
+  // The run writes its checkout and scratch as the sandbox's user (as root: an unprivileged uid), whatever wrote them before.
+  giveToSandbox(spec.writable);
   const binds = [...spec.writable.map((src) => ({ src, rw: true })), ...spec.readable.map((src) => ({ src }))];
   return (argv: readonly string[]) => bwrapCommand({ binds, system, network: false, chdir: spec.checkout }, argv);
 }
@@ -44,7 +47,7 @@ function record({ network, agent, unconfinedBecause }: RecordRequest): SandboxRe
   if (problem) throw new InputError([{ file: "--sandbox", path: mode, message: `${problem}; or run with --sandbox none (nothing confined); see switch-swe doctor` }]);
   // The same for every sandbox of this process: the agent's requests and the verifier's test runs.
   const hardening = sandboxHardening();
-  const parts = [hardening.user_namespace, hardening.capabilities, hardening.syscall_filter];
+  const parts = [hardening.host_user, hardening.user_namespace, hardening.capabilities, hardening.syscall_filter];
   const missing = parts.filter((p) => !p.applied).map((p) => `every sandbox (agent and verifier): ${p.detail}`);
   if (!agent.confinable) {
     const why = unconfinedBecause ?? `agent ${agent.name} cannot be started in the sandbox yet: it runs unconfined`;
@@ -56,7 +59,7 @@ function record({ network, agent, unconfinedBecause }: RecordRequest): SandboxRe
     network,
     ...(allowed ? { allowed_endpoints: allowed } : {}),
     enforced: [
-      ...(parts.every((p) => p.applied) ? ["no capability in the machine's user namespace, even when the harness runs as root: own user namespace (uid 1000), all capabilities dropped, a syscall filter (file handles, mounts, namespaces refused)"] : []),
+      ...(parts.every((p) => p.applied) ? ["never host root, no capability in the machine's user namespace, even when the harness runs as root: " + hardening.host_user.detail + "; all capabilities dropped; a syscall filter (file handles, mounts, namespaces, io_uring, ptrace refused); /proc/sys and the rest of /proc runtimes protect read-only; binds nosuid"] : []),
       "workspaces at /workspace/<repo>/w00..w04 in every session; nothing else of the machine writable",
       "private HOME and TMPDIR; no dataset, run directory, caches, other sessions or caller HOME visible",
       "new PID namespace per request: every process of a request dies when it ends",

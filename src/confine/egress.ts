@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
+import { giveOneToSandbox } from "./sandbox-user.js";
 import { createServer as createHttpServer, request as httpRequest, type Server as HttpServer } from "node:http";
 import { connect, createServer, isIP, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
@@ -125,7 +126,11 @@ function relayTo(path: string, host: string, port: number, open: Open): Promise<
   const server = createServer((inside) => pipeBoth(inside, connect({ host, port }), open));
   return new Promise((resolve, reject) => {
     server.once("error", reject);
-    server.listen(path, () => resolve(server));
+    server.listen(path, () => {
+      // The sandbox's user (as root: an unprivileged uid) connects to it.
+      giveOneToSandbox(path);
+      resolve(server);
+    });
   });
 }
 
@@ -162,7 +167,11 @@ function allowListProxy(path: string, endpoints: readonly Endpoint[], open: Open
   });
   return new Promise((resolve, reject) => {
     server.once("error", reject);
-    server.listen(path, () => resolve(server));
+    server.listen(path, () => {
+      // The sandbox's user (as root: an unprivileged uid) connects to it.
+      giveOneToSandbox(path);
+      resolve(server);
+    });
   });
 }
 
@@ -197,6 +206,7 @@ export async function openEgressGate(endpoints: readonly Endpoint[]): Promise<Eg
   if (missing) throw new InfraFault(`--network model: ${missing}`, false);
   // Short: unix socket paths are limited to 108 bytes.
   const dir = mkdtempSync(join(tmpdir(), "switch-swe-egress-"));
+  giveOneToSandbox(dir);
   const servers: Array<Server | HttpServer> = [];
   const open: Open = new Set();
   const listeners: Array<{ addr: string; port: number; socket: string }> = [];

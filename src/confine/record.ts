@@ -6,7 +6,7 @@ import { egressProblem, endpointsOf } from "./egress.js";
 export function hardeningWarning(record: RunConfig["sandbox"]): string | null {
   const h = record?.hardening;
   if (!h) return null;
-  const missing = [h.user_namespace, h.capabilities, h.syscall_filter].filter((p) => !p.applied);
+  const missing = [...(h.host_user ? [h.host_user] : []), h.user_namespace, h.capabilities, h.syscall_filter].filter((p) => !p.applied);
   return missing.length === 0 ? null : `sandbox weaker than it should be: ${missing.map((p) => p.detail).join("; ")} (run.json sandbox.hardening)`;
 }
 

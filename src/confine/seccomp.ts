@@ -1,7 +1,9 @@
 /**
  * The syscall filter of every sandbox (classic seccomp BPF, loaded by `bwrap --seccomp FD`), of the
  * kind container runtimes ship by default: the calls that leave a file system view (file handles,
- * mounts, namespaces), load kernel code, or change the machine are refused with EPERM. `clone` with
+ * mounts, namespaces), load kernel code, change the machine, reach other processes (ptrace,
+ * process_vm_*, kcmp, pidfd_getfd), pass the filter by (io_uring) or change the execution domain
+ * (personality other than the usual values) are refused with EPERM. `clone` with
  * any CLONE_NEW* flag is refused; `clone3` (whose flags sit behind a pointer the filter cannot read)
  * is answered ENOSYS so that glibc falls back to `clone`, as Docker does. A call from any other ABI
  * (x32, i386 on x86_64, arm32 on aarch64) kills the process: the numbers below would not hold there.
@@ -60,7 +62,24 @@ export const deniedSyscalls: Record<string, Partial<Record<Arch, number>>> = {
   clock_adjtime: { x86_64: 305, aarch64: 266 },
   settimeofday: { x86_64: 164, aarch64: 170 },
   adjtimex: { x86_64: 159, aarch64: 171 },
+  // Reaching other processes or the kernel past the rest of the filter (as Docker's default profile refuses them).
+  io_uring_setup: { x86_64: 425, aarch64: 425 },
+  io_uring_enter: { x86_64: 426, aarch64: 426 },
+  io_uring_register: { x86_64: 427, aarch64: 427 },
+  ptrace: { x86_64: 101, aarch64: 117 },
+  process_vm_readv: { x86_64: 310, aarch64: 270 },
+  process_vm_writev: { x86_64: 311, aarch64: 271 },
+  kcmp: { x86_64: 312, aarch64: 272 },
+  pidfd_getfd: { x86_64: 438, aarch64: 438 },
 };
+
+export const personalityNr: Record<Arch, number> = { x86_64: 135, aarch64: 92 };
+
+/**
+ * The `personality` values allowed (arg 0, all 64 bits): the query 0xffffffff, PER_LINUX, PER_LINUX32
+ * and UNAME26|PER_LINUX32, as container runtimes allow; any other (ADDR_NO_RANDOMIZE, READ_IMPLIES_EXEC...) EPERM.
+ */
+export const allowedPersonalities = [0x0, 0x8, 0x20008, 0xffffffff];
 
 export const cloneNr: Record<Arch, number> = { x86_64: 56, aarch64: 220 };
 export const clone3Nr: Record<Arch, number> = { x86_64: 435, aarch64: 435 };
@@ -122,6 +141,15 @@ function archBlock(arch: Arch): Step[] {
     ...denied.map((nr) => ({ code: JEQ_K, k: nr, jt: p("eperm") })),
     { code: JEQ_K, k: cloneNr[arch], jt: p("clone") },
     { code: JEQ_K, k: clone3Nr[arch], jt: p("enosys") },
+    { code: JEQ_K, k: personalityNr[arch], jt: p("personality") },
+    { code: RET_K, k: RET_ALLOW },
+    { label: p("personality") },
+    { code: LD_W_ABS, k: 20 },
+    { code: JEQ_K, k: 0, jf: p("eperm") },
+    { code: LD_W_ABS, k: 16 },
+    ...allowedPersonalities.map((v) => ({ code: JEQ_K, k: v, jt: p("allow") })),
+    { code: RET_K, k: RET_ERRNO | EPERM },
+    { label: p("allow") },
     { code: RET_K, k: RET_ALLOW },
     { label: p("clone") },
     { code: LD_W_ABS, k: 16 },

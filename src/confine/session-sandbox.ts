@@ -5,6 +5,7 @@ import type { WorkspaceName } from "../formats/sessions.js";
 import { passedVariables, systemVariables } from "./passed-env.js";
 import { egressInsideDir, type EgressGate } from "./egress.js";
 import { taskEnvInside, type WorkspaceEnvironments } from "./task-env.js";
+import { giveForeignToSandbox, giveToSandbox } from "./sandbox-user.js";
 
 /**
  * The sandbox of one session attempt (bubblewrap). The agent's processes see a read-only system,
@@ -60,6 +61,8 @@ export function sessionSandbox(o: SessionSandboxOptions): SessionSandbox {
   const toHost = new Map(Object.entries(insidePaths).map(([w, p]) => [p, o.workspaces[w as WorkspaceName]]));
   mkdirSync(o.homeDir, { recursive: true });
   mkdirSync(o.stateDir, { recursive: true });
+  // Written inside as the sandbox's user (as root: an unprivileged uid). A copy-on-write workspace already is its (overlay-workspaces.ts).
+  giveToSandbox(Object.values(o.workspaces), true);
   const callerPath = process.env.PATH ?? "/usr/bin:/bin";
   const pyBin = realPythonBin(callerPath);
   const nodeBin = dirname(process.execPath);
@@ -80,6 +83,8 @@ export function sessionSandbox(o: SessionSandboxOptions): SessionSandbox {
       return { ...env, ...taskEnv?.vars, PATH: insidePath, HOME: "/home/agent", TMPDIR: "/tmp", ...extra, ...o.egress?.env() };
     },
     wrap: (argv, cwdInside, programs) => {
+      // The harness writes the agent's configuration here between requests.
+      giveForeignToSandbox([o.homeDir, o.stateDir]);
       const binds: Bind[] = [
         ...Object.entries(o.workspaces).map(([w, src]) => ({ src, dest: insidePaths[w as WorkspaceName], rw: true })),
         { src: o.homeDir, dest: "/home/agent", rw: true },

@@ -22,14 +22,22 @@ function gitEnv(extra?: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   };
 }
 
+/**
+ * Trees a sandbox wrote belong to the sandbox's user (src/confine/sandbox-user.ts), which git's
+ * ownership check would refuse ("dubious ownership"). The check guards against a repository's own
+ * configuration; the harness's git commands name their repository and keep their settings on the
+ * command line, so it is turned off here (a command-line setting, which git honours for it).
+ */
+const ownershipCheckOff = ["-c", "safe.directory=*"];
+
 /** Runs git and throws when it fails. */
 export function git(args: readonly string[], opts: RunOptions = {}): Promise<RunResult> {
-  return runChecked("git", args, { ...opts, env: gitEnv(opts.env) });
+  return runChecked("git", [...ownershipCheckOff, ...args], { ...opts, env: gitEnv(opts.env) });
 }
 
 /** Runs git and returns its result whatever the exit code. */
 export function gitTry(args: readonly string[], opts: RunOptions = {}): Promise<RunResult> {
-  return runProcess("git", args, { ...opts, env: gitEnv(opts.env) });
+  return runProcess("git", [...ownershipCheckOff, ...args], { ...opts, env: gitEnv(opts.env) });
 }
 
 export async function gitOut(args: readonly string[], opts: RunOptions = {}): Promise<string> {

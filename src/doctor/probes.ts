@@ -49,7 +49,7 @@ function backendCheck(b: ConfineBackend): DoctorCheck {
   return check(b.mode, p.problem === null, p.problem ?? p.detail ?? `${b.mode} can confine here`, enables, p.problem === null ? null : b.install);
 }
 
-const hardeningNames = { user_namespace: "own user namespace", capabilities: "no capabilities", syscall_filter: "syscall filter" } as const;
+const hardeningNames = { host_user: "sandbox user", user_namespace: "own user namespace", capabilities: "no capabilities", syscall_filter: "syscall filter" } as const;
 
 /**
  * What the default backend sheds of the caller's privileges (the same probe every run makes): its own
@@ -67,7 +67,7 @@ function usernsCheck(): DoctorCheck {
   return check(
     "userns",
     ok,
-    ok ? parts.map((x) => x.name).join(", ") : parts.filter((x) => !x.part.applied).map((x) => x.part.detail).join("; "),
+    ok ? `${p.hardening.host_user.detail}; ${parts.slice(1).filter((x) => !x.part.detail.startsWith("not needed")).map((x) => x.name).join(", ")}` : parts.filter((x) => !x.part.applied).map((x) => x.part.detail).join("; "),
     enables,
     ok ? null : "run as root, or enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1)",
   );

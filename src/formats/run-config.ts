@@ -80,9 +80,10 @@ export const runConfigSchema = z
         /**
          * What every bubblewrap sandbox of the run (agent requests, verifier test runs) applied to shed the
          * caller's privileges, probed once when the run started (absent in runs made before it was recorded).
+         * `host_user`: which host uid sandbox processes run as (not root; absent in runs before it was recorded).
          */
         hardening: z
-          .object({ user_namespace: hardeningPartSchema, capabilities: hardeningPartSchema, syscall_filter: hardeningPartSchema })
+          .object({ host_user: hardeningPartSchema.optional(), user_namespace: hardeningPartSchema, capabilities: hardeningPartSchema, syscall_filter: hardeningPartSchema })
           .strict()
           .optional(),
       })

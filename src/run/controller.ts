@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { basename, dirname, join, relative } from "node:path";
 import { gitTry } from "../core/git.js";
 import type { Dataset } from "../dataset/load.js";
 import { InfraFault } from "../core/infra-fault.js";
 import type { Agent, AgentContext, Conversation } from "../agents/types.js";
 import { workspaceNames, type Condition, type SessionPair, type WorkspaceName } from "../formats/sessions.js";
+import { sandboxOwner } from "../confine/sandbox-user.js";
 import { sandboxHome, type SessionSandbox } from "../confine/session-sandbox.js";
 import type { AgentConfinement } from "../confine/confinement.js";
 import { endpointsOf, openEgressGate, type EgressGate } from "../confine/egress.js";
@@ -24,7 +25,7 @@ import { SessionRecorder } from "./recorder.js";
 import { WorkspaceEvidence } from "./workspace-evidence.js";
 import { createWorkspaces, removeWorkDir, type SessionWorkspaces } from "./workspaces.js";
 import { overlayChangedPaths } from "./overlay-changes.js";
-import { writeWorkspacesLog } from "./overlay-workspaces.js";
+import { privateOverlays, writeWorkspacesLog } from "./overlay-workspaces.js";
 import { timed } from "./phase-timing.js";
 import { submissionFile, type SubmissionMode } from "./message-templates.js";
 import { takeSubmission } from "./take-submission.js";
@@ -122,7 +123,7 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
   let egress: EgressGate | null = null;
   try {
     const setupStart = Date.now();
-    const ws = await timed("workspace_setup", () => createWorkspaces(p.dataset, p.pair, p.workDir, p.signal, { keep: p.keepWorkspaces }));
+    const ws = await timed("workspace_setup", () => createWorkspaces(p.dataset, p.pair, p.workDir, p.signal, { keep: p.keepWorkspaces, owner: p.sandbox?.backend.confines ? sandboxOwner() : null }));
     evidence = await timed("workspace_setup", () => WorkspaceEvidence.open(ws.paths, ws.layers));
     recorder.workspacesReady(p.attempt, Date.now() - setupStart, ws.mode);
     writeWorkspacesLog(join(attemptLogDir(sessionDir, p.attempt), "workspaces.log"), ws.mode);
@@ -131,7 +132,7 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
     // The task's environment, built (or found cached) before the agent starts: the same the verifier uses.
     const taskEnv = p.sandbox && !registeredCapabilities(p.agent.name)?.harnessSide ? await timed("workspace_setup", () => prepareWorkspaceEnvironments(p.dataset, p.pair, join(attemptLogDir(sessionDir, p.attempt), "environment.log"))) : undefined;
     egress = p.sandbox?.allowed_endpoints ? await timed("agent_start", () => openEgressGate(endpointsOf(p.sandbox!.allowed_endpoints!))) : null;
-    const started = await timed("agent_start", async () => ({ sandbox: agentSandbox(p, ws, egress, taskEnv), group: p.limits ? createCgroup(p.limits) : null }));
+    const started = await timed("agent_start", async () => ({ sandbox: await agentSandbox(p, ws, egress, taskEnv), group: p.limits ? createCgroup(p.limits) : null }));
     const sandbox = started.sandbox;
     cgroup = started.group;
     for (const [r, rec] of Object.entries(cgroup?.record ?? {})) {
@@ -188,11 +189,16 @@ function focusOf(pair: SessionPair): WorkspaceName {
   return w;
 }
 
+const agentStateDir = (workDir: string) => join(workDir, "agent");
+const shimsDirOf = (workDir: string) => join(workDir, "task-env-bin");
+
 /** The sandbox of the attempt's agent (undefined: unconfined), with the ways out of `gate` under `--network model`. */
-function agentSandbox(p: AttemptParams, ws: SessionWorkspaces, gate: EgressGate | null, taskEnv: WorkspaceEnvironments | undefined): SessionSandbox | undefined {
+async function agentSandbox(p: AttemptParams, ws: SessionWorkspaces, gate: EgressGate | null, taskEnv: WorkspaceEnvironments | undefined): Promise<SessionSandbox | undefined> {
   if (!p.sandbox) return undefined;
-  const where = { repo: p.pair.repo, workspaces: ws.paths, stateDir: join(p.workDir, "agent"), homeDir: sandboxHome(p.workDir) };
-  const env = taskEnv ? { taskEnv, shimsDir: join(p.workDir, "task-env-bin") } : {};
+  // Where workspaces are overlays, the attempt's other bound directories are too: the mount table then names no host path of them.
+  if (ws.mode.kind === "overlay") await privateOverlays(p.workDir, [basename(sandboxHome(p.workDir)), basename(agentStateDir(p.workDir)), basename(shimsDirOf(p.workDir))]);
+  const where = { repo: p.pair.repo, workspaces: ws.paths, stateDir: agentStateDir(p.workDir), homeDir: sandboxHome(p.workDir) };
+  const env = taskEnv ? { taskEnv, shimsDir: shimsDirOf(p.workDir) } : {};
   return p.sandbox.backend.agentSandbox({ ...where, network: p.sandbox.network, ...(gate ? { egress: gate } : {}), ...env });
 }
 

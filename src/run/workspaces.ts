@@ -35,7 +35,8 @@ export interface SessionWorkspaces {
  * run (`signal`) kills the checkouts under way: five checkouts of a large repository take a minute,
  * longer than a scheduler waits between SIGTERM and SIGKILL.
  */
-export async function createWorkspaces(dataset: Dataset, pair: SessionPair, workDir: string, signal?: AbortSignal, opts: { keep?: boolean } = {}): Promise<SessionWorkspaces> {
+/** `owner`: the host uid the agent writes its workspaces as (a sandbox's unprivileged user, sandbox-user.ts); absent: the caller. */
+export async function createWorkspaces(dataset: Dataset, pair: SessionPair, workDir: string, signal?: AbortSignal, opts: { keep?: boolean; owner?: number | null } = {}): Promise<SessionWorkspaces> {
   makeWorkDir(workDir);
   const mode = await workspaceMode(stagingRoot(), opts.keep === true);
   const layers: Partial<Record<WorkspaceName, EvidenceLayers>> = {};
@@ -50,7 +51,7 @@ export async function createWorkspaces(dataset: Dataset, pair: SessionPair, work
         const repo = await materializeRepo(dataset, task.repo);
         const commit = await resolveBase(repo, task.base);
         if (commit === null) throw new Error(`base ${task.base} of task ${task.id} not found in repository ${task.repo}${baseNotFoundHint(repo)}`);
-        if (mode.kind === "overlay") layers[w] = await overlayWorkspace(repo.gitDir, commit, workDir, w, (tree) => isolatedCheckoutAt(repo.gitDir, commit, tree, signal));
+        if (mode.kind === "overlay") layers[w] = await overlayWorkspace(repo.gitDir, commit, workDir, w, (tree) => isolatedCheckoutAt(repo.gitDir, commit, tree, signal), opts.owner ?? null);
         else await isolatedCheckoutAt(repo.gitDir, commit, dest, signal);
         return [w, dest, commit, join(repo.gitDir, "objects")] as const;
       } catch (e) {

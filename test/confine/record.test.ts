@@ -38,9 +38,13 @@ describe.skipIf(missingTool)("run.json's network record", () => {
 });
 
 describe.skipIf(missingTool)("the sandbox's hardening in run.json", () => {
-  it("records the user namespace, capabilities and syscall filter, and says in one line what is missing", () => {
+  it("records the host user, user namespace, capabilities and syscall filter, and says in one line what is missing", () => {
     const r = sandboxRecord("bwrap", "on", "command");
-    expect(Object.keys(r.hardening ?? {})).toEqual(["user_namespace", "capabilities", "syscall_filter"]);
+    expect(Object.keys(r.hardening ?? {})).toEqual(["host_user", "user_namespace", "capabilities", "syscall_filter"]);
+    // Never host root: as root, an unprivileged uid; else the caller's own.
+    expect(r.hardening?.host_user).toMatchObject({ applied: true, detail: process.getuid?.() === 0 ? expect.stringContaining("host uid/gid 2000000000") : expect.stringContaining("(not root)") });
+    const rootBehindUserns = { ...r, hardening: { ...r.hardening!, host_user: { applied: false, detail: "sandbox processes are host root behind their user namespace" } } };
+    expect(hardeningWarning(rootBehindUserns)).toMatch(/^sandbox weaker than it should be: sandbox processes are host root/);
     expect(sandboxRecord("none", "on", "command").hardening).toBeUndefined();
     const applied = { applied: true, detail: "ok" };
     const whole = { ...r, hardening: { user_namespace: applied, capabilities: applied, syscall_filter: applied } };

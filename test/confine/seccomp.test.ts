@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { bwrapCommand, sandboxHardening } from "../../src/confine/bubblewrap.js";
-import { auditArch, clone3Nr, cloneNewFlags, cloneNr, deniedSyscalls, ENOSYS, EPERM, RET_ALLOW, RET_ERRNO, RET_KILL_PROCESS, seccompProgram, type Arch } from "../../src/confine/seccomp.js";
+import { allowedPersonalities, auditArch, clone3Nr, personalityNr, cloneNewFlags, cloneNr, deniedSyscalls, ENOSYS, EPERM, RET_ALLOW, RET_ERRNO, RET_KILL_PROCESS, seccompProgram, type Arch } from "../../src/confine/seccomp.js";
 import { skipWithout } from "../helpers/tools.js";
 
 interface Insn {
@@ -20,11 +20,11 @@ function decode(buf: Buffer): Insn[] {
 }
 
 /** A classic-BPF interpreter for the few instructions a seccomp filter of ours may hold (anything else fails the test). */
-function run(prog: Insn[], data: { arch: number; nr: number; arg0?: number }): number {
+function run(prog: Insn[], data: { arch: number; nr: number; arg0?: number | bigint }): number {
   const mem = Buffer.alloc(64);
   mem.writeInt32LE(data.nr, 0);
   mem.writeUInt32LE(data.arch, 4);
-  mem.writeUInt32LE((data.arg0 ?? 0) >>> 0, 16);
+  mem.writeBigUInt64LE(BigInt.asUintN(64, BigInt(data.arg0 ?? 0)), 16);
   let acc = 0;
   for (let pc = 0; pc < prog.length; pc++) {
     const { code, jt, jf, k } = prog[pc]!;
@@ -67,6 +67,24 @@ describe("the seccomp program", () => {
     }
   });
 
+  it("refuses io_uring, ptrace, process_vm_readv/writev, kcmp and pidfd_getfd (Docker's default profile refuses them)", () => {
+    const expected = { io_uring_setup: 425, io_uring_enter: 426, io_uring_register: 427, ptrace: 101, process_vm_readv: 310, process_vm_writev: 311, kcmp: 312, pidfd_getfd: 438 };
+    for (const [name, nr] of Object.entries(expected)) {
+      expect(deniedSyscalls[name]?.x86_64, name).toBe(nr);
+      expect(run(prog, { arch: auditArch.x86_64, nr }), name).toBe(RET_ERRNO | EPERM);
+      expect(run(prog, { arch: auditArch.aarch64, nr: deniedSyscalls[name]!.aarch64! }), `aarch64 ${name}`).toBe(RET_ERRNO | EPERM);
+    }
+  });
+
+  it("allows personality only for the query and the usual domains, all 64 bits of its argument compared", () => {
+    for (const arch of archs) {
+      const call = (arg0: number | bigint) => run(prog, { arch: auditArch[arch], nr: personalityNr[arch], arg0 });
+      for (const v of allowedPersonalities) expect(call(v), `${arch} ${v.toString(16)}`).toBe(RET_ALLOW);
+      // ADDR_NO_RANDOMIZE, READ_IMPLIES_EXEC, PER_BSD, and an allowed low word under a high one.
+      for (const v of [0x0040000, 0x0400000, 0x6, 0x8 | 0x0040000, 1n << 32n, (1n << 32n) | 8n, -1n]) expect(call(v), `${arch} ${v.toString(16)}`).toBe(RET_ERRNO | EPERM);
+    }
+  });
+
   it("kills calls of another ABI: an unknown architecture, and x32 numbers on x86_64", () => {
     expect(run(prog, { arch: 0x40000003, nr: 1 })).toBe(RET_KILL_PROCESS); // i386
     expect(run(prog, { arch: 0x40000028, nr: 1 })).toBe(RET_KILL_PROCESS); // arm
@@ -105,17 +123,22 @@ describe.skipIf(skipWhy !== null)("inside a sandbox, for real", () => {
       "out['clone(CLONE_NEWUSER)'] = ctypes.get_errno() if r == -1 else 0",
       "r = libc.syscall(ctypes.c_long(int(sys.argv[3])), 0, 0)",
       "out['clone3'] = ctypes.get_errno() if r == -1 else 0",
+      "out['personality(query)'] = libc.syscall(ctypes.c_long(int(sys.argv[4])), ctypes.c_ulong(0xffffffff))",
+      "r = libc.syscall(ctypes.c_long(int(sys.argv[4])), ctypes.c_ulong(0x0040000))",
+      "out['personality(ADDR_NO_RANDOMIZE)'] = ctypes.get_errno() if r == -1 else 0",
       "t = threading.Thread(target=lambda: out.__setitem__('thread', 'ran')); t.start(); t.join()",
       "out['subprocess'] = subprocess.run(['sh', '-c', 'echo ok'], capture_output=True, text=True).stdout.strip()",
       "out['status'] = [l for l in open('/proc/self/status').read().splitlines() if l.split(':')[0] in ('CapEff', 'Seccomp', 'Uid')]",
       "print(json.dumps(out))",
     ].join("\n");
     const arch: Arch = process.arch === "arm64" ? "aarch64" : "x86_64";
-    const c = bwrapCommand({ binds: [], network: false, chdir: "/" }, ["python3", "-c", py, JSON.stringify(nrs), String(cloneNr[arch]), String(clone3Nr[arch])]);
+    const c = bwrapCommand({ binds: [], network: false, chdir: "/" }, ["python3", "-c", py, JSON.stringify(nrs), String(cloneNr[arch]), String(clone3Nr[arch]), String(personalityNr[arch])]);
     const out = JSON.parse(execFileSync(c.command, c.args, { encoding: "utf8", timeout: 60_000 })) as Record<string, unknown>;
     for (const name of Object.keys(nrs)) expect(out[name], name).toBe(EPERM);
     expect(out["clone(CLONE_NEWUSER)"]).toBe(EPERM);
     expect(out.clone3).toBe(ENOSYS);
+    expect(out["personality(query)"]).toBe(0);
+    expect(out["personality(ADDR_NO_RANDOMIZE)"]).toBe(EPERM);
     expect(out.thread).toBe("ran");
     expect(out.subprocess).toBe("ok");
     expect(out.status).toEqual(expect.arrayContaining(["CapEff:\t0000000000000000", "Seccomp:\t2"]));
