@@ -172,6 +172,7 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
 async function sessionArtifacts(p: AttemptParams, ws: SessionWorkspaces, sessionDir: string, focus: WorkspaceName, recorder: SessionRecorder) {
   const patches = await collectAll(p, ws, sessionDir, focus);
   for (const [w, why] of Object.entries(patches.damaged)) recorder.warning(`no patch for ${w}: ${why}`);
+  for (const note of patches.skipped) recorder.warning(note);
   const submitted = p.submission === "agent" ? takeSubmission(ws.paths[focus], p.runDir, p.session) : null;
   if (submitted && submitted.record.status !== "submitted") recorder.warning(`submission: ${submitted.record.detail ?? submitted.record.status}`);
   const extra = {
@@ -237,6 +238,7 @@ async function startConversation(
 async function collectAll(p: AttemptParams, ws: SessionWorkspaces, sessionDir: string, focus: WorkspaceName) {
   const others: Partial<Record<WorkspaceName, PatchInfo>> = {};
   const damaged: Partial<Record<WorkspaceName, string>> = {};
+  const skipped: string[] = [];
   let artifact: PatchInfo | null = null;
   await Promise.all(
     workspaceNames.map(async (w) => {
@@ -251,6 +253,7 @@ async function collectAll(p: AttemptParams, ws: SessionWorkspaces, sessionDir: s
         const layers = ws.layers[w];
         const c = await collectPatch(ws.paths[w], ws.baseCommits[w], out, ws.objectStores[w], layers ? overlayChangedPaths(layers) : undefined);
         const info: PatchInfo = { path: relative(sessionDir, out), bytes: c.bytes, sha256: c.sha256, files: c.files };
+        if (c.skipped.length > 0) skipped.push(`${w}: special files (FIFO, socket, device) are not part of its patch: ${c.skipped.slice(0, 10).join(", ")}${c.skipped.length > 10 ? ` and ${c.skipped.length - 10} more` : ""}`);
         if (w === focus) artifact = info;
         else others[w] = info;
       } catch (e) {
@@ -262,7 +265,7 @@ async function collectAll(p: AttemptParams, ws: SessionWorkspaces, sessionDir: s
     }),
   );
   const sorted = Object.fromEntries(workspaceNames.flatMap((w) => (others[w] ? [[w, others[w]] as const] : [])));
-  return { artifact: artifact as PatchInfo | null, others: sorted, damaged };
+  return { artifact: artifact as PatchInfo | null, others: sorted, damaged, skipped: skipped.sort() };
 }
 
 async function closeQuietly(c: Conversation): Promise<void> {

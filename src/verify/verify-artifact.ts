@@ -120,6 +120,29 @@ function filterArtifact(opts: VerifyArtifactOptions, res: AttemptResult, log: (t
   return kept;
 }
 
+/**
+ * filterArtifact, where nothing the artifact holds (a line of 20 MB, any malformed text) can fail the
+ * verifier: an error while reading it is the artifact's failure, with the reason, never a fault.
+ */
+function readArtifact(opts: VerifyArtifactOptions, res: AttemptResult, log: (t: string) => void): PatchBlock[] | null {
+  try {
+    return filterArtifact(opts, res, log);
+  } catch (e) {
+    res.applyError = `the artifact could not be read: ${(e as Error).message}`;
+    log(`${res.applyError}\n`);
+    return null;
+  }
+}
+
+/** The suspicious scan of what git wrote; an error reading it is itself a reason (the artifact made it). */
+function scanned(scan: () => string[]): string[] {
+  try {
+    return scan();
+  } catch (e) {
+    return [`the artifact could not be scanned: ${(e as Error).message}`];
+  }
+}
+
 /** A fresh checkout of the base, its environment, and the inifile pytest reads there (before the artifact). */
 async function setUpBed(opts: VerifyArtifactOptions, dir: string, res: AttemptResult, log: (t: string) => void): Promise<TestBed> {
   const checkout = join(dir, "checkout");
@@ -224,7 +247,7 @@ async function runAndJudge(opts: VerifyArtifactOptions, bed: TestBed, dir: strin
 async function attempt(opts: VerifyArtifactOptions, dir: string, log: (t: string) => void): Promise<AttemptResult> {
   const res = emptyResult(requiredTests(opts.task));
   try {
-    const kept = filterArtifact(opts, res, log);
+    const kept = readArtifact(opts, res, log);
     if (kept === null) return res;
     const bed = await setUpBed(opts, dir, res, log);
     if (!(await applyArtifact(bed, kept, dir, res, log))) return res;
@@ -232,7 +255,7 @@ async function attempt(opts: VerifyArtifactOptions, dir: string, log: (t: string
       // Binary blocks are scanned by what git wrote (their text is not in the patch).
       const written = await writtenLines(bed.tree, kept);
       const reference = opts.task.stagePatches.flatMap((p) => splitPatch(p));
-      res.suspicious = [...new Set([...res.suspicious, ...suspiciousReasons(kept, reference, written)])];
+      res.suspicious = [...new Set([...res.suspicious, ...scanned(() => suspiciousReasons(kept, reference, written))])];
     }
     const unplaced = placeHeldOut(bed.tree, bed.heldOut);
     if (unplaced) {
