@@ -56,14 +56,22 @@ const isSpecial = (e: { isFIFO(): boolean; isSocket(): boolean; isBlockDevice():
  */
 export function specialFiles(workspace: string, paths?: readonly string[]): string[] {
   if (paths) return paths.filter((p) => {
-    const st = lstatSync(join(workspace, p), { throwIfNoEntry: false });
-    return st !== undefined && isSpecial(st);
+    try {
+      return isSpecial(lstatSync(join(workspace, p)));
+    } catch {
+      return false; // gone, or a parent is no longer a directory: a deletion, not a special file
+    }
   });
   const out: string[] = [];
   const stack = [""];
   while (stack.length > 0) {
     const rel = stack.pop()!;
-    const entries = readdirSync(join(workspace, rel), { withFileTypes: true });
+    let entries;
+    try {
+      entries = readdirSync(join(workspace, rel), { withFileTypes: true });
+    } catch {
+      continue; // unreadable: git reports it itself
+    }
     // A nested repository is staged as a gitlink: git does not read its files.
     if (rel !== "" && entries.some((e) => e.name === ".git")) continue;
     for (const e of entries) {

@@ -9,10 +9,10 @@ import { join } from "node:path";
 export type TreeSnapshot = Map<string, string>;
 
 function fingerprint(full: string): string {
-  const st = lstatSync(full, { bigint: true });
+  const st = lstatSync(full);
   if (st.isDirectory()) return `d:${st.mode}`;
   if (st.isSymbolicLink()) return `l:${readlinkSync(full)}`;
-  return `${st.isFile() ? "f" : "o"}:${st.mode}:${st.size}:${st.ino}:${st.mtimeNs}:${st.ctimeNs}`;
+  return `${st.isFile() ? "f" : "o"}:${st.mode}:${st.size}:${st.ino}:${st.mtimeMs}:${st.ctimeMs}`;
 }
 
 /** A walk of the whole tree, without recursion (a deep tree cannot exhaust the stack). */
