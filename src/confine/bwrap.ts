@@ -23,7 +23,7 @@ export const bwrapBackend: ConfineBackend = {
   },
   record,
   agentSandbox: (o) => sessionSandbox(o),
-  testRun: (spec) => ({ wrap: testRunWrap(spec), checkoutInside: testbedPath, note: `bwrap (the checkout at ${testbedPath} and its environment only, no network; ${hardeningSummary()})` }),
+  testRun: (spec) => ({ wrap: testRunWrap(spec), checkoutInside: testbedPath, note: `bwrap (the checkout and its environment only, no network; ${hardeningSummary()}; the checkout at ${testbedPath})` }),
 };
 
 /**

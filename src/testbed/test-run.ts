@@ -78,7 +78,7 @@ export interface RunTestsOptions {
   timeoutMs: number;
   /** Our launcher (copied outside the checkout), the inifile and the run's nonce. */
   launcher: LauncherFiles;
-  /** Where the wrapped command sees the checkout (default: `checkout`): its rootdir, and the root of the report's paths. */
+  /** Where the wrapped command sees the checkout (default: `checkout`): the rootdir it is given. */
   checkoutInside?: string;
   /** Wraps the command in a sandbox: returns the program and arguments to start instead of `/bin/sh -c CMD`. */
   wrap?: (argv: readonly string[]) => { command: string; args: string[] };
@@ -118,7 +118,8 @@ export async function runTests(opts: RunTestsOptions): Promise<TestRun> {
   if (existsSync(opts.junitPath)) {
     run.source = "junit";
     try {
-      readJunit(run, readFileSync(opts.junitPath, "utf8"), opts.checkoutInside ?? opts.checkout);
+      // The report's ids are relative; the checkout's files are looked up on the host.
+      readJunit(run, readFileSync(opts.junitPath, "utf8"), opts.checkout);
     } catch (e) {
       run.reportError = (e as Error).message;
       run.cases.clear();
