@@ -67,6 +67,8 @@ export interface TestRunSpec {
 }
 
 export interface TestRunConfinement {
+  /** Where the checkout is seen inside (a neutral path, never the host's): absent, at its host path. */
+  checkoutInside?: string;
   /** The command that runs `argv` confined (null: as the caller). */
   wrap: ((argv: readonly string[]) => { command: string; args: string[] }) | null;
   /** What the verify log says about the run's confinement. */

@@ -24,8 +24,15 @@ export const bwrapBackend: ConfineBackend = {
   },
   record,
   agentSandbox: (o) => sessionSandbox(o),
-  testRun: (spec) => ({ wrap: testRunWrap(spec), note: `bwrap (the checkout and its environment only, no network; ${hardeningSummary()})` }),
+  testRun: (spec) => ({ wrap: testRunWrap(spec), checkoutInside: testbedPath, note: `bwrap (the checkout and its environment only, no network; ${hardeningSummary()}; the checkout at ${testbedPath})` }),
 };
+
+/**
+ * Where a test run sees its checkout: the same neutral path in every run, so the code under test
+ * cannot learn from its working directory where the harness keeps it (the verifier's scratch, a
+ * mining checkout named by its commit, the cache).
+ */
+export const testbedPath = "/testbed";
 
 function testRunWrap(spec: TestRunSpec) {
   const problem = bwrapProblem();
@@ -33,8 +40,9 @@ function testRunWrap(spec: TestRunSpec) {
   const system = pythonPrefixes(spec.python, spec.env.PATH ?? "");
   // The run writes its checkout and scratch as the sandbox's user (as root: an unprivileged uid), whatever wrote them before.
   giveToSandbox(spec.writable);
-  const binds = [...spec.writable.map((src) => ({ src, rw: true })), ...spec.readable.map((src) => ({ src }))];
-  return (argv: readonly string[]) => bwrapCommand({ binds, system, network: false, chdir: spec.checkout }, argv);
+  const at = (src: string) => (src === spec.checkout ? { dest: testbedPath } : {});
+  const binds = [...spec.writable.map((src) => ({ src, rw: true, ...at(src) })), ...spec.readable.map((src) => ({ src, ...at(src) }))];
+  return (argv: readonly string[]) => bwrapCommand({ binds, system, network: false, chdir: testbedPath }, argv);
 }
 
 /**

@@ -73,6 +73,8 @@ export const sessionSummarySchema = z
       .optional(),
     /** Workspaces the agent damaged so that no patch could be taken (deleted, or the base revision unreadable). */
     damaged_workspaces: z.partialRecord(workspaceNameSchema, z.string()).optional(),
+    /** Special files (FIFO, socket, device) the agent left in a workspace: not part of its patch, which is collected all the same. */
+    skipped_special_files: z.partialRecord(workspaceNameSchema, z.array(z.string())).optional(),
   })
   .strict();
 

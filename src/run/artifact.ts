@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { git, gitTry } from "../core/git.js";
@@ -43,6 +43,44 @@ export interface CollectedPatch {
   sha256: string;
   /** Changed paths (after the change; deletions by their old path), sorted. */
   files: string[];
+  /** Special files (FIFO, socket, device) of the work tree, left out of the patch: git cannot read them. */
+  skipped: string[];
+}
+
+/** A directory entry git cannot stage (it reads regular files, links and directories only). */
+const isSpecial = (e: { isFIFO(): boolean; isSocket(): boolean; isBlockDevice(): boolean; isCharacterDevice(): boolean }) => e.isFIFO() || e.isSocket() || e.isBlockDevice() || e.isCharacterDevice();
+
+/**
+ * The special files among `paths`, or of the whole work tree (without `.git` and nested repositories):
+ * one FIFO the agent left made `git add` fail and the session's artifact uncollectable.
+ */
+export function specialFiles(workspace: string, paths?: readonly string[]): string[] {
+  if (paths) return paths.filter((p) => {
+    try {
+      return isSpecial(lstatSync(join(workspace, p)));
+    } catch {
+      return false; // gone, or a parent is no longer a directory: a deletion, not a special file
+    }
+  });
+  const out: string[] = [];
+  const stack = [""];
+  while (stack.length > 0) {
+    const rel = stack.pop()!;
+    let entries;
+    try {
+      entries = readdirSync(join(workspace, rel), { withFileTypes: true });
+    } catch {
+      continue; // unreadable: git reports it itself
+    }
+    // A nested repository is staged as a gitlink: git does not read its files.
+    if (rel !== "" && entries.some((e) => e.name === ".git")) continue;
+    for (const e of entries) {
+      const p = rel === "" ? e.name : `${rel}/${e.name}`;
+      if (e.isDirectory() && e.name !== ".git") stack.push(p);
+      else if (isSpecial(e)) out.push(p);
+    }
+  }
+  return out.sort();
 }
 
 /**
@@ -55,6 +93,7 @@ export interface CollectedPatch {
 export async function collectPatch(workspace: string, baseCommit: string, outFile: string, objectStore: string, changed?: readonly string[]): Promise<CollectedPatch> {
   // A copy-on-write workspace whose upper layer names nothing collectable is its base: an empty patch, no git.
   if (changed && changed.every((p) => isExcluded(p))) return writePatch(outFile, Buffer.alloc(0), []);
+  const skipped = specialFiles(workspace, changed).filter((p) => !isExcluded(p));
   const gitDir = mkdtempSync(join(tmpdir(), "switch-swe-collect-"));
   mkdirSync(dirname(outFile), { recursive: true });
   const tmpOut = join(dirname(outFile), `.${basename(outFile)}.${process.pid}.tmp`);
@@ -73,10 +112,10 @@ export async function collectPatch(workspace: string, baseCommit: string, outFil
     await git([...safeConfig, "read-tree", baseCommit], { env, cwd: workspace });
     if (changed) {
       // A copy-on-write workspace: only the paths its upper layer names can differ from the base.
-      const staged = await stageChangedPaths([...safeConfig], changed, { env, cwd: workspace });
+      const staged = await stageChangedPaths([...safeConfig], changed.filter((p) => !skipped.includes(p)), { env, cwd: workspace });
       if (staged.code !== 0) throw new Error(staged.stderr.trim().split("\n")[0] ?? "git update-index failed");
     } else {
-      const excludes = artifactExcludes.map((g) => `:(exclude,glob)${g}`);
+      const excludes = [...artifactExcludes.map((g) => `:(exclude,glob)${g}`), ...skipped.map((p) => `:(exclude,literal)${p}`)];
       await git([...safeConfig, "add", "-A", "--", ".", ...excludes], { env, cwd: workspace });
     }
     const files = await dropExcluded(workspace, baseCommit, env);
@@ -84,7 +123,7 @@ export async function collectPatch(workspace: string, baseCommit: string, outFil
     await git([...safeConfig, ...diffArgs, "--binary", `--output=${tmpOut}`, baseCommit, "--"], { env, cwd: workspace });
     const data = readFileSync(tmpOut);
     renameSync(tmpOut, outFile);
-    return { file: outFile, bytes: data.length, sha256: sha256(data), files };
+    return { file: outFile, bytes: data.length, sha256: sha256(data), files, skipped };
   } finally {
     rmSync(gitDir, { recursive: true, force: true });
     rmSync(tmpOut, { force: true });
@@ -97,7 +136,7 @@ function writePatch(outFile: string, data: Buffer, files: string[]): CollectedPa
   const tmpOut = join(dirname(outFile), `.${basename(outFile)}.${process.pid}.tmp`);
   writeFileSync(tmpOut, data);
   renameSync(tmpOut, outFile);
-  return { file: outFile, bytes: data.length, sha256: sha256(data), files };
+  return { file: outFile, bytes: data.length, sha256: sha256(data), files, skipped: [] };
 }
 
 /** The dialect's last word on `artifactExcludes` (git's pathspecs only prefilter). */

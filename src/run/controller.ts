@@ -173,12 +173,14 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
 async function sessionArtifacts(p: AttemptParams, ws: SessionWorkspaces, sessionDir: string, focus: WorkspaceName, recorder: SessionRecorder) {
   const patches = await collectAll(p, ws, sessionDir, focus);
   for (const [w, why] of Object.entries(patches.damaged)) recorder.warning(`no patch for ${w}: ${why}`);
+  for (const [w, files] of Object.entries(patches.skipped)) recorder.warning(`${w}: special files (FIFO, socket, device) are not part of its patch: ${files.slice(0, 10).join(", ")}${files.length > 10 ? ` and ${files.length - 10} more` : ""}`);
   const submitted = p.submission === "agent" ? takeSubmission(ws.paths[focus], p.runDir, p.session) : null;
   if (submitted && submitted.record.status !== "submitted") recorder.warning(`submission: ${submitted.record.detail ?? submitted.record.status}`);
   const extra = {
     ...(submitted && patches.artifact ? { checkout: patches.artifact } : {}),
     submission: submitted?.record ?? { mode: "checkout" as const },
     ...(Object.keys(patches.damaged).length > 0 ? { damaged_workspaces: patches.damaged } : {}),
+    ...(Object.keys(patches.skipped).length > 0 ? { skipped_special_files: patches.skipped } : {}),
   };
   return { artifact: submitted ? submitted.artifact : patches.artifact, others: patches.others, extra };
 }
@@ -243,6 +245,7 @@ async function startConversation(
 async function collectAll(p: AttemptParams, ws: SessionWorkspaces, sessionDir: string, focus: WorkspaceName) {
   const others: Partial<Record<WorkspaceName, PatchInfo>> = {};
   const damaged: Partial<Record<WorkspaceName, string>> = {};
+  const skipped: Partial<Record<WorkspaceName, string[]>> = {};
   let artifact: PatchInfo | null = null;
   await Promise.all(
     workspaceNames.map(async (w) => {
@@ -257,6 +260,7 @@ async function collectAll(p: AttemptParams, ws: SessionWorkspaces, sessionDir: s
         const layers = ws.layers[w];
         const c = await collectPatch(ws.paths[w], ws.baseCommits[w], out, ws.objectStores[w], layers ? overlayChangedPaths(layers) : undefined);
         const info: PatchInfo = { path: relative(sessionDir, out), bytes: c.bytes, sha256: c.sha256, files: c.files };
+        if (c.skipped.length > 0) skipped[w] = c.skipped;
         if (w === focus) artifact = info;
         else others[w] = info;
       } catch (e) {
@@ -268,7 +272,7 @@ async function collectAll(p: AttemptParams, ws: SessionWorkspaces, sessionDir: s
     }),
   );
   const sorted = Object.fromEntries(workspaceNames.flatMap((w) => (others[w] ? [[w, others[w]] as const] : [])));
-  return { artifact: artifact as PatchInfo | null, others: sorted, damaged };
+  return { artifact: artifact as PatchInfo | null, others: sorted, damaged, skipped };
 }
 
 async function closeQuietly(c: Conversation): Promise<void> {

@@ -1,5 +1,5 @@
 import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, isAbsolute, join, relative } from "node:path";
 import { InfraFault } from "../core/infra-fault.js";
 import { applyExact } from "./apply-patch.js";
 import type { Dataset, LoadedTask } from "../dataset/load.js";
@@ -183,10 +183,14 @@ async function runTaskTestsOnce(dataset: Dataset, task: LoadedTask, bed: TestBed
   const tmp = join(bed.scratch, "tmp");
   const reportDir = join(bed.scratch, "report");
   for (const d of [home, tmp, reportDir]) mkdirSync(d, { recursive: true });
-  const launcher = prepareLauncher(join(bed.scratch, "runner"), bed.inifile);
   const env = bedEnv(bed, home, tmp);
   const readable = [join(bed.scratch, "runner"), ...(bed.env.dir ? [bed.env.dir] : [])];
   const confined = (bed.confine ?? defaultConfineBackend()).testRun({ checkout: bed.checkout, writable: [bed.checkout, reportDir, home, tmp], readable, python: testPython(bed.env.pathPrefix), env });
+  const inside = confined.checkoutInside ?? bed.checkout;
+  // The base's inifile, where the run sees it (inside the checkout it moved with it).
+  const rel = bed.inifile === null ? null : relative(bed.checkout, bed.inifile);
+  const inifile = rel === null || rel.startsWith("..") || isAbsolute(rel) ? bed.inifile : join(inside, rel);
+  const launcher = prepareLauncher(join(bed.scratch, "runner"), inifile);
   const confine = confined.wrap;
   const cgroup = bed.limits ? createCgroup(bed.limits) : null;
   const wrap = (argv: readonly string[]) => {
@@ -202,6 +206,7 @@ async function runTaskTestsOnce(dataset: Dataset, task: LoadedTask, bed: TestBed
       env,
       timeoutMs: task.verifier.timeout_s * 1000,
       launcher,
+      checkoutInside: inside,
       ...(confine || cgroup ? { wrap } : {}),
     });
     if (cgroup) run.limits = limitsNote(cgroup, bed.limits!);

@@ -78,6 +78,8 @@ export interface RunTestsOptions {
   timeoutMs: number;
   /** Our launcher (copied outside the checkout), the inifile and the run's nonce. */
   launcher: LauncherFiles;
+  /** Where the wrapped command sees the checkout (default: `checkout`): the rootdir it is given. */
+  checkoutInside?: string;
   /** Wraps the command in a sandbox: returns the program and arguments to start instead of `/bin/sh -c CMD`. */
   wrap?: (argv: readonly string[]) => { command: string; args: string[] };
 }
@@ -87,7 +89,7 @@ export async function runTests(opts: RunTestsOptions): Promise<TestRun> {
   rmSync(opts.junitPath, { force: true });
   mkdirSync(dirname(opts.junitPath), { recursive: true });
   const hardened = hardenTestCommand(opts.template);
-  const command = buildTestCommand(hardened ?? opts.template, opts.testIds, opts.junitPath, { ...opts.launcher, rootdir: opts.checkout });
+  const command = buildTestCommand(hardened ?? opts.template, opts.testIds, opts.junitPath, { ...opts.launcher, rootdir: opts.checkoutInside ?? opts.checkout });
   const run: TestRun = {
     command,
     cases: new Map(),
@@ -116,6 +118,7 @@ export async function runTests(opts: RunTestsOptions): Promise<TestRun> {
   if (existsSync(opts.junitPath)) {
     run.source = "junit";
     try {
+      // The report's ids are relative; the checkout's files are looked up on the host.
       readJunit(run, readFileSync(opts.junitPath, "utf8"), opts.checkout);
     } catch (e) {
       run.reportError = (e as Error).message;

@@ -1,6 +1,6 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, posix } from "node:path";
-import { gitTry } from "../core/git.js";
+import { bedGit, type BedGit } from "../testbed/bed-git.js";
 import { pathMatcher } from "../core/path-globs.js";
 import { testFileMatcher } from "../dataset/file-rules.js";
 import { touchedPaths } from "../dataset/patch-files.js";
@@ -82,8 +82,8 @@ export function dropTestFiles(blocks: readonly PatchBlock[], repo: Pick<RepoSpec
   return { kept, dropped: [...dropped].sort(), runnerChannels: [...channels].sort() };
 }
 
-async function baseText(checkout: string, file: string): Promise<string | null> {
-  const r = await gitTry(["show", `HEAD:${file}`], { cwd: checkout });
+async function baseText(tree: BedGit, file: string): Promise<string | null> {
+  const r = await bedGit(tree, ["show", `HEAD:${file}`]);
   return r.code === 0 ? r.stdout : null;
 }
 
@@ -94,18 +94,18 @@ async function baseText(checkout: string, file: string): Promise<string | null> 
  * `addopts = -p plugin`). A changed, added or unparsable pytest configuration is undone by restoring
  * the base version. Returns the files restored, which the verdict lists as dropped.
  */
-export async function restorePytestConfig(checkout: string, kept: readonly PatchBlock[], python: string, scratch: string): Promise<string[]> {
+export async function restorePytestConfig(tree: BedGit, kept: readonly PatchBlock[], python: string, scratch: string): Promise<string[]> {
   const files = [...new Set(kept.map((b) => b.to).filter((f): f is string => f !== null && /^(pyproject\.toml|setup\.cfg)$/.test(posix.basename(f))))];
   if (files.length === 0) return [];
   const bases = new Map<string, string | null>();
   const compare: string[] = [];
   for (const [i, file] of files.entries()) {
-    const before = await baseText(checkout, file);
+    const before = await baseText(tree, file);
     bases.set(file, before);
     const copy = join(scratch, `base-config-${i}`, posix.basename(file));
     mkdirSync(dirname(copy), { recursive: true });
     writeFileSync(copy, before ?? "");
-    compare.push(join(checkout, file), copy);
+    compare.push(join(tree.workTree, file), copy);
   }
   let parsed: Map<string, string>;
   try {
@@ -121,8 +121,8 @@ export async function restorePytestConfig(checkout: string, kept: readonly Patch
     const after = parsed.get(compare[2 * i]!)!;
     const before = bases.get(file) === null ? "null" : parsed.get(compare[2 * i + 1]!)!;
     if (after === before && !after.includes("unparsable")) continue;
-    if (bases.get(file) === null) rmSync(join(checkout, file), { force: true });
-    else await gitTry(["checkout", "HEAD", "--", file], { cwd: checkout });
+    if (bases.get(file) === null) rmSync(join(tree.workTree, file), { force: true });
+    else await bedGit(tree, ["checkout", "HEAD", "--", file]);
     restored.push(file);
   }
   return restored;

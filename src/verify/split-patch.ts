@@ -1,16 +1,16 @@
 import { closeSync, openSync, writeSync } from "node:fs";
 
 /**
- * Splits a unified diff into one raw text block per file, without rewriting a byte, so that a
- * block can be dropped and the rest re-joined and applied (binary `GIT binary patch` blocks,
- * renames, mode changes and deletions round-trip exactly).
+ * The one parser of a submitted patch: splits a unified diff into one block per file, each made of
+ * the recognised lines only, so that a block can be checked, dropped, and the rest re-joined and
+ * applied (binary `GIT binary patch` blocks, renames, mode changes and deletions round-trip exactly).
  *
  * The scanner is hunk-aware: inside a hunk it counts lines by the `@@ -a,b +c,d @@` header, so a
  * removed line that reads `--- x` is never mistaken for the next file's header.
  */
 
 export interface PatchBlock {
-  /** The raw text of this file's section, line endings included. */
+  /** This file's section as applied: its recognised lines, byte for byte, line endings included. */
   text: string;
   /** Path before the change (`a/` side, prefix stripped), or null for a new file. */
   from: string | null;
@@ -24,10 +24,10 @@ export interface PatchBlock {
   deleted: boolean;
 }
 
-/** One file's section: a contiguous range of the patch text (offsets, so a large patch is never copied). */
+/** One file's section: the ranges of the patch text it keeps (offsets, so a large patch is never copied). */
 interface Draft {
-  start: number;
-  end: number;
+  /** [start, end) pairs of kept lines, contiguous runs merged. */
+  segs: number[];
   gitHeader: boolean;
   sawMinus: boolean;
   sawHunk: boolean;
@@ -42,6 +42,14 @@ function lineAt(text: string, pos: number): { end: number; bareEnd: number } {
 
 const hunkHeader = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/;
 
+/** git's extended header lines, the only lines besides `---`/`+++` and hunks a block may hold. */
+const extendedHeader =
+  /^(?:index [0-9a-f]+\.\.[0-9a-f]+(?: [0-7]+)?|(?:old|new|deleted file|new file) mode [0-7]+|(?:copy|rename) (?:from|to) .+|(?:dis)?similarity index \d+%|Binary files .+ differ|GIT binary patch)$/;
+/** Inside a `GIT binary patch`: a `literal`/`delta` size line, a base85 line, or the blank line that ends one. */
+const binaryLine = /^(?:(?:literal|delta) \d+|[A-Za-z][0-9A-Za-z!#$%&()*+;<=>?@^_`{|}~-]+|)$/;
+/** No header line is longer than this (a path is at most 4096 bytes); a longer line outside a hunk is never read as one. */
+const maxHeaderLine = 16_384;
+
 /** Inside a hunk: the line's kind by its first character ("" for an empty line, as git writes blank context). */
 function hunkLineKind(text: string, pos: number, bareEnd: number): " " | "-" | "+" | "\\" | null {
   if (pos === bareEnd) return " ";
@@ -49,58 +57,123 @@ function hunkLineKind(text: string, pos: number, bareEnd: number): " " | "-" | "
   return c === " " || c === "-" || c === "+" || c === "\\" ? c : null;
 }
 
-/** The raw per-file blocks of a diff. Text before the first file header (a commit message) is dropped. */
-export function splitPatch(text: string): PatchBlock[] {
+function keep(d: Draft, start: number, end: number): void {
+  const n = d.segs.length;
+  if (n > 0 && d.segs[n - 1] === start) d.segs[n - 1] = end;
+  else d.segs.push(start, end);
+}
+
+/** What the one parser of a submitted patch read: the blocks, and the lines it read as no part of any. */
+export interface ParsedPatch {
+  blocks: PatchBlock[];
+  /** Lines after the first file header that are neither a header of git's diff format nor a hunk line: never applied. */
+  ignoredLines: number;
+  /** The first of them: its 1-based line number and its first characters. */
+  firstIgnored?: { line: number; text: string };
+}
+
+/**
+ * The per-file blocks of a diff, each RE-SERIALISED from the lines the parser recognised (file and
+ * extended headers, hunks counted by their headers, binary payloads); every other line is left out of
+ * the block. What is applied is therefore exactly what was checked: no second parser (git apply, GNU
+ * patch) can read a line this one did not (text after a hunk that GNU patch would take as another
+ * patch, an `Index:` line, a context diff). Text before the first file header (a commit message) is
+ * dropped.
+ */
+export function parsePatch(text: string): ParsedPatch {
   const drafts: Draft[] = [];
+  const out: ParsedPatch = { blocks: [], ignoredLines: 0 };
   let cur: Draft | null = null;
   let remOld = 0;
   let remNew = 0;
+  let afterHunkLine = false;
+  let inBinary = false;
+  let lineNo = 0;
+  const ignore = (pos: number, bareEnd: number) => {
+    out.ignoredLines++;
+    out.firstIgnored ??= { line: lineNo, text: text.slice(pos, Math.min(bareEnd, pos + 80)) };
+  };
   for (let pos = 0; pos < text.length; ) {
     const { end, bareEnd } = lineAt(text, pos);
-    const line = { pos, end };
+    const at = pos;
     pos = end;
+    lineNo++;
     if (remOld > 0 || remNew > 0) {
-      const kind = hunkLineKind(text, line.pos, bareEnd);
+      const kind = hunkLineKind(text, at, bareEnd);
       if (kind !== null) {
         if (kind !== "+" && kind !== "\\") remOld--;
         if (kind !== "-" && kind !== "\\") remNew--;
-        cur!.end = end;
+        keep(cur!, at, end);
+        afterHunkLine = true;
         continue;
       }
       // A truncated hunk: fall through and read the line as a header.
       remOld = 0;
       remNew = 0;
     }
-    if (text.charCodeAt(line.pos) === 92) {
+    const wasAfterHunk = afterHunkLine;
+    afterHunkLine = false;
+    if (cur && wasAfterHunk && text.charCodeAt(at) === 92) {
       // "\ No newline at end of file" right after a hunk's last line.
-      if (cur) cur.end = end;
+      keep(cur, at, end);
       continue;
     }
-    if (text.startsWith("diff --git ", line.pos)) {
-      cur = { start: line.pos, end, gitHeader: true, sawMinus: false, sawHunk: false };
+    if (bareEnd - at > maxHeaderLine) {
+      if (cur) ignore(at, bareEnd);
+      continue;
+    }
+    if (text.startsWith("diff --git ", at)) {
+      cur = { segs: [at, end], gitHeader: true, sawMinus: false, sawHunk: false };
       drafts.push(cur);
+      inBinary = false;
       continue;
     }
-    if (text.startsWith("--- ", line.pos) && end < text.length && text.startsWith("+++ ", end)) {
+    if (text.startsWith("--- ", at) && end < text.length && text.startsWith("+++ ", end)) {
       if (!cur || cur.sawMinus || cur.sawHunk || !cur.gitHeader) {
-        cur = { start: line.pos, end, gitHeader: false, sawMinus: false, sawHunk: false };
+        cur = { segs: [], gitHeader: false, sawMinus: false, sawHunk: false };
         drafts.push(cur);
       }
       cur.sawMinus = true;
-      cur.end = end;
+      keep(cur, at, end);
+      inBinary = false;
       continue;
     }
-    const m = cur && text.startsWith("@@ -", line.pos) ? hunkHeader.exec(text.slice(line.pos, bareEnd)) : null;
-    if (m && cur) {
+    if (!cur) continue;
+    if (text.startsWith("+++ ", at) && cur.sawMinus && !cur.sawHunk) {
+      keep(cur, at, end);
+      continue;
+    }
+    const bare = text.slice(at, bareEnd);
+    const m = bare.startsWith("@@ -") ? hunkHeader.exec(bare) : null;
+    if (m && !inBinary) {
       remOld = m[1] === undefined ? 1 : Number(m[1]);
       remNew = m[2] === undefined ? 1 : Number(m[2]);
       cur.sawHunk = true;
-      cur.end = end;
+      keep(cur, at, end);
       continue;
     }
-    if (cur) cur.end = end;
+    if (cur.gitHeader && !cur.sawHunk && (inBinary ? binaryLine.test(bare) : extendedHeader.test(bare))) {
+      if (bare === "GIT binary patch") inBinary = true;
+      keep(cur, at, end);
+      continue;
+    }
+    ignore(at, bareEnd);
   }
-  return drafts.map((d) => toBlock(text, d));
+  out.blocks = drafts.filter((d) => d.segs.length > 0).map((d) => toBlock(serialise(text, d)));
+  return out;
+}
+
+/** A block's own text: its kept ranges (one slice, no copy, in the usual case of a clean patch). */
+function serialise(text: string, d: Draft): string {
+  if (d.segs.length === 2) return text.slice(d.segs[0], d.segs[1]);
+  const parts: string[] = [];
+  for (let i = 0; i < d.segs.length; i += 2) parts.push(text.slice(d.segs[i], d.segs[i + 1]));
+  return parts.join("");
+}
+
+/** The blocks of a diff (parsePatch without its account of ignored lines). */
+export function splitPatch(text: string): PatchBlock[] {
+  return parsePatch(text).blocks;
 }
 
 /** Re-joins blocks into one patch text. */
@@ -180,7 +253,7 @@ function gitLineNames(rest: string): [string, string] | null {
   return [rest.slice(0, at), rest.slice(at + 1)];
 }
 
-function toBlock(text: string, d: Draft): PatchBlock {
+function toBlock(text: string): PatchBlock {
   const paths = new Set<string>();
   let from: string | null | undefined;
   let to: string | null | undefined;
@@ -195,7 +268,7 @@ function toBlock(text: string, d: Draft): PatchBlock {
   const add = (p: string | null) => {
     if (p !== null) paths.add(p);
   };
-  for (let pos = d.start; pos < d.end; ) {
+  for (let pos = 0; pos < text.length; ) {
     const { end, bareEnd } = lineAt(text, pos);
     const at = pos;
     pos = end;
@@ -247,7 +320,7 @@ function toBlock(text: string, d: Draft): PatchBlock {
   if (isNew) from = null;
   if (deleted) to = null;
   return {
-    text: text.slice(d.start, d.end),
+    text,
     from,
     to,
     paths: [...paths],

@@ -35,12 +35,45 @@ const decoder = /\b(b64decode|b32decode|b16decode|a85decode|b85decode|decodebyte
 const runner = /\bexec\s*\(|(?<![\w.])compile\s*\(|(?<![\w.])eval\s*\(|\b__import__\s*\(/;
 /** Encoded literals at least this long are reported whatever they decode to. */
 const blobChars = 200;
+/**
+ * Lines are scanned up to this many characters, and encoded runs decoded up to this many: the
+ * patterns then never meet megabytes of input (a 20 MB run made V8's backtracking overflow its
+ * stack), and a longer line is itself a reason.
+ */
+const maxScanChars = 64 * 1024;
+const maxDecodeChars = 1024 * 1024;
+
+const isHexChar = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
+const isB64Char = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 43 || c === 47 || c === 95 || c === 45;
+
+function every(s: string, from: number, to: number, ok: (c: number) => boolean): boolean {
+  for (let i = from; i < to; i++) if (!ok(s.charCodeAt(i))) return false;
+  return true;
+}
+
+/** Runs of 40 or more characters of the base64/hex alphabet (`=` included), found by a plain loop (no pattern). */
+function encodedRuns(line: string): string[] {
+  const runs: string[] = [];
+  let start = -1;
+  for (let i = 0; i <= line.length; i++) {
+    const c = i < line.length ? line.charCodeAt(i) : -1;
+    if (c !== -1 && (isB64Char(c) || c === 61)) {
+      if (start < 0) start = i;
+      continue;
+    }
+    if (start >= 0 && i - start >= 40) runs.push(line.slice(start, Math.min(i, start + maxDecodeChars)));
+    start = -1;
+  }
+  return runs;
+}
 
 /** What an encoded literal decodes to (zlib inflated when it is zlib), or null when it is not that encoding. */
 function decodeLiteral(lit: string): string | null {
   let bytes: Buffer | null = null;
-  if (/^[0-9a-fA-F]+$/.test(lit) && lit.length % 2 === 0) bytes = Buffer.from(lit, "hex");
-  else if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(lit) && !/^[a-z_]+$/.test(lit)) bytes = Buffer.from(lit, "base64");
+  let pad = lit.length;
+  while (pad > 0 && lit.charCodeAt(pad - 1) === 61 && lit.length - pad < 2) pad--;
+  if (pad === lit.length && every(lit, 0, lit.length, isHexChar) && lit.length % 2 === 0) bytes = Buffer.from(lit, "hex");
+  else if (every(lit, 0, pad, isB64Char) && !every(lit, 0, pad, (c) => (c >= 97 && c <= 122) || c === 95)) bytes = Buffer.from(lit, "base64");
   if (bytes === null || bytes.length === 0) return null;
   try {
     if (bytes[0] === 0x78) bytes = inflateSync(bytes);
@@ -61,7 +94,8 @@ function unescapeLine(line: string): string | null {
  * decoding to one of the signs, text spelt in `\x` escapes, and decoded data that is then executed.
  * Linear patterns only: an artifact's line may be megabytes long.
  */
-function hiddenReasons(lines: readonly string[], file: string, found: Map<string, string>, depth = 0): void {
+function hiddenReasons(all: readonly string[], file: string, found: Map<string, string>, depth = 0): void {
+  const lines = scannable(all, file, found);
   const text = lines.join("\n");
   if (decoder.test(text) && runner.test(text) && !found.has("executes data it decodes (exec/compile of base64, hex or zlib)")) found.set("executes data it decodes (exec/compile of base64, hex or zlib)", file);
   const hidden: string[] = [];
@@ -71,10 +105,10 @@ function hiddenReasons(lines: readonly string[], file: string, found: Map<string
       found.set("spells text in \\x escapes", file);
       hidden.push(escaped);
     }
-    for (const m of line.matchAll(/[A-Za-z0-9+/=_-]{40,}/g)) {
-      const decoded = decodeLiteral(m[0]);
+    for (const run of encodedRuns(line)) {
+      const decoded = decodeLiteral(run);
       if (decoded === null) continue;
-      if (m[0].length >= blobChars) found.set(`embeds an encoded blob (${m[0].length} characters of base64 or hex)`, file);
+      if (run.length >= blobChars) found.set(`embeds an encoded blob (${run.length >= maxDecodeChars ? "1 MB or more" : `${run.length} characters`} of base64 or hex)`, file);
       hidden.push(decoded);
     }
   }
@@ -82,6 +116,15 @@ function hiddenReasons(lines: readonly string[], file: string, found: Map<string
   const inner = hidden.join("\n").split("\n");
   for (const [re, what] of signs) if (inner.some((l) => re.test(l)) && !found.has(`hides code that ${what}`)) found.set(`hides code that ${what}`, file);
   if (depth < 2) hiddenReasons(inner, file, found, depth + 1);
+}
+
+/** Each line cut to what the patterns read; a longer line is a reason of its own (it cannot be read whole). */
+function scannable(lines: readonly string[], file: string, found: Map<string, string>): string[] {
+  return lines.map((l) => {
+    if (l.length <= maxScanChars) return l;
+    if (!found.has("has a line too long to scan whole")) found.set("has a line too long to scan whole", file);
+    return l.slice(0, maxScanChars);
+  });
 }
 
 /** The added lines of a block, `+` included (text patches; a binary block's lines come from `written`). */
@@ -107,9 +150,10 @@ export function suspiciousReasons(blocks: readonly PatchBlock[], reference: read
   const found = new Map<string, string>();
   for (const b of blocks) {
     const file = fileOf(b);
-    const lines = [...addedLines(b).map((l) => l.slice(1)), ...(written.get(file) ?? [])].filter((l) => !upstream.get(file)?.has(l.trim()));
+    const added = [...addedLines(b).map((l) => l.slice(1)), ...(written.get(file) ?? [])].filter((l) => !upstream.get(file)?.has(l.trim()));
+    const lines = scannable(added, file, found);
     for (const line of lines) for (const [re, what] of signs) if (!found.has(what) && re.test(line)) found.set(what, file);
-    hiddenReasons(lines, file, found);
+    hiddenReasons(added, file, found);
     if (b.binary && /\.(so|pyd|dylib|pyc)$/.test(file)) found.set("adds a compiled module or native library", file);
   }
   return [...found].map(([what, file]) => `the artifact ${what} (${file})`);

@@ -4,13 +4,16 @@ import { InfraFault } from "../core/infra-fault.js";
 import type { ConfineBackend } from "../confine/backend.js";
 import type { Limits } from "../confine/limits.js";
 import type { Dataset, LoadedTask } from "../dataset/load.js";
-import { applyExact, applyWithFallbacks, type ApplyMethod } from "../testbed/apply-patch.js";
+import { applyExact, resetTree } from "../testbed/apply-patch.js";
+import { detachGitDir, reattachGitDir, type BedGit } from "../testbed/bed-git.js";
+import { heldOutPostImages, type HeldOutFile } from "../testbed/held-out-files.js";
+import { applyKeptBlocks, placeHeldOut } from "./apply-artifact.js";
 import { dropTestFiles, restorePytestConfig } from "./artifact-filter.js";
 import { envFingerprint, invalidateEnvironment, type PreparedEnv } from "../testbed/env-cache.js";
-import { checkAppliedPaths, checkPatchPaths, checkSymlinkEscapes } from "./path-safety.js";
+import { checkPatchPaths } from "./path-safety.js";
 import { describeRun, environmentFor, freshCheckout, requiredTests } from "../testbed/task-testbed.js";
 import { locateInifile, testPython } from "../testbed/pytest-runner.js";
-import { splitPatch, writeBlocks, type PatchBlock } from "./split-patch.js";
+import { parsePatch, splitPatch, type PatchBlock } from "./split-patch.js";
 import { suspiciousReasons } from "./suspicious.js";
 import { writtenLines } from "./written-lines.js";
 import { verdictSchema, type TestStatus, type Verdict } from "../formats/verdict.js";
@@ -66,6 +69,10 @@ interface AttemptResult {
 /** The checkout an attempt tests in, its environment, and the runner configuration fixed from the base. */
 interface TestBed {
   checkout: string;
+  /** The harness's git over the checkout (its git directory outside it until the test run). */
+  tree: BedGit;
+  /** The held-out tests' post-images, from the pristine checkout. */
+  heldOut: HeldOutFile[];
   env: PreparedEnv;
   python: string;
   inifile: string | null;
@@ -89,7 +96,13 @@ function emptyResult(required: readonly string[]): AttemptResult {
 
 /** Splits the artifact, refuses unsafe paths, drops test files and runner channels; null when refused. */
 function filterArtifact(opts: VerifyArtifactOptions, res: AttemptResult, log: (t: string) => void): PatchBlock[] | null {
-  const blocks = splitPatch(opts.artifactText ?? "");
+  const parsed = parsePatch(opts.artifactText ?? "");
+  const blocks = parsed.blocks;
+  if (parsed.firstIgnored) {
+    const first = parsed.firstIgnored;
+    res.notes.push(`${parsed.ignoredLines} line(s) of the artifact are neither a header nor a hunk line and were not applied (first: line ${first.line}: ${JSON.stringify(first.text)})`);
+    log(`ignored ${parsed.ignoredLines} line(s) outside every header and hunk (first: line ${first.line})\n`);
+  }
   if (opts.artifactText !== null && opts.artifactText.trim() !== "" && blocks.length === 0) {
     res.applyError = "the artifact is not a patch (no file headers)";
     return null;
@@ -107,11 +120,37 @@ function filterArtifact(opts: VerifyArtifactOptions, res: AttemptResult, log: (t
   return kept;
 }
 
+/**
+ * filterArtifact, where nothing the artifact holds (a line of 20 MB, any malformed text) can fail the
+ * verifier: an error while reading it is the artifact's failure, with the reason, never a fault.
+ */
+function readArtifact(opts: VerifyArtifactOptions, res: AttemptResult, log: (t: string) => void): PatchBlock[] | null {
+  try {
+    return filterArtifact(opts, res, log);
+  } catch (e) {
+    res.applyError = `the artifact could not be read: ${(e as Error).message}`;
+    log(`${res.applyError}\n`);
+    return null;
+  }
+}
+
+/** The suspicious scan of what git wrote; an error reading it is itself a reason (the artifact made it). */
+function scanned(scan: () => string[]): string[] {
+  try {
+    return scan();
+  } catch (e) {
+    return [`the artifact could not be scanned: ${(e as Error).message}`];
+  }
+}
+
 /** A fresh checkout of the base, its environment, and the inifile pytest reads there (before the artifact). */
 async function setUpBed(opts: VerifyArtifactOptions, dir: string, res: AttemptResult, log: (t: string) => void): Promise<TestBed> {
   const checkout = join(dir, "checkout");
   const co = await freshCheckout(opts.dataset, opts.task, checkout);
   log(`checkout of ${opts.task.repo} at ${co.commit} in ${checkout}\n`);
+  // No git the harness runs may read what the artifact writes: the git directory leaves the tree.
+  const tree = detachGitDir(checkout, join(dir, "checkout.git"));
+  const heldOut = await pristineHeldOut(opts.task, tree, dir);
   const env = await environmentFor(opts.dataset, opts.task, co, log, opts.setupTimeoutMs ?? 30 * 60_000);
   res.setupCached = env.cached;
   log(env.dir ? `environment ${env.dir} (${env.cached ? "cached" : "set up now"})\n` : "no set-up commands: no environment\n");
@@ -123,36 +162,29 @@ async function setUpBed(opts: VerifyArtifactOptions, dir: string, res: AttemptRe
     throw new InfraFault(`could not read the base's pytest configuration: ${(e as Error).message}`, true);
   }
   log(`pytest configuration fixed to ${inifile ?? "none (an empty inifile outside the checkout)"}\n`);
-  return { checkout, env, python, inifile };
+  return { checkout, tree, heldOut, env, python, inifile };
 }
 
-/** Applies the kept blocks with fallbacks, checks the written paths, undoes pytest configuration edits. */
+/** The held-out tests' post-images, from the checkout before the artifact touches it (then reset to the base). */
+async function pristineHeldOut(task: LoadedTask, tree: BedGit, dir: string): Promise<HeldOutFile[]> {
+  if (task.testsPatch.trim() === "") return [];
+  const images = await heldOutPostImages(tree, task.testsPatch, join(dir, "tests.patch"));
+  if ("error" in images) throw new InfraFault(`the held-out tests.patch does not apply: ${images.error}`, false);
+  await resetTree(tree);
+  return images.files;
+}
+
+/** Applies the kept blocks (path-checked, compared with the tree after), undoes pytest configuration edits. */
 async function applyArtifact(bed: TestBed, kept: PatchBlock[], dir: string, res: AttemptResult, log: (t: string) => void): Promise<boolean> {
-  const escape = checkSymlinkEscapes(bed.checkout, kept);
-  if (escape) {
-    res.applyError = `refused: ${escape}`;
-    return false;
-  }
-  if (kept.length === 0) {
-    res.applied = true;
-    res.applyMethod = "empty";
-    return true;
-  }
-  const patchFile = join(dir, "artifact.kept.patch");
-  writeBlocks(patchFile, kept);
-  const applied = await applyWithFallbacks(bed.checkout, patchFile, log);
-  if (!applied.ok) {
+  const applied = await applyKeptBlocks(bed.tree, kept, dir, log);
+  if ("error" in applied) {
     res.applyError = applied.error;
     return false;
   }
-  const after = checkAppliedPaths(bed.checkout, kept);
-  if (after) {
-    res.applyError = `refused: ${after}`;
-    return false;
-  }
   res.applied = true;
-  res.applyMethod = applied.method as ApplyMethod;
-  const restored = await restorePytestConfig(bed.checkout, kept, bed.python, dir);
+  res.applyMethod = applied.method;
+  if (applied.method === "empty") return true;
+  const restored = await restorePytestConfig(bed.tree, kept, bed.python, dir);
   if (restored.length > 0) {
     res.dropped = [...new Set([...res.dropped, ...restored])].sort();
     res.notes.push(`pytest configuration changes were undone (base version restored): ${restored.join(", ")}`);
@@ -213,18 +245,24 @@ async function runAndJudge(opts: VerifyArtifactOptions, bed: TestBed, dir: strin
 async function attempt(opts: VerifyArtifactOptions, dir: string, log: (t: string) => void): Promise<AttemptResult> {
   const res = emptyResult(requiredTests(opts.task));
   try {
-    const kept = filterArtifact(opts, res, log);
+    const kept = readArtifact(opts, res, log);
     if (kept === null) return res;
     const bed = await setUpBed(opts, dir, res, log);
     if (!(await applyArtifact(bed, kept, dir, res, log))) return res;
     if (kept.some((b) => b.binary)) {
       // Binary blocks are scanned by what git wrote (their text is not in the patch).
-      const written = await writtenLines(bed.checkout, kept);
+      const written = await writtenLines(bed.tree, kept);
       const reference = opts.task.stagePatches.flatMap((p) => splitPatch(p));
-      res.suspicious = [...new Set([...res.suspicious, ...suspiciousReasons(kept, reference, written)])];
+      res.suspicious = [...new Set([...res.suspicious, ...scanned(() => suspiciousReasons(kept, reference, written))])];
     }
-    const err = await applyHeldOutTests(opts.task, bed.checkout, dir);
-    if (err) throw new InfraFault(`the held-out tests.patch does not apply: ${err}`, false);
+    const unplaced = placeHeldOut(bed.tree, bed.heldOut);
+    if (unplaced) {
+      res.applied = false;
+      res.applyMethod = null;
+      res.applyError = unplaced;
+      return res;
+    }
+    reattachGitDir(bed.tree);
     await runAndJudge(opts, bed, dir, res, log);
     return res;
   } catch (e) {

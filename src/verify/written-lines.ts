@@ -1,6 +1,6 @@
 import { existsSync, lstatSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { git } from "../core/git.js";
+import { bedGit, type BedGit } from "../testbed/bed-git.js";
 import type { PatchBlock } from "./split-patch.js";
 
 /** Files above this size are not read back (a text file an artifact adds is far smaller). */
@@ -12,8 +12,9 @@ const maxBytes = 4 * 1024 * 1024;
  * attribute that marks it binary) hides its lines from a scan of the patch text, but not from a scan of
  * the post-image git wrote into the checkout. Files that are not text (a NUL byte) give nothing.
  */
-export async function writtenLines(checkout: string, blocks: readonly PatchBlock[]): Promise<Map<string, string[]>> {
+export async function writtenLines(tree: BedGit, blocks: readonly PatchBlock[]): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>();
+  const checkout = tree.workTree;
   for (const b of blocks) {
     if (!b.binary || b.to === null) continue;
     const path = join(checkout, b.to);
@@ -21,8 +22,8 @@ export async function writtenLines(checkout: string, blocks: readonly PatchBlock
     const text = readFileSync(path).toString("utf8").replace(/\0/g, "\n");
     let before = new Set<string>();
     if (b.from !== null) {
-      const base = await git(["-C", checkout, "show", `HEAD:${b.from}`]).catch(() => null);
-      if (base) before = new Set(base.stdout.split("\n"));
+      const base = await bedGit(tree, ["show", `HEAD:${b.from}`]);
+      if (base.code === 0) before = new Set(base.stdout.split("\n"));
     }
     out.set(b.to, text.split("\n").filter((l) => !before.has(l)));
   }

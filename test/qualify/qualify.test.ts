@@ -76,13 +76,14 @@ describe("qualifyDataset", () => {
 
   it("rejects a task whose declared test is unstable, and one without any F2P test", async () => {
     // Unstable without state kept between runs (each runs sandboxed in a checkout of its own): it fails
-    // in the second run of each state, whose checkout lies under `<state>-2`.
+    // in the second run of each state, whose scratch (its TMPDIR) lies under `<state>-2` (the checkout
+    // itself is seen at /testbed in every sandboxed run, as the caller's path without bubblewrap).
     const flaky = [
       "import os",
       "",
       "",
       "def test_flaky():",
-      "    assert not os.path.dirname(os.path.dirname(os.path.abspath(__file__))).endswith('-2/checkout')",
+      "    assert not os.environ['TMPDIR'].endswith('-2/tmp')",
       "",
     ].join("\n");
     const testsPatch = diffAgainst(calcRepo(), (d) => writeFiles(d, { "tests/test_flaky.py": flaky, "tests/test_ops.py": readFileSync(join(scratch, "good", "repos", "calc", "tests", "test_ops.py"), "utf8") + "\n\ndef test_add():\n    from calc.ops import add\n    assert add(1, 1) == 2\n" }));
