@@ -3,6 +3,7 @@ import type { RunInput } from "./read-run.js";
 import type { ConfigReport, SessionEntry } from "./report-schema.js";
 import { buildFailureSections } from "./failures.js";
 import { buildGroupSections } from "./groups.js";
+import { headlineOf } from "./headline.js";
 import { buildSessionSections } from "./session-entries.js";
 import { powerOf, type BootstrapOptions } from "./stats.js";
 import { buildWorkload } from "./workload.js";
@@ -29,8 +30,10 @@ export function buildConfigReport(input: RunInput, opts: BootstrapOptions = {}):
   const g = buildGroupSections(input, s.entryById, opts);
   const f = buildFailureSections(input, s.entryById);
   const attributionAvailable = input.tasks !== null;
+  const power = powerOf(g.groups);
   return {
     label: input.label,
+    headline: headlineOf({ label: input.label, run_dir: input.runDir, groups: g.groups, power }),
     run_dir: input.runDir,
     agent: { name: input.config.agent.name, options: input.config.agent.options ?? null, harness: harnessInfoSchema.safeParse(input.config.agent.harness).data ?? null },
     harness: harnessOf(input.config.agent.harness),
@@ -44,7 +47,7 @@ export function buildConfigReport(input: RunInput, opts: BootstrapOptions = {}):
     pairs_run: pairsRun(s.entries),
     submission: input.config.submission === "agent" ? "agent" : "checkout",
     groups: g.groups,
-    power: powerOf(g.groups),
+    power,
     stage_attribution: {
       available: attributionAvailable,
       note: attributionAvailable ? null : input.datasetNote,

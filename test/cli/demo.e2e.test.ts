@@ -38,6 +38,11 @@ describe("switch-swe demo", () => {
     expect(r.code, r.stderr.slice(-2000)).toBe(0);
     expect(r.stdout).toContain("18 tasks, valid");
     expect(r.stdout).toContain("Resolution");
+    // Not a terminal: counted progress, for the runs and for their verification.
+    expect(r.stderr).toMatch(/^session 36\/36 finished: \S+ \(attempt 1\) · elapsed \d\d:\d\d:\d\d · left /m);
+    expect(r.stderr).toMatch(/^verified 36\/36: /m);
+    expect(r.stdout.startsWith("dataset ")).toBe(true);
+    expect(r.stdout.slice(r.stdout.indexOf("\nResult: the resumption gap")).indexOf("Inputs")).toBeGreaterThan(0);
     const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as { configs: Array<{ label: string; groups: Record<string, Group>; sessions: SessionEntry[] }> };
     const [oracle, forget] = report.configs;
     expect(oracle!.label).toBe("oracle");
