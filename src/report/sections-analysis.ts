@@ -13,9 +13,13 @@ export function harnessSection(report: Report): Section {
   return {
     id: "harness",
     title: "Configurations",
-    notes: ["From each run.json: the agent adapter and, for real CLI agents, the harness, its version, model and effort as recorded when the run started (unknown = not recorded)."],
+    notes: ["From each run.json: the agent adapter and the harness, its version, model and effort: as a real CLI agent recorded them when the run started, or switch-swe itself for its own agents (oracle, nop); the ATIF export says the same. Unknown = not recorded; none = the agent calls no model or sets no effort."],
     columns: [L("Configuration"), L("Agent"), L("Harness"), L("Version"), L("Model"), L("Effort")],
-    rows: report.configs.map((c) => [c.label, c.agent.name, c.harness.name ?? unknown, c.harness.version ?? unknown, c.harness.model ?? unknown, c.harness.effort ?? unknown]),
+    rows: report.configs.map((c) => {
+      // The harness's own agents record everything there is: a missing model or effort is none, not unknown.
+      const absent = c.harness.name === "switch-swe" ? "none" : unknown;
+      return [c.label, c.agent.name, c.harness.name ?? unknown, c.harness.version ?? unknown, c.harness.model ?? absent, c.harness.effort ?? absent];
+    }),
   };
 }
 

@@ -243,7 +243,7 @@ describe("tolerant reading", () => {
   });
 
   it("rejects a directory that is not a run", async () => {
-    await expect(buildReport([join(root, "nowhere")])).rejects.toThrow(/run directory not found/);
+    await expect(buildReport([join(root, "nowhere")])).rejects.toThrow(/nowhere: not a run directory \(no such directory\)$/);
     await expect(buildReport([fx.datasetDir])).rejects.toThrow(/run\.json: file not found/);
   });
 });
@@ -286,7 +286,7 @@ describe("CLI", () => {
     expect(readFileSync(out, "utf8")).toContain("### Resolution");
     const bad = cli(["report", join(root, "nowhere")]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/run directory not found/);
+    expect(bad.stderr).toMatch(/: not a run directory \(no such directory\)\n$/);
     const cmp = cli(["compare", fx.runDir, fx.runDir, "--format", "csv"]);
     expect(cmp.code).toBe(0);
     expect(cmp.stdout.trimEnd().split("\r\n")).toHaveLength(7);
