@@ -244,7 +244,7 @@ describe("tolerant reading", () => {
 
   it("rejects a directory that is not a run", async () => {
     await expect(buildReport([join(root, "nowhere")])).rejects.toThrow(/nowhere: not a run directory \(no such directory\)$/);
-    await expect(buildReport([fx.datasetDir])).rejects.toThrow(/run\.json: file not found/);
+    await expect(buildReport([fx.datasetDir])).rejects.toThrow(/dataset: not a run directory \(no run\.json: a run directory is what `switch-swe run --out` writes\)$/);
   });
 });
 
