@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { firstProblems, InputError, inputError } from "../core/errors.js";
+import { firstProblems, inputError } from "../core/errors.js";
 import { parseJsonWith, readJsonWith, writeJsonAtomic } from "../core/json-file.js";
 import { loadDataset, type Dataset } from "../dataset/load.js";
 import { sessionsFileSchema } from "../formats/sessions.js";
