@@ -14,12 +14,22 @@ export function formatProblem(p: Problem): string {
 /** Bad input or bad usage: the CLI prints one line per problem and exits 2, never a stack trace. */
 export class InputError extends Error {
   readonly problems: Problem[];
-  constructor(problems: Problem[] | Problem) {
+  /** `more`: problems left out (printed as one last line `… and N more ...`). */
+  constructor(problems: Problem[] | Problem, more?: { count: number; why: string }) {
     const list = Array.isArray(problems) ? problems : [problems];
-    super(list.map(formatProblem).join("\n"));
+    const tail = more && more.count > 0 ? [`… and ${more.count} more ${more.why}`] : [];
+    super([...list.map(formatProblem), ...tail].join("\n"));
     this.name = "InputError";
     this.problems = list;
   }
+}
+
+/**
+ * Many problems of one input, most of them consequences of the first (a sessions file of another
+ * dataset names none of its tasks): the first `keep` lines, then how many more, so the cause is read.
+ */
+export function firstProblems(problems: Problem[], keep: number, why = "problems"): InputError {
+  return new InputError(problems.slice(0, keep), { count: problems.length - keep, why });
 }
 
 export function inputError(file: string, path: string, message: string): InputError {

@@ -144,11 +144,18 @@ export function detectableGap(pairs: number, discordantPairs: number | null): De
 
 const pts = (x: number) => x.toFixed(1);
 
-/** One line: pairs, the gap they detect, and at which discordance. */
+/**
+ * One sentence a reader can parse: the smallest gap these pairs detect, or plainly that none can be, with
+ * the power and the discordance it assumes (observed, or 25% when no pair disagreed).
+ */
 export function detectableGapLine(g: DetectableGap): string {
-  const gap = g.min_detectable_gap === null ? `none up to the discordance (${pts(g.discordance)} points)` : `${pts(g.min_detectable_gap)} points`;
-  const at = g.assumed ? `an assumed ${pts(g.discordance)}% paired discordance${g.discordant_pairs === null ? "" : " (none observed)"}` : `the observed ${pts(g.discordance)}% paired discordance`;
-  return `${g.pairs} session pairs: minimum detectable gap ${gap} (exact McNemar, two-sided α = ${DEFAULT_ALPHA}, ${100 * DEFAULT_POWER}% power, at ${at})`;
+  const d = `${pts(g.discordance)}% discordance`;
+  const at = g.assumed ? `${d} assumed${g.discordant_pairs === null ? "" : ", none observed"}` : `${d} observed`;
+  const how = `exact McNemar, α = ${DEFAULT_ALPHA}, ${100 * DEFAULT_POWER}% power, ${at}`;
+  if (g.min_detectable_gap === null) {
+    return `no gap is detectable with these ${g.pairs} pairs (${how}): even a gap of ${pts(g.discordance)} points, every disagreeing pair on one side, is found less than ${100 * DEFAULT_POWER}% of the time`;
+  }
+  return `the smallest gap these ${g.pairs} pairs can detect: ${pts(g.min_detectable_gap)} points (${how})`;
 }
 
 /** A one-line warning when the benchmark cannot detect the paper's mean gap of 11.5 points; null otherwise. */
@@ -156,6 +163,6 @@ export function detectableGapWarning(g: DetectableGap): string | null {
   if (g.min_detectable_gap !== null && g.min_detectable_gap <= REFERENCE_GAP_POINTS) return null;
   const needed = pairsNeeded({ gap: REFERENCE_GAP_POINTS / 100, discordance: g.discordance / 100 });
   const more = needed === null ? `no number of pairs detects it at ${pts(g.discordance)}% discordance` : `about ${needed} pairs would at ${pts(g.discordance)}% discordance`;
-  const what = g.min_detectable_gap === null ? "no gap up to the discordance" : `only gaps of ${pts(g.min_detectable_gap)} points or more`;
-  return `${g.pairs} session pairs detect ${what}, more than the paper's mean gap of ${REFERENCE_GAP_POINTS} points: a real gap may go unseen (${more})`;
+  const what = g.min_detectable_gap === null ? "detect no gap at all" : `detect only gaps of ${pts(g.min_detectable_gap)} points or more`;
+  return `${g.pairs} session pairs ${what}, not the paper's mean gap of ${REFERENCE_GAP_POINTS} points: a real gap may go unseen (${more})`;
 }

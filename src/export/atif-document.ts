@@ -1,6 +1,7 @@
 import { ATIF_SCHEMA_VERSION, type AtifFinalMetrics, type AtifStep, type AtifTrajectory } from "../formats/atif.js";
 import type { TrajectoryLine } from "../formats/trajectory.js";
 import { StepBuilder } from "./atif-steps.js";
+import type { AtifVerdict } from "./atif-verdict.js";
 
 /** What run.json says about the agent, as the export needs it. */
 export interface AgentFacts {
@@ -17,6 +18,8 @@ export interface SessionInput {
   /** The trajectory file, relative to the run directory (for the notes). */
   source: string;
   lines: TrajectoryLine[];
+  /** The session's verdict (null: not verified). */
+  verdict: AtifVerdict | null;
 }
 
 /** The lines of the last attempt: a file that holds several attempts (older runs) is scored on its last. */
@@ -78,7 +81,8 @@ export function sessionDocument(agent: AgentFacts, run: Record<string, unknown>,
   return {
     schema_version: ATIF_SCHEMA_VERSION,
     ...(start?.conversation ? { session_id: start.conversation } : {}),
-    trajectory_id: input.session,
+    // Unique across runs: the run's id (its directory's name and run.json digest), then the session.
+    trajectory_id: `${String(run.id)}/${input.session}`,
     agent: { name: agent.name, version: agent.version, ...(model ? { model_name: model } : {}), extra: agent.extra },
     steps,
     notes:
@@ -94,6 +98,7 @@ export function sessionDocument(agent: AgentFacts, run: Record<string, unknown>,
         ...(start ? { pair: start.pair, condition: start.condition, attempt: start.attempt } : {}),
         ...(end ? { status: end.status, finalized: end.finalized } : { status: null }),
         requests: builder.requests,
+        verdict: input.verdict,
       },
     },
   };

@@ -1,11 +1,15 @@
-import { existsSync, readdirSync, statSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { assertRunDir } from "../run/run-dir-check.js";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { basename, join, relative, resolve } from "node:path";
+import { replacePaths } from "../core/scrub-paths.js";
+import { exportedVerdict } from "./atif-verdict.js";
 import { z } from "zod";
 import { InputError, inputError, formatFieldPath, zodProblems } from "../core/errors.js";
 import { readJson, readTextFile, writeFileAtomic } from "../core/json-file.js";
 import { atifTrajectorySchema, ATIF_SCHEMA_VERSION } from "../formats/atif.js";
 import { runConfigReadSchema } from "../formats/run-config.js";
-import { registeredCapabilities } from "../agents/registry.js";
+import { agentIdentity } from "../agents/identity.js";
 import { runFiles } from "../formats/run-layout.js";
 import { trajectoryLineSchema, type TrajectoryLine } from "../formats/trajectory.js";
 import { sessionDocument, type AgentFacts } from "./atif-document.js";
@@ -66,30 +70,34 @@ function readLines(file: string): TrajectoryLine[] {
 
 function agentFacts(config: z.infer<typeof exportRunSchema>): AgentFacts {
   const h = config.agent.harness;
-  const version = h ? (h.version ?? "unknown") : registeredCapabilities(config.agent.name)?.harnessSide ? (config.switch_swe_version ?? "unknown") : "unknown";
+  // Said as the report's configurations table says it (src/agents/identity.ts).
+  const id = agentIdentity(config);
+  const version = id.version ?? "unknown";
   const extra: Record<string, unknown> = { options: config.agent.options ?? {} };
   if (config.label !== undefined) extra.label = config.label;
   if (h) extra.harness = h;
   if (config.switch_swe_version !== undefined) extra.switch_swe_version = config.switch_swe_version;
-  return { name: config.agent.name, version, model: h?.model ?? null, extra };
+  return { name: config.agent.name, version, model: id.model, extra };
 }
 
 /** `switch-swe export atif RUN_DIR --out DIR`: one ATIF document per session, `DIR/<session>.json`, each validated before it is written. */
 export function exportAtif(runDirArg: string, outDirArg: string): ExportResult {
   const runDir = resolve(runDirArg);
   const outDir = resolve(outDirArg);
-  if (!existsSync(runDir) || !statSync(runDir).isDirectory()) throw inputError(runDirArg, "", "not a run directory (no such directory)");
+  assertRunDir(runDir, { sessions: true });
   const configFile = runFiles.config(runDir);
-  if (!existsSync(configFile)) throw inputError(configFile, "", "not a run directory (no run.json)");
   const parsed = exportRunSchema.safeParse(readJson(configFile));
   if (!parsed.success) throw new InputError(zodProblems(configFile, parsed.error));
   const config = parsed.data;
   const sessionsDir = join(runDir, "sessions");
-  if (!existsSync(sessionsDir)) throw inputError(sessionsDir, "", "no sessions recorded in this run directory");
 
   const agent = agentFacts(config);
+  // A run's id: its directory's name and the digest of its run.json (which records when it was created),
+  // so documents of two runs of the same sessions never share a trajectory_id.
+  const id = `${basename(runDir)}-${createHash("sha256").update(readFileSync(configFile)).digest("hex").slice(0, 12)}`;
   const run: Record<string, unknown> = {
-    path: runDir,
+    id,
+    dir: basename(runDir),
     ...(config.label !== undefined ? { label: config.label } : {}),
     ...(config.created_at !== undefined ? { created_at: config.created_at } : {}),
     ...(config.dataset ? { dataset: { name: config.dataset.name ?? null, version: config.dataset.version ?? null } } : {}),
@@ -104,7 +112,9 @@ export function exportAtif(runDirArg: string, outDirArg: string): ExportResult {
   const files: string[] = [];
   for (const session of withTrajectory) {
     const trajectoryFile = runFiles.trajectory(runDir, session);
-    const doc = sessionDocument(agent, run, { session, source: relative(runDir, trajectoryFile), lines: readLines(trajectoryFile) });
+    const exported = sessionDocument(agent, run, { session, source: relative(runDir, trajectoryFile), lines: readLines(trajectoryFile), verdict: exportedVerdict(runDir, session) });
+    // Workspace paths of an unconfined run lie under the run directory: named from it, never absolute.
+    const doc = replacePaths(exported, new Map([[runDir, basename(runDir)]]));
     const checked = atifTrajectorySchema.safeParse(doc);
     if (!checked.success) {
       // Our own output failed the published schema: a bug here, not bad input.

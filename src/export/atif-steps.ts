@@ -1,3 +1,4 @@
+import { interruptionNumber } from "../report/page/interruption-number.js";
 import type { AgentEvent, ModelCallEvent, TrajectoryLine } from "../formats/trajectory.js";
 import type { AtifMetrics, AtifStep, AtifToolCall } from "../formats/atif.js";
 
@@ -78,7 +79,8 @@ export class StepBuilder {
   readonly steps: AtifStep[] = [];
   private open: OpenAgentStep | null = null;
   private readonly marks = new Map<number, RequestMark>();
-  private readonly interruptions = new Map<string, number>();
+  /** Requests delivered so far: interruptions are numbered by first appearance, as the page numbers them. */
+  private readonly delivered: Array<{ task: string; role: string }> = [];
   /** Every delivery in order (continuations included), for the document's `extra`. */
   readonly requests: RequestMark[] = [];
 
@@ -157,11 +159,8 @@ export class StepBuilder {
 
   private requestStart(line: RequestStart): void {
     this.close();
-    let interruption: number | undefined;
-    if (line.role === "interruption") {
-      if (!this.interruptions.has(line.task)) this.interruptions.set(line.task, this.interruptions.size + 1);
-      interruption = this.interruptions.get(line.task);
-    }
+    this.delivered.push({ task: line.task, role: line.role });
+    const interruption = interruptionNumber(this.delivered, line.task) ?? undefined;
     const mark: RequestMark = {
       index: line.index,
       task: line.task,

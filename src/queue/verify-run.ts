@@ -1,7 +1,7 @@
+import { assertRunDir } from "../run/run-dir-check.js";
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { InputError, inputError } from "../core/errors.js";
+import { InputError } from "../core/errors.js";
 import type { Verdict } from "../formats/verdict.js";
 import { runDataset, sessionDirs } from "../verify/run-verify.js";
 import { connectChecked } from "./connect.js";
@@ -27,7 +27,7 @@ export interface QueueVerifyOptions {
 /** `verify RUN_DIR --queue URL`: the run's verifications as jobs for the queue's workers. */
 export async function verifyRunOnQueue(runDir: string, o: QueueVerifyOptions) {
   const root = resolve(runDir);
-  if (!existsSync(root)) throw inputError(root, "", "run directory not found");
+  assertRunDir(root);
   const dataset = runDataset(root);
   const all = sessionDirs(root);
   const chosen = o.sessions && o.sessions.length > 0 ? [...new Set(o.sessions)] : all;

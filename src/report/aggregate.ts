@@ -1,18 +1,17 @@
+import { agentIdentity, type AgentIdentity } from "../agents/identity.js";
 import { harnessInfoSchema } from "../formats/run-config.js";
 import type { RunInput } from "./read-run.js";
 import type { ConfigReport, SessionEntry } from "./report-schema.js";
 import { buildFailureSections } from "./failures.js";
 import { buildGroupSections } from "./groups.js";
+import { headlineOf } from "./headline.js";
 import { buildSessionSections } from "./session-entries.js";
 import { powerOf, type BootstrapOptions } from "./stats.js";
 import { buildWorkload } from "./workload.js";
 
-const text = (x: unknown): string | null => (typeof x === "string" && x !== "" ? x : null);
-
-/** run.json's `agent.harness` as recorded by real CLI agents; anything else (older runs, oracle) is unknown. */
-function harnessOf(h: unknown): ConfigReport["harness"] {
-  const r = typeof h === "object" && h !== null ? (h as Record<string, unknown>) : {};
-  return { name: text(r.name), version: text(r.version), model: text(r.model), effort: text(r.effort) };
+/** The configurations table's view: the same identity the ATIF export gives the agent. */
+function harnessView(id: AgentIdentity): ConfigReport["harness"] {
+  return { name: id.harness, version: id.version, model: id.model, effort: id.effort };
 }
 
 /** Pairs of the sessions file with neither session run, or one of the two. */
@@ -29,11 +28,13 @@ export function buildConfigReport(input: RunInput, opts: BootstrapOptions = {}):
   const g = buildGroupSections(input, s.entryById, opts);
   const f = buildFailureSections(input, s.entryById);
   const attributionAvailable = input.tasks !== null;
+  const power = powerOf(g.groups);
   return {
     label: input.label,
+    headline: headlineOf({ label: input.label, run_dir: input.runDir, groups: g.groups, power }),
     run_dir: input.runDir,
     agent: { name: input.config.agent.name, options: input.config.agent.options ?? null, harness: harnessInfoSchema.safeParse(input.config.agent.harness).data ?? null },
-    harness: harnessOf(input.config.agent.harness),
+    harness: harnessView(agentIdentity(input.config)),
     dataset: {
       name: input.config.dataset?.name ?? input.sessions.dataset.name,
       version: input.config.dataset?.version ?? input.sessions.dataset.version,
@@ -44,7 +45,7 @@ export function buildConfigReport(input: RunInput, opts: BootstrapOptions = {}):
     pairs_run: pairsRun(s.entries),
     submission: input.config.submission === "agent" ? "agent" : "checkout",
     groups: g.groups,
-    power: powerOf(g.groups),
+    power,
     stage_attribution: {
       available: attributionAvailable,
       note: attributionAvailable ? null : input.datasetNote,

@@ -11,6 +11,7 @@ import { renderCsv } from "./render-csv.js";
 import { renderHtml } from "./render-html.js";
 import { renderMarkdown } from "./render-markdown.js";
 import { renderTable } from "./render-table.js";
+import { shareableReport } from "./shareable.js";
 import { DEFAULT_RESAMPLES, DEFAULT_SEED } from "./stats.js";
 
 export { reportSchema, type Report } from "./report-schema.js";
@@ -71,16 +72,18 @@ export interface RenderOptions {
 
 /** The report in one of the formats; json is the complete `switch-swe.report/2` document. */
 export function renderReport(report: Report, format: ReportFormat, opts: RenderOptions = {}): string {
+  // Every format is meant to be shared: no absolute path of this machine in any of them.
+  const shared = shareableReport(report);
   switch (format) {
     case "table":
-      return renderTable(report);
+      return renderTable(shared);
     case "markdown":
-      return renderMarkdown(report);
+      return renderMarkdown(shared);
     case "json":
-      return `${JSON.stringify(report, null, 2)}\n`;
+      return `${JSON.stringify(shared, null, 2)}\n`;
     case "csv":
-      return renderCsv(report);
+      return renderCsv(shared);
     case "html":
-      return renderHtml(report, { outFile: opts.outFile });
+      return renderHtml(report, { outFile: opts.outFile, shared });
   }
 }

@@ -1,3 +1,4 @@
+import { assertRunDir } from "../run/run-dir-check.js";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { InputError, inputError, zodProblems } from "../core/errors.js";
@@ -147,7 +148,7 @@ async function readSession(runDir: string, id: string, trustSuspicious: boolean,
 /** Reads one run directory: run.json, its sessions file, the dataset's test-to-stage map and every session. */
 export async function readRun(runDirArg: string, opts: ReadRunOptions = {}): Promise<RunInput> {
   const runDir = resolve(runDirArg);
-  if (!existsSync(runDir) || !statSync(runDir).isDirectory()) throw inputError(runDir, "", "run directory not found");
+  assertRunDir(runDir);
   const configFile = runFiles.config(runDir);
   const parsedConfig = runConfigReadSchema.safeParse(readJson(configFile));
   if (!parsedConfig.success) throw new InputError(zodProblems(configFile, parsedConfig.error));

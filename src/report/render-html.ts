@@ -4,7 +4,7 @@ import { esc, scriptJson } from "./html/escape.js";
 import { costChart, failureChart } from "./html/figures.js";
 import { pageScript } from "./html/page-script.js";
 import { css } from "./html/style.js";
-import { detectableGapLine } from "../core/power.js";
+import { headlineHtml } from "./html/headline-html.js";
 import type { Report } from "./report-schema.js";
 import type { Section } from "./section.js";
 import { reportSections } from "./sections.js";
@@ -15,6 +15,8 @@ import { viewerData } from "./viewer/viewer-data.js";
 export interface HtmlOptions {
   /** Where the page will be written; links to run files are made relative to its directory. Default: ./report.html */
   outFile?: string;
+  /** The report as embedded and shown (shareableReport: no absolute path); default: the report itself. */
+  shared?: Report;
 }
 
 /** The run directory as a relative URL from the page's directory ("" when they are the same). */
@@ -32,13 +34,19 @@ function sectionHtml(s: Section): string {
   return `<h3 id="${esc(s.id)}">${esc(s.title)}</h3>\n${table}\n${s.notes.map((n) => `<p class="note">${esc(n)}</p>`).join("\n")}`;
 }
 
+/** Shown in the header (the result first, then the inputs), not again among the tables. */
+const inHeader = new Set(["headline", "inputs", "in-one-line"]);
+
 const statusOptions = ["not run", "not finalized", "no verdict", "infra fault", "did not apply", "tests failed", "suspicious"];
 const categoryOptions = ["implementation", "submission", "incomplete_execution"];
 
 /** One self-contained page: inline CSS, inline script, inline data, inline SVG; nothing is fetched. */
-export function renderHtml(report: Report, opts: HtmlOptions = {}): string {
+export function renderHtml(local: Report, opts: HtmlOptions = {}): string {
   const outDir = dirname(resolve(opts.outFile ?? "report.html"));
-  const links = report.configs.map((c) => relativeLink(outDir, c.run_dir));
+  // Links and the session viewer read the run directories through their real paths; the page shows only names.
+  const links = local.configs.map((c) => relativeLink(outDir, c.run_dir));
+  const viewer = viewerData(local);
+  const report = opts.shared ?? local;
   const labels = report.configs.map((c) => esc(c.label)).join(" · ");
   const multi = report.configs.length > 1;
   const csp = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
@@ -55,8 +63,8 @@ export function renderHtml(report: Report, opts: HtmlOptions = {}): string {
 <body>
 <header>
 <h1>switch-swe report</h1>
-<p class="meta">${report.configs.map((c) => `<strong>${esc(c.label)}</strong> — ${esc(c.run_dir)} (${c.sessions_file.pairs} focus tasks, dataset ${esc(c.dataset.name ?? "?")} ${esc(c.dataset.version ?? "")})`).join("<br>")}</p>
-${report.configs.map((c) => `<p class="meta power">${multi ? `<strong>${esc(c.label)}</strong>: ` : ""}${esc(detectableGapLine(c.power.groups.overall))}.${c.power.warning === null ? "" : `<br><strong>Warning:</strong> ${esc(c.power.warning)}.`}</p>`).join("\n")}
+${headlineHtml(report)}
+<p class="meta">${report.configs.map((c) => `<strong>${esc(c.label)}</strong> — run ${esc(c.headline.run)} (${c.sessions_file.pairs} focus tasks, dataset ${esc(c.dataset.name ?? "?")} ${esc(c.dataset.version ?? "")})`).join("<br>")}</p>
 <p class="meta">Bootstrap: ${report.bootstrap.resamples} resamples, seed ${report.bootstrap.seed}, percentile 95% interval.</p>
 ${sectionHtml(inputsSection(report))}
 <nav><a href="#charts">Charts</a><a href="#tables">Tables</a><a href="#sessions">Sessions</a></nav>
@@ -71,7 +79,7 @@ ${sectionHtml(inputsSection(report))}
 <figure><figcaption>Outcome categories (Figure 1b)</figcaption>${failureChart(report)}</figure>
 </div>
 <h2 id="tables">Tables</h2>
-${reportSections(report).filter((s) => s.id !== "inputs").map(sectionHtml).join("\n")}
+${reportSections(report).filter((s) => !inHeader.has(s.id)).map(sectionHtml).join("\n")}
 <h2 id="sessions">Sessions</h2>
 <p class="note">Select a session to see its schedule, its requests (model and tool calls, files changed, signatures marked) and its verdict; the pair view sets it beside the other condition's session. Keys: ↑/↓ in a list, Enter to open, j/k next/previous session, p pair view, o the other condition. Every view has an address (the URL fragment). Links are relative to this page.</p>
 <div class="sessions-layout">
@@ -92,7 +100,7 @@ ${markedSignatureNames.map((m) => `<option value="mark:${esc(m)}">marked: ${esc(
 </div>
 </main>
 <script type="application/json" id="report-data">${scriptJson({ report, links })}</script>
-<script type="application/json" id="viewer-data">${scriptJson(viewerData(report))}</script>
+<script type="application/json" id="viewer-data">${scriptJson(viewer)}</script>
 <script type="module">${pageScript()}</script>
 </body>
 </html>

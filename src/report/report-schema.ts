@@ -292,9 +292,29 @@ export const powerSchema = z
   })
   .strict();
 
+/** What a reader sees first (src/report/headline.ts): the overall result of one configuration. */
+export const headlineSchema = z
+  .object({
+    /** The run directory's name (never its absolute path). */
+    run: z.string(),
+    pairs: z.number().int(),
+    uninterrupted: num,
+    switched: num,
+    gap: num,
+    ci95: interval,
+    mcnemar_p: num,
+    min_detectable_gap: num,
+    /** The result in one sentence. */
+    text: z.string(),
+    /** The smallest gap the pairs detect, in one sentence. */
+    power: z.string(),
+  })
+  .strict();
+
 export const configReportSchema = z
   .object({
     label: z.string(),
+    headline: headlineSchema,
     run_dir: z.string(),
     /** `harness`: what run.json recorded about a real CLI agent (null for other agents and older runs). */
     agent: z.object({ name: z.string(), options: z.unknown(), harness: harnessInfoSchema.nullable() }).strict(),
@@ -423,6 +443,7 @@ export const reportSchema = z
   .strict();
 
 export type GroupResult = z.infer<typeof groupResultSchema>;
+export type Headline = z.infer<typeof headlineSchema>;
 export type Power = z.infer<typeof powerSchema>;
 export type Attribution = z.infer<typeof attributionSchema>;
 export type UsageMeans = z.infer<typeof usageMeansSchema>;

@@ -13,9 +13,13 @@ export function harnessSection(report: Report): Section {
   return {
     id: "harness",
     title: "Configurations",
-    notes: ["From each run.json: the agent adapter and, for real CLI agents, the harness, its version, model and effort as recorded when the run started (unknown = not recorded)."],
+    notes: ["From each run.json: the agent adapter and the harness, its version, model and effort: as a real CLI agent recorded them when the run started, or switch-swe itself for its own agents (oracle, nop); the ATIF export says the same. Unknown = not recorded; none = the agent calls no model or sets no effort."],
     columns: [L("Configuration"), L("Agent"), L("Harness"), L("Version"), L("Model"), L("Effort")],
-    rows: report.configs.map((c) => [c.label, c.agent.name, c.harness.name ?? unknown, c.harness.version ?? unknown, c.harness.model ?? unknown, c.harness.effort ?? unknown]),
+    rows: report.configs.map((c) => {
+      // The harness's own agents record everything there is: a missing model or effort is none, not unknown.
+      const absent = c.harness.name === "switch-swe" ? "none" : unknown;
+      return [c.label, c.agent.name, c.harness.name ?? unknown, c.harness.version ?? unknown, c.harness.model ?? absent, c.harness.effort ?? absent];
+    }),
   };
 }
 
@@ -44,7 +48,7 @@ export function powerSection(report: Report): Section {
     title: "Power: the smallest gap the pairs detect",
     notes: [
       ...lines,
-      "Minimum detectable gap: the smallest resolution gap (percentage points, to 0.1) that the exact two-sided McNemar test at α = 0.05 detects with 80% power, for these pairs at the paired discordance (share of pairs whose two sessions disagree) observed in the run; 25% is assumed when no pair was discordant (marked *). – = no gap up to the discordance reaches 80% power.",
+      "Minimum detectable gap: the smallest resolution gap (percentage points, to 0.1) that the exact two-sided McNemar test at α = 0.05 detects with 80% power, for these pairs at the paired discordance (share of pairs whose two sessions disagree) observed in the run; 25% is assumed when no pair was discordant (marked *). – = no gap is detectable: even one as large as the discordance, every disagreeing pair on one side, reaches 80% power less often.",
     ],
     columns: [L("Configuration"), L("Group"), R("Pairs"), R("Discordant"), R("Discordance"), R("Min. detectable gap (pp)")],
     rows: report.configs.flatMap((c) =>
@@ -71,24 +75,37 @@ function signatureCell(s: SignatureCount, counted: boolean): string {
   return counted && s.count !== s.sessions ? `${s.sessions} (${s.count})` : String(s.sessions);
 }
 
+/** Outcome categories per group and condition; the signatures are a table of their own so neither is wider than a page. */
 export function failureSection(report: Report): Section {
   const rows = report.configs.flatMap((c) =>
     groupNames.flatMap((g) =>
       (["base", "switch"] as const).map((cond) => {
         const f = c.failure_categories[g][cond];
-        const sig = g === "overall" ? signatureNames.map((n) => signatureCell(c.signatures[cond][n], n === "wrong_workspace_edits" || n === "cross_task_contamination" || n === "reverted_work")) : signatureNames.map(() => "");
-        return [c.label, groupTitle[g], conditionTitle[cond], String(f.sessions), String(f.resolved), String(f.implementation), String(f.submission), String(f.incomplete_execution), String(f.not_scored), ...sig];
+        return [c.label, groupTitle[g], conditionTitle[cond], String(f.sessions), String(f.resolved), String(f.implementation), String(f.submission), String(f.incomplete_execution), String(f.not_scored)];
       }),
     ),
   );
   return {
     id: "failures",
-    title: "Failure categories and signatures",
+    title: "Failure categories",
     notes: [
       "Each unresolved session in one category: incomplete execution (not finalized, or the last focus stage or finalization request timed out or failed), else submission (the artifact did not apply, or the focus checkout at the end is not what the focus requests produced; in a run with --submission agent only what is measured: no submitted patch, not a patch, or a patch that did not apply), else implementation. Not scored: not run, no verdict, infrastructure fault.",
-      "Signatures (overall rows): sessions showing each, with the number of edits, lines or files in parentheses when it differs; n/a = the run holds no evidence for it (runs recorded before per-request workspace states, a dataset that cannot be read). Definitions: docs/report-format.md.",
     ],
-    columns: [L("Configuration"), L("Group"), L("Condition"), R("Sessions"), R("Resolved"), R("Implementation"), R("Submission"), R("Incomplete"), R("Not scored"), ...signatureNames.map((n) => R(signatureTitle[n]))],
+    columns: [L("Configuration"), L("Group"), L("Condition"), R("Sessions"), R("Resolved"), R("Implementation"), R("Submission"), R("Incomplete"), R("Not scored")],
     rows,
+  };
+}
+
+const counted = new Set<SignatureName>(["wrong_workspace_edits", "cross_task_contamination", "reverted_work"]);
+
+export function signaturesSection(report: Report): Section {
+  return {
+    id: "signatures",
+    title: "Signatures",
+    notes: [
+      "Sessions showing each signature, with the number of edits, lines or files in parentheses when it differs; n/a = the run holds no evidence for it (runs recorded before per-request workspace states, a dataset that cannot be read). Definitions: docs/report-format.md.",
+    ],
+    columns: [L("Configuration"), L("Condition"), ...signatureNames.map((n) => R(signatureTitle[n]))],
+    rows: report.configs.flatMap((c) => (["base", "switch"] as const).map((cond) => [c.label, conditionTitle[cond], ...signatureNames.map((n) => signatureCell(c.signatures[cond][n], counted.has(n)))])),
   };
 }

@@ -1,6 +1,7 @@
 import { groupNames, type ConfigReport, type Report, type UsageMeans } from "./report-schema.js";
-import { failureSection, harnessSection, powerSection, summarySection } from "./sections-analysis.js";
+import { failureSection, harnessSection, powerSection, signaturesSection, summarySection } from "./sections-analysis.js";
 import { inputsSection } from "./sections-inputs.js";
+import { closingSection, headlineSection } from "./headline.js";
 import { handoffSection } from "./sections-handoff.js";
 import { DASH, fmtCost, fmtInterval, fmtNumber, fmtP, fmtPercent, fmtPercentInterval, fmtPoints, fmtRatio } from "./format-cells.js";
 import { L, R, type Section } from "./section.js";
@@ -200,53 +201,26 @@ function profileSection(report: Report): Section {
   };
 }
 
-function errorsSection(report: Report): Section {
-  return {
-    id: "errors",
-    title: "Errors",
-    notes: ["Infra faults (run) = sessions with an infrastructure fault in any attempt; restarts = attempts beyond the first; superseded tokens and cost = what those earlier attempts used (spent, but not in the workload means). Timeouts = requests that ran out of budget; continuations = timeout continuations used."],
-    columns: [
-      L("Configuration"),
-      L("Condition"),
-      R("Sessions"),
-      R("Not run"),
-      R("Not finalized"),
-      R("No verdict"),
-      R("Infra (run)"),
-      R("Restarts"),
-      R("Infra (verify)"),
-      R("Timeouts"),
-      R("Continuations"),
-      R("Agent errors"),
-      R("Not applied"),
-      R("Suspicious"),
-      R("Superseded tokens"),
-      R("Superseded cost"),
-    ],
-    rows: report.configs.flatMap((c) =>
-      (["base", "switch"] as const).map((cond) => {
-        const e = c.errors[cond];
-        return [
-          c.label,
-          conditionTitle[cond],
-          String(e.sessions),
-          String(e.not_run),
-          String(e.not_finalized),
-          String(e.no_verdict),
-          String(e.infra_fault_run),
-          String(e.restarts),
-          String(e.infra_fault_verify),
-          String(e.timeouts),
-          String(e.continuations),
-          String(e.agent_errors),
-          String(e.not_applied),
-          String(e.suspicious ?? 0),
-          fmtNumber(e.superseded_tokens, 0),
-          fmtCost(e.superseded_cost_usd),
-        ];
-      }),
-    ),
-  };
+/** Two tables (what failed; what ran out of time or was spent again) so neither is wider than a page. */
+function errorsSections(report: Report): Section[] {
+  const per = (f: (e: ConfigReport["errors"]["base"]) => string[]) =>
+    report.configs.flatMap((c) => (["base", "switch"] as const).map((cond) => [c.label, conditionTitle[cond], ...f(c.errors[cond])]));
+  return [
+    {
+      id: "errors",
+      title: "Errors",
+      notes: ["Infra faults (run) = sessions with an infrastructure fault in any attempt; restarts = attempts beyond the first."],
+      columns: [L("Configuration"), L("Condition"), R("Sessions"), R("Not run"), R("Not finalized"), R("No verdict"), R("Infra (run)"), R("Restarts"), R("Infra (verify)"), R("Not applied"), R("Suspicious")],
+      rows: per((e) => [e.sessions, e.not_run, e.not_finalized, e.no_verdict, e.infra_fault_run, e.restarts, e.infra_fault_verify, e.not_applied, e.suspicious ?? 0].map(String)),
+    },
+    {
+      id: "errors-time",
+      title: "Timeouts and superseded attempts",
+      notes: ["Timeouts = requests that ran out of budget; continuations = timeout continuations used. Superseded tokens and cost = what attempts a restart replaced used (spent, but not in the workload means)."],
+      columns: [L("Configuration"), L("Condition"), R("Timeouts"), R("Continuations"), R("Agent errors"), R("Superseded tokens"), R("Superseded cost")],
+      rows: per((e) => [String(e.timeouts), String(e.continuations), String(e.agent_errors), fmtNumber(e.superseded_tokens, 0), fmtCost(e.superseded_cost_usd)]),
+    },
+  ];
 }
 
 const unscoredReasons = new Set(["not run", "not finalized", "no verdict", "infra fault", "suspicious"]);
@@ -272,10 +246,10 @@ function warningsSection(report: Report): Section | null {
   return { id: "warnings", title: "Warnings", notes: [], columns: [L("Configuration"), L("Warning")], rows };
 }
 
-/** The report as the ordered tables every text format shows. Pure. */
-/** The harness table: which CLI, exact version, model and effort each configuration ran (real CLI agents). */
+/** The report as the ordered tables every text format shows, the result first and last. Pure. */
 export function reportSections(report: Report): Section[] {
   return [
+    headlineSection(report.configs),
     inputsSection(report),
     harnessSection(report),
     resolutionSection(report),
@@ -284,12 +258,14 @@ export function reportSections(report: Report): Section[] {
     comparisonSection(report),
     rcmTableSection(report),
     failureSection(report),
+    signaturesSection(report),
     attributionSection(report),
     ...workloadSections(report),
     profileSection(report),
-    errorsSection(report),
+    ...errorsSections(report),
     unscoredSection(report),
     handoffSection(report),
     warningsSection(report),
+    closingSection(report.configs),
   ].filter((s): s is Section => s !== null);
 }

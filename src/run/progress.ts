@@ -67,17 +67,6 @@ function firstLine(text: string): string {
   return line.length > 200 ? `${line.slice(0, 200)}…` : line;
 }
 
-/** Not a terminal: one plain line per event, time-stamped. */
-export function lineReporter(out: WritableLike): ProgressReporter {
-  return {
-    emit: (e) => {
-      const text = describe(e);
-      if (text !== null) out.write(`${e.time} ${text}\n`);
-    },
-    close: () => undefined,
-  };
-}
-
 interface Running {
   session: string;
   attempt: number;
@@ -182,11 +171,4 @@ export function ttyReporter(out: WritableLike, now: () => number = Date.now): Pr
       if (timer) clearInterval(timer);
     },
   };
-}
-
-/** The reporter for the CLI flags and the output stream. */
-export function reporterFor(opts: { quiet: boolean; json: boolean }, stdout: WritableLike, stderr: WritableLike): ProgressReporter {
-  if (opts.json) return jsonReporter(stdout);
-  if (opts.quiet) return quietReporter();
-  return stderr.isTTY ? ttyReporter(stderr) : lineReporter(stderr);
 }

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { InputError, inputError } from "../core/errors.js";
+import { firstProblems, inputError } from "../core/errors.js";
 import { parseJsonWith, readJsonWith, writeJsonAtomic } from "../core/json-file.js";
 import { loadDataset, type Dataset } from "../dataset/load.js";
 import { sessionsFileSchema } from "../formats/sessions.js";
@@ -164,7 +164,9 @@ function prepare(runDir: string, opts: RunOptions): Prepared {
   })();
   const sessions = parseJsonWith(resolve(sessionsPath), sessionsText.toString("utf8"), sessionsFileSchema);
   const problems = sessionsMismatch(sessions, resolve(sessionsPath), dataset);
-  if (problems.length > 0) throw new InputError(problems.slice(0, 20));
+  // Built for another dataset: every other line follows from that one, so it is said alone.
+  if (problems[0]?.path === "dataset") throw firstProblems(problems, 1, "problems that follow from it (its pairs name tasks and texts of that dataset)");
+  if (problems.length > 0) throw firstProblems(problems, 3);
   const condition = opts.condition ?? previous?.condition ?? "both";
   const filter = opts.sessionIds && opts.sessionIds.length > 0 ? [...opts.sessionIds] : opts.sessionIds ? null : (previous?.session_filter ?? null);
   const selected = selectSessions(sessions, condition, filter);

@@ -1,3 +1,4 @@
+import { assertRunDir } from "../run/run-dir-check.js";
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { InputError, inputError, type Problem } from "../core/errors.js";
@@ -130,7 +131,7 @@ export function sessionDirs(runDir: string): string[] {
  */
 export async function verifyRun(runDir: string, opts: VerifyRunOptions = {}): Promise<VerifyRunResult> {
   const root = resolve(runDir);
-  if (!existsSync(root)) throw inputError(root, "", "run directory not found");
+  assertRunDir(root);
   const dataset = runDataset(root);
   const tasks = taskById(dataset);
   const all = sessionDirs(root);

@@ -38,6 +38,10 @@ describe("switch-swe demo", () => {
     expect(r.code, r.stderr.slice(-2000)).toBe(0);
     expect(r.stdout).toContain("18 tasks, valid");
     expect(r.stdout).toContain("Resolution");
+    // Not a terminal: counted progress, for the runs and for their verification.
+    expect(r.stderr).toMatch(/^session 36\/36 finished: \S+ \(attempt 1\) · elapsed \d\d:\d\d:\d\d · left /m);
+    expect(r.stderr).toMatch(/^verified 36\/36: /m);
+    expect(r.stdout.slice(r.stdout.indexOf("\nResult: the resumption gap")).indexOf("Inputs")).toBeGreaterThan(0);
     const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as { configs: Array<{ label: string; groups: Record<string, Group>; sessions: SessionEntry[] }> };
     const [oracle, forget] = report.configs;
     expect(oracle!.label).toBe("oracle");
@@ -60,16 +64,22 @@ describe("switch-swe demo", () => {
     for (const run of ["oracle", "oracle-forget-0.5"]) {
       expect(existsSync(join(out, "runs", run, "sessions", "textflow-slug-unicode.switch", "verdict.json"))).toBe(true);
     }
-    // Both runs export to ATIF: every session's file validates and its token total is the report's.
+    // Both runs export to ATIF: every session's file validates and its token total is the report's; no two
+    // documents share a trajectory_id, and none names this machine's directories.
+    const ids = new Set<string>();
     for (const [i, run] of ["oracle", "oracle-forget-0.5"].entries()) {
       const atifDir = join(out, "atif", run);
       const x = cli(["export", "atif", join(out, "runs", run), "--out", atifDir]);
       expect(x.code, x.stderr).toBe(0);
       for (const s of report.configs[i]!.sessions as Array<SessionEntry & { usage: { tokens: number } | null }>) {
-        const doc = atifTrajectorySchema.parse(JSON.parse(readFileSync(join(atifDir, `${s.id}.json`), "utf8")));
+        const text = readFileSync(join(atifDir, `${s.id}.json`), "utf8");
+        expect(text).not.toContain(out);
+        const doc = atifTrajectorySchema.parse(JSON.parse(text));
+        ids.add(doc.trajectory_id!);
         expect(doc.final_metrics!.total_prompt_tokens! + doc.final_metrics!.total_completion_tokens!).toBe(s.usage!.tokens);
       }
     }
+    expect(ids.size).toBe(72);
   }, 1_800_000);
 });
 

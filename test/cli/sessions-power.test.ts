@@ -21,8 +21,8 @@ describe("sessions stats: the smallest gap the pairs can detect, before a run", 
     const s = cli(["sessions", "stats", built], { env });
     expect(s.code).toBe(0);
     const last = s.stdout.trimEnd().split("\n").at(-1);
-    expect(last).toBe(`${pairs} session pairs: minimum detectable gap none up to the discordance (25.0 points) (exact McNemar, two-sided α = 0.05, 80% power, at an assumed 25.0% paired discordance)`);
-    expect(s.stderr).toMatch(new RegExp(`^warning: ${pairs} session pairs detect no gap up to the discordance, more than the paper's mean gap of 11\\.5 points: a real gap may go unseen \\(about 158 pairs would at 25\\.0% discordance\\)\\n$`));
+    expect(last).toBe(`no gap is detectable with these ${pairs} pairs (exact McNemar, α = 0.05, 80% power, 25.0% discordance assumed): even a gap of 25.0 points, every disagreeing pair on one side, is found less than 80% of the time`);
+    expect(s.stderr).toMatch(new RegExp(`^warning: ${pairs} session pairs detect no gap at all, not the paper's mean gap of 11\\.5 points: a real gap may go unseen \\(about 158 pairs would at 25\\.0% discordance\\)\\n$`));
     const j = JSON.parse(cli(["sessions", "stats", built, "--json"], { env }).stdout) as { power: unknown };
     expect(j.power).toEqual({ pairs, discordant_pairs: null, discordance: 25, assumed: true, min_detectable_gap: null });
   });
@@ -40,6 +40,6 @@ describe("sessions stats: the smallest gap the pairs can detect, before a run", 
     const s = cli(["sessions", "stats", path], { env });
     expect(s.code, s.stderr).toBe(0);
     expect(s.stderr).toBe("");
-    expect(s.stdout).toContain("\n200 session pairs: minimum detectable gap 10.2 points (exact McNemar");
+    expect(s.stdout).toContain("\nthe smallest gap these 200 pairs can detect: 10.2 points (exact McNemar");
   });
 });

@@ -143,19 +143,21 @@ describe("what the user sees", () => {
     expect(detectableGap(100, 0)).toEqual({ pairs: 100, discordant_pairs: 0, discordance: 25, assumed: true, min_detectable_gap: 14.5 });
     expect(detectableGap(100, null).assumed).toBe(true);
     expect(detectableGapLine(detectableGap(100, null))).toBe(
-      "100 session pairs: minimum detectable gap 14.5 points (exact McNemar, two-sided α = 0.05, 80% power, at an assumed 25.0% paired discordance)",
+      "the smallest gap these 100 pairs can detect: 14.5 points (exact McNemar, α = 0.05, 80% power, 25.0% discordance assumed)",
     );
-    expect(detectableGapLine(detectableGap(100, 0))).toMatch(/assumed 25\.0% paired discordance \(none observed\)\)$/);
-    expect(detectableGapLine(detectableGap(100, 40))).toMatch(/at the observed 40\.0% paired discordance\)$/);
-    expect(detectableGapLine(detectableGap(25, null))).toMatch(/^25 session pairs: minimum detectable gap none up to the discordance \(25\.0 points\)/);
+    expect(detectableGapLine(detectableGap(100, 0))).toMatch(/, 25\.0% discordance assumed, none observed\)$/);
+    expect(detectableGapLine(detectableGap(100, 40))).toMatch(/, 40\.0% discordance observed\)$/);
+    expect(detectableGapLine(detectableGap(25, null))).toBe(
+      "no gap is detectable with these 25 pairs (exact McNemar, α = 0.05, 80% power, 25.0% discordance assumed): even a gap of 25.0 points, every disagreeing pair on one side, is found less than 80% of the time",
+    );
   });
 
   it("warns in one line when the gap the pairs detect is larger than 11.5 points", () => {
     expect(detectableGapWarning(detectableGap(200, null))).toBeNull();
     const w = detectableGapWarning(detectableGap(100, null))!;
-    expect(w).toBe("100 session pairs detect only gaps of 14.5 points or more, more than the paper's mean gap of 11.5 points: a real gap may go unseen (about 158 pairs would at 25.0% discordance)");
+    expect(w).toBe("100 session pairs detect only gaps of 14.5 points or more, not the paper's mean gap of 11.5 points: a real gap may go unseen (about 158 pairs would at 25.0% discordance)");
     expect(w).not.toMatch(/\n/);
-    expect(detectableGapWarning(detectableGap(25, null))).toMatch(/^25 session pairs detect no gap up to the discordance,/);
+    expect(detectableGapWarning(detectableGap(25, null))).toMatch(/^25 session pairs detect no gap at all, not the paper's mean gap/);
     expect(detectableGapWarning(detectableGap(100, 5))).toMatch(/no number of pairs detects it at 5\.0% discordance\)$/);
   });
 });

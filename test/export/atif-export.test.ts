@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync, writeFileSync, appendFileSync, mkdirSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, readdirSync, writeFileSync, appendFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ClaudeCodeParser } from "../../src/agents/claude-code-events.js";
@@ -9,6 +9,7 @@ import { sessionId } from "../../src/formats/sessions.js";
 import { readTrajectory } from "../../src/formats/trajectory-file.js";
 import type { AgentEvent } from "../../src/formats/trajectory.js";
 import { reportSchema, type Report } from "../../src/report/index.js";
+import { interruptionNumber } from "../../src/report/page/interruption-number.js";
 import { runSessions } from "../../src/run/runner.js";
 import { cli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
@@ -190,6 +191,61 @@ describe("export atif of a CLI agent's run (recorded claude-code events)", () =>
   });
 });
 
+describe("export atif documents that can be shared", () => {
+  type Extra = { run: Record<string, unknown>; verdict: { outcome: string; resolved: boolean; fail_to_pass: { passed: number; total: number }; seal: string | null } | null };
+  const extraOf = (d: AtifTrajectory) => d.extra!.switch_swe as Extra;
+
+  it("gives two runs of the same sessions distinct trajectory ids, names no absolute path, and carries each verdict", () => {
+    const root = tempDir();
+    const fx = writeRunFixture(join(root, "machine-layout"), {
+      pairs: [
+        { locality: "near", base: "resolved", switch: "did not apply" },
+        { locality: "far", base: "no verdict", switch: { state: "tests failed", failedStages: [1] } },
+      ],
+    });
+    // A second run of the same sessions file: its run.json differs (another label), as two runs' do.
+    const second = join(fx.root, "run-2");
+    cpSync(fx.runDir, second, { recursive: true });
+    const config = JSON.parse(readFileSync(join(second, "run.json"), "utf8")) as Record<string, unknown>;
+    writeFileSync(join(second, "run.json"), JSON.stringify({ ...config, label: "again" }));
+    const a = exportRun(fx.runDir);
+    const b = exportRun(second);
+    const ids = [...a.values(), ...b.values()].map((d) => d.trajectory_id);
+    expect(ids).toHaveLength(8);
+    expect(new Set(ids).size).toBe(8);
+    expect(a.get("t00.base")!.trajectory_id).toMatch(/^run-[0-9a-f]{12}\/t00\.base$/);
+    for (const d of [...a.values(), ...b.values()]) {
+      const text = JSON.stringify(d);
+      expect(text).not.toContain(root);
+      expect(text).not.toContain("machine-layout");
+    }
+    expect(extraOf(a.get("t00.base")!).run).toMatchObject({ dir: "run" });
+    expect(extraOf(a.get("t00.base")!).verdict).toMatchObject({ outcome: "resolved", resolved: true, fail_to_pass: { passed: 3, total: 3 } });
+    expect(extraOf(a.get("t00.switch")!).verdict).toMatchObject({ outcome: "did not apply", resolved: false });
+    expect(extraOf(a.get("t01.switch")!).verdict).toMatchObject({ outcome: "tests failed", resolved: false, fail_to_pass: { passed: 2, total: 3 } });
+    expect(extraOf(a.get("t01.base")!).verdict).toBeNull();
+  });
+
+  it("numbers interruptions as the report page does, and says the oracle's version and model as the report does", () => {
+    const fx = writeRunFixture(tempDir(), { pairs: [{ locality: "far", base: "resolved", switch: "resolved" }], agent: { name: "oracle", options: {} } });
+    const config = JSON.parse(readFileSync(join(fx.runDir, "run.json"), "utf8")) as Record<string, unknown>;
+    writeFileSync(join(fx.runDir, "run.json"), JSON.stringify({ ...config, switch_swe_version: "9.8.7" }));
+    const doc = exportRun(fx.runDir).get("t00.switch")!;
+    const report = reportJson(fx.runDir);
+    const entry = report.configs[0]!.sessions.find((s) => s.id === "t00.switch")!;
+    // The page numbers an interruption by first appearance in the schedule: the export the same.
+    const firstSeen = [...new Set(entry.schedule.filter((x) => x.role === "interruption").map((x) => x.task))];
+    for (const u of doc.steps.filter((x) => x.source === "user" && requestOf(x)!.role === "interruption")) {
+      expect(requestOf(u)!.interruption, requestOf(u)!.task).toBe(firstSeen.indexOf(requestOf(u)!.task) + 1);
+    }
+    expect(interruptionNumber(entry.schedule, firstSeen[1]!)).toBe(2); // what the page's request timeline prints
+    expect(doc.agent).toMatchObject({ name: "oracle", version: "9.8.7", model_name: "oracle" });
+    expect(report.configs[0]!.harness).toEqual({ name: "switch-swe", version: "9.8.7", model: "oracle", effort: null });
+    const table = cli(["report", fx.runDir]).stdout;
+    expect(table).toMatch(/\noracle\s+oracle\s+switch-swe\s+9\.8\.7\s+oracle\s+none\n/);
+  });
+});
+
 describe("export atif refuses bad input in one line, exit 2, writing nothing", () => {
   it("no --out: a usage error", () => {
     const r = cli(["export", "atif", tempDir()]);
@@ -202,7 +258,7 @@ describe("export atif refuses bad input in one line, exit 2, writing nothing", (
     const out = join(dir, "out");
     const r = cli(["export", "atif", dir, "--out", out]);
     expect(r.code).toBe(2);
-    expect(r.stderr.trim().split("\n")).toEqual([`${join(dir, "run.json")}: not a run directory (no run.json)`]);
+    expect(r.stderr.trim().split("\n")).toEqual([`${dir}: not a run directory (no run.json: a run directory is what \`switch-swe run --out\` writes)`]);
     expect(existsSync(out)).toBe(false);
   });
 

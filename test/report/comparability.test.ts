@@ -123,7 +123,9 @@ describe("comparability of runs", () => {
 
     const said = "1 of 2 pairs of the sessions file never ran";
     const table = cli(["report", runA], { env }).stdout;
-    expect(table.split("\n")[0]).toBe("Inputs");
+    // The result first, then the inputs: before any other figure.
+    expect(table.split("\n")[0]).toBe("Result: the resumption gap");
+    expect(table.indexOf("\nInputs\n")).toBeLessThan(table.indexOf("\nConfigurations\n"));
     expect(table.indexOf(said)).toBeGreaterThan(0);
     expect(table.indexOf(said)).toBeLessThan(table.indexOf("Resolution"));
     expect(table).toContain(sha256(readFileSync(fx.sessionsPath)).slice(0, 12));

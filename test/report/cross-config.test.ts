@@ -44,7 +44,8 @@ describe("statistics across configurations", () => {
     // Three tasks differ, all the same way (+100 each): p = 2 / 2^3.
     expect(report.comparison!.groups.overall.gap_difference).toBe(30);
     expect(report.comparison!.groups.overall.p_value).toBeCloseTo(0.25, 12);
-    expect(report.configs[0]!.harness).toEqual({ name: null, version: null, model: null, effort: null });
+    // The oracle is the harness's own agent (run.json of the fixture records no switch-swe version).
+    expect(report.configs[0]!.harness).toEqual({ name: "switch-swe", version: null, model: "oracle", effort: null });
     // Workload per locality: near = pairs 0,1,2,5,8 (8 never ran uninterrupted), far = 3,4,6,7,9.
     expect(report.configs[0]!.workload_by_locality.near.uninterrupted.sessions).toBe(4);
     expect(report.configs[0]!.workload_by_locality.far.uninterrupted.sessions).toBe(5);

@@ -52,6 +52,40 @@ describe.skipIf(missingTool)("html report in headless chromium", () => {
     rmSync(root, { recursive: true, force: true });
   });
 
+  it("shows the result on the first screen at 1280×900, and no table is wider than the page", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(pathToFileURL(htmlFile).href, { waitUntil: "load" });
+    const head = page.locator("#headline");
+    const box = (await head.boundingBox())!;
+    expect(box.y + box.height).toBeLessThanOrEqual(900);
+    const text = await head.innerText();
+    expect(text).toMatch(/gap \+50\.0 points/);
+    expect(text).toContain("uninterrupted 80.0% → switched 30.0% resolved · 10 pairs");
+    // Every table fits its column: none needs its own horizontal scroll bar, the page none either.
+    const wide = await page.$$eval(".table-wrap", (ws) => ws.filter((w) => w.scrollWidth > w.clientWidth + 1).map((w) => w.querySelector("table")?.id ?? "?"));
+    expect(wide).toEqual([]);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1280);
+    mkdirSync(OUTPUT_DIR, { recursive: true });
+    await page.screenshot({ path: join(OUTPUT_DIR, "report-1280-first-screen.png") });
+    await page.close();
+  });
+
+  it("at 390 px the page does not scroll sideways and the charts scale to the screen", async () => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    await page.goto(pathToFileURL(htmlFile).href, { waitUntil: "load" });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    const svgs = await page.$$eval("figure svg", (ss) => ss.map((s) => ({ id: s.id, right: s.getBoundingClientRect().right, fits: s.parentElement!.scrollWidth <= s.parentElement!.clientWidth + 1 })));
+    expect(svgs.length).toBe(5);
+    for (const s of svgs) {
+      expect(s.right, s.id).toBeLessThanOrEqual(390);
+      expect(s.fits, s.id).toBe(true);
+    }
+    expect(await page.locator("#headline").innerText()).toMatch(/gap \+50\.0 points/);
+    mkdirSync(OUTPUT_DIR, { recursive: true });
+    await page.screenshot({ path: join(OUTPUT_DIR, "report-390.png"), fullPage: false });
+    await page.close();
+  });
+
   it("opens offline, draws the charts, and shows a session's timeline and verdict", async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     const requests: string[] = [];

@@ -49,7 +49,7 @@ describe("resolution and statistics (reference fixture, hand-computed)", () => {
     expect(p.groups.overall).toEqual({ pairs: 10, discordant_pairs: 5, discordance: 50, assumed: false, min_detectable_gap: null });
     expect(p.groups.near).toEqual({ pairs: 5, discordant_pairs: 3, discordance: 60, assumed: false, min_detectable_gap: null });
     expect(p.warning).toBe(detectableGapWarning(detectableGap(10, 5)));
-    expect(p.warning).toMatch(/^10 session pairs detect no gap up to the discordance, more than the paper's mean gap of 11\.5 points/);
+    expect(p.warning).toMatch(/^10 session pairs detect no gap at all, not the paper's mean gap of 11\.5 points/);
   });
 
   it("reproduces the bootstrap CI with the same seed and changes it with another", async () => {
@@ -147,7 +147,9 @@ describe("formats", () => {
     expect(at).toBeGreaterThan(table.indexOf("Resolution"));
     expect(at).toBeLessThan(table.indexOf("Failure categories"));
     expect(table).toMatch(/oracle forget=0\.5\s+Overall\s+10\s+5\s+50\.0%\s+–/);
-    expect(table.replace(/\s+/g, " ")).toContain("10 session pairs: minimum detectable gap none up to the discordance (50.0 points) (exact McNemar, two-sided α = 0.05, 80% power, at the observed 50.0% paired discordance).");
+    expect(table.replace(/\s+/g, " ")).toContain(
+      "no gap is detectable with these 10 pairs (exact McNemar, α = 0.05, 80% power, 50.0% discordance observed): even a gap of 50.0 points, every disagreeing pair on one side, is found less than 80% of the time.",
+    );
     expect(table.replace(/\s+/g, " ")).toContain(`Warning: ${report.configs[0]!.power.warning!}.`);
     const md = renderReport(report, "markdown");
     expect(md).toContain("### Power: the smallest gap the pairs detect");
@@ -155,11 +157,16 @@ describe("formats", () => {
     expect(md).toContain(`Warning: ${report.configs[0]!.power.warning!}.`);
     const html = renderReport(report, "html");
     const header = html.slice(html.indexOf("<header>"), html.indexOf("</header>"));
-    expect(header).toContain("10 session pairs: minimum detectable gap none up to the discordance");
-    expect(header).toContain("<strong>Warning:</strong> 10 session pairs detect no gap");
+    expect(header).toContain("No gap is detectable with these 10 pairs");
+    expect(header).toContain("Warning: 10 session pairs detect no gap at all");
   });
   it("json is the report and html escapes task texts", () => {
-    expect(JSON.parse(renderReport(report, "json"))).toEqual(report);
+    // The same document but for paths: the run directory by its name (the fixture's is "run").
+    const json = JSON.parse(renderReport(report, "json")) as Report;
+    expect(reportSchema.safeParse(json).success).toBe(true);
+    expect({ ...json, configs: [] }).toEqual({ ...report, configs: [] });
+    expect(json.configs[0]!.groups).toEqual(report.configs[0]!.groups);
+    expect(json.configs[0]!.run_dir).toBe("run");
     const html = renderReport(report, "html", { outFile: join(root, "out", "r.html") });
     expect(html).not.toContain("<Widget>");
     expect(html).not.toMatch(/<a>/);
@@ -236,8 +243,8 @@ describe("tolerant reading", () => {
   });
 
   it("rejects a directory that is not a run", async () => {
-    await expect(buildReport([join(root, "nowhere")])).rejects.toThrow(/run directory not found/);
-    await expect(buildReport([fx.datasetDir])).rejects.toThrow(/run\.json: file not found/);
+    await expect(buildReport([join(root, "nowhere")])).rejects.toThrow(/nowhere: not a run directory \(no such directory\)$/);
+    await expect(buildReport([fx.datasetDir])).rejects.toThrow(/dataset: not a run directory \(no run\.json: a run directory is what `switch-swe run --out` writes\)$/);
   });
 });
 
@@ -279,7 +286,7 @@ describe("CLI", () => {
     expect(readFileSync(out, "utf8")).toContain("### Resolution");
     const bad = cli(["report", join(root, "nowhere")]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/run directory not found/);
+    expect(bad.stderr).toMatch(/: not a run directory \(no such directory\)\n$/);
     const cmp = cli(["compare", fx.runDir, fx.runDir, "--format", "csv"]);
     expect(cmp.code).toBe(0);
     expect(cmp.stdout.trimEnd().split("\r\n")).toHaveLength(7);

@@ -4,7 +4,8 @@ import Database from "better-sqlite3";
 import { continuationMessage, finalizationMessage, stageMessage } from "../../src/run/message-templates.js";
 import { Ledger } from "../../src/run/ledger.js";
 import type { ProgressEvent } from "../../src/run/progress-events.js";
-import { estimateRemainingMs, formatDuration, jsonReporter, lineReporter, reporterFor, ttyReporter } from "../../src/run/progress.js";
+import { estimateRemainingMs, formatDuration, jsonReporter, ttyReporter } from "../../src/run/progress.js";
+import { logReporter, reporterFor } from "../../src/run/progress-log.js";
 import { defaultLabel, type RunConfig } from "../../src/formats/run-config.js";
 import { assertSameRun } from "../../src/run/same-run.js";
 import { tempDir } from "../helpers/synthetic-dataset.js";
@@ -69,7 +70,7 @@ describe("progress", () => {
 
   it("prints one plain line per event when not a terminal", () => {
     const out = sink();
-    const r = lineReporter(out);
+    const r = logReporter(out);
     for (const e of events) r.emit(e);
     expect(out.text.split("\n").filter(Boolean)).toEqual([
       `${t} run /r: 4 sessions, 1 already finished, concurrency 2`,
@@ -78,6 +79,38 @@ describe("progress", () => {
       `${t} a.switch: request 3 timeout in 900.0 s: no yield within 900 s`,
       `${t} a.switch: attempt 1 infra_fault (retrying): checkout failed`,
       `${t} run done: 2 finished, 1 failed, 1 skipped, 01:02:03`,
+    ]);
+  });
+
+  it("without a terminal, counts finished sessions with an estimate, and verification at a bounded rate", () => {
+    let now = 0;
+    const out = sink();
+    const r = logReporter(out, { milestones: true, timestamps: false, verifyEveryMs: 10_000, now: () => now });
+    const end = (session: string): ProgressEvent => ({ type: "session_end", time: t, session, attempt: 1, status: "finished" });
+    const req = (session: string): ProgressEvent => ({ type: "request_end", time: t, session, index: 0, outcome: "yielded", duration_ms: 1 });
+    const verify = (done: number): ProgressEvent => ({ type: "verify", time: t, session: `s${done}`, resolved: done % 2 === 0, infra_fault: false, reused: false, done, total: 4 });
+    r.emit({ type: "run_start", time: t, run_dir: "/r", sessions: 4, skipped: 1, requests: 6, concurrency: 2 });
+    for (let i = 0; i < 3; i++) r.emit(req("a.base"));
+    now = 60_000;
+    r.emit(end("a.base"));
+    for (let i = 0; i < 3; i++) r.emit(req("a.switch"));
+    now = 120_000;
+    r.emit(end("a.switch"));
+    r.emit({ type: "session_end", time: t, session: "b.base", attempt: 1, status: "infra_fault", retry: true, detail: "checkout failed" });
+    r.emit({ type: "session_end", time: t, session: "b.base", attempt: 2, status: "failed", detail: "agent crashed\ntrace" });
+    for (const [at, done] of [[121_000, 1], [125_000, 2], [132_000, 3], [133_000, 4]] as const) {
+      now = at;
+      r.emit(verify(done));
+    }
+    expect(out.text.split("\n").filter(Boolean)).toEqual([
+      "run /r: 4 sessions, 1 already finished, concurrency 2",
+      "session 2/4 finished: a.base (attempt 1) · elapsed 00:01:00 · left ~00:01:00",
+      "session 3/4 finished: a.switch (attempt 1) · elapsed 00:02:00 · left ~00:00:00",
+      "b.base: attempt 1 infra_fault (retrying): checkout failed",
+      "session 4/4 failed: b.base (attempt 2): agent crashed · elapsed 00:02:00 · left ~00:00:00",
+      "verified 1/4: s1 not resolved",
+      "verified 3/4: s3 not resolved",
+      "verified 4/4: s4 resolved",
     ]);
   });
 

@@ -90,7 +90,7 @@ describe.skipIf(missingTool)("verifyRun", () => {
     expect(infra.stdout).toMatch(/infra\.base\s+INFRA/);
     const missing = cli(["verify", join(runDir, "nope")], { env });
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain("run directory not found");
+    expect(missing.stderr).toContain(": not a run directory (no such directory)");
     const info = cli(["cache", "info", "--json"], { env });
     expect(info.code).toBe(0);
     expect(JSON.parse(info.stdout).repos.count).toBe(1);

@@ -11,7 +11,7 @@ import { judge, needsOf } from "../../doctor/uses.js";
 import { validateDataset } from "../../dataset/validate.js";
 import { buildReport, renderReport } from "../../report/index.js";
 import { runFiles } from "../../formats/run-layout.js";
-import { describe as describeEvent, reporterFor } from "../../run/progress.js";
+import { logReporter, reporterFor } from "../../run/progress-log.js";
 import type { ProgressEvent } from "../../run/progress-events.js";
 import { runSessions } from "../../run/runner.js";
 import { buildCheckedSessions } from "../../sessions/checked-build.js";
@@ -27,18 +27,10 @@ interface DemoOptions {
   dataset?: string;
 }
 
-/** Only the milestones: a demo of 72 sessions should not print a line per request. */
+/** Only the milestones: a demo of 72 sessions should not print a line per request, but says how far it is. */
 function milestones(): (e: ProgressEvent) => void {
-  if (process.stderr.isTTY) {
-    const r = reporterFor({ quiet: false, json: false }, process.stderr, process.stderr);
-    return (e) => r.emit(e);
-  }
-  return (e) => {
-    if (e.type === "run_start" || e.type === "session_end" || e.type === "run_end" || e.type === "warning") {
-      const line = describeEvent(e);
-      if (line) process.stderr.write(`${line}\n`);
-    }
-  };
+  const r = process.stderr.isTTY ? reporterFor({ quiet: false, json: false }, process.stderr, process.stderr) : logReporter(process.stderr, { milestones: true, timestamps: false });
+  return (e) => r.emit(e);
 }
 
 /**

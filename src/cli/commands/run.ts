@@ -4,7 +4,7 @@ import { defaultLimitsText, parseLimits } from "../../confine/limits.js";
 import { agentNames } from "../../agents/registry.js";
 import { networkModes, type NetworkMode } from "../../confine/egress.js";
 import { parseAgentOptionPairs } from "../../agents/options.js";
-import { reporterFor } from "../../run/progress.js";
+import { reporterFor } from "../../run/progress-log.js";
 import { defaultRequestTimeoutS, runSessions } from "../../run/runner.js";
 import type { ConditionChoice } from "../../run/session-selection.js";
 import { ExitCode, verificationExitCode } from "../exit-codes.js";

@@ -62,8 +62,9 @@ export function registerVerify(program: Command): void {
       const recorded = recordedVerifier(runDir);
       const limits = o.limits !== undefined ? parseLimits(o.limits) : recorded.limits !== null ? parseLimits(recorded.limits, `${runDir}/run.json: limits.requested`) : defaultLimits;
       const confine = o.sandbox !== undefined ? confineBackend(o.sandbox) : recorded.testRuns;
-      const onProgress = (e: { verdict: Verdict; reused: boolean }) => {
-        if (!o.json) process.stdout.write(`${verdictLine(e.verdict, e.reused)}\n`);
+      // Counted, so a log (CI, tee) shows how far verification is.
+      const onProgress = (e: { verdict: Verdict; reused: boolean; done: number; total: number }) => {
+        if (!o.json) process.stdout.write(`verified ${e.done}/${e.total}  ${verdictLine(e.verdict, e.reused)}\n`);
       };
       const common = { ...(o.session ? { sessions: o.session } : {}), ...(o.force ? { force: true } : {}) };
       let lost: string[] = [];

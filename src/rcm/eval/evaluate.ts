@@ -1,3 +1,4 @@
+import { assertRunDir } from "../../run/run-dir-check.js";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { sha256 } from "../../core/digest.js";
 import { inputError } from "../../core/errors.js";
@@ -79,7 +80,7 @@ export interface EvalReport {
  */
 export function readRunSessions(runDir: string): { sessions: ReplaySession[]; unfinished: string[] } {
   const sessionsDir = runFiles.sessionDir(runDir, "");
-  if (!existsSync(sessionsDir)) throw inputError(runDir, "", "not a run directory (no sessions/)");
+  assertRunDir(runDir, { sessions: true });
   const sessions: ReplaySession[] = [];
   const unfinished: string[] = [];
   for (const name of readdirSync(sessionsDir).sort()) {

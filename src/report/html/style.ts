@@ -13,18 +13,26 @@ h3 { font-size: 15px; margin: 18px 0 6px; }
 nav a { margin-right: 14px; color: var(--accent); text-decoration: none; }
 nav { padding: 8px 0 12px; }
 .meta { color: var(--muted); margin: 0 0 6px; }
+#headline { display: flex; flex-wrap: wrap; gap: 12px; margin: 8px 0 12px; }
+.headline-card { flex: 1 1 340px; min-width: 0; border: 1px solid var(--line); border-radius: 6px; padding: 10px 14px; background: var(--alt); }
+.headline-card p { margin: 0 0 4px; overflow-wrap: anywhere; }
+.headline-gap { font-size: 18px; }
+.headline-gap strong { font-size: 28px; }
+.headline-gap .muted { font-size: 14px; }
 .charts { display: flex; flex-wrap: wrap; gap: 18px; }
 figure { margin: 0; border: 1px solid var(--line); border-radius: 6px; padding: 10px; background: var(--bg); max-width: 100%; overflow-x: auto; }
 figcaption { font-weight: 600; margin-bottom: 6px; }
 svg text { font: 11px system-ui, sans-serif; fill: var(--fg); }
+figure svg { max-width: 100%; height: auto; }
 svg .axis { stroke: #9aa4b1; stroke-width: 1; }
 svg .grid { stroke: #e6e9ed; stroke-width: 1; }
 svg .muted { fill: var(--muted); }
 .table-wrap { overflow-x: auto; }
 table { border-collapse: collapse; margin: 4px 0 8px; font-variant-numeric: tabular-nums; }
 th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
-th { background: var(--alt); font-weight: 600; white-space: nowrap; }
-td.num, th.num { text-align: right; white-space: nowrap; }
+th { background: var(--alt); font-weight: 600; }
+td.num, th.num { text-align: right; }
+td.num { white-space: nowrap; }
 tr:nth-child(even) td { background: #fafbfc; }
 p.note { color: var(--muted); margin: 2px 0 6px; max-width: 900px; }
 .sessions-layout { display: grid; grid-template-columns: minmax(340px, 460px) minmax(0, 1fr); gap: 16px; align-items: start; }

@@ -1,6 +1,7 @@
 /** The report the page was built from (the inline JSON block) and the session rows every view shares. */
 import type { ConfigReport, Report, SessionEntry } from "../report-schema.js";
 import { byId } from "./dom.js";
+import { interruptionNumber } from "./interruption-number.js";
 
 export type Step = SessionEntry["schedule"][number];
 export type Mark = SessionEntry["signature_marks"][number];
@@ -37,11 +38,10 @@ export function requestText(c: ConfigReport, step: Step): string {
   return c.request_texts[step.task]?.[String(step.stage)] ?? "";
 }
 
-/** "focus" or "interruption N (task)", N = the task's place among the session's interruptions (by workspace). */
+/** "focus" or "interruption N", N = the task's place among the session's interruptions by first appearance (as the ATIF export numbers them). */
 export function roleName(s: SessionEntry, step: Step): string {
   if (step.role === "focus") return "focus";
-  const others = Object.entries(s.workspaces).filter(([, t]) => t !== s.focus).sort(([a], [b]) => a.localeCompare(b)).map(([, t]) => t);
-  return `interruption ${others.indexOf(step.task) + 1}`;
+  return `interruption ${interruptionNumber(s.schedule, step.task) ?? "?"}`;
 }
 
 export const signatureTitle: Record<Mark["signature"], string> = {
