@@ -84,6 +84,8 @@ describe("tasks mine: stages are the substantive steps", () => {
     const manifest = JSON.parse(readFileSync(join(out, "manifest.json"), "utf8"));
     const [task] = manifest.tasks;
     expect(task.stages.map((s: { cut: string }) => s.cut)).toEqual([c.s1, c.s3, c.s7]);
+    // Texts derived from commit messages are drafts until written for the dataset.
+    expect(task.stages.map((s: { draft?: boolean }) => s.draft)).toEqual([true, true, true]);
     expect(task.stages.map((s: { tests: string[] }) => s.tests)).toEqual([["tests/test_perimeter.py::test_perimeter"], [], ["tests/test_area.py::test_rect"]]);
     expect(task.verifier.fail_to_pass).toEqual(["tests/test_perimeter.py::test_perimeter", "tests/test_area.py::test_rect"]);
     // It fails at the base (its module cannot be imported there): no P2P either, which qualify would refuse.
