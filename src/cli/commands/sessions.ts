@@ -78,26 +78,28 @@ export function registerSessions(program: Command): void {
     .argument("<sessions...>", "sessions file(s)")
     .option("--json", "print JSON")
     .option("--dataset <dir|manifest>", "the tasks (a dataset directory or a manifest.json; repeatable): adds tested focus stages and the authored stages' share", collect)
-    .action((paths: string[], o: { json?: boolean; dataset?: string[] }) => {
-      const files = paths.map((path) => ({ path, file: readJsonWith(path, sessionsFileSchema) }));
-      const { pairs, duplicate } = pooledPairs(files);
-      if (duplicate) throw new InputError({ file: duplicate.path, path: "pairs", message: `pair ${duplicate.id} is in an earlier sessions file too: the same dataset twice` });
-      const file = { pairs };
-      const table = profileTable(file);
-      const few = fewStagesWarning(file);
-      if (few) process.stderr.write(`warning: ${few}\n`);
-      // Before a run no discordance is known: the smallest gap these pairs detect at an assumed 25%.
-      const power = detectableGap(file.pairs.length, null);
-      const weak = detectableGapWarning(power);
-      if (weak) process.stderr.write(`warning: ${weak}\n`);
-      const pooled = files.length > 1 ? `${files.length} sessions files pooled: ${pairs.length} pairs\n` : "";
-      const depth = o.dataset ? testedDepth(file, stageFactsOf(o.dataset)) : null;
-      if (o.json) process.stdout.write(toJsonText({ files: paths, summary: table, power, sessions: sessionProfiles(file), ...(depth ?? {}) }));
-      else {
-        const focusMedian = table.base.overall.median_focus_stages;
-        const tested = depth ? `tested focus stages (an F2P test of their own): median ${depth.tested_focus_stages.median} of ${focusMedian} focus stages; authored stages ${(depth.authored_stage_share * 100).toFixed(1)}% of focus stages\n` : "";
-        process.stdout.write(`${pooled}${formatProfileTable(table)}\n${tested}${detectableGapLine(power)}\n`);
-      }
-    });
+    .action(printStats);
 }
 
+/** `sessions stats`: the profile table, the smallest detectable gap and, with --dataset, tested depth. */
+function printStats(paths: string[], o: { json?: boolean; dataset?: string[] }): void {
+  const files = paths.map((path) => ({ path, file: readJsonWith(path, sessionsFileSchema) }));
+  const { pairs, duplicate } = pooledPairs(files);
+  if (duplicate) throw new InputError({ file: duplicate.path, path: "pairs", message: `pair ${duplicate.id} is in an earlier sessions file too: the same dataset twice` });
+  const file = { pairs };
+  const table = profileTable(file);
+  const few = fewStagesWarning(file);
+  if (few) process.stderr.write(`warning: ${few}\n`);
+  // Before a run no discordance is known: the smallest gap these pairs detect at an assumed 25%.
+  const power = detectableGap(file.pairs.length, null);
+  const weak = detectableGapWarning(power);
+  if (weak) process.stderr.write(`warning: ${weak}\n`);
+  const pooled = files.length > 1 ? `${files.length} sessions files pooled: ${pairs.length} pairs\n` : "";
+  const depth = o.dataset ? testedDepth(file, stageFactsOf(o.dataset)) : null;
+  if (o.json) process.stdout.write(toJsonText({ files: paths, summary: table, power, sessions: sessionProfiles(file), ...(depth ?? {}) }));
+  else {
+    const focusMedian = table.base.overall.median_focus_stages;
+    const tested = depth ? `tested focus stages (an F2P test of their own): median ${depth.tested_focus_stages.median} of ${focusMedian} focus stages; authored stages ${(depth.authored_stage_share * 100).toFixed(1)}% of focus stages\n` : "";
+    process.stdout.write(`${pooled}${formatProfileTable(table)}\n${tested}${detectableGapLine(power)}\n`);
+  }
+}
