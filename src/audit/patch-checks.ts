@@ -145,3 +145,23 @@ export function privateTargets(stageTests: ReadonlyArray<readonly string[]>, sta
     return hits.length > 0 ? [finding("f2p-elsewhere", i + 1, `${hits.length} F2P test(s) use a private name the stages define: they measure an internal name, not behaviour`, listed(hits, 3))] : [];
   });
 }
+
+/**
+ * `repair-stage` (a warning): an upstream stage after the first whose every removed line was added by
+ * an earlier stage of the task, and which adds no more lines than it removes: it repairs the
+ * maintainer's own earlier step, so a solver who never made that mistake has nothing to do.
+ */
+export function repairStages(upstream: readonly string[], isSource: (p: string) => boolean): AuditFinding[] {
+  const out: AuditFinding[] = [];
+  const earlier = new Set<string>();
+  upstream.forEach((patch, i) => {
+    const lines = hunksOf(patch, isSource).flat().filter(meaningful);
+    const removed = lines.filter((l) => l.type === "del").map((l) => l.text.trim());
+    const added = lines.filter((l) => l.type === "add").map((l) => l.text.trim());
+    if (i > 0 && removed.length > 0 && added.length <= removed.length && removed.every((l) => earlier.has(l))) {
+      out.push(finding("repair-stage", i + 1, "the stage only reworks lines an earlier stage of the task added", listed(removed.map((r) => JSON.stringify(r)), 3)));
+    }
+    for (const a of added) earlier.add(a);
+  });
+  return out;
+}

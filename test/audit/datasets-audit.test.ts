@@ -24,14 +24,15 @@ const clamp = "\n\ndef _clamp(x):\n    if x < 0:\n        return 0\n    return x
 
 /**
  * A real history: stage 1 fixes add() and adds a private helper, stage 2 only adds a comment; an
- * authored stage 3 (mul(), with its own test) turns stage 1's condition into its opposite.
+ * authored stage 3 (mul(), with its own test) turns stage 1's condition into its opposite. The two
+ * commits name different pull requests: several features.
  */
 beforeAll(async () => {
   const h = gitHistory(root, "calc");
   h.init();
   const base = h.commit("base", { "calc/__init__.py": "", "calc/ops.py": "def add(a, b):\n    return a - b\n", "tests/test_ops.py": oldTests });
-  const c1 = h.commit("fix add", { "calc/ops.py": `def add(a, b):\n    return a + b\n${clamp}`, "tests/test_ops.py": newTests });
-  const c2 = h.commit("comment", { "calc/ops.py": `# adds two numbers\ndef add(a, b):\n    return a + b\n${clamp}` });
+  const c1 = h.commit("fix add (#1)", { "calc/ops.py": `def add(a, b):\n    return a + b\n${clamp}`, "tests/test_ops.py": newTests });
+  const c2 = h.commit("comment (#2)", { "calc/ops.py": `# adds two numbers\ndef add(a, b):\n    return a + b\n${clamp}` });
   const c3 = h.commit("authored", {
     "calc/ops.py": `# adds two numbers\ndef add(a, b):\n    return a + b\n${clamp.replace("x < 0", "x >= 0")}\n\ndef mul(a, b):\n    return a * b\n`,
     "tests/test_extra.py": "from calc.ops import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n",
@@ -90,7 +91,8 @@ describe("datasets audit", () => {
     const j = cli(["datasets", "audit", file, "--repo", repoArg(), "--json"], { env });
     const report = auditReportSchema.parse(JSON.parse(j.stdout));
     expect(report.repos_read).toEqual(["calc"]);
-    expect(report.summary.by_kind).toEqual({ "no-behaviour-stage": 1, "f2p-elsewhere": 2, leak: 1, "commit-text": 2, "authored-contradicted": 1 });
+    expect(r.stdout).toMatch(new RegExp(`^${T}: several-features: the steps name different pull requests or issues, stage commits [0-9a-f]{12} and [0-9a-f]{12} name different pull requests or issues \\(#1 / #2\\)$`, "m"));
+    expect(report.summary.by_kind).toEqual({ "no-behaviour-stage": 1, "f2p-elsewhere": 2, "several-features": 1, leak: 1, "commit-text": 2, "authored-contradicted": 1 });
     expect(report.tasks[0]!.findings.filter((f) => f.severity === "warning").map((f) => f.kind)).toEqual(["leak"]);
   });
 
