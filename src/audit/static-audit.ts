@@ -3,7 +3,7 @@ import { sourceMatcher } from "../dataset/file-rules.js";
 import { deriveTask } from "../manifests/materialize.js";
 import { isAuthored, type ManifestRepo, type ManifestTask } from "../manifests/task-manifest.js";
 import { pythonFold } from "../mine/python-substance.js";
-import { finding } from "./finding.js";
+import { finding, listed } from "./finding.js";
 import { contradictedUpstream, noBehaviourStages, privateTargets, repairStages } from "./patch-checks.js";
 import { severalFeatures, unrelatedStage } from "../mine/candidates.js";
 import { stageCommits } from "../manifests/derive.js";
@@ -53,7 +53,10 @@ async function severalFeatureFindings(gitDir: string, repo: ManifestRepo, t: Man
  */
 export async function staticAudit(t: ManifestTask, repo: ManifestRepo, gitDir: string | null): Promise<AuditFinding[]> {
   if (gitDir === null) return textChecks(t, t.stages.map((s) => s.text ?? null));
-  const d = await deriveTask(gitDir, repo, t);
+  const d = await deriveTask(gitDir, repo, t).catch((e: Error) => e.message.split("\n")[0]!);
+  // A task the repository cannot give is judged on its manifest alone, and says why.
+  if (typeof d === "string") return [...textChecks(t, t.stages.map((s) => s.text ?? null)), finding("env-failure", null, "the task cannot be derived from the repository given with --repo", d)];
+  if (d.mismatches.length > 0) return [...textChecks(t, t.stages.map((s) => s.text ?? null)), finding("env-failure", null, "the repository does not give the patches the manifest records", listed(d.mismatches, 3))];
   const isSource = sourceMatcher(repo);
   const findings = textChecks(t, d.spec.requests.map((r) => r.text));
   const noBehaviour = noBehaviourStages(d.stages, isSource);

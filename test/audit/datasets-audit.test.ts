@@ -1,4 +1,4 @@
-import { rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sha256 } from "../../src/core/digest.js";
@@ -94,6 +94,18 @@ describe("datasets audit", () => {
     expect(r.stdout).toMatch(new RegExp(`^${T}: several-features: the steps name different pull requests or issues, stage commits [0-9a-f]{12} and [0-9a-f]{12} name different pull requests or issues \\(#1 / #2\\)$`, "m"));
     expect(report.summary.by_kind).toEqual({ "no-behaviour-stage": 1, "f2p-elsewhere": 2, "several-features": 1, leak: 1, "commit-text": 2, "authored-contradicted": 1 });
     expect(report.tasks[0]!.findings.filter((f) => f.severity === "warning").map((f) => f.kind)).toEqual(["leak"]);
+  });
+
+  it("a task the repository cannot give is an env-failure of that task, and its manifest checks still run", () => {
+    const m = JSON.parse(readFileSync(file, "utf8"));
+    m.tasks[0].base = "0".repeat(40);
+    const gone = join(root, "gone.json");
+    writeFileSync(gone, JSON.stringify(m));
+    const r = cli(["datasets", "audit", gone, "--repo", repoArg()], { env });
+    expect(r.stdout).toMatch(new RegExp(`^${T}: env-failure: the task cannot be derived from the repository given with --repo, .+`, "m"));
+    expect(r.stdout).toContain(staticLines[0]);
+    expect(r.stderr).not.toMatch(/at .*\.js:\d+/);
+    expect(r.code).toBe(1);
   });
 
   it("bad input: an unknown --repo name is one line, exit 2, no stack trace", () => {
