@@ -96,8 +96,11 @@ export function contradictedUpstream(upstream: readonly string[], authored: read
   return authored.flatMap((patch, j): AuditFinding[] => {
     const k = upstream.length + j + 1;
     const evidence: string[] = [];
-    for (const hunk of hunksOf(patch, isSource)) {
-      const dels = hunk.filter((l) => l.type === "del" && added.has(l.text.trim()));
+    const hunks = hunksOf(patch, isSource);
+    // A line moved (deleted here, added there, re-indented) is not taken back.
+    const readded = new Set(hunks.flat().filter((l) => l.type === "add").map((l) => l.text.trim()));
+    for (const hunk of hunks) {
+      const dels = hunk.filter((l) => l.type === "del" && added.has(l.text.trim()) && !readded.has(l.text.trim()));
       const adds = hunk.filter((l) => l.type === "add");
       for (const d of dels) {
         const opposite = adds.find((a) => inverts(d.text, a.text));
@@ -139,7 +142,8 @@ export function privateTargets(stageTests: ReadonlyArray<readonly string[]>, sta
   return stageTests.flatMap((ids, i): AuditFinding[] => {
     const hits = ids.flatMap((id) => {
       const name = (id.split("::").pop() ?? "").replace(/\[.*$/, "");
-      const used = privateNamesIn(addedTestBody(testsPatch, name)).filter((n) => defined.has(n));
+      // `_name_` is a protocol hook a library documents (IPython's `_ipython_key_completions_`), not private.
+      const used = privateNamesIn(addedTestBody(testsPatch, name)).filter((n) => defined.has(n) && !/^_[A-Za-z]\w*_$/.test(n));
       return used.length > 0 ? [`${id} uses ${used.join(", ")}`] : [];
     });
     return hits.length > 0 ? [finding("f2p-elsewhere", i + 1, `${hits.length} F2P test(s) use a private name the stages define: they measure an internal name, not behaviour`, listed(hits, 3))] : [];

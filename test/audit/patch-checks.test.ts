@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { contradictedUpstream, noBehaviourStages, repairStages } from "../../src/audit/patch-checks.js";
+import { contradictedUpstream, noBehaviourStages, privateTargets, repairStages } from "../../src/audit/patch-checks.js";
 
 const isSource = (p: string) => p.endsWith(".py");
 /** A one-hunk diff of pkg/m.py from its lines: ` ` context, `-` removed, `+` added. */
@@ -32,6 +32,18 @@ describe("patch checks", () => {
     const up = diff([" def f(x):", "+    if x < 0:", "+        return 0", "     return x"]);
     const inverted = diff([" def f(x):", "-    if x < 0:", "+    if x >= 0:", "         return 0"]);
     const extended = diff([" def f(x):", "-    if x < 0:", "+    if x < 0 or x is None:", "         return 0"]);
-    expect(contradictedUpstream([up], [inverted, extended], isSource).map((f) => [f.stage, f.evidence])).toEqual([[2, '"if x < 0:" becomes "if x >= 0:"']]);
+    const deleted = diff([" def f(x):", "-    if x < 0:", "-        return 0", "     return x"]);
+    const moved = diff([" def f(x):", "-    if x < 0:", "-        return 0", "+    try:", "+        if x < 0:", "+            return 0", "+    finally:", "+        pass", "     return x"]);
+    expect(contradictedUpstream([up], [inverted, extended, deleted, moved], isSource).map((f) => [f.stage, f.evidence])).toEqual([
+      [2, '"if x < 0:" becomes "if x >= 0:"'],
+      [4, '"if x < 0:" deleted, "return 0" deleted'],
+    ]);
+  });
+
+  it("f2p-elsewhere: a test using a private name the stage defines; a protocol hook (`_name_`) is no private name", () => {
+    const stage = diff([" X = 1", "+def _helper(x):", "+    return x", "+def _repr_html_():", "+    return ''"]);
+    const tests = "diff --git a/tests/test_m.py b/tests/test_m.py\nnew file mode 100644\n--- /dev/null\n+++ b/tests/test_m.py\n@@ -0,0 +1,6 @@\n+from pkg import m\n+def test_h():\n+    assert m._helper(1) == 1\n+def test_r():\n+    assert m._repr_html_() == ''\n+X = 2\n";
+    const found = privateTargets([["tests/test_m.py::test_h", "tests/test_m.py::test_r"]], [stage], tests);
+    expect(found.map((f) => [f.stage, f.kind, f.evidence])).toEqual([[1, "f2p-elsewhere", "tests/test_m.py::test_h uses _helper"]]);
   });
 });
