@@ -43,6 +43,12 @@ export const manifestStageSchema = z
     text: z.string().trim().min(1).optional(),
     /** A writer model's record: `written` comes with `text`, `refused` without it (the derived text stays). */
     writer: writerRecordSchema.optional(),
+    /**
+     * The request text is derived from commit messages (as `tasks mine` leaves every stage), not yet
+     * written for the dataset: such a text never ships (`datasets check` refuses it). Absent in files
+     * written before the marker, where a stage without `text` says the same.
+     */
+    draft: z.literal(true).optional(),
     /** Where the stage comes from: the commit (upstream), or `benchmark-authored` (written for the dataset). */
     provenance: z.string().min(1),
     /** The F2P tests this stage's request justifies (the requirement→test map). */
@@ -66,6 +72,7 @@ export const manifestStageSchema = z
     }
     // An authored stage never mixes with upstream text: no commit, no derived text, no writer model.
     if (s.cut !== undefined) issue("cut", "an authored stage has no upstream commit");
+    if (s.draft !== undefined) issue("draft", "an authored stage's text is written for the dataset, never a draft");
     if (s.writer !== undefined) issue("writer", "an authored stage's text is written for the dataset, not by a writer model");
     if (s.text === undefined) issue("text", "an authored stage needs its request text");
     if (s.patch === undefined) issue("patch", "an authored stage needs its reference patch");

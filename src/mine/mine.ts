@@ -132,7 +132,8 @@ async function draftTask(ctx: Ctx, id: string, base: string, cuts: string[], pro
     repo: ctx.name,
     base,
     provenance,
-    stages: cuts.map((cut, k) => ({ cut, provenance: `commit ${cut}: request derived from its message`, tests: [], patch_sha256: digests.stages[k]! })),
+    // Texts derived from commit messages are drafts: they never ship (datasets check refuses them).
+    stages: cuts.map((cut, k) => ({ cut, draft: true as const, provenance: `commit ${cut}: request derived from its message`, tests: [], patch_sha256: digests.stages[k]! })),
     tests_patch_sha256: digests.tests,
     verifier: { fail_to_pass: [], pass_to_pass: [], timeout_s: ctx.opts.timeoutS ?? 1800 },
   };

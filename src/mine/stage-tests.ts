@@ -193,8 +193,8 @@ function failingModules(states: TestRun[][], testFiles: readonly string[], unive
  * Which tests each stage makes pass: stage K's tests fail (or are not collected) before stage K
  * and pass after stages 1..K, in every run, and keep passing through the last stage. A stage may
  * make none pass; the task needs at least one. `old` (tests whose module was not collected before
- * the stages and whose own code tests.patch leaves unchanged) are regression tests, not F2P: they
- * join P2P when they pass in every state where their module is collected. P2P: tests of the files
+ * the stages and whose own code tests.patch leaves unchanged) are regression tests, neither F2P nor
+ * P2P, since they fail at the base. P2P: tests of the files
  * tests.patch touches that pass in every state.
  */
 function judge(task: LoadedTask, states: TestRun[][], testFiles: readonly string[], old: ReadonlySet<string>): StageVerdict {
@@ -217,9 +217,10 @@ function judge(task: LoadedTask, states: TestRun[][], testFiles: readonly string
       continue;
     }
     if (o[0] !== "fail" || o[k] !== "pass") continue;
+    // An old unchanged test that fails at the base is neither F2P (it asks for nothing new) nor P2P
+    // (a P2P passes at the base; `tasks qualify` refuses one that does not).
     if (old.has(id)) {
       regression.push(id);
-      if (states.every((runs) => runs.every((r) => uncollected(r, id) || r.cases.get(id) === "passed")) && testFiles.includes(id.split("::")[0]!)) p2p.push(id);
       continue;
     }
     let first = k;

@@ -67,8 +67,11 @@ export async function writeEachTask<T>(items: readonly T[], one: (item: T, summa
 
 /** A manifest stage takes a writer's outcome: `written` brings its text, `refused` keeps the text derived. */
 export function setManifestStage(stage: ManifestTask["stages"][number], text: string, writer: WriterRecord): void {
-  if (writer.status === "written") stage.text = text;
-  else delete stage.text;
+  if (writer.status === "written") {
+    stage.text = text;
+    // Written for the dataset now: no longer the commit-derived draft.
+    delete stage.draft;
+  } else delete stage.text;
   stage.writer = writer;
 }
 

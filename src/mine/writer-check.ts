@@ -126,6 +126,16 @@ function mentions(text: string, name: string): boolean {
   return new RegExp(`(^|[^A-Za-z0-9_$])${escape(name)}($|[^A-Za-z0-9_$])`).test(text);
 }
 
+/** What a text says about the tests (phrases and test names), as the check reads it; `datasets audit` reads commit texts with it too. */
+export function testRemarksIn(text: string): string[] {
+  return [...matchesOf(text, testStatements), ...new Set(text.match(testNames) ?? [])];
+}
+
+/** The text's references to later stages, as the check reads them. */
+export function laterStageReferencesIn(text: string): string[] {
+  return matchesOf(text, laterStages);
+}
+
 /** Why the rewrite is refused, or null when it passes. */
 export function checkRewrite(text: string, ctx: CheckContext): string | null {
   const t = text.trim();
@@ -140,9 +150,9 @@ export function checkRewrite(text: string, ctx: CheckContext): string | null {
   const privates = new Set([...(ctx.privateNames ?? []), ...privateNamesIn([...added, ...kept])]);
   const named = [...privates].filter((name) => mentions(t, name)).sort();
   if (named.length > 0) return `private names: it names ${named.length === 1 ? "a private name" : "private names"} of the code: ${named.join(", ")}`;
-  const aboutTests = [...matchesOf(t, testStatements), ...new Set(t.match(testNames) ?? [])];
+  const aboutTests = testRemarksIn(t);
   if (aboutTests.length > 0) return `statements about tests: it says what the tests do or names a test: ${quoted(aboutTests)}`;
-  const later = matchesOf(t, laterStages);
+  const later = laterStageReferencesIn(t);
   if (later.length > 0) return `later stages: it refers to a later stage: ${quoted(later)}`;
   const copied = patchLines(ctx.patch).added.map((l) => l.trim()).find((l) => l.length >= MIN_CODE_LINE_CHARS && /[^A-Za-z0-9\s,.'"!?-]/.test(l) && t.includes(l));
   if (copied !== undefined) return `it copies a line of the change's code: ${JSON.stringify(copied.slice(0, 60))}`;

@@ -47,10 +47,11 @@ export interface Comparison {
 
 /**
  * Compares observed classes with the declared lists. A task qualifies when it has at least one
- * F2P test and every declared test is what it is declared to be (a declared F2P that passes
- * without the reference, or any declared test that is unstable, fails with the reference or was
- * never collected, disqualifies). Undeclared F2P tests, declared P2P tests that are really F2P
- * and unstable undeclared tests are reported as differences.
+ * F2P test and every declared test is what it is declared to be: a declared F2P that passes
+ * without the reference, a declared P2P that fails without it (the verifier would then score a
+ * requirement no request states), or any declared test that is unstable, fails with the reference
+ * or was never collected, disqualifies. Undeclared F2P tests and unstable undeclared tests are
+ * reported as differences.
  */
 export function compareWithDeclared(classes: ReadonlyMap<string, TestClass>, declared: DeclaredLists, describe: (id: string) => string): Comparison {
   const problems: string[] = [];
@@ -66,7 +67,7 @@ export function compareWithDeclared(classes: ReadonlyMap<string, TestClass>, dec
     else if (c === "unstable") problems.push(`declared ${kind} ${id} is unstable (${describe(id)})`);
     else if (c === "other") problems.push(`declared ${kind} ${id} does not pass with the reference (${describe(id)})`);
     else if (kind === "F2P" && c === "P2P") problems.push(`declared F2P ${id} already passes without the reference (it is P2P)`);
-    else if (kind === "P2P" && c === "F2P") differences.push(`declared P2P ${id} fails without the reference (it is F2P)`);
+    else if (kind === "P2P" && c === "F2P") problems.push(`declared P2P ${id} fails without the reference (it is F2P)`);
   }
   for (const id of f2p) if (!declaredAll.has(id)) differences.push(`${id} is F2P but not declared`);
   const unstable = [...classes].filter(([id, c]) => c === "unstable" && !declaredAll.has(id)).map(([id]) => id);

@@ -16,7 +16,7 @@ const layers: string[][] = [
   ["manifests"],
   ["testbed"],
   ["sessions", "rcm", "mock-model"],
-  ["agents", "verify", "qualify", "importers", "mine"],
+  ["agents", "verify", "qualify", "importers", "mine", "audit"],
   ["run"],
   ["report", "export", "opencode-plugin", "handoff", "queue", "doctor"],
   ["cli"],

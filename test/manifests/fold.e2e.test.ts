@@ -60,7 +60,8 @@ describe.skipIf(missingTool)("datasets fold", () => {
     const m = cli(["datasets", "materialize", file, "--out", join(root, "later-ds")], { env });
     expect(m.stdout, m.stderr).toContain("1 task(s) materialized");
     // The lint finds nothing new (the fixture's environment is not pinned: the same lines before and after).
-    const lint = (f: string) => cli(["datasets", "check", f], { env }).stdout.split("\n").filter((l) => l.includes(": ")).map((l) => l.slice(l.indexOf(": ")));
+    // Its mined texts are drafts, one line per stage: one stage fewer now, so those lines are left out.
+    const lint = (f: string) => cli(["datasets", "check", f], { env }).stdout.split("\n").filter((l) => l.includes(": ") && !l.includes("cannot ship")).map((l) => l.slice(l.indexOf(": ")));
     expect(lint(file)).toEqual(lint(manifestAt("later-before")));
   });
 

@@ -54,8 +54,10 @@ describe("qualifyDataset", () => {
     const { reports } = await qualifyDataset(root, { runs: 1 });
     const r = reports[0]!;
     expect(r.qualified).toBe(false);
-    expect(r.problems).toEqual(["declared F2P tests/test_ops.py::test_mul already passes without the reference (it is P2P)"]);
-    expect(r.differences).toContain("declared P2P tests/test_ops.py::TestAdd::test_neg fails without the reference (it is F2P)");
+    expect(r.problems).toEqual([
+      "declared F2P tests/test_ops.py::test_mul already passes without the reference (it is P2P)",
+      "declared P2P tests/test_ops.py::TestAdd::test_neg fails without the reference (it is F2P)",
+    ]);
     expect(r.differences).toContain("tests/test_ops.py::test_add_many[1-2] is F2P but not declared");
 
     const written = await qualifyDataset(root, { runs: 1, write: true });

@@ -6,8 +6,9 @@ import { ExitCode } from "../exit-codes.js";
 import { mergeManifestFiles } from "../../manifests/merge.js";
 import { foldStage } from "../../manifests/fold.js";
 import { collect, parsePositive, parseRepoSources } from "../options.js";
+import { addAuditCommand } from "./datasets-audit.js";
 
-/** `datasets materialize MANIFEST --out DATASET [--repo NAME=PATH|URL]`, `datasets merge MANIFEST... --out FILE`, `datasets check MANIFEST...`, `datasets fold MANIFEST --task ID --stage K`. */
+/** `datasets materialize MANIFEST --out DATASET [--repo NAME=PATH|URL]`, `datasets merge MANIFEST... --out FILE`, `datasets check MANIFEST...`, `datasets audit MANIFEST...`, `datasets fold MANIFEST --task ID --stage K`. */
 export function registerDatasets(program: Command): void {
   const datasets = program.command("datasets").description("datasets shipped as manifests (URLs, commits, test ids, digests)");
   datasets
@@ -31,6 +32,7 @@ export function registerDatasets(program: Command): void {
       process.stdout.write(`${checks.length - failed.length} of ${checks.length} manifest(s) pass${failed.length > 0 ? `; ${failed.reduce((n, c) => n + c.problems.length, 0)} problem(s) in ${failed.map((c) => c.file).join(", ")}` : ""}\n`);
       if (failed.length > 0) process.exitCode = ExitCode.checkFailed;
     });
+  addAuditCommand(datasets);
   datasets
     .command("merge")
     .description("one manifest from several (mining runs over other ranges or paths, other repositories): shared repositories must be identical, a task id in several must be the same task")

@@ -9,7 +9,9 @@ import { subsetSessions } from "../../sessions/subset.js";
 import { sessionsFileSchema } from "../../formats/sessions.js";
 import { fewStagesWarning, formatProfileTable, pooledPairs, profileTable, sessionProfiles } from "../../sessions/stats.js";
 import { ExitCode } from "../exit-codes.js";
-import { parseCount } from "../options.js";
+import { collect, parseCount } from "../options.js";
+import { stageFactsOf } from "../../sessions/stage-facts.js";
+import { testedDepth } from "../../sessions/tested-stages.js";
 
 export function registerSessions(program: Command): void {
   const sessions = program.command("sessions").description("build, validate, subset and profile paired session schedules");
@@ -75,21 +77,29 @@ export function registerSessions(program: Command): void {
     )
     .argument("<sessions...>", "sessions file(s)")
     .option("--json", "print JSON")
-    .action((paths: string[], o: { json?: boolean }) => {
-      const files = paths.map((path) => ({ path, file: readJsonWith(path, sessionsFileSchema) }));
-      const { pairs, duplicate } = pooledPairs(files);
-      if (duplicate) throw new InputError({ file: duplicate.path, path: "pairs", message: `pair ${duplicate.id} is in an earlier sessions file too: the same dataset twice` });
-      const file = { pairs };
-      const table = profileTable(file);
-      const few = fewStagesWarning(file);
-      if (few) process.stderr.write(`warning: ${few}\n`);
-      // Before a run no discordance is known: the smallest gap these pairs detect at an assumed 25%.
-      const power = detectableGap(file.pairs.length, null);
-      const weak = detectableGapWarning(power);
-      if (weak) process.stderr.write(`warning: ${weak}\n`);
-      const pooled = files.length > 1 ? `${files.length} sessions files pooled: ${pairs.length} pairs\n` : "";
-      if (o.json) process.stdout.write(toJsonText({ files: paths, summary: table, power, sessions: sessionProfiles(file) }));
-      else process.stdout.write(`${pooled}${formatProfileTable(table)}\n${detectableGapLine(power)}\n`);
-    });
+    .option("--dataset <dir|manifest>", "the tasks (a dataset directory or a manifest.json; repeatable): adds tested focus stages and the authored stages' share", collect)
+    .action(printStats);
 }
 
+/** `sessions stats`: the profile table, the smallest detectable gap and, with --dataset, tested depth. */
+function printStats(paths: string[], o: { json?: boolean; dataset?: string[] }): void {
+  const files = paths.map((path) => ({ path, file: readJsonWith(path, sessionsFileSchema) }));
+  const { pairs, duplicate } = pooledPairs(files);
+  if (duplicate) throw new InputError({ file: duplicate.path, path: "pairs", message: `pair ${duplicate.id} is in an earlier sessions file too: the same dataset twice` });
+  const file = { pairs };
+  const table = profileTable(file);
+  const few = fewStagesWarning(file);
+  if (few) process.stderr.write(`warning: ${few}\n`);
+  // Before a run no discordance is known: the smallest gap these pairs detect at an assumed 25%.
+  const power = detectableGap(file.pairs.length, null);
+  const weak = detectableGapWarning(power);
+  if (weak) process.stderr.write(`warning: ${weak}\n`);
+  const pooled = files.length > 1 ? `${files.length} sessions files pooled: ${pairs.length} pairs\n` : "";
+  const depth = o.dataset ? testedDepth(file, stageFactsOf(o.dataset)) : null;
+  if (o.json) process.stdout.write(toJsonText({ files: paths, summary: table, power, sessions: sessionProfiles(file), ...(depth ?? {}) }));
+  else {
+    const focusMedian = table.base.overall.median_focus_stages;
+    const tested = depth ? `tested focus stages (an F2P test of their own): median ${depth.tested_focus_stages.median} of ${focusMedian} focus stages; authored stages ${(depth.authored_stage_share * 100).toFixed(1)}% of focus stages\n` : "";
+    process.stdout.write(`${pooled}${formatProfileTable(table)}\n${tested}${detectableGapLine(power)}\n`);
+  }
+}

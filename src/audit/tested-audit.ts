@@ -1,0 +1,90 @@
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { toJsonText } from "../core/json-file.js";
+import { loadDataset, type Dataset, type LoadedTask } from "../dataset/load.js";
+import type { AuditFinding } from "../formats/audit.js";
+import { materializeManifest } from "../manifests/materialize.js";
+import type { TaskManifest } from "../manifests/task-manifest.js";
+import { touchedTestModules } from "../qualify/qualify-task.js";
+import type { PreparedEnv } from "../testbed/env-cache.js";
+import { inScope } from "../testbed/pytest-ids.js";
+import { checkoutWithPatches, environmentFor, freshCheckout, runWholeSuite, type NamedPatch } from "../testbed/task-testbed.js";
+import { suiteRunProblem, type TestRun } from "../testbed/test-run.js";
+import { finding, listed } from "./finding.js";
+import { judgeOutcomes } from "./test-outcomes.js";
+
+const passed = (run: TestRun, id: string): boolean => run.cases.get(id) === "passed" && !run.collectionErrors.some((s) => inScope(id, s));
+
+/** One sandboxed run of the touched test modules on the base with `patches`; a string says why it cannot be used. */
+async function stateRun(dataset: Dataset, task: LoadedTask, env: PreparedEnv, work: string, name: string, patches: NamedPatch[], modules: readonly string[]): Promise<TestRun | string> {
+  const scratch = join(work, name);
+  mkdirSync(scratch, { recursive: true });
+  try {
+    const co = await checkoutWithPatches(dataset, task, join(scratch, "checkout"), scratch, patches);
+    if (typeof co === "string") return co;
+    const only = modules.filter((f) => existsSync(join(scratch, "checkout", f)));
+    if (only.length === 0) return "none of the task's test modules exists";
+    const run = await runWholeSuite(dataset, task, join(scratch, "checkout"), scratch, env, only);
+    return (run.timedOut ? `timed out after ${task.verifier.timeout_s} s` : suiteRunProblem(run)) ?? run;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The checks that run tests, for one task: the base as shipped (no tests.patch) must import and
+ * collect the test modules that exist there; then the base and each stage with tests.patch, once,
+ * give the pass table `judgeOutcomes` reads. A set-up or run that fails is an `env-failure`.
+ */
+async function auditTask(dataset: Dataset, task: LoadedTask, mt: TaskManifest["tasks"][number], work: string): Promise<AuditFinding[]> {
+  let env: PreparedEnv;
+  try {
+    const probe = join(work, "env-probe");
+    env = await environmentFor(dataset, task, await freshCheckout(dataset, task, probe), () => {}, 30 * 60_000);
+    rmSync(probe, { recursive: true, force: true });
+  } catch (e) {
+    return [finding("env-failure", null, "the environment cannot be built", (e as Error).message.split("\n")[0]!)];
+  }
+  const modules = touchedTestModules(task);
+  const out: AuditFinding[] = [];
+  const pristine = await stateRun(dataset, task, env, work, "pristine", [], modules);
+  if (typeof pristine === "string") out.push(finding("base-broken", null, "the test modules that exist at the base cannot be run there", pristine));
+  else if (pristine.collectionErrors.length > 0) out.push(finding("base-broken", null, "test collection (or the package's import) fails at the base", listed(pristine.collectionErrors)));
+  const tests = { name: "tests.patch", text: task.testsPatch };
+  const stages = task.stagePatches.map((text, k) => ({ name: `stage-${k + 1}.patch`, text }));
+  const passes = new Map<string, boolean[]>();
+  const ids = [...task.verifier.fail_to_pass, ...task.verifier.pass_to_pass];
+  for (let k = 0; k <= stages.length; k++) {
+    const run = await stateRun(dataset, task, env, work, `state-${k}`, [...stages.slice(0, k), tests], modules);
+    if (typeof run === "string") {
+      if (k > 0) return [...out, finding("env-failure", k, `the tests cannot run after stage ${k}`, run)];
+      // At the base a module may be uncollectable because it imports what the stages add: every test fails there.
+      for (const id of ids) passes.set(id, [false]);
+      continue;
+    }
+    for (const id of ids) passes.set(id, [...(passes.get(id) ?? []), passed(run, id)]);
+  }
+  return [...out, ...judgeOutcomes(mt, passes)];
+}
+
+/**
+ * `datasets audit --run-tests` for the tasks of the repositories in `sources`: the manifest (those
+ * tasks) materialized under `work` with every digest checked, then each task's runs, sandboxed as
+ * `tasks qualify` runs them. Per task id, its findings.
+ */
+export async function testedAudit(manifest: TaskManifest, sources: Record<string, string>, work: string): Promise<Map<string, AuditFinding[]>> {
+  const subset: TaskManifest = { ...manifest, repos: Object.fromEntries(Object.entries(manifest.repos).filter(([n]) => n in sources)), tasks: manifest.tasks.filter((t) => t.repo in sources) };
+  mkdirSync(work, { recursive: true });
+  const subsetFile = join(work, "manifest.json");
+  writeFileSync(subsetFile, toJsonText(subset));
+  await materializeManifest({ manifestFile: subsetFile, out: join(work, "dataset"), sources });
+  const dataset = loadDataset(join(work, "dataset"));
+  const out = new Map<string, AuditFinding[]>();
+  for (const task of dataset.tasks) {
+    const taskWork = join(work, "runs", task.id);
+    mkdirSync(taskWork, { recursive: true });
+    out.set(task.id, await auditTask(dataset, task, subset.tasks.find((t) => t.id === task.id)!, taskWork));
+    rmSync(taskWork, { recursive: true, force: true });
+  }
+  return out;
+}
