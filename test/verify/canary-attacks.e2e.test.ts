@@ -1,9 +1,5 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
-import { packageRoot } from "../../src/core/package-paths.js";
-import { cli } from "../helpers/cli.js";
-import { tempDir } from "./fixture.js";
+import { describe, expect, it } from "vitest";
+import { sampleAttackBench } from "./sample-attack.js";
 import { skipWithout } from "../helpers/tools.js";
 
 // Needs bwrap: skipped with the reason where missing (a failure under CI=true).
@@ -20,51 +16,7 @@ const missingTool = skipWithout(import.meta.url, "bwrap");
  * payload ran (its marker in verify.log, printed by an emptied test).
  */
 
-const dataset = join(packageRoot, "datasets", "sample");
-let root: string;
-let sessions: string;
-let focusSession: string;
-let f2p: string[];
-let env: NodeJS.ProcessEnv;
-
-interface Verdictish {
-  resolved: boolean;
-  tests: Record<string, string>;
-  notes?: string[];
-  infra_fault: boolean;
-  canaries?: { tests: Array<{ id: string; expected: string; reported: string; of?: string }>; trusted: boolean; problems?: string[] };
-}
-
-beforeAll(() => {
-  root = tempDir("switch-swe-canary-attacks-");
-  env = { SWITCH_SWE_CACHE: join(root, "cache") };
-  sessions = join(root, "sessions.json");
-  const b = cli(["sessions", "build", dataset, "--seed", "0", "--out", sessions], { env });
-  expect(b.code, b.stderr).toBe(0);
-  const pairs = (JSON.parse(readFileSync(sessions, "utf8")) as { pairs: Array<{ focus: string; repo: string }> }).pairs;
-  const pair = pairs.find((p) => p.repo === "textflow")!;
-  focusSession = `${pair.focus}.base`;
-  f2p = (JSON.parse(readFileSync(join(dataset, "tasks", pair.focus, "task.json"), "utf8")) as { verifier: { fail_to_pass: string[] } }).verifier.fail_to_pass;
-}, 120_000);
-
-/** Runs the attacking script as the agent, verifies, reports; returns the focus's verdict, verify.log and report entry. */
-function attack(name: string, script: string) {
-  const dir = join(root, name);
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, "attack.sh");
-  writeFileSync(file, `set -u\n${script}\n`);
-  const out = join(dir, "run");
-  const run = cli(["run", "--dataset", dataset, "--sessions", sessions, "--session", focusSession, "--out", out, "--agent", "command", "--agent-opt", `command=sh ${file}`, "--no-verify", "--quiet"], { env });
-  expect(run.code, run.stderr).toBe(0);
-  const verify = cli(["verify", out], { env });
-  expect(verify.code, verify.stderr).toBe(0);
-  const sessionDir = join(out, "sessions", focusSession);
-  const verdict = JSON.parse(readFileSync(join(sessionDir, "verdict.json"), "utf8")) as Verdictish;
-  const report = cli(["report", out, "--format", "json"], { env });
-  expect(report.code, report.stderr).toBe(0);
-  const entry = (JSON.parse(report.stdout) as { configs: Array<{ sessions: Array<{ id: string; status: string }> }> }).configs[0]!.sessions.find((e) => e.id === focusSession)!;
-  return { verdict, entry, log: readFileSync(join(sessionDir, "verify.log"), "utf8") };
-}
+const { bench, attack } = sampleAttackBench("switch-swe-canary-attacks-");
 
 /** The payload ran (its marker, printed by an emptied test) and the run was not believed, because a mutant passed beside its original. */
 function expectCaught(r: ReturnType<typeof attack>, marker: string) {
@@ -72,13 +24,13 @@ function expectCaught(r: ReturnType<typeof attack>, marker: string) {
   expect(r.verdict.resolved, JSON.stringify(r.verdict)).toBe(false);
   expect(r.verdict.infra_fault).toBe(false);
   expect(r.entry.status).toBe("unresolved");
-  for (const id of f2p) expect(r.verdict.tests[id], id).not.toBe("passed");
+  for (const id of bench.f2p) expect(r.verdict.tests[id], id).not.toBe("passed");
   expect(r.verdict.canaries?.trusted).toBe(false);
   expect(r.verdict.canaries?.problems?.join("\n")).toMatch(/must have failed but was reported passed \(a mutant of tests\/\S+, which passed\)/);
   expect(r.verdict.notes?.join("\n")).toMatch(/contradicts the tests the harness planted[\s\S]*artifact caused it/);
   // The copies call the repository as the originals do: no constant canary was needed in the focus's test file.
   const copies = r.verdict.canaries?.tests.filter((t) => t.of !== undefined) ?? [];
-  expect(copies.some((t) => t.expected === "failed" && f2p.includes(t.of!))).toBe(true);
+  expect(copies.some((t) => t.expected === "failed" && bench.f2p.includes(t.of!))).toBe(true);
 }
 
 // Python appended once to every top-level package's __init__.py (the code under test imports it).

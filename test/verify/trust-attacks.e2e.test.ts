@@ -1,9 +1,5 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
-import { packageRoot } from "../../src/core/package-paths.js";
-import { cli } from "../helpers/cli.js";
-import { tempDir } from "./fixture.js";
+import { describe, expect, it } from "vitest";
+import { sampleAttackBench } from "./sample-attack.js";
 import { skipWithout } from "../helpers/tools.js";
 
 // Needs bwrap: skipped with the reason where missing (a failure under CI=true).
@@ -18,67 +14,21 @@ const missingTool = skipWithout(import.meta.url, "bwrap");
  * pass of a fail-to-pass test, in verify.log), so that a 0 here means a defence, not a dud.
  */
 
-const dataset = join(packageRoot, "datasets", "sample");
-let root: string;
-let sessions: string;
-let focusSession: string;
-let f2p: string[];
-let env: NodeJS.ProcessEnv;
-
-interface Verdictish {
-  resolved: boolean;
-  tests: Record<string, string>;
-  notes?: string[];
-  suspicious?: boolean;
-  suspicious_reasons?: string[];
-  infra_fault: boolean;
-  canaries?: { tests: Array<{ id: string; expected: string; reported: string; of?: string }>; trusted: boolean; problems?: string[] };
-}
-
-beforeAll(() => {
-  root = tempDir("switch-swe-trust-attacks-");
-  env = { SWITCH_SWE_CACHE: join(root, "cache") };
-  sessions = join(root, "sessions.json");
-  const b = cli(["sessions", "build", dataset, "--seed", "0", "--out", sessions], { env });
-  expect(b.code, b.stderr).toBe(0);
-  const pairs = (JSON.parse(readFileSync(sessions, "utf8")) as { pairs: Array<{ focus: string; repo: string }> }).pairs;
-  const pair = pairs.find((p) => p.repo === "textflow")!;
-  focusSession = `${pair.focus}.base`;
-  f2p = (JSON.parse(readFileSync(join(dataset, "tasks", pair.focus, "task.json"), "utf8")) as { verifier: { fail_to_pass: string[] } }).verifier.fail_to_pass;
-}, 120_000);
-
-/** Runs the attacking script as the agent, verifies, reports; returns the focus's verdict, verify.log and report entry. */
-function attack(name: string, script: string) {
-  const dir = join(root, name);
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, "attack.sh");
-  writeFileSync(file, `set -u\n${script}\n`);
-  const out = join(dir, "run");
-  const run = cli(["run", "--dataset", dataset, "--sessions", sessions, "--session", focusSession, "--out", out, "--agent", "command", "--agent-opt", `command=sh ${file}`, "--no-verify", "--quiet"], { env });
-  expect(run.code, run.stderr).toBe(0);
-  const verify = cli(["verify", out], { env });
-  expect(verify.code, verify.stderr).toBe(0);
-  const sessionDir = join(out, "sessions", focusSession);
-  const verdict = JSON.parse(readFileSync(join(sessionDir, "verdict.json"), "utf8")) as Verdictish;
-  const report = cli(["report", out, "--format", "json"], { env });
-  expect(report.code, report.stderr).toBe(0);
-  const entry = (JSON.parse(report.stdout) as { configs: Array<{ sessions: Array<{ id: string; status: string; reason: string | null }> }> }).configs[0]!.sessions.find((e) => e.id === focusSession)!;
-  return { verdict, entry, log: readFileSync(join(sessionDir, "verify.log"), "utf8"), artifact: readFileSync(join(sessionDir, "artifact.patch"), "utf8") };
-}
+const { bench, attack } = sampleAttackBench("switch-swe-trust-attacks-");
 
 /** Unresolved, by the verdict and by the report; no fail-to-pass test counted passed; no infrastructure fault. */
 function expectUnresolved(r: ReturnType<typeof attack>) {
   expect(r.verdict.resolved, JSON.stringify(r.verdict)).toBe(false);
   expect(r.verdict.infra_fault).toBe(false);
   expect(r.entry.status).toBe("unresolved");
-  for (const id of f2p) expect(r.verdict.tests[id], id).not.toBe("passed");
+  for (const id of bench.f2p) expect(r.verdict.tests[id], id).not.toBe("passed");
   // The canaries stay out of the per-test lists (a copy that took its original's name has the original's id, by design).
   for (const c of r.verdict.canaries?.tests ?? []) if (c.id !== c.of) expect(Object.keys(r.verdict.tests)).not.toContain(c.id);
 }
 
 /** The payload ran: the first run's output in verify.log shows a fail-to-pass test passing (the base fails it). */
 function expectForgedPassInLog(r: ReturnType<typeof attack>) {
-  expect(f2p.some((id) => r.log.includes(`PASSED ${id}`)), `the forgery made a fail-to-pass test pass in the logged run:\n${r.log.slice(0, 6000)}`).toBe(true);
+  expect(bench.f2p.some((id) => r.log.includes(`PASSED ${id}`)), `the forgery made a fail-to-pass test pass in the logged run:\n${r.log.slice(0, 6000)}`).toBe(true);
 }
 
 // Python appended to every top-level package's __init__.py (the code under test imports it).
