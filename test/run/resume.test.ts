@@ -169,8 +169,9 @@ describe.skipIf(missingTool)("a run killed mid-session", () => {
     const mark = join(fx.root, "checkout-mark");
     const realGit = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim();
     mkdirSync(shim, { recursive: true });
-    // The first workspace checkout (`git -C DIR -c checkout.workers=8 reset …`) hangs; others pass through.
-    writeFileSync(join(shim, "git"), `#!/bin/sh\nif [ "$5" = reset ] && [ ! -e "${mark}" ]; then : > "${mark}"; sleep 60; : > "${mark}.done"; fi\nexec "${realGit}" "$@"\n`, { mode: 0o755 });
+    // The first workspace checkout (`git … -C DIR -c checkout.workers=8 reset …`, wherever the harness's own
+    // `-c` settings put the subcommand) hangs; others pass through.
+    writeFileSync(join(shim, "git"), `#!/bin/sh\ncase " $* " in *" checkout.workers=8 reset "*) if [ ! -e "${mark}" ]; then : > "${mark}"; sleep 60; : > "${mark}.done"; fi;; esac\nexec "${realGit}" "$@"\n`, { mode: 0o755 });
     // A cache of its own: copy-on-write workspaces check out each base once per cache, so this run makes the first.
     const child = startRun(out, "sleep 0.05", "ignore", { PATH: `${shim}:${process.env.PATH}`, SWITCH_SWE_CACHE: join(fx.root, "cache-stopped-checkout") });
     await waitFor(() => existsSync(mark));
