@@ -86,6 +86,21 @@ function inverts(before: string, after: string): boolean {
   return swaps.some(([re, to]) => re.test(a) && a.replace(re, to) === b) || swaps.some(([re, to]) => re.test(b) && b.replace(re, to) === a);
 }
 
+const indentOf = (text: string) => text.length - text.trimStart().length;
+
+/**
+ * The lines that replace the deleted line at `i`: the added lines right after its run of deleted lines.
+ * Only they can say its opposite; an added line elsewhere in the hunk (a new helper's first line) is
+ * another statement.
+ */
+function replacementOf(hunk: readonly Line[], i: number): Line[] {
+  let j = i;
+  while (j < hunk.length && hunk[j]!.type === "del") j++;
+  const out: Line[] = [];
+  for (; j < hunk.length && hunk[j]!.type === "add"; j++) out.push(hunk[j]!);
+  return out;
+}
+
 /**
  * `authored-contradicted`, read from the patches: an authored stage that deletes, or turns into their
  * opposite, lines an upstream stage of the task added. `upstream` are the upstream stage patches;
@@ -100,13 +115,14 @@ export function contradictedUpstream(upstream: readonly string[], authored: read
     // A line moved (deleted here, added there, re-indented) is not taken back.
     const readded = new Set(hunks.flat().filter((l) => l.type === "add").map((l) => l.text.trim()));
     for (const hunk of hunks) {
-      const dels = hunk.filter((l) => l.type === "del" && added.has(l.text.trim()) && !readded.has(l.text.trim()));
-      const adds = hunk.filter((l) => l.type === "add");
-      for (const d of dels) {
-        const opposite = adds.find((a) => inverts(d.text, a.text));
+      const hunkAdds = hunk.some((l) => l.type === "add");
+      hunk.forEach((d, i) => {
+        // An import the stage's own edit left unused takes nothing back.
+        if (d.type !== "del" || !added.has(d.text.trim()) || readded.has(d.text.trim()) || importLine.test(d.text)) return;
+        const opposite = replacementOf(hunk, i).find((a) => indentOf(a.text) === indentOf(d.text) && inverts(d.text, a.text));
         if (opposite) evidence.push(`${JSON.stringify(d.text.trim())} becomes ${JSON.stringify(opposite.text.trim())}`);
-        else if (adds.length === 0) evidence.push(`${JSON.stringify(d.text.trim())} deleted`);
-      }
+        else if (!hunkAdds) evidence.push(`${JSON.stringify(d.text.trim())} deleted`);
+      });
     }
     return evidence.length > 0 ? [finding("authored-contradicted", k, "the authored stage takes back what an upstream stage of the task added", listed(evidence, 3))] : [];
   });

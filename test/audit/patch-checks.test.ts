@@ -40,6 +40,25 @@ describe("patch checks", () => {
     ]);
   });
 
+  it("authored-contradicted: only the lines that replace a deleted one can invert it, at its indentation; an import left unused is no take-back", () => {
+    const up = diff(["+from pkg.types import Result", " def f(target):", "+    if not isinstance(target, Name):", "+        return False", "     return True"]);
+    // The deleted check is replaced by one of the same sense; the new helper's first line, elsewhere in the hunk, reads as its opposite.
+    const helper = diff([
+      "-from pkg.types import Result",
+      " def f(target):",
+      "-    if not isinstance(target, Name):",
+      "+    if names(target) is None:",
+      "         return False",
+      "     return True",
+      "+def names(target):",
+      "+    if isinstance(target, Name):",
+      "+        return [target]",
+    ]);
+    const inverted = diff([" def f(target):", "-    if not isinstance(target, Name):", "+    if isinstance(target, Name):", "         return False", "     return True"]);
+    const unusedImport = diff(["-from pkg.types import Result", " def f(target):"]);
+    expect(contradictedUpstream([up], [helper, inverted, unusedImport], isSource).map((f) => [f.stage, f.evidence])).toEqual([[3, '"if not isinstance(target, Name):" becomes "if isinstance(target, Name):"']]);
+  });
+
   it("f2p-elsewhere: a test using a private name the stage defines; a protocol hook (`_name_`) is no private name", () => {
     const stage = diff([" X = 1", "+def _helper(x):", "+    return x", "+def _repr_html_():", "+    return ''"]);
     const tests = "diff --git a/tests/test_m.py b/tests/test_m.py\nnew file mode 100644\n--- /dev/null\n+++ b/tests/test_m.py\n@@ -0,0 +1,6 @@\n+from pkg import m\n+def test_h():\n+    assert m._helper(1) == 1\n+def test_r():\n+    assert m._repr_html_() == ''\n+X = 2\n";
