@@ -19,6 +19,7 @@ import { changedPaths, upstreamDigestsOf, type PathClass } from "../manifests/de
 import type { FailingModule, ImportGated, MineSuite, RejectReason } from "./stage-tests.js";
 import { runCandidateTests, type CandidateTester, type MineBackend } from "./candidate-tests.js";
 import { substantiveStages, type FoldedStep } from "./stages.js";
+import { unrelatedDefinitions } from "./chain-definitions.js";
 import { MINE_REPORT_FORMAT, mineReportSchema, type MineReport, type MineSettings } from "./mine-report.js";
 
 export interface MineOptions {
@@ -108,7 +109,7 @@ const short = (f: FoldedStep): FoldedStep => ({ step: f.step.slice(0, 12), rule:
 /**
  * The pre-checks, on diffs and commit messages only (no test run): at least two substantive stages,
  * and one feature (no two steps naming different pull requests or issues; for a chain, each stage
- * changes a source file an earlier one changed).
+ * changes a source file, and a function or class, that an earlier one changed).
  */
 async function preCheck(ctx: Ctx, c: Candidate, isSource: PathClass, isTest: PathClass): Promise<{ cuts: string[]; folded: FoldedStep[] } | null> {
   const { cuts, folded } = await substantiveStages(ctx.gitDir, c.base, c.cuts, isSource, isTest);
@@ -118,7 +119,9 @@ async function preCheck(ctx: Ctx, c: Candidate, isSource: PathClass, isTest: Pat
     return reject(ctx, c, "no source change", `no step changes source code${rules ? ` (${rules})` : ""}`, 0, { folded: foldedShort });
   }
   if (cuts.length < 2) return reject(ctx, c, "fewer than two substantive stages", `${cuts.length} substantive stage(s)${rules ? `; folded: ${rules}` : ""}`, 0, { folded: foldedShort });
-  const several = (await severalFeatures(ctx.gitDir, c.cuts)) ?? (c.kind === "chain" ? await unrelatedStage(ctx.gitDir, c.base, cuts, isSource, isTest) : null);
+  const several =
+    (await severalFeatures(ctx.gitDir, c.cuts)) ??
+    (c.kind === "chain" ? ((await unrelatedStage(ctx.gitDir, c.base, cuts, isSource, isTest)) ?? (await unrelatedDefinitions(ctx.gitDir, c.base, cuts, isSource, isTest))) : null);
   if (several) return reject(ctx, c, "several features", several, 0, { folded: foldedShort });
   return { cuts, folded };
 }
