@@ -3,8 +3,8 @@ import { gitTry } from "../core/git.js";
 import type { Dataset, LoadedTask } from "../dataset/load.js";
 import type { ManifestRepo, ManifestTask } from "../manifests/task-manifest.js";
 import { deriveTask } from "../manifests/materialize.js";
-import { functionRanges, patchTouches, unchangedIds } from "./old-tests.js";
-import { stageTests, type MineSuite, type OldTests, type StageVerdict } from "./stage-tests.js";
+import { functionKey, functionRanges, patchTouches, unchangedIds } from "./old-tests.js";
+import { stageTests, type MineSuite, type OldTests, type StageVerdict, type TestCode } from "./stage-tests.js";
 
 /**
  * What the test runs of one candidate need besides its repository: the draft manifest entry (base, cuts,
@@ -61,6 +61,25 @@ function oldTestsOf(gitDir: string, last: string, testsPatch: string): OldTests 
   };
 }
 
+/** Reads test files at the last cut, as the tests' interpreter sees them: each id's own function (decorators included), or none. */
+function testCodeOf(gitDir: string, last: string): TestCode {
+  return async (python, ids) => {
+    const files = new Map<string, string>();
+    for (const f of new Set(ids.map((id) => id.split("::")[0]!))) {
+      const r = await gitTry(["--git-dir", gitDir, "show", `${last}:${f}`]);
+      if (r.code === 0 && f.endsWith(".py")) files.set(f, r.stdout);
+    }
+    const ranges = await functionRanges(python, files);
+    const out = new Map<string, string>();
+    for (const id of ids) {
+      const k = functionKey(id);
+      const range = k ? ranges.get(k.file)?.[k.key] : undefined;
+      if (k && range) out.set(id, files.get(k.file)!.split("\n").slice(range[0] - 1, range[1]).join("\n"));
+    }
+    return out;
+  };
+}
+
 /**
  * The test runs of one candidate (every state, `runs` times) and the verdict on its stages, in `work`.
  * The patches are derived from the repository and must match the entry's digests: a worker that derives
@@ -74,5 +93,5 @@ export async function runCandidateTests(dataset: Dataset, gitDir: string, repo: 
   const last = entry.stages[entry.stages.length - 1]!.cut;
   // Mined stages are commits (only benchmark-authored stages, written later, have none).
   if (last === undefined) throw new Error(`${entry.id}: the last stage of a mined candidate names no commit`);
-  return stageTests(dataset, task, work, input.runs, input.testFiles, input.suite, () => {}, oldTestsOf(gitDir, last, draft.testsPatch));
+  return stageTests(dataset, task, work, input.runs, input.testFiles, input.suite, () => {}, oldTestsOf(gitDir, last, draft.testsPatch), testCodeOf(gitDir, last));
 }

@@ -63,6 +63,8 @@ export const mineReportSchema = z
           stages_without_f2p: z.array(z.number().int().positive()).optional(),
           regression_tests: z.array(z.string()).optional(),
           failing_modules: z.array(failingModuleSchema).optional(),
+          /** F2P tests mapped to stage K > 1 whose module could not be imported after stage K-1 (absent before 2026-12-07). */
+          import_gated: z.array(z.object({ test: z.string(), stage: z.number().int().positive(), cause: z.string() }).strict()).optional(),
         })
         .strict(),
     ),
@@ -75,6 +77,8 @@ export const mineReportSchema = z
           test_runs: z.number().int(),
           folded: z.array(foldedSchema).optional(),
           failing_modules: z.array(failingModuleSchema).optional(),
+          /** F2P tests mapped to stage K > 1 whose module could not be imported after stage K-1 (absent before 2026-12-07). */
+          import_gated: z.array(z.object({ test: z.string(), stage: z.number().int().positive(), cause: z.string() }).strict()).optional(),
         })
         .strict(),
     ),

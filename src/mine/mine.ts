@@ -16,9 +16,10 @@ import { defaultTestCommand } from "../testbed/test-run.js";
 import { openScratch, reapNotices, reapStaleScratch } from "../testbed/verifier-scratch.js";
 import { findCandidates, repoDir, severalFeatures, unrelatedStage, type Candidate } from "./candidates.js";
 import { changedPaths, upstreamDigestsOf, type PathClass } from "../manifests/derive.js";
-import type { FailingModule, MineSuite, RejectReason } from "./stage-tests.js";
+import type { FailingModule, ImportGated, MineSuite, RejectReason } from "./stage-tests.js";
 import { runCandidateTests, type CandidateTester, type MineBackend } from "./candidate-tests.js";
 import { substantiveStages, type FoldedStep } from "./stages.js";
+import { unrelatedDefinitions } from "./chain-definitions.js";
 import { MINE_REPORT_FORMAT, mineReportSchema, type MineReport, type MineSettings } from "./mine-report.js";
 
 export interface MineOptions {
@@ -108,7 +109,7 @@ const short = (f: FoldedStep): FoldedStep => ({ step: f.step.slice(0, 12), rule:
 /**
  * The pre-checks, on diffs and commit messages only (no test run): at least two substantive stages,
  * and one feature (no two steps naming different pull requests or issues; for a chain, each stage
- * changes a source file an earlier one changed).
+ * changes a source file, and a function or class, that an earlier one changed).
  */
 async function preCheck(ctx: Ctx, c: Candidate, isSource: PathClass, isTest: PathClass): Promise<{ cuts: string[]; folded: FoldedStep[] } | null> {
   const { cuts, folded } = await substantiveStages(ctx.gitDir, c.base, c.cuts, isSource, isTest);
@@ -118,7 +119,9 @@ async function preCheck(ctx: Ctx, c: Candidate, isSource: PathClass, isTest: Pat
     return reject(ctx, c, "no source change", `no step changes source code${rules ? ` (${rules})` : ""}`, 0, { folded: foldedShort });
   }
   if (cuts.length < 2) return reject(ctx, c, "fewer than two substantive stages", `${cuts.length} substantive stage(s)${rules ? `; folded: ${rules}` : ""}`, 0, { folded: foldedShort });
-  const several = (await severalFeatures(ctx.gitDir, c.cuts)) ?? (c.kind === "chain" ? await unrelatedStage(ctx.gitDir, c.base, cuts, isSource, isTest) : null);
+  const several =
+    (await severalFeatures(ctx.gitDir, c.cuts)) ??
+    (c.kind === "chain" ? ((await unrelatedStage(ctx.gitDir, c.base, cuts, isSource, isTest)) ?? (await unrelatedDefinitions(ctx.gitDir, c.base, cuts, isSource, isTest))) : null);
   if (several) return reject(ctx, c, "several features", several, 0, { folded: foldedShort });
   return { cuts, folded };
 }
@@ -177,15 +180,31 @@ async function mineCandidate(ctx: Ctx, c: Candidate): Promise<{ entry: ManifestT
     stages_without_f2p: without,
     regression_tests: v.regression,
     failing_modules: v.failingModules,
+    import_gated: v.importGated,
   };
   const notes = [
     ...(folded.length > 0 ? [`${folded.length} step(s) folded`] : []),
     ...(v.regression.length > 0 ? [`${v.regression.length} old test(s) not F2P`] : []),
     ...(v.failingModules.length > 0 ? [`${v.failingModules.length} module(s) failing in every state`] : []),
+    ...(v.importGated.length > 0 ? [`${v.importGated.length} F2P test(s) mapped where their module first imports`] : []),
   ];
   ctx.opts.onLine?.(`mined ${id}: ${cuts.length} stages, ${entry.verifier.fail_to_pass.length} F2P, ${v.p2p.length} P2P (${(ms / 1000).toFixed(1)} s)${notes.length > 0 ? `; ${notes.join(", ")}` : ""}`);
   for (const m of v.failingModules) ctx.opts.onLine?.(`warning: ${id}: ${m.module}: ${m.reason}`);
+  for (const line of gatedWarnings(v.importGated)) ctx.opts.onLine?.(`warning: ${id}: ${line}`);
   return { entry, mined };
+}
+
+/** One line per module and stage (a module's hundreds of tests share one cause). */
+function gatedWarnings(gated: readonly ImportGated[]): string[] {
+  const groups = new Map<string, ImportGated[]>();
+  for (const g of gated) {
+    const key = `${g.test.split("::")[0]!}\u0000${g.stage}`;
+    groups.set(key, [...(groups.get(key) ?? []), g]);
+  }
+  return [...groups.values()].map((list) => {
+    const { test, stage, cause } = list[0]!;
+    return `${list.length} F2P test(s) of ${test.split("::")[0]!} mapped to stage ${stage}, where their module first imports (after stage ${stage - 1}: ${cause})`;
+  });
 }
 
 /** Near and far pairs must both be possible: locality comes from the real directory structure. */

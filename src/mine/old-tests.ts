@@ -37,7 +37,7 @@ export function patchTouches(testsPatch: string): Map<string, FileTouches> {
 }
 
 /** `Class::test_name` of a pytest node id (parameters dropped), or null for ids in another notation. */
-function functionKey(id: string): { file: string; key: string } | null {
+export function functionKey(id: string): { file: string; key: string } | null {
   const parts = id.split("::");
   if (parts.length < 2) return null;
   return { file: parts[0]!, key: parts.slice(1).join("::").replace(/\[.*$/s, "") };

@@ -9,7 +9,7 @@ const helper = fileURLToPath(new URL("../testbed/python-substance.py", import.me
 type FileVerdict = "same" | "docstrings" | "annotations" | "leftovers" | "different";
 
 /** A file at a commit, or null where it does not exist. */
-async function textAt(gitDir: string, rev: string, path: string): Promise<string | null> {
+export async function textAt(gitDir: string, rev: string, path: string): Promise<string | null> {
   const r = await gitTry(["--git-dir", gitDir, "cat-file", "blob", `${rev}:${path}`], { maxBuffer: 64 * 1024 * 1024 });
   return r.code === 0 ? r.stdout : null;
 }

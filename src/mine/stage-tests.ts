@@ -4,9 +4,12 @@ import { changingIds } from "../dataset/generated-ids.js";
 import { isTestModule } from "../dataset/test-id-paths.js";
 import type { Dataset, LoadedTask } from "../dataset/load.js";
 import type { PreparedEnv } from "../testbed/env-cache.js";
-import { inScope } from "../testbed/pytest-ids.js";
 import { testPython } from "../testbed/pytest-runner.js";
 import { collectionInterruption } from "../testbed/pytest-output.js";
+import { conftestWords } from "../testbed/runner-words.js";
+import { baseCollection } from "./base-collection.js";
+import { gatedByOthers, importGate } from "./import-gated.js";
+import { environmentVerdict, failingModules, outcomeIn, uncollected, type Outcome } from "./module-failures.js";
 import { checkoutWithPatches, environmentFor, freshCheckout, runWholeSuite } from "../testbed/task-testbed.js";
 import { suiteRunProblem, type TestRun } from "../testbed/test-run.js";
 
@@ -15,6 +18,10 @@ export const rejectReasons = [
   "no source change",
   "several features",
   "no F2P",
+  /** The tests cannot be loaded on this interpreter and packages (an import, a conftest): the runner's words in the detail. */
+  "environment",
+  /** The base as shipped cannot import or collect its own test modules: every F2P id would measure that. */
+  "base cannot be collected",
   "timed out",
   "fewer than two substantive stages",
   /** Retired with the stage rule of issue 28 (stages needed a test of their own); still read in older reports. */
@@ -42,21 +49,23 @@ export type StageVerdict =
       /** Old, unchanged tests that fail before the stages only because their module cannot be imported there: no F2P. */
       regression: string[];
       failingModules: FailingModule[];
+      /** F2P tests whose module could not be imported before their stage: the stage may be where an import arrives, not their behaviour. */
+      importGated: ImportGated[];
     }
   | { ok: false; reason: RejectReason; detail: string; failingModules?: FailingModule[] };
+
+/** An F2P test mapped to stage K > 1 whose module was not collected after stage K-1, with pytest's words there. */
+export interface ImportGated {
+  test: string;
+  stage: number;
+  cause: string;
+}
 
 /** Which of these ids (failing before the stages only by their module's collection error) are the tests' old, unchanged code. */
 export type OldTests = (python: string, ids: string[]) => Promise<Set<string>>;
 
-type Outcome = "pass" | "fail" | "skip";
-
-/** Not collected: no outcome of its own, its module (or directory) failed collection. */
-const uncollected = (run: TestRun, id: string) => !run.cases.has(id) && run.collectionErrors.some((s) => inScope(id, s));
-
-function outcomeIn(run: TestRun, id: string): Outcome {
-  const o = run.cases.get(id) ?? (run.collectionErrors.some((s) => inScope(id, s)) ? "error" : undefined);
-  return o === "passed" ? "pass" : o === "skipped" ? "skip" : "fail";
-}
+/** The source of each id's own test function (absent when not found), read by the tests' interpreter. */
+export type TestCode = (python: string, ids: string[]) => Promise<Map<string, string>>;
 
 /** Which tests a candidate's runs include: the whole suite, or only the test files its steps touch. */
 export type MineSuite = "whole" | "touched";
@@ -71,11 +80,11 @@ async function prepareEnv(dataset: Dataset, task: LoadedTask, work: string, log:
 }
 
 /**
- * Adds `runs` runs of the suite (or of `only` these test files) after stages 1..K (K = 0..k), on
+ * Adds `runs` runs of the suite (or of `only` these test files) after stages 1..K (K = from..to), on
  * base + tests.patch, to `states[K]`; a rejection when a run cannot be trusted.
  */
-async function runStates(dataset: Dataset, task: LoadedTask, env: PreparedEnv, work: string, runs: number, only: readonly string[] | null, states: TestRun[][]): Promise<StageVerdict | null> {
-  for (let k = 0; k <= task.stagePatches.length; k++) {
+async function runStates(dataset: Dataset, task: LoadedTask, env: PreparedEnv, work: string, runs: number, only: readonly string[] | null, states: TestRun[][], from = 0, to = task.stagePatches.length): Promise<StageVerdict | null> {
+  for (let k = from; k <= to; k++) {
     const patches = [...task.stagePatches.slice(0, k).map((text, i) => ({ name: `stage-${i + 1}.patch`, text })), { name: "tests.patch", text: task.testsPatch }];
     const list = (states[k] ??= []);
     for (let i = 0; i < runs; i++) {
@@ -89,6 +98,9 @@ async function runStates(dataset: Dataset, task: LoadedTask, env: PreparedEnv, w
       const why = run.timedOut ? "timed out" : suiteRunProblem(run);
       // A module that cannot be imported before the stages is a normal "not collected yet": its tests fail there.
       if (why) {
+        // A conftest that cannot be imported stops pytest before any test: the environment, in pytest's words.
+        const conftest = run.timedOut ? null : conftestWords(`${run.stdout}\n${run.stderr}`);
+        if (conftest) return { ok: false, reason: "environment", detail: `after ${k} stage(s): the tests cannot be loaded: ${conftest}` };
         const reason = run.timedOut ? "timed out" : collectionInterruption(run.stdout) || run.cases.size === 0 ? "collection failure" : "untrusted test run";
         return { ok: false, reason, detail: `after ${k} stage(s): ${why}` };
       }
@@ -127,66 +139,29 @@ export async function stageTests(
   suite: MineSuite,
   log: (t: string) => void,
   oldTests: OldTests = async () => new Set(),
+  testCode: TestCode = async () => new Map(),
 ): Promise<{ verdict: StageVerdict; testRuns: number }> {
   const states: TestRun[][] = [];
-  const done = (verdict: StageVerdict) => ({ verdict, testRuns: states.reduce((n, list) => n + list.length, 0) });
+  let extraRuns = 0;
+  const done = (verdict: StageVerdict) => ({ verdict, testRuns: extraRuns + states.reduce((n, list) => n + list.length, 0) });
   const modules = testFiles.filter(isTestModule);
   if (suite === "touched" && modules.length === 0) return done({ ok: false, reason: "no F2P", detail: "the steps touch no test module" });
   const env = await prepareEnv(dataset, task, work, log);
   if ("ok" in env) return done(env);
   const only = suite === "touched" ? modules : null;
   const python = testPython(env.pathPrefix);
-  const judged = async () => judge(task, states, testFiles, await oldTests(python, importOnly(states)));
+  const judged = async () => gatedByOthers(judge(task, states, testFiles, await oldTests(python, importOnly(states))), python, testCode);
   // One run per state first: the tests stable over every run are a subset of what one run shows, so
   // a candidate that one run rejects costs a third of the runs.
-  const first = (await runStates(dataset, task, env, work, 1, only, states)) ?? (await judged());
+  const base = async (): Promise<StageVerdict | null> => {
+    const b = await baseCollection(dataset, task, env, work, states[0]![0]!, testFiles);
+    extraRuns += b.testRuns;
+    return b.problem === null ? null : { ok: false, reason: "base cannot be collected", detail: b.problem };
+  };
+  // The base first: a base that cannot import or collect its own test modules is refused before the stages run.
+  const first = (await runStates(dataset, task, env, work, 1, only, states, 0, 0)) ?? (await base()) ?? (await runStates(dataset, task, env, work, 1, only, states, 1)) ?? (await judged());
   if (!first.ok || runs === 1) return done(first);
   return done((await runStates(dataset, task, env, work, runs - 1, only, states)) ?? (await judged()));
-}
-
-/**
- * pytest's own words for a failure: the short summary's `FAILED id - message` (`-rA`), else the
- * first `E   ` line of its section (`___ ERROR collecting path ___`, `___ test_name ___`).
- */
-function pytestSays(runs: readonly TestRun[], id: string): string | null {
-  const named = (s: string) => s === id || s.endsWith(`/${id}`);
-  for (const r of runs) {
-    const lines = r.stdout.split("\n");
-    for (const line of lines) {
-      const m = /^(?:FAILED|ERROR) (\S+) - (.*)$/.exec(line.trim());
-      if (m && named(m[1]!)) return `${m[1]} - ${m[2]}`;
-    }
-    const title = id.includes("::") ? id.split("::").slice(1).join(".") : `ERROR collecting ${id}`;
-    const at = lines.findIndex((l) => new RegExp(`^_+ ${title.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} _+$`).test(l.trim()));
-    const e = at < 0 ? undefined : lines.slice(at + 1).find((l) => /^E\s+\S/.test(l));
-    if (e) return `${id} - ${e.replace(/^E\s+/, "").trim()}`;
-  }
-  return null;
-}
-
-/**
- * Touched test modules whose tests fail in every state: a module that is collected in no run (with
- * pytest's reason), or tests that fail in every run of every state (optional extensions missing, a
- * broken environment). They can be neither F2P nor P2P; the report says so.
- */
-function failingModules(states: TestRun[][], testFiles: readonly string[], universe: ReadonlySet<string>): FailingModule[] {
-  const out: FailingModule[] = [];
-  const all = states.flat();
-  for (const module of testFiles.filter(isTestModule)) {
-    const ids = [...universe].filter((id) => id.split("::")[0] === module);
-    if (ids.length === 0) {
-      if (all.length > 0 && all.every((r) => r.collectionErrors.includes(module))) {
-        const why = pytestSays(all, module);
-        out.push({ module, reason: `cannot be collected in any state${why ? ` (pytest: ${why})` : ""}` });
-      }
-      continue;
-    }
-    const failing = ids.filter((id) => all.every((r) => outcomeIn(r, id) === "fail"));
-    if (failing.length === 0) continue;
-    const why = pytestSays(all, failing[0]!);
-    out.push({ module, reason: `${failing.length} of ${ids.length} test(s) fail in every state${why ? ` (pytest: ${why})` : ""}` });
-  }
-  return out;
 }
 
 /**
@@ -206,6 +181,7 @@ function judge(task: LoadedTask, states: TestRun[][], testFiles: readonly string
   const p2p: string[] = [];
   const unstable: string[] = [];
   const regression: string[] = [];
+  const gated: ImportGated[] = [];
   for (const id of [...universe].sort()) {
     const o = stableOutcomes(states, id);
     if (o[0] === null || o[k] === null) {
@@ -223,15 +199,20 @@ function judge(task: LoadedTask, states: TestRun[][], testFiles: readonly string
       regression.push(id);
       continue;
     }
+    // The earliest stage from which it passes in every run through the last (docs/mining.md).
     let first = k;
     while (first > 1 && o[first - 1] === "pass") first--;
     stage[first - 1]!.push(id);
+    const gate = first > 1 ? importGate(states[first - 1]!, id) : null;
+    if (gate !== null) gated.push({ test: id, stage: first, cause: gate });
   }
   const failing = failingModules(states, testFiles, universe);
   if (stage.every((s) => s.length === 0)) {
+    const environment = environmentVerdict(states, testFiles, universe, failing);
+    if (environment) return environment;
     if (unstable.length > 0) return { ok: false, reason: "unstable", detail: `no stable fail-to-pass test; unstable: ${unstable.slice(0, 5).join(", ")}`, failingModules: failing };
     const olds = regression.length > 0 ? `; ${regression.length} old unchanged test(s) fail before the stages only because their module cannot be imported there` : "";
     return { ok: false, reason: "no F2P", detail: `no test fails before the stages and passes after them${olds}`, failingModules: failing };
   }
-  return { ok: true, stageTests: stage, p2p: p2p.sort(), unstable, regression, failingModules: failing };
+  return { ok: true, stageTests: stage, p2p: p2p.sort(), unstable, regression, failingModules: failing, importGated: gated };
 }

@@ -9,7 +9,15 @@ const failingModule = z.object({ module: z.string(), reason: z.string() }).stric
 /** The verdict on a candidate's stages, as `stageTests` returns it. */
 const stageVerdictSchema = z.discriminatedUnion("ok", [
   z
-    .object({ ok: z.literal(true), stageTests: z.array(ids), p2p: ids, unstable: ids, regression: ids, failingModules: z.array(failingModule) })
+    .object({
+      ok: z.literal(true),
+      stageTests: z.array(ids),
+      p2p: ids,
+      unstable: ids,
+      regression: ids,
+      failingModules: z.array(failingModule),
+      importGated: z.array(z.object({ test: z.string(), stage: z.number().int(), cause: z.string() }).strict()),
+    })
     .strict(),
   z.object({ ok: z.literal(false), reason: z.enum(rejectReasons), detail: z.string(), failingModules: z.array(failingModule).optional() }).strict(),
 ]);

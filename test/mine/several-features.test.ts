@@ -2,6 +2,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { severalFeatures, unrelatedStage } from "../../src/mine/candidates.js";
+import { unrelatedDefinitions } from "../../src/mine/chain-definitions.js";
 import { gitHistory } from "../helpers/git-history.js";
 import { tempDir } from "../verify/fixture.js";
 
@@ -39,5 +40,32 @@ describe("a chain stage unrelated to the stages before it", () => {
   it("is not a stage that changes a file an earlier stage changed", async () => {
     expect(await unrelatedStage(gitDir, base, [pr803, plain], isSource, isTest)).toBeNull();
     expect(await unrelatedStage(gitDir, base, [pr970, fix803], isSource, isTest)).toBeNull();
+  });
+});
+
+describe("a chain stage that reworks older code the chain never touched", () => {
+  const { repo: more, init: initMore, commit: commitMore } = gitHistory(root, "more");
+  initMore();
+  const fns = (remap: string, partition: string, extra = "") => ({ "more.py": `def remap(xs):\n    return ${remap}\n\n\ndef partition(xs):\n    return ${partition}\n${extra}` });
+  const start = commitMore("Initial layout", fns("list(xs)", "xs"));
+  const cache = commitMore("remap: a cache option", fns("list(dict.fromkeys(xs))", "xs"));
+  const order = commitMore("remap: keep the order", fns("list(dict.fromkeys(reversed(xs)))", "xs"));
+  const predicates = commitMore("partition: several predicates", fns("list(dict.fromkeys(reversed(xs)))", "[x for x in xs if x]"));
+  const helper = commitMore("Add a helper", fns("list(dict.fromkeys(reversed(xs)))", "[x for x in xs if x]", "\n\ndef helper():\n    return 1\n"));
+  const moreDir = join(more, ".git");
+  const isSource = (p: string) => p.endsWith(".py");
+  const isTest = (p: string) => p.startsWith("tests/");
+
+  it("is a stage that changes an existing function no earlier stage changed, at any position of the chain", async () => {
+    // One file throughout: the shared-file rule lets the chain through.
+    expect(await unrelatedStage(moreDir, start, [cache, order, predicates], isSource, isTest)).toBeNull();
+    expect(await unrelatedDefinitions(moreDir, start, [cache, order, predicates], isSource, isTest)).toBe(
+      `stage 3 (${predicates.slice(0, 12)}) changes more.py::partition, older code no earlier stage changed, and none of more.py::remap`,
+    );
+  });
+
+  it("is not a stage that changes what an earlier one changed, or that only adds a definition", async () => {
+    expect(await unrelatedDefinitions(moreDir, start, [cache, order], isSource, isTest)).toBeNull();
+    expect(await unrelatedDefinitions(moreDir, order, [predicates, helper], isSource, isTest)).toBeNull();
   });
 });
