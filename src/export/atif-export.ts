@@ -1,4 +1,4 @@
-import { assertRunDir } from "../run/run-dir-check.js";
+import { assertRunDir } from "../formats/run-dir-check.js";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { basename, join, relative, resolve } from "node:path";

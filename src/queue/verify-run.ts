@@ -1,4 +1,4 @@
-import { assertRunDir } from "../run/run-dir-check.js";
+import { assertRunDir } from "../formats/run-dir-check.js";
 import { randomBytes } from "node:crypto";
 import { join, resolve } from "node:path";
 import { InputError } from "../core/errors.js";

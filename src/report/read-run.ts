@@ -1,4 +1,4 @@
-import { assertRunDir } from "../run/run-dir-check.js";
+import { assertRunDir } from "../formats/run-dir-check.js";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { InputError, inputError, zodProblems } from "../core/errors.js";

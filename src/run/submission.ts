@@ -1,7 +1,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import parseDiff from "parse-diff";
-import { splitPatch } from "../verify/split-patch.js";
+import { splitPatch } from "../core/patch-blocks.js";
 import { submissionFile } from "./message-templates.js";
 import type { normalizationSteps } from "../formats/session-summary.js";
 

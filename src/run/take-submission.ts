@@ -3,7 +3,7 @@ import { basename, dirname, join, relative } from "node:path";
 import { sha256 } from "../core/digest.js";
 import { runFiles } from "../formats/run-layout.js";
 import type { PatchInfo, SessionSummary } from "../formats/session-summary.js";
-import { splitPatch } from "../verify/split-patch.js";
+import { splitPatch } from "../core/patch-blocks.js";
 import { readSubmission } from "./submission.js";
 
 export interface TakenSubmission {

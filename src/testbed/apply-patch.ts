@@ -28,7 +28,7 @@ function lastLines(text: string, n = 6): string {
  * Applies a patch file with the fallbacks SWE-bench's harness uses: `git apply`, then a three-way
  * apply, then `patch --fuzz=3` as a last resort, each from a clean tree. Returns which one worked,
  * or the first attempt's error (the most telling) when none did. The file must hold only what the
- * one parser recognised (split-patch.ts re-serialises it): GNU patch reads any text as patches.
+ * one parser recognised (core/patch-blocks.ts re-serialises it): GNU patch reads any text as patches.
  * `tree` is a checkout path (its own `.git`) or a checkout whose git directory is outside it.
  */
 export async function applyWithFallbacks(tree: string | BedGit, patchFile: string, log: (t: string) => void): Promise<ApplyOutcome> {

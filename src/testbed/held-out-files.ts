@@ -1,6 +1,6 @@
 import { chmodSync, lstatSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { splitPatch } from "../verify/split-patch.js";
+import { splitPatch } from "../core/patch-blocks.js";
 import { applyExact } from "./apply-patch.js";
 import type { BedGit } from "./bed-git.js";
 

@@ -3,7 +3,7 @@ import { applyWithFallbacks, resetTree, type ApplyMethod } from "../testbed/appl
 import type { BedGit } from "../testbed/bed-git.js";
 import { writeHeldOut, type HeldOutFile } from "../testbed/held-out-files.js";
 import { checkAppliedPaths, checkSymlinkEscapes } from "./path-safety.js";
-import { writeBlocks, type PatchBlock } from "./split-patch.js";
+import { writeBlocks, type PatchBlock } from "../core/patch-blocks.js";
 import { changedPaths, snapshotTree, unapprovedChanges } from "./tree-changes.js";
 
 export type KeptApplied = { method: ApplyMethod | "empty" } | { error: string };

@@ -7,7 +7,7 @@ import { touchedPaths } from "../dataset/patch-files.js";
 import type { RepoSpec } from "../dataset/schema.js";
 import { pytestSections } from "../testbed/pytest-runner.js";
 import { stdlibModuleNames } from "./python-stdlib.js";
-import type { PatchBlock } from "./split-patch.js";
+import type { PatchBlock } from "../core/patch-blocks.js";
 
 /**
  * Files that steer the test runner rather than the code under test (class 2 of the threat model in

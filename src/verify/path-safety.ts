@@ -1,6 +1,6 @@
 import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
-import type { PatchBlock } from "./split-patch.js";
+import type { PatchBlock } from "../core/patch-blocks.js";
 
 /**
  * Why a path named by a patch may not be written, or null when it is an ordinary path inside the

@@ -1,4 +1,4 @@
-import { assertRunDir } from "../run/run-dir-check.js";
+import { assertRunDir } from "../formats/run-dir-check.js";
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { InputError, inputError, type Problem } from "../core/errors.js";

@@ -1,5 +1,5 @@
 import { inflateSync } from "node:zlib";
-import type { PatchBlock } from "./split-patch.js";
+import type { PatchBlock } from "../core/patch-blocks.js";
 
 /**
  * In-process forgery (code under test rewriting pytest's reporting from inside its process) cannot

@@ -13,7 +13,7 @@ import { envFingerprint, invalidateEnvironment, type PreparedEnv } from "../test
 import { checkPatchPaths } from "./path-safety.js";
 import { describeRun, environmentFor, freshCheckout, requiredTests } from "../testbed/task-testbed.js";
 import { locateInifile, testPython } from "../testbed/pytest-runner.js";
-import { parsePatch, splitPatch, type PatchBlock } from "./split-patch.js";
+import { parsePatch, splitPatch, type PatchBlock } from "../core/patch-blocks.js";
 import { suspiciousReasons } from "./suspicious.js";
 import { writtenLines } from "./written-lines.js";
 import { verdictSchema, type TestStatus, type Verdict } from "../formats/verdict.js";

@@ -1,7 +1,7 @@
 import { existsSync, lstatSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { bedGit, type BedGit } from "../testbed/bed-git.js";
-import type { PatchBlock } from "./split-patch.js";
+import type { PatchBlock } from "../core/patch-blocks.js";
 
 /** Files above this size are not read back (a text file an artifact adds is far smaller). */
 const maxBytes = 4 * 1024 * 1024;

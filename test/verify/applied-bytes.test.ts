@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { detachGitDir } from "../../src/testbed/bed-git.js";
 import { writeHeldOut } from "../../src/testbed/held-out-files.js";
 import { applyKeptBlocks } from "../../src/verify/apply-artifact.js";
-import { parsePatch } from "../../src/verify/split-patch.js";
+import { parsePatch } from "../../src/core/patch-blocks.js";
 import { suspiciousReasons } from "../../src/verify/suspicious.js";
 import { changedPaths, snapshotTree, unapprovedChanges } from "../../src/verify/tree-changes.js";
 import { git, tempDir, writeFiles } from "./fixture.js";

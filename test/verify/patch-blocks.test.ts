@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { applyWithFallbacks } from "../../src/testbed/apply-patch.js";
 import { dropTestFiles } from "../../src/verify/artifact-filter.js";
 import { checkPatchPaths, checkSymlinkEscapes } from "../../src/verify/path-safety.js";
-import { joinBlocks, splitPatch } from "../../src/verify/split-patch.js";
+import { joinBlocks, splitPatch } from "../../src/core/patch-blocks.js";
 import { git, tempDir, writeFiles } from "./fixture.js";
 
 const dirs: string[] = [];

@@ -1,6 +1,6 @@
 import { deflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { splitPatch } from "../../src/verify/split-patch.js";
+import { splitPatch } from "../../src/core/patch-blocks.js";
 import { suspiciousReasons } from "../../src/verify/suspicious.js";
 
 const patch = (file: string, lines: string[]) =>

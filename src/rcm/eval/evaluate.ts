@@ -1,4 +1,4 @@
-import { assertRunDir } from "../../run/run-dir-check.js";
+import { assertRunDir } from "../../formats/run-dir-check.js";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { sha256 } from "../../core/digest.js";
 import { inputError } from "../../core/errors.js";

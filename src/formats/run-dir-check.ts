@@ -1,6 +1,6 @@
 import { existsSync, statSync } from "node:fs";
 import { inputError } from "../core/errors.js";
-import { runFiles } from "../formats/run-layout.js";
+import { runFiles } from "./run-layout.js";
 
 /**
  * The one wording, for every command that reads a run (report, compare, verify, export, rcm eval,
