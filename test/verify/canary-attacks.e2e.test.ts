@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sampleAttackBench } from "./sample-attack.js";
+import { intoPackages, sampleAttackBench } from "./sample-attack.js";
 import { skipWithout } from "../helpers/tools.js";
 
 // Needs bwrap: skipped with the reason where missing (a failure under CI=true).
@@ -32,9 +32,6 @@ function expectCaught(r: ReturnType<typeof attack>, marker: string) {
   const copies = r.verdict.canaries?.tests.filter((t) => t.of !== undefined) ?? [];
   expect(copies.some((t) => t.expected === "failed" && bench.f2p.includes(t.of!))).toBe(true);
 }
-
-// Python appended once to every top-level package's __init__.py (the code under test imports it).
-const intoPackages = (py: string) => `for f in */__init__.py; do grep -q '^# attack$' "$f" && continue; echo '# attack' >> "$f"; cat >> "$f" <<'PYEOF'\n${py}\nPYEOF\ndone`;
 
 // (1) By bytecode, through the import machinery: a test module gets a module class whose lookups empty
 // every test_* function whose code object names a global of its module (an import from the repository),

@@ -56,3 +56,9 @@ export function sampleAttackBench(prefix: string) {
   }
   return { bench, attack };
 }
+
+/**
+ * Shell that appends `py` once to every top-level package's `__init__.py` of the workspace (the code under
+ * test imports it): the script runs at every request of the session, and two copies of a hook would recurse.
+ */
+export const intoPackages = (py: string) => `for f in */__init__.py; do grep -q '^# attack$' "$f" && continue; echo '# attack' >> "$f"; cat >> "$f" <<'PYEOF'\n${py}\nPYEOF\ndone`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sampleAttackBench } from "./sample-attack.js";
+import { intoPackages, sampleAttackBench } from "./sample-attack.js";
 import { skipWithout } from "../helpers/tools.js";
 
 // Needs bwrap: skipped with the reason where missing (a failure under CI=true).
@@ -30,10 +30,6 @@ function expectUnresolved(r: ReturnType<typeof attack>) {
 function expectForgedPassInLog(r: ReturnType<typeof attack>) {
   expect(bench.f2p.some((id) => r.log.includes(`PASSED ${id}`)), `the forgery made a fail-to-pass test pass in the logged run:\n${r.log.slice(0, 6000)}`).toBe(true);
 }
-
-// Python appended to every top-level package's __init__.py (the code under test imports it).
-// Once: the script runs at every request of the session, and two copies of a finder would recurse.
-const intoPackages = (py: string) => `for f in */__init__.py; do grep -q '^# attack$' "$f" && continue; echo '# attack' >> "$f"; cat >> "$f" <<'PYEOF'\n${py}\nPYEOF\ndone`;
 
 // (a) test functions swapped for no-ops through the import machinery: the module being imported gets
 // a module class whose attribute lookup wraps every test_* function; later test modules get it from a
