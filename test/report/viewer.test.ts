@@ -63,7 +63,8 @@ describe.skipIf(missingTool)("session viewer in headless chromium", () => {
   it("opens a session, expands a request to its tool call, and marks the signature on its request", async () => {
     const { page, errors, requests } = await open(browser, url, 1280);
     await page.locator('#session-rows tr[data-key="0/f1.switch"]').click();
-    expect(page.url()).toContain("#session=0%2Ff1.switch");
+    // The address follows (read in the page: Playwright's own URL hears of a hash change later, under load).
+    await page.waitForFunction(() => location.hash.includes("session=0%2Ff1.switch"));
     const reqs = page.locator("#request-timeline li.req");
     expect(await reqs.count()).toBe(8);
     // The wrong-workspace edit of f1: request #3 (index 2) changed w01; marked there and nowhere else.
@@ -113,7 +114,7 @@ describe.skipIf(missingTool)("session viewer in headless chromium", () => {
 
     await page.locator("body").press("p");
     await page.waitForSelector("#pair-requests");
-    expect(page.url()).toContain("#pair=0%2Ff4");
+    await page.waitForFunction(() => location.hash.includes("pair=0%2Ff4"));
     // Focus lines F1 F2 F3 FIN on both sides; the switched session's interruptions between them.
     const cells = page.locator("#pair-requests .pair-cell:not(.empty):not(.between)");
     expect(await cells.count()).toBe(8);
