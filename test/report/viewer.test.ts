@@ -66,6 +66,8 @@ describe.skipIf(missingTool)("session viewer in headless chromium", () => {
     // The address follows (read in the page: Playwright's own URL hears of a hash change later, under load).
     await page.waitForFunction(() => location.hash.includes("session=0%2Ff1.switch"));
     const reqs = page.locator("#request-timeline li.req");
+    // The session is drawn after the address changes: wait for its eighth request, then count.
+    await reqs.nth(7).waitFor();
     expect(await reqs.count()).toBe(8);
     // The wrong-workspace edit of f1: request #3 (index 2) changed w01; marked there and nowhere else.
     expect(await page.locator("#request-timeline li.req.marked").evaluateAll((els) => els.map((e) => e.getAttribute("data-index")))).toEqual(["2"]);
