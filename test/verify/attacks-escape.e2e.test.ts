@@ -1,11 +1,10 @@
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, posix, relative } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { packageRoot } from "../../src/core/package-paths.js";
 import { cli } from "../helpers/cli.js";
 import { skipWithout } from "../helpers/tools.js";
-import { tempDir } from "./fixture.js";
+import { copySampleWithSessions } from "./fixture.js";
 
 /**
  * Issue 32, class 1: out of the sandbox when the harness runs as root. A process that keeps root's
@@ -78,16 +77,8 @@ const skipWhy: string | null = uid !== 0 ? "runs as root only (the attack needs 
 
 beforeAll(() => {
   if (skipWhy) return;
-  root = tempDir("switch-swe-escape-");
   // The dataset beside the run directory and the workspaces: one file system, the one the sandbox sees a file of.
-  dataset = join(root, "dataset");
-  cpSync(join(packageRoot, "datasets", "sample"), dataset, { recursive: true });
-  env = { SWITCH_SWE_CACHE: join(root, "cache") };
-  sessions = join(root, "sessions.json");
-  const b = cli(["sessions", "build", dataset, "--seed", "0", "--out", sessions], { env });
-  expect(b.code, b.stderr).toBe(0);
-  const pairs = (JSON.parse(readFileSync(sessions, "utf8")) as { pairs: Array<{ focus: string; repo: string }> }).pairs;
-  focusTask = pairs.find((p) => p.repo === "textflow")!.focus;
+  ({ root, dataset, sessions, env, focusTask } = copySampleWithSessions("switch-swe-escape-"));
   focusSession = `${focusTask}.base`;
 }, 120_000);
 

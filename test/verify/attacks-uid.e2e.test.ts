@@ -1,10 +1,9 @@
-import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { packageRoot } from "../../src/core/package-paths.js";
 import { cli } from "../helpers/cli.js";
 import { skipWithout } from "../helpers/tools.js";
-import { tempDir } from "./fixture.js";
+import { copySampleWithSessions } from "./fixture.js";
 
 /**
  * Issue 42, finding 2: the sandbox user was the host's root. Started by root, `bwrap --unshare-user
@@ -72,15 +71,9 @@ let env: NodeJS.ProcessEnv;
 
 beforeAll(() => {
   if (skipWhy) return;
-  root = tempDir("switch-swe-uid-");
-  dataset = join(root, "dataset");
-  cpSync(join(packageRoot, "datasets", "sample"), dataset, { recursive: true });
-  env = { SWITCH_SWE_CACHE: join(root, "cache") };
-  sessions = join(root, "sessions.json");
-  const b = cli(["sessions", "build", dataset, "--seed", "0", "--out", sessions], { env });
-  expect(b.code, b.stderr).toBe(0);
-  const pairs = (JSON.parse(readFileSync(sessions, "utf8")) as { pairs: Array<{ focus: string; repo: string }> }).pairs;
-  focusSession = `${pairs.find((p) => p.repo === "textflow")!.focus}.base`;
+  const copy = copySampleWithSessions("switch-swe-uid-");
+  ({ root, dataset, sessions, env } = copy);
+  focusSession = `${copy.focusTask}.base`;
   mkdirSync(join(root, "scripts"), { recursive: true });
 }, 120_000);
 

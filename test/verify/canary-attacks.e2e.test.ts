@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { intoPackages, sampleAttackBench } from "./sample-attack.js";
+import { hushTestModules, intoPackages, sampleAttackBench } from "./sample-attack.js";
 import { skipWithout } from "../helpers/tools.js";
 
 // Needs bwrap: skipped with the reason where missing (a failure under CI=true).
@@ -56,27 +56,7 @@ const byBytecode = [
   "        v = _t.ModuleType.__getattribute__(self, k)",
   "        g = _t.ModuleType.__getattribute__(self, '__dict__')",
   "        return _empty(v) if k.startswith('test_') and isinstance(v, _t.FunctionType) and _calls_repo(v, g) else v",
-  "def _hush(m):",
-  "    if type(m) is _t.ModuleType:",
-  "        m.__class__ = _Emptied",
-  "for _n, _m in list(getattr(_s, 'mod' + 'ules').items()):",
-  "    if _n.rpartition('.')[2].startswith('test_'):",
-  "        _hush(_m)",
-  "class _Finder:",
-  "    def find_spec(self, name, path=None, target=None):",
-  "        if not name.rpartition('.')[2].startswith('test_'):",
-  "            return None",
-  "        for f in _s.meta_path:",
-  "            spec = None if f is self or not hasattr(f, 'find_spec') else f.find_spec(name, path, target)",
-  "            if spec is not None:",
-  "                inner = spec.loader.exec_module",
-  "                def exec_module(module, inner=inner):",
-  "                    inner(module)",
-  "                    _hush(module)",
-  "                spec.loader.exec_module = exec_module",
-  "                return spec",
-  "        return None",
-  "_s.meta_path.insert(0, _Finder())",
+  ...hushTestModules("_Emptied"),
 ].join("\n");
 
 // (2) By syntax tree, through a pytest hook registered from the package (found through the garbage

@@ -1,5 +1,7 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { packageRoot } from "../../src/core/package-paths.js";
+import { cli } from "../helpers/cli.js";
 import { dirname, join } from "node:path";
 import { tempDir } from "../helpers/temp.js";
 
@@ -153,4 +155,26 @@ export function writeRunDir(runDir: string, datasetRoot: string, artifacts: Reco
     mkdirSync(join(runDir, "sessions", session), { recursive: true });
     if (artifact !== null) writeFileSync(join(runDir, "sessions", session, "artifact.patch"), artifact);
   }
+}
+
+/** The sample dataset copied into a fresh directory (one file system with the run and its workspaces), its sessions built (seed 0). */
+export interface SampleCopy {
+  root: string;
+  dataset: string;
+  sessions: string;
+  env: NodeJS.ProcessEnv;
+  /** The focus task of the sample's textflow pair. */
+  focusTask: string;
+}
+
+export function copySampleWithSessions(prefix: string): SampleCopy {
+  const root = tempDir(prefix);
+  const dataset = join(root, "dataset");
+  cpSync(join(packageRoot, "datasets", "sample"), dataset, { recursive: true });
+  const env = { SWITCH_SWE_CACHE: join(root, "cache") };
+  const sessions = join(root, "sessions.json");
+  const b = cli(["sessions", "build", dataset, "--seed", "0", "--out", sessions], { env });
+  if (b.code !== 0) throw new Error(`sessions build failed: ${b.stderr}`);
+  const pairs = (JSON.parse(readFileSync(sessions, "utf8")) as { pairs: Array<{ focus: string; repo: string }> }).pairs;
+  return { root, dataset, sessions, env, focusTask: pairs.find((p) => p.repo === "textflow")!.focus };
 }

@@ -62,3 +62,32 @@ export function sampleAttackBench(prefix: string) {
  * test imports it): the script runs at every request of the session, and two copies of a hook would recurse.
  */
 export const intoPackages = (py: string) => `for f in */__init__.py; do grep -q '^# attack$' "$f" && continue; echo '# attack' >> "$f"; cat >> "$f" <<'PYEOF'\n${py}\nPYEOF\ndone`;
+
+/**
+ * Python lines that give every test module already imported, and every one imported later (through a
+ * meta_path finder that wraps the loader's exec_module), the module class `cls`: the attacks differ only
+ * in what that class does to a test function.
+ */
+export const hushTestModules = (cls: string): string[] => [
+  "def _hush(m):",
+  "    if type(m) is _t.ModuleType:",
+  `        m.__class__ = ${cls}`,
+  "for _n, _m in list(getattr(_s, 'mod' + 'ules').items()):",
+  "    if _n.rpartition('.')[2].startswith('test_'):",
+  "        _hush(_m)",
+  "class _Finder:",
+  "    def find_spec(self, name, path=None, target=None):",
+  "        if not name.rpartition('.')[2].startswith('test_'):",
+  "            return None",
+  "        for f in _s.meta_path:",
+  "            spec = None if f is self or not hasattr(f, 'find_spec') else f.find_spec(name, path, target)",
+  "            if spec is not None:",
+  "                inner = spec.loader.exec_module",
+  "                def exec_module(module, inner=inner):",
+  "                    inner(module)",
+  "                    _hush(module)",
+  "                spec.loader.exec_module = exec_module",
+  "                return spec",
+  "        return None",
+  "_s.meta_path.insert(0, _Finder())",
+];

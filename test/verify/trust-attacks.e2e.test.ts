@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { intoPackages, sampleAttackBench } from "./sample-attack.js";
+import { hushTestModules, intoPackages, sampleAttackBench } from "./sample-attack.js";
 import { skipWithout } from "../helpers/tools.js";
 
 // Needs bwrap: skipped with the reason where missing (a failure under CI=true).
@@ -44,27 +44,7 @@ const noOpSwap = [
   "    def __getattribute__(self, k):",
   "        v = _t.ModuleType.__getattribute__(self, k)",
   "        return _quiet(v) if k.startswith(\"test_\") and callable(v) else v",
-  "def _hush(m):",
-  "    if type(m) is _t.ModuleType:",
-  "        m.__class__ = _QuietModule",
-  "for _n, _m in list(getattr(_s, \"mod\" + \"ules\").items()):",
-  "    if _n.rpartition(\".\")[2].startswith(\"test_\"):",
-  "        _hush(_m)",
-  "class _Finder:",
-  "    def find_spec(self, name, path=None, target=None):",
-  "        if not name.rpartition(\".\")[2].startswith(\"test_\"):",
-  "            return None",
-  "        for f in _s.meta_path:",
-  "            spec = None if f is self or not hasattr(f, \"find_spec\") else f.find_spec(name, path, target)",
-  "            if spec is not None:",
-  "                inner = spec.loader.exec_module",
-  "                def exec_module(module, inner=inner):",
-  "                    inner(module)",
-  "                    _hush(module)",
-  "                spec.loader.exec_module = exec_module",
-  "                return spec",
-  "        return None",
-  "_s.meta_path.insert(0, _Finder())",
+  ...hushTestModules("_QuietModule"),
 ].join("\n");
 
 // (b) the launcher's own state rewritten through its module globals (`import __main__`): its audit
