@@ -68,6 +68,8 @@ export async function buildReport(runDirs: readonly string[], opts: BuildReportO
 export interface RenderOptions {
   /** Where the output goes (html: links to run files are relative to this file's directory). */
   outFile?: string;
+  /** table and markdown: add the task catalogue (json and html always carry it). */
+  catalogue?: boolean;
 }
 
 /** The report in one of the formats; json is the complete `switch-swe.report/2` document. */
@@ -76,9 +78,9 @@ export function renderReport(report: Report, format: ReportFormat, opts: RenderO
   const shared = shareableReport(report);
   switch (format) {
     case "table":
-      return renderTable(shared);
+      return renderTable(shared, { catalogue: opts.catalogue === true });
     case "markdown":
-      return renderMarkdown(shared);
+      return renderMarkdown(shared, { catalogue: opts.catalogue === true });
     case "json":
       return `${JSON.stringify(shared, null, 2)}\n`;
     case "csv":
