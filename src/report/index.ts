@@ -15,6 +15,7 @@ import { shareableReport } from "./shareable.js";
 import { DEFAULT_RESAMPLES, DEFAULT_SEED } from "./stats.js";
 
 export { reportSchema, type Report } from "./report-schema.js";
+export { readReportFile } from "./read-report.js";
 
 export const reportFormats = ["table", "markdown", "json", "csv", "html"] as const;
 export type ReportFormat = (typeof reportFormats)[number];

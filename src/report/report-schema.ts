@@ -558,3 +558,25 @@ export type CrossConfig = z.infer<typeof crossConfigSchema>;
 export type Figures = z.infer<typeof figuresSchema>;
 export type ByGroup<T> = Record<GroupName, T>;
 export type ByCondition<T> = { base: T; switch: T };
+
+/**
+ * A report/2 document as read back: documents written before a field existed lack it (the headline, the
+ * paper's analyses, a session's focus context). Each is computed from the document's own figures when
+ * read (src/report/read-report.ts; docs/report-format.md, "Reading a report back"), so readers see one shape.
+ */
+const sessionEntryReadSchema = sessionEntrySchema.extend({
+  usage: sessionUsageSchema.extend({ focus_context_tokens: z.number().nullable().optional() }).strict().nullable(),
+});
+export const configReportReadSchema = configReportSchema
+  .extend({
+    headline: headlineSchema.optional(),
+    far_minus_near: farMinusNearSchema.optional(),
+    resumed_focus_token_ratio: resumedFocusTokenRatioSchema.optional(),
+    resolution_by_context: resolutionByContextSchema.optional(),
+    interruption_reuse: interruptionReuseSchema.optional(),
+    catalogue: z.array(catalogueEntrySchema).optional(),
+    sessions: z.array(sessionEntryReadSchema),
+  })
+  .strict();
+export const reportReadSchema = reportSchema.extend({ configs: z.array(configReportReadSchema) }).strict();
+export type ConfigReportRead = z.infer<typeof configReportReadSchema>;
