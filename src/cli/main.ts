@@ -4,6 +4,7 @@ import { packageVersion } from "../core/package-paths.js";
 import { InputError } from "../core/errors.js";
 import { DiskFull, firstLine, isDiskFull } from "../core/disk-full.js";
 import { registerCommands } from "./commands/index.js";
+import { layOutHelp } from "./help-layout.js";
 import { ExitCode } from "./exit-codes.js";
 import { usageErrorLine } from "./usage-error.js";
 
@@ -24,6 +25,7 @@ program
   .version(packageVersion)
   .exitOverride();
 registerCommands(program);
+layOutHelp(program);
 for (const cmd of [program, ...allCommands(program)]) {
   cmd.exitOverride();
   cmd.configureOutput({ outputError: (text, write) => write(usageErrorLine(commandPath(cmd), text)) });

@@ -2,6 +2,7 @@ import { agentIdentity, type AgentIdentity } from "../agents/identity.js";
 import { harnessInfoSchema } from "../formats/run-config.js";
 import type { RunInput } from "./read-run.js";
 import type { ConfigReport, SessionEntry } from "./report-schema.js";
+import { catalogue, farMinusNear, interruptionReuse, resolutionByContext, resumedFocusTokenRatio } from "./analyses.js";
 import { buildFailureSections } from "./failures.js";
 import { buildGroupSections } from "./groups.js";
 import { headlineOf } from "./headline.js";
@@ -29,6 +30,7 @@ export function buildConfigReport(input: RunInput, opts: BootstrapOptions = {}):
   const f = buildFailureSections(input, s.entryById);
   const attributionAvailable = input.tasks !== null;
   const power = powerOf(g.groups);
+  const analysed = { groups: g.groups, sessions: s.entries, request_texts: s.requestTexts };
   return {
     label: input.label,
     headline: headlineOf({ label: input.label, run_dir: input.runDir, groups: g.groups, power }),
@@ -53,6 +55,11 @@ export function buildConfigReport(input: RunInput, opts: BootstrapOptions = {}):
     },
     workload: buildWorkload(input, s.usageById),
     workload_by_locality: { near: buildWorkload(input, s.usageById, "near"), far: buildWorkload(input, s.usageById, "far") },
+    far_minus_near: farMinusNear(analysed, opts),
+    resumed_focus_token_ratio: resumedFocusTokenRatio(analysed, opts),
+    resolution_by_context: resolutionByContext(analysed),
+    interruption_reuse: interruptionReuse(analysed),
+    catalogue: catalogue(analysed, new Map(input.sessions.pairs.map((p) => [p.focus, p.repo])), input.tasks),
     profile: g.profile,
     failure_categories: f.failure_categories,
     signatures: f.signatures,

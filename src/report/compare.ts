@@ -2,7 +2,7 @@ import { groupNames, type ByGroup, type Comparison, type ComparisonGroup, type C
 import { gapOf, pairedGapDifferenceCI, signFlipExactP, type BootstrapOptions, type Pair } from "./stats.js";
 
 /** Per focus task (pair id): [uninterrupted resolved, switched resolved], and its locality. */
-export function pairsOf(c: ConfigReport): Map<string, { pair: [boolean, boolean]; locality: string }> {
+export function pairsOf(c: Pick<ConfigReport, "sessions">): Map<string, { pair: [boolean, boolean]; locality: string }> {
   const out = new Map<string, { pair: [boolean, boolean]; locality: string }>();
   for (const s of c.sessions) {
     let e = out.get(s.pair);

@@ -15,6 +15,7 @@ import { shareableReport } from "./shareable.js";
 import { DEFAULT_RESAMPLES, DEFAULT_SEED } from "./stats.js";
 
 export { reportSchema, type Report } from "./report-schema.js";
+export { readReportFile } from "./read-report.js";
 
 export const reportFormats = ["table", "markdown", "json", "csv", "html"] as const;
 export type ReportFormat = (typeof reportFormats)[number];
@@ -68,6 +69,8 @@ export async function buildReport(runDirs: readonly string[], opts: BuildReportO
 export interface RenderOptions {
   /** Where the output goes (html: links to run files are relative to this file's directory). */
   outFile?: string;
+  /** table and markdown: add the task catalogue (json and html always carry it). */
+  catalogue?: boolean;
 }
 
 /** The report in one of the formats; json is the complete `switch-swe.report/2` document. */
@@ -76,9 +79,9 @@ export function renderReport(report: Report, format: ReportFormat, opts: RenderO
   const shared = shareableReport(report);
   switch (format) {
     case "table":
-      return renderTable(shared);
+      return renderTable(shared, { catalogue: opts.catalogue === true });
     case "markdown":
-      return renderMarkdown(shared);
+      return renderMarkdown(shared, { catalogue: opts.catalogue === true });
     case "json":
       return `${JSON.stringify(shared, null, 2)}\n`;
     case "csv":

@@ -79,7 +79,7 @@ ${sectionHtml(inputsSection(report))}
 <figure><figcaption>Outcome categories (Figure 1b)</figcaption>${failureChart(report)}</figure>
 </div>
 <h2 id="tables">Tables</h2>
-${reportSections(report).filter((s) => !inHeader.has(s.id)).map(sectionHtml).join("\n")}
+${reportSections(report, { catalogue: true }).filter((s) => !inHeader.has(s.id)).map(sectionHtml).join("\n")}
 <h2 id="sessions">Sessions</h2>
 <p class="note">Select a session to see its schedule, its requests (model and tool calls, files changed, signatures marked) and its verdict; the pair view sets it beside the other condition's session. Keys: ↑/↓ in a list, Enter to open, j/k next/previous session, p pair view, o the other condition. Every view has an address (the URL fragment). Links are relative to this page.</p>
 <div class="sessions-layout">

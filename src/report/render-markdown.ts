@@ -1,6 +1,6 @@
 import type { Report } from "./report-schema.js";
 import type { Section } from "./section.js";
-import { reportSections } from "./sections.js";
+import { reportSections, type SectionOptions } from "./sections.js";
 
 /** A cell that cannot break the table or inject markup: pipes, newlines and HTML-significant characters escaped. */
 export function markdownCell(s: string): string {
@@ -25,6 +25,6 @@ function renderSection(section: Section): string {
 }
 
 /** Paste-ready GitHub-flavoured markdown. */
-export function renderMarkdown(report: Report): string {
-  return `## switch-swe report\n\n${reportSections(report).map(renderSection).join("\n")}`.replace(/\n{3,}/g, "\n\n");
+export function renderMarkdown(report: Report, opts: SectionOptions = {}): string {
+  return `## switch-swe report\n\n${reportSections(report, opts).map(renderSection).join("\n")}`.replace(/\n{3,}/g, "\n\n");
 }

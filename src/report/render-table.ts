@@ -1,6 +1,6 @@
 import type { Report } from "./report-schema.js";
 import type { Section } from "./section.js";
-import { reportSections } from "./sections.js";
+import { reportSections, type SectionOptions } from "./sections.js";
 
 /** Display width of a cell (one column per code point; good enough for the report's ASCII and symbols). */
 function width(s: string): number {
@@ -51,6 +51,6 @@ export function renderSectionTable(section: Section): string {
 }
 
 /** Aligned plain text for a terminal. */
-export function renderTable(report: Report): string {
-  return `${reportSections(report).map(renderSectionTable).join("\n\n")}\n`;
+export function renderTable(report: Report, opts: SectionOptions = {}): string {
+  return `${reportSections(report, opts).map(renderSectionTable).join("\n\n")}\n`;
 }

@@ -146,6 +146,8 @@ export const sessionUsageSchema = z
     auxiliary_tokens: z.number(),
     auxiliary_model_calls: z.number().int(),
     resumed_focus_tokens: z.number(),
+    /** The largest input (input + cached + cache writes) of one model call during a focus request; null: none. */
+    focus_context_tokens: z.number().nullable(),
   })
   .strict();
 
@@ -311,6 +313,85 @@ export const headlineSchema = z
   })
   .strict();
 
+/** gap(far) − gap(near): does resuming cost more when the interruptions touch code far from the focus? */
+export const farMinusNearSchema = z
+  .object({
+    near: z.object({ pairs: z.number().int(), gap: num }).strict(),
+    far: z.object({ pairs: z.number().int(), gap: num }).strict(),
+    /** Percentage points; null when either group has no pair. */
+    difference: num,
+    /** Percentile bootstrap, far and near tasks resampled apart. */
+    ci95: interval,
+  })
+  .strict();
+
+/** The paper's Table 2 comparison: the resumed focus stages' tokens as a multiple of the whole uninterrupted session. */
+export const resumedFocusTokenRatioSchema = z
+  .object({
+    /** Pairs where both sessions ran. */
+    pairs: z.number().int(),
+    /** Means per pair. */
+    resumed_focus_tokens: num,
+    uninterrupted_tokens: num,
+    ratio: num,
+    /** Percentile bootstrap of the ratio of means, pairs resampled whole. */
+    ci95: interval,
+  })
+  .strict();
+
+const binCountSchema = z.object({ sessions: z.number().int(), resolved: z.number().int(), rate: num }).strict();
+
+/** Resolution by the largest context the model was sent on the focus task (src/report/analyses.ts has the bins). */
+export const resolutionByContextSchema = z
+  .object({
+    bins: z.array(
+      z
+        .object({
+          /** Input tokens, from (inclusive) to (exclusive; null: no upper bound). */
+          from: z.number().int(),
+          to: z.number().int().nullable(),
+          base: binCountSchema,
+          switch: binCountSchema,
+        })
+        .strict(),
+    ),
+    /** Sessions that ran without a model call during a focus request (the harness's own agents). */
+    unmeasured: z.object({ base: z.number().int(), switch: z.number().int() }).strict(),
+  })
+  .strict();
+
+/** How often the same tasks serve as interruptions across the switched sessions. */
+export const interruptionReuseSchema = z
+  .object({
+    switched_sessions: z.number().int(),
+    /** Interruption places in all (4 per switched session). */
+    slots: z.number().int(),
+    distinct_tasks: z.number().int(),
+    /** Of those, tasks that are also a focus task of the sessions file. */
+    also_focus: z.number().int(),
+    /** Switched sessions per interruption task. */
+    uses: z.object({ median: num, mean: num, min: num, max: num }).strict(),
+    most_used: z.object({ task: z.string(), sessions: z.number().int() }).strict().nullable(),
+  })
+  .strict();
+
+/** One focus task as the paper's Appendix D lists it; verifier sizes null when neither dataset nor verdict says. */
+export const catalogueEntrySchema = z
+  .object({
+    task: z.string(),
+    /** null only in a document completed from an older report, which did not record it. */
+    repo: z.string().nullable(),
+    locality: localitySchema,
+    /** The first request's first sentence (at most 120 characters). */
+    objective: z.string(),
+    stages: z.number().int(),
+    /** Stages that introduce an F2P test of their own. */
+    tested_stages: z.number().int().nullable(),
+    f2p: z.number().int().nullable(),
+    p2p: z.number().int().nullable(),
+  })
+  .strict();
+
 export const configReportSchema = z
   .object({
     label: z.string(),
@@ -337,6 +418,11 @@ export const configReportSchema = z
     workload: workloadSchema,
     /** The workload section again over near and far focus tasks only. */
     workload_by_locality: z.object({ near: workloadSchema, far: workloadSchema }).strict(),
+    far_minus_near: farMinusNearSchema,
+    resumed_focus_token_ratio: resumedFocusTokenRatioSchema,
+    resolution_by_context: resolutionByContextSchema,
+    interruption_reuse: interruptionReuseSchema,
+    catalogue: z.array(catalogueEntrySchema),
     profile: byGroup(byCondition(profileEntrySchema)),
     failure_categories: byGroup(byCondition(failureCountsSchema)),
     signatures: byCondition(signatureTotalsSchema),
@@ -444,6 +530,11 @@ export const reportSchema = z
 
 export type GroupResult = z.infer<typeof groupResultSchema>;
 export type Headline = z.infer<typeof headlineSchema>;
+export type FarMinusNear = z.infer<typeof farMinusNearSchema>;
+export type ResumedFocusTokenRatio = z.infer<typeof resumedFocusTokenRatioSchema>;
+export type ResolutionByContext = z.infer<typeof resolutionByContextSchema>;
+export type InterruptionReuse = z.infer<typeof interruptionReuseSchema>;
+export type CatalogueEntry = z.infer<typeof catalogueEntrySchema>;
 export type Power = z.infer<typeof powerSchema>;
 export type Attribution = z.infer<typeof attributionSchema>;
 export type UsageMeans = z.infer<typeof usageMeansSchema>;
@@ -467,3 +558,25 @@ export type CrossConfig = z.infer<typeof crossConfigSchema>;
 export type Figures = z.infer<typeof figuresSchema>;
 export type ByGroup<T> = Record<GroupName, T>;
 export type ByCondition<T> = { base: T; switch: T };
+
+/**
+ * A report/2 document as read back: documents written before a field existed lack it (the headline, the
+ * paper's analyses, a session's focus context). Each is computed from the document's own figures when
+ * read (src/report/read-report.ts; docs/report-format.md, "Reading a report back"), so readers see one shape.
+ */
+const sessionEntryReadSchema = sessionEntrySchema.extend({
+  usage: sessionUsageSchema.extend({ focus_context_tokens: z.number().nullable().optional() }).strict().nullable(),
+});
+export const configReportReadSchema = configReportSchema
+  .extend({
+    headline: headlineSchema.optional(),
+    far_minus_near: farMinusNearSchema.optional(),
+    resumed_focus_token_ratio: resumedFocusTokenRatioSchema.optional(),
+    resolution_by_context: resolutionByContextSchema.optional(),
+    interruption_reuse: interruptionReuseSchema.optional(),
+    catalogue: z.array(catalogueEntrySchema).optional(),
+    sessions: z.array(sessionEntryReadSchema),
+  })
+  .strict();
+export const reportReadSchema = reportSchema.extend({ configs: z.array(configReportReadSchema) }).strict();
+export type ConfigReportRead = z.infer<typeof configReportReadSchema>;

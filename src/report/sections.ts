@@ -1,6 +1,7 @@
 import { groupNames, type ConfigReport, type Report, type UsageMeans } from "./report-schema.js";
 import { failureSection, harnessSection, powerSection, signaturesSection, summarySection } from "./sections-analysis.js";
 import { inputsSection } from "./sections-inputs.js";
+import { catalogueSections, paperSections } from "./sections-paper.js";
 import { closingSection, headlineSection } from "./headline.js";
 import { handoffSection } from "./sections-handoff.js";
 import { DASH, fmtCost, fmtInterval, fmtNumber, fmtP, fmtPercent, fmtPercentInterval, fmtPoints, fmtRatio } from "./format-cells.js";
@@ -246,8 +247,13 @@ function warningsSection(report: Report): Section | null {
   return { id: "warnings", title: "Warnings", notes: [], columns: [L("Configuration"), L("Warning")], rows };
 }
 
+export interface SectionOptions {
+  /** The task catalogue (one row per focus task: long; table and markdown show it when asked, html always). */
+  catalogue?: boolean;
+}
+
 /** The report as the ordered tables every text format shows, the result first and last. Pure. */
-export function reportSections(report: Report): Section[] {
+export function reportSections(report: Report, opts: SectionOptions = {}): Section[] {
   return [
     headlineSection(report.configs),
     inputsSection(report),
@@ -257,6 +263,7 @@ export function reportSections(report: Report): Section[] {
     summarySection(report),
     comparisonSection(report),
     rcmTableSection(report),
+    ...paperSections(report),
     failureSection(report),
     signaturesSection(report),
     attributionSection(report),
@@ -265,6 +272,7 @@ export function reportSections(report: Report): Section[] {
     ...errorsSections(report),
     unscoredSection(report),
     handoffSection(report),
+    ...(opts.catalogue ? catalogueSections(report) : []),
     warningsSection(report),
     closingSection(report.configs),
   ].filter((s): s is Section => s !== null);

@@ -91,6 +91,7 @@ function sessionEntry(id: string, pair: SessionPair, condition: Condition, data:
       auxiliary_tokens: t.usage.auxiliary_tokens,
       auxiliary_model_calls: t.usage.auxiliary_model_calls,
       resumed_focus_tokens: resumed.tokens,
+      focus_context_tokens: t.focus_context_peak,
     };
   }
   return {

@@ -224,3 +224,50 @@ export function bootstrapMeanGapCI(perConfig: ReadonlyArray<readonly number[]>, 
   stats.sort();
   return [percentileSorted(stats, 0.025), percentileSorted(stats, 0.975)];
 }
+
+/** Percentile 95% interval of `stat` over `resamples` draws: the shared tail of the bootstraps below. */
+function percentileInterval(resamples: number, stat: (r: number) => number): [number, number] {
+  const stats = new Float64Array(resamples);
+  for (let r = 0; r < resamples; r++) stats[r] = stat(r);
+  stats.sort();
+  return [percentileSorted(stats, 0.025), percentileSorted(stats, 0.975)];
+}
+
+/**
+ * 95% percentile bootstrap CI of mean(a) − mean(b) for two independent groups of focus tasks (far and near
+ * are different tasks, so each is resampled on its own). Null when either group is empty.
+ */
+export function bootstrapMeanDifferenceCI(a: readonly number[], b: readonly number[], opts: BootstrapOptions = {}): [number, number] | null {
+  if (a.length === 0 || b.length === 0) return null;
+  const rng = bootstrapRandom(opts.seed ?? DEFAULT_SEED);
+  const mean = (v: readonly number[]) => {
+    let sum = 0;
+    for (let i = 0; i < v.length; i++) sum += v[Math.floor(rng() * v.length)]!;
+    return sum / v.length;
+  };
+  return percentileInterval(opts.resamples ?? DEFAULT_RESAMPLES, () => mean(a) - mean(b));
+}
+
+/**
+ * 95% percentile bootstrap CI of Σ numerator / Σ denominator over paired items (a ratio of means, each
+ * pair resampled whole). Null for no pairs; resamples whose denominator sums to 0 are left out, and the
+ * interval is null when every one is.
+ */
+export function bootstrapRatioCI(pairs: ReadonlyArray<readonly [number, number]>, opts: BootstrapOptions = {}): [number, number] | null {
+  const n = pairs.length;
+  if (n === 0) return null;
+  const rng = bootstrapRandom(opts.seed ?? DEFAULT_SEED);
+  const ratios: number[] = [];
+  for (let r = 0; r < (opts.resamples ?? DEFAULT_RESAMPLES); r++) {
+    let num = 0;
+    let den = 0;
+    for (let i = 0; i < n; i++) {
+      const [x, y] = pairs[Math.floor(rng() * n)]!;
+      num += x;
+      den += y;
+    }
+    if (den > 0) ratios.push(num / den);
+  }
+  if (ratios.length === 0) return null;
+  return percentileInterval(ratios.length, (r) => ratios[r]!);
+}

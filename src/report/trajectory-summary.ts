@@ -28,6 +28,12 @@ export interface TrajectorySummary {
   focus_stages: Map<number, Usage>;
   /** Focus stages delivered as a focus return (not the first focus request, not finalization). */
   resumed_stages: Set<number>;
+  /**
+   * The largest context the agent's model was sent while working on the focus task: the most input tokens
+   * (input + cached input + cache writes) of one model call during a focus request, auxiliary calls left
+   * out; null when no such call was recorded.
+   */
+  focus_context_peak: number | null;
   invalid_lines: number;
   first_invalid: string | null;
   /** Per request index of the last attempt: what was sent and how its last delivery ended (null: no request_end). */
@@ -54,6 +60,7 @@ export interface StateRecord {
 
 interface RequestInfo {
   focusStage: number | null;
+  focus: boolean;
 }
 
 const isCount = (x: unknown): x is number => typeof x === "number" && x >= 0 && Number.isFinite(x);
@@ -107,6 +114,7 @@ export class TrajectoryAccumulator {
       states: [] as StateRecord[],
       seenFocus: false,
       firstFocusStage: null as number | null,
+      focusContextPeak: null as number | null,
     };
   }
 
@@ -161,7 +169,7 @@ export class TrajectoryAccumulator {
         } else if (line.role === "focus") {
           a.seenFocus = true;
         }
-        a.requests.set(line.index, { focusStage });
+        a.requests.set(line.index, { focusStage, focus: line.role === "focus" });
         a.log.set(line.index, { task: line.task, role: line.role, workspace: line.workspace, kind: line.kind, stage: line.stage ?? null, outcome: null });
         return;
       }
@@ -171,7 +179,12 @@ export class TrajectoryAccumulator {
         const u = emptyUsage();
         addEvent(u, e);
         addUsage(a.usage, u);
-        const stage = a.requests.get(line.index)?.focusStage ?? null;
+        const request = a.requests.get(line.index);
+        if (e.kind === "model_call" && request?.focus && e.auxiliary !== true) {
+          const context = e.input_tokens + (e.cached_input_tokens ?? 0) + (e.cache_write_tokens ?? 0);
+          a.focusContextPeak = Math.max(a.focusContextPeak ?? 0, context);
+        }
+        const stage = request?.focusStage ?? null;
         if (stage !== null) {
           let s = a.focusStages.get(stage);
           if (!s) a.focusStages.set(stage, (s = emptyUsage()));
@@ -218,6 +231,7 @@ export class TrajectoryAccumulator {
       usage: a.usage,
       focus_stages: a.focusStages,
       resumed_stages: a.resumed,
+      focus_context_peak: a.focusContextPeak,
       invalid_lines: this.invalid,
       first_invalid: this.firstInvalid,
       request_log: a.log,

@@ -16,6 +16,7 @@ interface ReportCliOptions {
   trustSuspicious?: boolean;
   allowMixed?: boolean;
   handoff?: string[];
+  catalogue?: boolean;
   native?: string;
   rcm?: string[];
 }
@@ -40,6 +41,7 @@ function addCommonOptions(cmd: Command): Command {
     .option("--sessions <file>", "sessions file to use instead of the one named in run.json")
     .option("--dataset <dir>", "dataset to use instead of the one named in run.json (for stage attribution)")
     .option("--allow-mixed", "report runs whose sessions files or datasets differ by digest (default: refused, exit 2)")
+    .option("--catalogue", "table and markdown: add the task catalogue, one row per focus task (json and html always carry it)")
     .option("--trust-suspicious", "count resolved verdicts marked suspicious as resolved (default: counted apart, unresolved)")
     .option(
       "--handoff <scores.json>",
@@ -61,7 +63,7 @@ async function emit(runDirs: string[], o: ReportCliOptions, compare: boolean, rc
     allowMixed: o.allowMixed === true,
     ...(o.handoff ? { handoff: o.handoff } : {}),
   });
-  const text = renderReport(report, format, { outFile: o.out ? resolve(o.out) : undefined });
+  const text = renderReport(report, format, { outFile: o.out ? resolve(o.out) : undefined, catalogue: o.catalogue === true });
   if (o.out) {
     writeFileAtomic(resolve(o.out), text);
     process.stderr.write(`report: wrote ${format} to ${o.out}\n`);

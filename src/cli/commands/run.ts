@@ -1,7 +1,7 @@
 import { Command, Option } from "commander";
 import { confineBackend, confineModes } from "../../confine/registry.js";
 import { defaultLimitsText, parseLimits } from "../../confine/limits.js";
-import { agentNames } from "../../agents/registry.js";
+import { agentFactory, agentNames } from "../../agents/registry.js";
 import { networkModes, type NetworkMode } from "../../confine/egress.js";
 import { parseAgentOptionPairs } from "../../agents/options.js";
 import { reporterFor } from "../../run/progress-log.js";
@@ -67,10 +67,11 @@ export function registerRun(program: Command): void {
   program
     .command("run")
     .description("drive an agent through the sessions of a sessions file and record everything in RUN_DIR")
+    .addHelpText("after", () => `\nAgents (--agent) and their options (--agent-opt key=value):\n${agentNames().map((n) => `  ${n.padEnd(12)} ${agentFactory(n).description}`).join("\n")}`)
     .option("--dataset <dir>", "dataset directory (on --resume: taken from run.json)")
     .option("--sessions <file>", "sessions file from `sessions build` (on --resume: taken from run.json)")
     .option("--agent <name>", `agent: ${agentNames().join(", ")} (on --resume: taken from run.json)`)
-    .option("--agent-opt <key=value>", "agent option, repeatable (oracle: forget=P; command: command=CMD)", collect)
+    .option("--agent-opt <key=value>", "agent option, repeatable (each agent's options are listed below)", collect)
     .addOption(new Option("--condition <condition>", "which sessions of each pair (default both)").choices(["base", "switch", "both"]))
     .option("--session <id>", "run only this session (<focus>.base or <focus>.switch), repeatable", collect)
     .option("--concurrency <n>", "sessions run in parallel", parsePositive("--concurrency"), 1)
