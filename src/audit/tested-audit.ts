@@ -15,6 +15,9 @@ import { judgeOutcomes } from "./test-outcomes.js";
 
 const passed = (run: TestRun, id: string): boolean => run.cases.get(id) === "passed" && !run.collectionErrors.some((s) => inScope(id, s));
 
+/** Why a state has no run: no test module the task touches exists there (at the base, every one is new). */
+const NO_MODULE = "none of the task's test modules exists";
+
 /** One sandboxed run of the touched test modules on the base with `patches`; a string says why it cannot be used. */
 async function stateRun(dataset: Dataset, task: LoadedTask, env: PreparedEnv, work: string, name: string, patches: NamedPatch[], modules: readonly string[]): Promise<TestRun | string> {
   const scratch = join(work, name);
@@ -23,7 +26,7 @@ async function stateRun(dataset: Dataset, task: LoadedTask, env: PreparedEnv, wo
     const co = await checkoutWithPatches(dataset, task, join(scratch, "checkout"), scratch, patches);
     if (typeof co === "string") return co;
     const only = modules.filter((f) => existsSync(join(scratch, "checkout", f)));
-    if (only.length === 0) return "none of the task's test modules exists";
+    if (only.length === 0) return NO_MODULE;
     const run = await runWholeSuite(dataset, task, join(scratch, "checkout"), scratch, env, only);
     return (run.timedOut ? `timed out after ${task.verifier.timeout_s} s` : suiteRunProblem(run)) ?? run;
   } finally {
@@ -48,8 +51,10 @@ async function auditTask(dataset: Dataset, task: LoadedTask, mt: TaskManifest["t
   const modules = touchedTestModules(task);
   const out: AuditFinding[] = [];
   const pristine = await stateRun(dataset, task, env, work, "pristine", [], modules);
-  if (typeof pristine === "string") out.push(finding("base-broken", null, "the test modules that exist at the base cannot be run there", pristine));
-  else if (pristine.collectionErrors.length > 0) out.push(finding("base-broken", null, "test collection (or the package's import) fails at the base", listed(pristine.collectionErrors)));
+  // Modules the tests patch creates are not judged at the base (as mining judges them): with none left, nothing is broken.
+  if (typeof pristine === "string") {
+    if (pristine !== NO_MODULE) out.push(finding("base-broken", null, "the test modules that exist at the base cannot be run there", pristine));
+  } else if (pristine.collectionErrors.length > 0) out.push(finding("base-broken", null, "test collection (or the package's import) fails at the base", listed(pristine.collectionErrors)));
   const tests = { name: "tests.patch", text: task.testsPatch };
   const stages = task.stagePatches.map((text, k) => ({ name: `stage-${k + 1}.patch`, text }));
   const passes = new Map<string, boolean[]>();

@@ -126,4 +126,42 @@ describe.skipIf(missingTool)("datasets audit --run-tests", () => {
     expect(r.stdout).toMatch(/tests run\n$/);
     expect(r.code).toBe(1);
   });
+
+  // fsspec's glob task: its one test module is new, so nothing exists at the base to be broken (mining does not judge such modules either).
+  it("a task whose test modules are all new is not base-broken", { timeout: 300_000 }, async () => {
+    const h = gitHistory(root, "fresh");
+    h.init();
+    const base = h.commit("base", { "fresh/__init__.py": "", "fresh/ops.py": "def double(x):\n    return x\n" });
+    const c1 = h.commit("double", { "fresh/ops.py": "def double(x):\n    return 2 * x\n", "tests/test_ops.py": "from fresh.ops import double\n\n\ndef test_double():\n    assert double(2) == 4\n" });
+    const c2 = h.commit("triple", {
+      "fresh/ops.py": "def double(x):\n    return 2 * x\n\n\ndef triple(x):\n    return 3 * x\n",
+      "tests/test_ops.py": "from fresh.ops import double\n\n\ndef test_double():\n    assert double(2) == 4\n\n\ndef test_triple():\n    from fresh.ops import triple\n    assert triple(2) == 6\n",
+    });
+    const tests = ["**/tests/**"];
+    const digests = await upstreamDigestsOf(join(h.repo, ".git"), base, [c1, c2], testFileMatcher({ tests }));
+    const stage = (cut: string, text: string, id: string, k: number) => ({ cut, provenance: `commit ${cut}`, text, tests: [id], patch_sha256: digests.stages[k] });
+    const fresh = join(root, "fresh.json");
+    const manifest = {
+      format: "switch-swe.task-manifest/2",
+      name: "fresh",
+      version: "1",
+      repos: { fresh: { git: "https://example.org/fresh.git", source: { include: ["**/*.py"], exclude: tests }, tests } },
+      tasks: [
+        {
+          id: "fresh-ops",
+          repo: "fresh",
+          base,
+          provenance: "chain of commits",
+          stages: [stage(c1, "Make double() return twice its argument: double(2) should return 4.", "tests/test_ops.py::test_double", 0), stage(c2, "Add triple() beside double(): triple(2) should return 6.", "tests/test_ops.py::test_triple", 1)],
+          tests_patch_sha256: digests.tests,
+          verifier: { fail_to_pass: ["tests/test_ops.py::test_double", "tests/test_ops.py::test_triple"], pass_to_pass: [] },
+        },
+      ],
+    };
+    writeFileSync(fresh, JSON.stringify(manifest, null, 2));
+    const r = cli(["datasets", "audit", fresh, "--repo", `fresh=${h.repo}`, "--run-tests"], { env });
+    expect(r.stdout).not.toMatch(/base-broken|env-failure|f2p-/);
+    expect(r.stdout).toMatch(/^1 task\(s\), 2 stage\(s\): 0 error\(s\), 0 warning\(s\); .*tests run\n$/m);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+  });
 });
