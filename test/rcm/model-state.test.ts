@@ -3,7 +3,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startMockModel, type MockModelServer } from "../../src/mock-model/server.js";
 import { parseScript } from "../../src/mock-model/script.js";
 import { startRcmProxy, type RcmProxy } from "../../src/rcm/proxy/server.js";
-import { stateBatches } from "../../src/rcm/state-writer.js";
+import { applyStateReply, citableMessages, parseStateReply, stateBatches, stateRequest } from "../../src/rcm/state-writer.js";
+import { isStateWritingCall, stateWriterAnswer } from "../../src/mock-model/state-writer-answer.js";
+import { stateSystem } from "../../src/rcm/state-writer.js";
+import { emptyTaskState } from "../../src/rcm/state-record.js";
+import { foldGroup } from "../../src/rcm/state-updater.js";
+import { write } from "./helpers/history.js";
 import { checkRefs, saysIt } from "../../src/rcm/state-check.js";
 import { elidedNote } from "../../src/rcm/assembly.js";
 import { plainGroup, read } from "./helpers/history.js";
@@ -191,5 +196,27 @@ describe("the pieces of model-written state", () => {
     expect(checkRefs("beta.py has no imports", ["m2"], "t1", messages)).toBe("message of another task");
     expect(checkRefs("alpha.py has no imports", ["m1", "m3"], "t1", messages)).toBe("unknown message");
     expect(checkRefs("alpha.py has no imports", [], "t1", messages)).toBe("no reference");
+  });
+
+  it("the context-bound model's state (the known-answer experiment) passes the reference check whole", () => {
+    const groups = [
+      plainGroup("Add rounding to `format_amount` in ledger/amount.py. Amounts must keep two decimals.", [write("ledger/amount.py", "a1")], "u1"),
+      plainGroup("Next, make `format_amount` accept a currency symbol.", [write("ledger/amount.py", "a2")], "u2"),
+    ];
+    const assignments = { u1: { task: "t1", confidence: 1, method: "first" as const }, u2: { task: "t1", confidence: 0.9, method: "refs" as const } };
+    const s = emptyTaskState("t1", null);
+    const prompt = stateRequest(s, groups);
+    expect(isStateWritingCall(stateSystem)).toBe(true);
+    for (const g of groups) foldGroup(s, g);
+    const reply = parseStateReply(stateWriterAnswer(prompt));
+    if (typeof reply === "string") throw new Error(reply);
+    const w = applyStateReply(s, reply, groups, citableMessages(groups, assignments));
+    expect(w.dropped).toEqual([]);
+    expect(s.goal).toMatchObject({ text: "Add rounding to `format_amount` in ledger/amount.py.", refs: ["u1"] });
+    expect(s.constraints.map((i) => i.text)).toEqual(["Amounts must keep two decimals."]);
+    expect(s.completed.map((i) => [i.kind, i.refs])).toEqual([
+      ["observation", ["u1", "a1"]],
+      ["observation", ["u2", "a2"]],
+    ]);
   });
 });
