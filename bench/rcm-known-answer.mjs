@@ -5,6 +5,7 @@
 // (`run --rcm off|router|rcm`: native is the proxy changing nothing); OpenCode through its plugin
 // (`--agent-opt rcm=off|router|rcm`: native is OpenCode without the plugin).
 // Run: npm run build && node bench/rcm-known-answer.mjs [--agent claude-code|opencode] [--pairs N] [--window TOKENS] [--out DIR]
+// [--arms off,router,rcm-extractive,rcm-model] (Claude Code: `rcm` is the default state memory, model-written)
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -57,6 +58,12 @@ function runAsync(args) {
   });
 }
 
+/** Claude Code's arms: off, router, rcm (model-written state, the default), rcm-extractive, rcm-model. */
+function rcmArgs(arm) {
+  const [mode, state] = arm.split("-");
+  return ["--rcm", mode, ...(state ? ["--rcm-state", state] : [])];
+}
+
 const runs = {};
 for (const arm of values.arms.split(",")) {
   const server = await startMockModel({ script: parseScript([]), knownAnswers: table, recordFile: join(out, `requests-${arm}.jsonl`) });
@@ -65,7 +72,7 @@ for (const arm of values.arms.split(",")) {
   const agentArgs =
     agent === "opencode"
       ? ["--agent", "opencode", "--agent-opt", "model=mock/context-bound", "--agent-opt", `base_url=${server.origin}/v1`, "--agent-opt", `rcm=${arm}`, ...(values.opencode ? ["--agent-opt", `binary=${values.opencode}`] : [])]
-      : ["--agent", "claude-code", "--agent-opt", `bin=${claude}`, "--agent-opt", `base_url=${server.origin}`, "--agent-opt", "effort=default", "--rcm", arm];
+      : ["--agent", "claude-code", "--agent-opt", `bin=${claude}`, "--agent-opt", `base_url=${server.origin}`, "--agent-opt", "effort=default", ...rcmArgs(arm)];
   const r = await runAsync(["run", "--dataset", sample, "--sessions", sessionsPath, ...agentArgs, "--label", `${agent} ${arm === "off" ? "native" : arm}`, "--submission", "checkout", "--request-timeout", "900", "--concurrency", values.concurrency, "--out", runDir, "--quiet"]);
   await server.close();
   const compactions = server.requests().filter((q) => /create a detailed summary of the conversation|Output exactly the Markdown structure shown inside <template>/.test(JSON.stringify(q.body))).length;

@@ -49,7 +49,7 @@ const opencodeOptionsSchema = z
       .string()
       .regex(/^(host|off|[^/\s|:]+\/\S+|https?:\/\/\S+\|\S+)$/, "must be host, off, PROVIDER/MODEL or URL|MODEL")
       .optional(),
-    /** RCM's state memory: `extractive` (the deterministic updater) or `model` (the auxiliary model adds items: `auxModel.stateUpdates`). */
+    /** RCM's state memory: `extractive` (the deterministic updater) or `model` (the auxiliary model writes the task records, references checked: `auxModel.stateUpdates`). */
     rcm_state: z.enum(["extractive", "model"]).default("extractive"),
     /** The opencode binary (default: the one installed with switch-swe, else PATH). */
     binary: z.string().min(1).optional(),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { stateWriteSchema } from "./rcm-state-write.js";
 
 /**
  * One line of the proxy's log (`--log FILE`, and `rcm-proxy.jsonl` of a session run with `run --rcm`):
@@ -28,6 +29,10 @@ export const proxyLogEntrySchema = z
     kept: z.number().int().nonnegative().optional(),
     dropped: z.array(z.string()).optional(),
     elided: z.array(z.string()).optional(),
+    /** Who writes the conversation's task records (mode rcm): the auxiliary model, or the deterministic updater. */
+    state: z.enum(["model", "extractive"]).optional(),
+    /** Batches folded into task records while preparing this request (a model-written batch, or one left extractive and why). */
+    state_writes: z.array(stateWriteSchema).optional(),
     /** Entries of the conversation list received and sent upstream. */
     entries: z.object({ in: z.number(), out: z.number() }).strict().optional(),
     /** CPU time the proxy spent reading, planning and writing the body (not the upstream's time). */

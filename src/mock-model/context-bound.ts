@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { estimateTokens, type RequestFacts } from "./answer.js";
 import type { ScriptToolCall } from "./script.js";
+import { isStateWritingCall, stateWriterAnswer } from "./state-writer-answer.js";
 
 /**
  * A known-answer table for the context-bound model (`switch-swe.known-answers/1`): per stage of each
@@ -89,6 +90,8 @@ export function contextBoundAnswer(table: KnownAnswers, facts: RequestFacts): Bo
   const answer = (text: string, toolCalls: ScriptToolCall[] = []): BoundAnswer => ({ text, toolCalls, inputTokens: estimate });
   const present = (s: Stage) => prompt.includes(inJson(s.key));
   const last = table.stages.filter(present).sort((a, b) => prompt.lastIndexOf(inJson(b.key)) - prompt.lastIndexOf(inJson(a.key)))[0];
+  // RCM's state-writing call (model-written state): a state citing the batch's messages.
+  if (!facts.hasTools && isStateWritingCall(prompt)) return answer(stateWriterAnswer(facts.lastUserText));
   if (compactionPrompt.test(facts.lastUserText)) return answer(last ? `<summary>\nThe latest request:\n${last.text}\n</summary>` : "<summary>\nNothing was asked.\n</summary>");
   // Only the summary request may exceed the window (it is what makes the conversation fit again).
   if (estimate > table.window) return { ...answer(""), tooLong: `prompt is too long: ${estimate} tokens > ${table.window} maximum` };

@@ -53,7 +53,7 @@ export class SessionSlots {
     } catch (e) {
       this.log("error", `session ${session}: starting with empty state: ${errorText(e)}`);
     }
-    const memory = saved ? { router: saved.router, states: saved.states, ...(saved.aux ? { aux: saved.aux } : {}) } : undefined;
+    const memory = saved ? { router: saved.router, states: saved.states, ...(saved.aux ? { aux: saved.aux } : {}), ...(saved.writes ? { writes: saved.writes } : {}) } : undefined;
     const s: SessionSlot = {
       engine: new RcmEngine(this.options, memory),
       history: [],

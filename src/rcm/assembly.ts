@@ -48,7 +48,7 @@ export function planAssembly(input: AssemblyInput): AssemblyPlan {
   // The request's own tasks (it may span several) and related tasks keep their history.
   const kept = new Set([active, ...(a.also ?? []), ...(input.related ?? [])]);
   const state = input.states[active];
-  const covered = new Set(state?.covered ?? []);
+  const covering = coveringRefs(state);
   const treatments = [...all];
   let recent = 0;
   for (let i = groups.length - 2; i >= 0; i--) {
@@ -60,7 +60,7 @@ export function planAssembly(input: AssemblyInput): AssemblyPlan {
       continue;
     }
     recent++;
-    if (mode === "rcm" && recent > input.keepRecent && covered.has(g.id) && worthEliding(g)) treatments[i] = "elided";
+    if (mode === "rcm" && recent > input.keepRecent && coveredBy(g, covering) && worthEliding(g)) treatments[i] = "elided";
   }
   // What the model reads verbatim: requests that stay, and the exchanges of groups that stay whole.
   const visible = new Set<string>();
@@ -71,6 +71,28 @@ export function planAssembly(input: AssemblyInput): AssemblyPlan {
   });
   const record = mode === "rcm" && state && state.requests > 0 ? renderTaskState(state, visible) : null;
   return { mode, active, confidence: a.confidence, filtered: true, treatments, record };
+}
+
+/**
+ * The messages the record's items cite (their sources and references; a result that merely supports a
+ * claim of another exchange is not cited). Files and symbols are left out: a bare path says nothing of
+ * what the exchange did.
+ */
+function coveringRefs(state: TaskState | undefined): Set<string> {
+  const out = new Set<string>();
+  if (!state) return out;
+  for (const i of [...(state.goal ? [state.goal] : []), ...state.constraints, ...state.completed, ...state.pending, ...state.uncertainties]) {
+    for (const r of i.refs ?? [i.source]) out.add(r);
+  }
+  return out;
+}
+
+/**
+ * An exchange is elided only when an injected record covers it: an item of the record cites one of its
+ * messages. An item citing an elided message is out of view, so the record shows it (renderTaskState).
+ */
+function coveredBy(g: Group, refs: ReadonlySet<string>): boolean {
+  return g.actions.some((a, k) => refs.has(a.messageId ?? `${g.id}#${k}`));
 }
 
 /** Exchanges are replaced by the note only when that saves text (a few tool calls with short output do not). */

@@ -1,4 +1,4 @@
-import { actionText, type Group } from "./history.js";
+import type { Group } from "./history.js";
 import type { TaskInfo } from "./router.js";
 import type { AuxEndpoint } from "./options.js";
 import { clip, requestBody } from "./state-updater.js";
@@ -111,26 +111,4 @@ export async function auxRoute(
   if (!j || typeof j.task !== "string" || typeof j.confidence !== "number") return { decision: null, usage: r.usage };
   if (!ids.has(j.task) && j.task !== "new" && j.task !== "shared") return { decision: null, usage: r.usage };
   return { decision: { task: j.task, confidence: Math.max(0, Math.min(1, j.confidence)) }, usage: r.usage };
-}
-
-const stateSystem =
-  'You keep a task memory for a coding agent. From one finished exchange, list what was completed, what is still pending and what is uncertain, each a short sentence. Answer only JSON: {"completed": [], "pending": [], "uncertainties": []}.';
-
-export interface AuxStateItems {
-  completed: string[];
-  /** null when the answer has no well-formed pending list. */
-  pending: string[] | null;
-  uncertainties: string[];
-}
-
-/** Asks the auxiliary model for state items of one finished group (the caller records them as claims). */
-export async function auxStateItems(chat: AuxChat, group: Group): Promise<{ items: AuxStateItems | null; usage: AuxUsage | null }> {
-  const exchange = [`User: ${clip(requestBody(group.userText), 3000)}`, ...group.actions.map((a) => `${a.kind === "tool" ? "Tool" : "Assistant"}: ${clip(actionText(a), 600)}`)].join("\n");
-  const r = await chatJson(chat, "state", stateSystem, exchange);
-  const j = r.json as Record<string, unknown> | null;
-  // A list that is not a list of strings is malformed as a whole (null): none of it is believed.
-  const list = (v: unknown) => (Array.isArray(v) && v.every((x): x is string => typeof x === "string") ? v.slice(0, 5) : null);
-  if (!j) return { items: null, usage: r.usage };
-  // No well-formed `pending` list is no statement about what is open (null), not "nothing is open".
-  return { items: { completed: list(j.completed) ?? [], pending: list(j.pending), uncertainties: list(j.uncertainties) ?? [] }, usage: r.usage };
 }

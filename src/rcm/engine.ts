@@ -1,14 +1,16 @@
 import { planAssembly, type AssemblyPlan } from "./assembly.js";
 import { auxAllowed, budgetNotice, chargeAux, noAuxSpent, type AuxSpent } from "./aux-budget.js";
-import { auxRoute, auxStateItems, endpointChat, type AuxChat, type AuxUsage } from "./aux-model.js";
+import { auxRoute, endpointChat, type AuxChat, type AuxUsage } from "./aux-model.js";
 import { compactionContext } from "./compaction.js";
 import type { Group } from "./history.js";
 import { endpointAuxOf, hostAuxOf, type RcmOptions } from "./options.js";
 import { commitAssignment, emptyRouterState, routeRequest, settled, type Assignment, type RouterState } from "./router.js";
 import { requestFeatures, RouterIndex } from "./router-index.js";
 import { taskRelatedness } from "./router-score.js";
-import { emptyTaskState, type StateItem, type TaskState } from "./state-record.js";
-import { clip, foldGroup, pushBounded, stateLimits } from "./state-updater.js";
+import { emptyTaskState, type TaskState } from "./state-record.js";
+import { foldGroup } from "./state-updater.js";
+import type { StateWrite } from "../formats/rcm-state-write.js";
+import { citableMessages, stateBatches, writeStateBatch } from "./state-writer.js";
 
 /** What RCM keeps per conversation; plain JSON (persisted by the host, see store.ts). */
 export interface RcmMemory {
@@ -16,6 +18,16 @@ export interface RcmMemory {
   states: Record<string, TaskState>;
   /** Auxiliary calls spent in this conversation (absent until the first). */
   aux?: AuxSpent;
+  /** Model-written state: batches written by the model, batches left extractive, model items dropped, the latest writes. */
+  writes?: StateWrites;
+}
+
+export interface StateWrites {
+  model: number;
+  extractive: number;
+  dropped: number;
+  /** The newest writes (at most 20), for people reading the state file. */
+  recent: StateWrite[];
 }
 
 /**
@@ -29,6 +41,7 @@ export class RcmEngine {
   private readonly index = new RouterIndex();
   private auxUsage: AuxUsage[] = [];
   private notices: string[] = [];
+  private stateWrites: StateWrite[] = [];
   private readonly aux: AuxChat | null;
   /** Groups known to be folded (a cache of every record's `covered`). */
   private readonly folded = new Set<string>();
@@ -46,9 +59,21 @@ export class RcmEngine {
     this.aux = aux !== undefined ? aux : endpoint ? endpointChat(endpoint) : null;
   }
 
-  /** Whether the auxiliary model is also asked for state items (the auxModel option's stateUpdates). */
-  private get auxStateUpdates(): boolean {
-    return (endpointAuxOf(this.options) ?? hostAuxOf(this.options))?.stateUpdates === true;
+  /**
+   * Who writes the task records: the auxiliary model (mode rcm, the auxModel option's stateUpdates, an
+   * auxiliary model to ask), else the deterministic updater alone. Offline replays (`prepare`) are
+   * extractive whatever this says.
+   */
+  get stateWriter(): "model" | "extractive" {
+    const wanted = (endpointAuxOf(this.options) ?? hostAuxOf(this.options))?.stateUpdates === true;
+    return wanted && this.aux !== null && this.options.mode === "rcm" ? "model" : "extractive";
+  }
+
+  /** State writes since the last call (the proxy logs them with the request that made them). */
+  drainStateWrites(): StateWrite[] {
+    const out = this.stateWrites;
+    this.stateWrites = [];
+    return out;
   }
 
   /**
@@ -88,30 +113,8 @@ export class RcmEngine {
       if (this.memory.router.assignments[g.id]) continue;
       await this.routeOneAsync(g, groups);
     }
-    const folded = this.foldCompleted(groups);
-    if (this.aux && this.auxStateUpdates && this.options.mode === "rcm") {
-      for (const { group: g, request } of folded) {
-        const task = this.memory.router.assignments[g.id]?.task;
-        const s = task ? this.memory.states[task] : undefined;
-        if (!s) continue;
-        const r = await this.withAux((chat) => auxStateItems(chat, g));
-        if (!r?.items) continue;
-        // Bounded like the deterministic updater's items (newest kept); a text the section holds already is not repeated.
-        const add = (list: StateItem[], max: number, text: string) => {
-          const item: StateItem = { text: clip(text), kind: "claim", source: `${g.userMessageId}#model`, request };
-          if (!list.some((i) => i.text === item.text)) pushBounded(list, item, max);
-        };
-        for (const t of r.items.completed) add(s.completed, stateLimits.completed, t);
-        for (const t of r.items.uncertainties) add(s.uncertainties, stateLimits.uncertainties, t);
-        // The model's pending items say what is open after this group: they replace its earlier ones (the
-        // deterministic pending requests stay until a writing tool or a claim closes them).
-        if (r.items.pending !== null) {
-          s.pending = s.pending.filter((i) => !i.source.endsWith("#model"));
-          for (const t of r.items.pending) add(s.pending, stateLimits.pending, t);
-        }
-        this.dirty = true;
-      }
-    }
+    if (this.stateWriter === "model") await this.writeState(groups);
+    else this.foldCompleted(groups);
     return this.plan(groups);
   }
 
@@ -219,24 +222,72 @@ export class RcmEngine {
     return this.commit(g, f, decision);
   }
 
-  /** Folds completed, confidently routed groups into their task's record; at most batchSize per call. */
-  /** Folds completed groups into their records; returns each with its request number in its task. */
-  private foldCompleted(groups: readonly Group[]): Array<{ group: Group; request: number }> {
+  /** Completed, confidently routed groups not yet folded, oldest first; at most batchSize per model step. */
+  private dueForFolding(groups: readonly Group[]): Group[] {
     if (this.options.mode !== "rcm") return [];
-    const folded: Array<{ group: Group; request: number }> = [];
-    for (let i = 0; i < groups.length - 1 && folded.length < this.options.batchSize; i++) {
+    const due: Group[] = [];
+    for (let i = 0; i < groups.length - 1 && due.length < this.options.batchSize; i++) {
       const g = groups[i]!;
       if (this.folded.has(g.id)) continue;
       const a = this.memory.router.assignments[g.id];
       if (!a?.task || !settled(a, this.options.threshold)) continue;
-      const s = (this.memory.states[a.task] ??= emptyTaskState(a.task, this.workspaceOf(a.task)));
-      if (!s.covered.includes(g.id)) {
-        foldGroup(s, g);
-        folded.push({ group: g, request: s.requests });
-        this.dirty = true;
-      }
-      this.folded.add(g.id);
+      const s = this.stateOf(a.task);
+      if (s.covered.includes(g.id)) this.folded.add(g.id);
+      else due.push(g);
     }
-    return folded;
+    return due;
+  }
+
+  private stateOf(task: string): TaskState {
+    return (this.memory.states[task] ??= emptyTaskState(task, this.workspaceOf(task)));
+  }
+
+  private foldOne(g: Group): TaskState {
+    const s = this.stateOf(this.memory.router.assignments[g.id]!.task!);
+    foldGroup(s, g);
+    this.folded.add(g.id);
+    this.dirty = true;
+    return s;
+  }
+
+  /** Folds completed groups into their records deterministically (extractive state). */
+  private foldCompleted(groups: readonly Group[]): void {
+    for (const g of this.dueForFolding(groups)) this.foldOne(g);
+  }
+
+  /**
+   * Model-written state: each task's due groups in bounded batches (stateBatches); each batch is folded
+   * deterministically first, then the model's checked items replace the batch's extractive ones. A batch
+   * the model could not write (no usable answer, a failed call, the budget spent) stays extractive, and
+   * the write says why.
+   */
+  private async writeState(groups: readonly Group[]): Promise<void> {
+    const due = this.dueForFolding(groups);
+    if (due.length === 0) return;
+    const byTask = new Map<string, Group[]>();
+    for (const g of due) {
+      const task = this.memory.router.assignments[g.id]!.task!;
+      byTask.set(task, [...(byTask.get(task) ?? []), g]);
+    }
+    const messages = citableMessages(groups, this.memory.router.assignments);
+    for (const [task, list] of byTask) {
+      for (const batch of stateBatches(list, this.options.batchSize)) {
+        for (const g of batch) this.foldOne(g);
+        const s = this.stateOf(task);
+        const r = await this.withAux((chat) => writeStateBatch(chat, s, batch, messages));
+        const reason = this.memory.aux?.exhausted ? "auxiliary model budget used up" : "auxiliary call failed";
+        this.recordWrite(r?.write ?? { task, groups: batch.map((g) => g.id), by: "extractive", reason });
+      }
+    }
+  }
+
+  private recordWrite(w: StateWrite): void {
+    const m = (this.memory.writes ??= { model: 0, extractive: 0, dropped: 0, recent: [] });
+    m[w.by]++;
+    m.dropped += w.dropped?.length ?? 0;
+    m.recent.push(w);
+    if (m.recent.length > 20) m.recent.shift();
+    this.stateWrites.push(w);
+    this.dirty = true;
   }
 }

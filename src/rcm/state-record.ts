@@ -19,6 +19,8 @@ export interface StateItem {
   paths?: string[];
   /** A claim that tests pass (promoted by a later passing test run). */
   tests?: boolean;
+  /** A model-written item: the messages it cites (checked before the item was used; `source` is the first). */
+  refs?: string[];
 }
 
 export interface TaskState {
@@ -66,7 +68,8 @@ function origin(i: StateItem): string {
  * tokens for what the model already reads.
  */
 export function renderTaskState(s: TaskState, visible: ReadonlySet<string> = new Set()): string | null {
-  const shown = (i: StateItem) => !visible.has(i.source);
+  // An item citing several messages is news while any of them is out of view.
+  const shown = (i: StateItem) => (i.refs ?? [i.source]).some((r) => !visible.has(r));
   // The workspace is named by the visible requests themselves; a record read without them names it.
   const workspace = s.workspace && visible.size === 0 ? ` workspace="${s.workspace}"` : "";
   const body: string[] = [];

@@ -40,7 +40,7 @@ export function pushBounded(list: StateItem[], item: StateItem, max: number): vo
   while (list.length > max) list.shift();
 }
 
-function actionSource(group: Group, a: Action, k: number): string {
+export function actionSource(group: Group, a: Action, k: number): string {
   return a.messageId ?? `${group.id}#${k}`;
 }
 
@@ -121,7 +121,7 @@ export function foldGroup(s: TaskState, group: Group): void {
   s.covered.push(group.id);
 }
 
-function addFile(s: TaskState, path: string, how: "named" | "read" | "edited", item: StateItem): void {
+export function addFile(s: TaskState, path: string, how: "named" | "read" | "edited", item: StateItem): void {
   const existing = s.files.find((f) => f.text.startsWith(`${path} (`));
   // An edit outranks a read, which outranks a mention; the strongest evidence is kept.
   const rank = { named: 0, read: 1, edited: 2 } as const;

@@ -2,6 +2,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync } from "nod
 import { join } from "node:path";
 import { z } from "zod";
 import { writeJsonAtomic } from "../core/json-file.js";
+import { stateWriteSchema } from "../formats/rcm-state-write.js";
 import type { AuxUsage } from "./aux-model.js";
 import type { RcmMemory } from "./engine.js";
 import type { RcmMode } from "./history.js";
@@ -17,8 +18,10 @@ const itemSchema = z
     supported_by: z.string().optional(),
     paths: z.array(z.string()).optional(),
     tests: z.boolean().optional(),
+    refs: z.array(z.string()).optional(),
   })
   .strict();
+
 
 const taskStateSchema = z
   .object({
@@ -65,6 +68,11 @@ export const stateFileSchema = z
     states: z.record(z.string(), taskStateSchema),
     /** Auxiliary model calls spent by the session, against the `auxBudget` option. */
     aux: z.object({ calls: z.number().int().nonnegative(), tokens: z.number().nonnegative(), exhausted: z.boolean() }).strict().optional(),
+    /** Model-written state: batches the model wrote, batches left extractive (and why), items dropped by the reference check. */
+    writes: z
+      .object({ model: z.number().int().nonnegative(), extractive: z.number().int().nonnegative(), dropped: z.number().int().nonnegative(), recent: z.array(stateWriteSchema) })
+      .strict()
+      .optional(),
     /** Summary of the last assembled step, for people inspecting the file. */
     last: z
       .object({
@@ -112,6 +120,7 @@ export function saveStateFile(dir: string, session: string, mode: RcmMode, memor
     router: memory.router,
     states: memory.states,
     ...(memory.aux ? { aux: memory.aux } : {}),
+    ...(memory.writes ? { writes: memory.writes } : {}),
     ...(extra.last ? { last: extra.last } : {}),
     compactions: extra.compactions,
   };

@@ -78,7 +78,7 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** `--rcm`: an RCM proxy in front of the agent's model endpoint (on --resume: run.json's). */
   rcm?: RcmMode;
-  /** `--rcm-state`: the proxy's state memory, extractive (default) or model-written (on --resume: run.json's). */
+  /** `--rcm-state`: the proxy's state memory, model-written (default of `--rcm rcm`) or extractive (on --resume: run.json's). */
   rcmState?: RcmStateKind;
   /** Runs the sessions elsewhere (`--queue`: src/queue/coordinator.ts); default: in this process. */
   backend?: SessionBackend;
@@ -149,7 +149,9 @@ function prepare(runDir: string, opts: RunOptions): Prepared {
   const agentOptions = opts.agentOptions ?? previous?.agent.options ?? {};
 
   const rcm = opts.rcm ?? previous?.rcm?.mode;
-  const rcmState = opts.rcmState ?? (opts.rcm === undefined ? previous?.rcm?.state : undefined) ?? "extractive";
+  // Model-written state is the default of mode rcm (the agent's own upstream is the auxiliary model); a
+  // resumed run keeps what it recorded (absent: a run from before model-written state, extractive).
+  const rcmState = opts.rcmState ?? (previous?.rcm ? (previous.rcm.state ?? "extractive") : rcm === "rcm" ? "model" : "extractive");
   if (opts.rcmState !== undefined && rcm === undefined) throw inputError("--rcm-state", "", "only with --rcm (the proxy's state memory); OpenCode's plugin takes --agent-opt rcm_state=model");
   const agent = rcm ? rcmProxiedAgent(agentName, agentOptions, rcm, rcmState) : createAgent(agentName, agentOptions);
   const can = agentCapabilities(agentName);

@@ -18,8 +18,8 @@ const missingTool = skipWithout(import.meta.url, "bwrap", "socat");
 
 const opencode = join(packageRoot, "node_modules", ".bin", "opencode");
 
-/** RCM's state-update prompt (aux-model.ts, stateSystem); routing prompts say "You route a new user request". */
-const isStateUpdate = (r: RecordedRequest) => allText(r).includes("You keep a task memory for a coding agent");
+/** RCM's state-writing prompt (state-writer.ts, stateSystem); routing prompts say "You route a new user request". */
+const isStateUpdate = (r: RecordedRequest) => allText(r).includes("You keep the state memory of one task");
 
 interface StateFileView {
   router: { assignments: Record<string, { task: string | null; method: string; confidence: number }> };
@@ -29,16 +29,18 @@ interface StateFileView {
 
 const sections = ["constraints", "completed", "pending", "files", "symbols", "uncertainties"] as const;
 const itemsOf = (s: TaskState): StateItem[] => [...(s.goal ? [s.goal] : []), ...sections.flatMap((k) => s[k])];
-const modelItems = (s: TaskState) => itemsOf(s).filter((i) => i.source.endsWith("#model"));
+/** Items the model wrote: those citing messages (the extractive updater's cite none), and its uncertainties. */
+const modelItems = (s: TaskState) => itemsOf(s).filter((i) => i.refs !== undefined || i.text.startsWith("ALPHA-DOUBT"));
 
-// The scripted model's answers to RCM's state-update prompts, one per completed request.
+// The scripted model's answers to RCM's state-writing prompts, one per completed request; `{{tool}}` is the
+// id of the message holding the write (OpenCode's message ids are known only in the call).
 const good = {
-  completed: ["ALPHA-MODEL-DONE alpha_value returns ALPHA"],
+  progress: [{ text: "alpha_value returns ALPHA in alpha.py", refs: ["{{tool}}"] }],
   pending: [],
-  uncertainties: ["ALPHA-DOUBT-1", "ALPHA-DOUBT-2", "ALPHA-DOUBT-3", "ALPHA-DOUBT-4", "ALPHA-DOUBT-5"],
+  uncertainties: ["ALPHA-DOUBT-1", "ALPHA-DOUBT-2", "ALPHA-DOUBT-3", "ALPHA-DOUBT-4", "ALPHA-DOUBT-5"].map((text) => ({ text })),
 };
 const notJson = "Sure! {completed: [GARBLED-NOT-JSON alpha_value works], pending: none}";
-const wrongShape = '{"completed": "GARBLED-NOT-A-LIST", "pending": {"GARBLED-OBJECT": 1}, "uncertainties": [3, null, {"text": "GARBLED-NESTED"}]}';
+const wrongShape = '{"progress": "GARBLED-NOT-A-LIST", "pending": {"GARBLED-OBJECT": 1}, "uncertainties": [3, null, {"text": "GARBLED-NESTED"}]}';
 
 /**
  * State memory through OpenCode's own provider: real OpenCode 1.18.33 with the RCM plugin in mode
@@ -72,9 +74,9 @@ describe.skipIf(missingTool)("RCM's state memory updated by the session's model 
       turns: [
         { match: "ALPHA-1", tool_calls: [{ name: "write", arguments: { filePath: "{{workspace}}/alpha.py", content: "ALPHA = 1\n\n\ndef alpha_value():\n    return ALPHA\n" } }] },
         { match: "ALPHA-1", text: "I created alpha.py." },
-        { requests: "auxiliary", match: "User: ALPHA-1", usage: { prompt_tokens: 411, completion_tokens: 23 }, text: JSON.stringify(good) },
-        { requests: "auxiliary", match: "User: ALPHA-2", usage: { prompt_tokens: 402, completion_tokens: 17 }, text: notJson },
-        { requests: "auxiliary", match: "User: ALPHA-3", usage: { prompt_tokens: 405, completion_tokens: 29 }, text: wrongShape },
+        { requests: "auxiliary", match_regex: "\\] user: ALPHA-1[\\s\\S]*\\[(?<tool>[^\\]]+)\\] tool write", usage: { prompt_tokens: 411, completion_tokens: 23 }, text: JSON.stringify(good) },
+        { requests: "auxiliary", match: "] user: ALPHA-2", usage: { prompt_tokens: 402, completion_tokens: 17 }, text: notJson },
+        { requests: "auxiliary", match: "] user: ALPHA-3", usage: { prompt_tokens: 405, completion_tokens: 29 }, text: wrongShape },
       ],
       fallback: "Done.",
     });
@@ -102,7 +104,7 @@ describe.skipIf(missingTool)("RCM's state memory updated by the session's model 
     const recorded = server.requests().filter((r) => r.path.endsWith("/chat/completions"));
     expect(recorded.filter((r) => allText(r).includes("You route a new user request"))).toHaveLength(0);
     const updates = recorded.filter(isStateUpdate);
-    expect(updates.map((r) => /User: (ALPHA-\d)/.exec(allText(r))?.[1])).toEqual(["ALPHA-1", "ALPHA-2", "ALPHA-3"]);
+    expect(updates.map((r) => /\] user: (ALPHA-\d)/.exec(allText(r))?.[1])).toEqual(["ALPHA-1", "ALPHA-2", "ALPHA-3"]);
     for (const r of updates) {
       expect(hasTools(r)).toBe(false);
       expect((r.body as { model?: string }).model).toBe("scripted");
@@ -114,17 +116,21 @@ describe.skipIf(missingTool)("RCM's state memory updated by the session's model 
     expect(methods).toEqual(["first", "workspace", "workspace", "workspace"]);
   });
 
-  it("records the model's items in the task's state file, as claims of the request, within the section bounds", () => {
+  it("records the model's items in the task's state file, citing checked messages, within the section bounds", () => {
     // After run 1 nothing is complete yet: no record items from the model.
     expect(Object.values(snapshots[0]!.states).flatMap(modelItems)).toEqual([]);
     const s = snapshots[1]!.states.t1!;
     expect(s.goal?.text).toContain("ALPHA-1");
-    const source = `${s.goal!.source}#model`;
-    expect(s.completed).toContainEqual({ text: good.completed[0], kind: "claim", source, request: 1 });
-    // The deterministic updater's observation of the write is still there beside the claim.
-    expect(s.completed).toContainEqual(expect.objectContaining({ text: "request 1: changed alpha.py", kind: "observation" }));
-    // Sections stay bounded (newest kept) with the model's items too.
-    expect(s.uncertainties).toEqual(good.uncertainties.slice(-stateLimits.uncertainties).map((text) => ({ text, kind: "claim", source, request: 1 })));
+    const source = s.goal!.source;
+    // The progress item cites the message of the write, which says it: an observation; it replaced the
+    // deterministic updater's item of the same request.
+    const progress = s.completed.find((i) => i.text === good.progress[0]!.text)!;
+    expect(progress).toMatchObject({ kind: "observation", request: 1 });
+    expect(progress.refs).toEqual([progress.source]);
+    expect(progress.source).toMatch(/^msg_/);
+    expect(s.completed.map((i) => i.text)).not.toContain("request 1: changed alpha.py");
+    // Sections stay bounded (newest kept) with the model's items too; uncertainties cite nothing: claims of the batch's request.
+    expect(s.uncertainties).toEqual(good.uncertainties.slice(-stateLimits.uncertainties).map(({ text }) => ({ text, kind: "claim", source, request: 1 })));
     for (const k of sections) expect(s[k].length).toBeLessThanOrEqual(stateLimits[k]);
     expect(modelItems(s)).toHaveLength(1 + stateLimits.uncertainties);
   });
@@ -163,7 +169,7 @@ describe.skipIf(missingTool)("RCM's state memory updated by the session's model 
       .filter((r) => r.path.endsWith("/chat/completions") && hasTools(r) && allText(r).includes("ALPHA-4"))
       .at(-1)!;
     expect(allText(lastAgent)).toContain("<task-state");
-    expect(allText(lastAgent)).toContain(good.completed[0]);
+    expect(allText(lastAgent)).toContain(good.progress[0]!.text);
     expect(allText(lastAgent)).not.toContain("GARBLED");
     expect(readFileSync(join(stateDir, "rcm.log"), "utf8")).not.toMatch(/^\S+ error /m);
   });

@@ -39,19 +39,34 @@ const history = () => [
 ];
 
 describe("RCM's auxiliary model (against the scripted server)", () => {
-  it("decides an undecided request and adds state items from completed interactions; its calls are usage", async () => {
+  it("decides an undecided request and writes the task records from completed interactions, references checked; its calls are usage", async () => {
     const e = await engineWith([
       { requests: "auxiliary", match: ["New request", "ok, go on"], text: '{"task": "t1", "confidence": 0.9}' },
-      { requests: "auxiliary", match: "User: Implement `parse_amount`", text: '{"completed": ["parse_amount handles parentheses"], "pending": ["document the parentheses rule"], "uncertainties": ["thousands separators not covered"]}' },
-      { requests: "auxiliary", match: "User: Write the income report", text: '{"completed": [], "pending": ["add a subtotal per quarter"], "uncertainties": []}' },
+      {
+        requests: "auxiliary",
+        match: "[u1] user: Implement `parse_amount`",
+        text: JSON.stringify({
+          goal: { text: "parse_amount reads negative values in parentheses", refs: ["u1"] },
+          progress: [{ text: "parse_amount in ledger/amount.py written", refs: ["a1"] }],
+          pending: [{ text: "document the parentheses rule" }],
+          uncertainties: [{ text: "thousands separators not covered" }],
+        }),
+      },
+      { requests: "auxiliary", match: "[u2] user: Write the income report", text: '{"pending": [{"text": "add a subtotal per quarter"}]}' },
     ]);
     await replay(e, history());
     expect(e.memory.router.assignments.u3).toMatchObject({ task: "t1", method: "aux", confidence: 0.9 });
     const s = e.memory.states.t1!;
-    expect(s.completed).toContainEqual(expect.objectContaining({ text: "parse_amount handles parentheses", kind: "claim", source: "u1#model" }));
+    expect(s.goal).toMatchObject({ text: "parse_amount reads negative values in parentheses", kind: "requirement", source: "u1", refs: ["u1"] });
+    // The model's progress item replaced the extractive ones of the same messages; it cites a tool result: an observation.
+    expect(s.completed).toEqual([expect.objectContaining({ text: "parse_amount in ledger/amount.py written", kind: "observation", source: "a1", request: 1 })]);
     expect(s.uncertainties).toContainEqual(expect.objectContaining({ text: "thousands separators not covered", kind: "claim" }));
-    expect(s.pending).toContainEqual(expect.objectContaining({ text: "document the parentheses rule", kind: "claim", source: "u1#model" }));
-    expect(e.memory.states.t2!.pending).toContainEqual(expect.objectContaining({ text: "add a subtotal per quarter", source: "u2#model" }));
+    // The model's pending list replaced the extractive one of its batch ("request 1: …").
+    expect(s.pending[0]).toMatchObject({ text: "document the parentheses rule", kind: "claim", source: "u1" });
+    expect(s.pending.some((i) => i.text.startsWith("request 1:"))).toBe(false);
+    expect(e.memory.states.t2!.pending).toEqual([expect.objectContaining({ text: "add a subtotal per quarter", source: "u2" })]);
+    // u1, u2 and u3 (answered by the fallback "{}": a model write that adds nothing).
+    expect(e.memory.writes).toMatchObject({ model: 3, extractive: 0, dropped: 0 });
     const usage = e.drainAuxUsage();
     expect(usage.filter((u) => u.purpose === "route").length).toBeGreaterThanOrEqual(1);
     expect(usage.filter((u) => u.purpose === "state").length).toBeGreaterThanOrEqual(1);
@@ -59,21 +74,29 @@ describe("RCM's auxiliary model (against the scripted server)", () => {
     expect(server!.requests().every((r) => (r.body as { tools?: unknown }).tools === undefined)).toBe(true);
   });
 
-  it("stamps the model's items of a batch with the request each came from, not the latest", async () => {
+  it("stamps the model's items of a batch with the request of the message each cites, not the latest", async () => {
     const e = await engineWith([
-      { requests: "auxiliary", match: "User: Implement `parse_amount`", text: '{"completed": ["parentheses parsed"], "pending": [], "uncertainties": []}' },
-      { requests: "auxiliary", match: "User: In ledger/amount.py", text: '{"completed": ["currency symbols stripped"], "pending": [], "uncertainties": []}' },
+      {
+        requests: "auxiliary",
+        match: ["[u1] user: Implement `parse_amount`", "[u2] user: In ledger/amount.py"],
+        text: JSON.stringify({
+          progress: [
+            { text: "parse_amount handles parentheses", refs: ["u1"] },
+            { text: "parse_amount strips currency symbols", refs: ["u2"] },
+          ],
+        }),
+      },
     ]);
-    // A host that starts with a history (a restart): both completed requests are folded in one step.
+    // A host that starts with a history (a restart): both completed requests are folded in one step, one call.
     await e.prepareAsync([
       plainGroup("Implement `parse_amount` in ledger/amount.py for negative values in parentheses.", [write("ledger/amount.py", "a1")], "u1"),
       plainGroup("In ledger/amount.py, `parse_amount` must also strip currency symbols.", [write("ledger/amount.py", "a2")], "u2"),
       plainGroup("Anything else?", [], "u3"),
     ]);
-    const completed = e.memory.states[e.memory.router.assignments.u1!.task!]!.completed.filter((i) => i.source.endsWith("#model"));
+    const completed = e.memory.states[e.memory.router.assignments.u1!.task!]!.completed;
     expect(completed.map((i) => [i.text, i.request])).toEqual([
-      ["parentheses parsed", 1],
-      ["currency symbols stripped", 2],
+      ["parse_amount handles parentheses", 1],
+      ["parse_amount strips currency symbols", 2],
     ]);
   });
 

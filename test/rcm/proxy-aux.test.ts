@@ -98,7 +98,8 @@ describe("the proxy's auxiliary model is the agent's own upstream", () => {
 
   it("keeps to the budget, and --aux off makes no call", async () => {
     for (const [aux, budget, calls] of [["upstream", 0, 0], ["off", 20, 0], ["upstream", 20, 1]] as const) {
-      const p = await startRcmProxy({ upstream: mock.baseURL, mode: "rcm", aux, rcm: { auxBudget: { calls: budget, tokens: 50_000 } } });
+      // Routing calls only (the state-writing calls are model-state.test.ts's).
+      const p = await startRcmProxy({ upstream: mock.baseURL, mode: "rcm", aux, ...(aux === "upstream" ? { state: "extractive" as const } : {}), rcm: { auxBudget: { calls: budget, tokens: 50_000 } } });
       const before = mock.requests().length;
       const messages: Json[] = [];
       for (const text of requests) {

@@ -26,7 +26,8 @@ afterAll(async () => {
 });
 
 async function proxy(mode: "off" | "router" | "rcm", upstream = mock.baseURL): Promise<RcmProxy> {
-  const p = await startRcmProxy({ upstream, mode });
+  // The extractive record: each case counts the requests reaching the upstream (model-written state: model-state.test.ts).
+  const p = await startRcmProxy({ upstream, mode, state: "extractive" });
   proxies.push(p);
   return p;
 }
@@ -133,7 +134,7 @@ describe("rcm proxy, failing open", () => {
       void gate.then(() => res.end("event: two\ndata: {\"b\":2}\n\n"));
     });
     await new Promise<void>((r) => upstream.listen(0, "127.0.0.1", r));
-    const p = await startRcmProxy({ upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, mode: "rcm", keyEnv: "UPSTREAM_KEY", env: { UPSTREAM_KEY: "proxy-secret" } });
+    const p = await startRcmProxy({ upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, mode: "rcm", state: "extractive", keyEnv: "UPSTREAM_KEY", env: { UPSTREAM_KEY: "proxy-secret" } });
     proxies.push(p);
     const res = await fetch(`http://127.0.0.1:${p.port}/v1/messages`, { method: "POST", headers: { "x-api-key": "agent-dummy" }, body: JSON.stringify(wireCases[1]!.body(true)) });
     expect(res.headers.get("x-upstream")).toBe("yes");
@@ -179,7 +180,7 @@ describe("switch-swe rcm proxy (the command)", () => {
 
 describe("rcm proxy after the host compacted the conversation", () => {
   it("a conversation whose start became a summary keeps its memory (found by a request it still holds), and the record lists the requests the summary dropped", async () => {
-    const p = await startRcmProxy({ upstream: mock.baseURL, mode: "rcm", single: true });
+    const p = await startRcmProxy({ upstream: mock.baseURL, mode: "rcm", state: "extractive", single: true });
     proxies.push(p);
     await through(p, anthropicCase, false);
     const summary = "This session is being continued from a previous conversation that ran out of context. Summary: the latest request was about BetaParser.";

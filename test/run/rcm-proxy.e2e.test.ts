@@ -97,7 +97,8 @@ describe.skipIf(missingTool).each(clis)("switch-swe run --rcm rcm (real $agent, 
     expect(ends.length).toBeGreaterThan(10);
     expect(ends.filter((l) => l.outcome !== "yielded")).toEqual([]);
     const config = JSON.parse(readFileSync(join(runDir, "run.json"), "utf8")) as RunConfig;
-    expect(config.rcm).toEqual({ mode: "rcm", state: "extractive" });
+    // Model-written state is the default of --rcm rcm (the scripted server answers its calls with no JSON: extractive, recorded).
+    expect(config.rcm).toEqual({ mode: "rcm", state: "model" });
     expect(config.label).toContain("rcm-proxy=rcm");
   });
 

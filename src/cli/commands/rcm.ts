@@ -28,7 +28,7 @@ interface ProxyFlags {
   log?: string;
   apiKeyEnv?: string;
   aux: "upstream" | "off";
-  state: "extractive" | "model";
+  state?: "extractive" | "model";
 }
 
 /** `rcm proxy`: serves until SIGINT or SIGTERM. */
@@ -40,7 +40,7 @@ async function serveProxy(o: ProxyFlags): Promise<void> {
     mode: o.mode,
     port: o.port,
     aux: o.aux,
-    state: o.state,
+    ...(o.state ? { state: o.state } : {}),
     ...(o.threshold !== undefined ? { rcm: { threshold: o.threshold } } : {}),
     ...(o.log ? { logFile: o.log } : {}),
     ...(o.apiKeyEnv ? { keyEnv: o.apiKeyEnv } : {}),
@@ -93,7 +93,7 @@ export function registerRcm(program: Command): void {
     .option("--log <file>", "append one JSON line per request: what was kept, dropped and added (docs/rcm.md)")
     .option("--api-key-env <name>", "variable of this process holding the upstream key: it replaces the key agents send")
     .option("--aux <source>", "the auxiliary model (routing below the threshold, model-written state): upstream (the agent's own model, through the upstream) or off", oneOf("--aux", ["upstream", "off"] as const), "upstream")
-    .option("--state <kind>", "the state memory: extractive (the deterministic updater) or model (the auxiliary model adds items)", oneOf("--state", ["extractive", "model"] as const), "extractive")
+    .option("--state <kind>", "the state memory of mode rcm: model (default with --aux upstream: the auxiliary model writes the task records, references checked) or extractive (default with --aux off: the deterministic updater)", oneOf("--state", ["extractive", "model"] as const))
     .action(serveProxy);
   rcm
     .command("install-plugin")

@@ -87,7 +87,7 @@ export function registerRun(program: Command): void {
     .addOption(new Option("--submission <mode>", "the scored artifact: agent (the patch the agent writes to final.patch when asked at finalization; default for real agents) or checkout (the focus checkout's diff; default for oracle, nop, command)").choices(["agent", "checkout"]))
     .option("--limits <spec>", `resource limits of each session and each test run through cgroups: cpus=N,memory=SIZE,pids=N or none (default ${defaultLimitsText}; on --resume: taken from run.json)`)
     .addOption(new Option("--rcm <mode>", "put the RCM proxy in front of the agent's model endpoint (base_url) for the run: off (proxy only), router or rcm (docs/rcm.md)").choices(["off", "router", "rcm"]))
-    .addOption(new Option("--rcm-state <kind>", "with --rcm: the state memory, extractive (default: the deterministic updater) or model (the agent's own model adds items; docs/rcm.md)").choices(["extractive", "model"]))
+    .addOption(new Option("--rcm-state <kind>", "with --rcm: the state memory, model (default of --rcm rcm: the agent's own model writes the task records, references checked) or extractive (the deterministic updater); docs/rcm.md").choices(["extractive", "model"]))
     .option("--label <text>", "configuration label for reports (default: agent and options)")
     .option("--no-verify", "do not verify the artifacts at the end")
     .option("--quiet", "no progress output")

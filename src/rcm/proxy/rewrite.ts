@@ -1,4 +1,5 @@
 import { elidedNote } from "../assembly.js";
+import type { StateWrite } from "../../formats/rcm-state-write.js";
 import type { RcmEngine } from "../engine.js";
 import { applyEdits, planEdits, stepSummary, type HistoryView, type StepSummary } from "../history-edits.js";
 import { conversationView, sameRolePairs, unpaired } from "./conversation.js";
@@ -19,6 +20,9 @@ export type Rewrite =
       elided: string[];
       kept: number;
       entries: { in: number; out: number };
+      /** Who writes the task records (mode rcm), and the batches written for this request. */
+      state?: "model" | "extractive";
+      stateWrites: StateWrite[];
     };
 
 /** Why the assembled list may not go upstream: a tool call without its result, or two entries of one role in a row that the host did not send. */
@@ -66,5 +70,7 @@ export async function rewriteRequest(format: WireFormat, body: Json, engineFor: 
     elided: pick("elided"),
     kept: plan.treatments.filter((t) => t !== "dropped").length,
     entries: { in: list.length, out: out.length },
+    ...(engine.options.mode === "rcm" ? { state: engine.stateWriter } : {}),
+    stateWrites: engine.drainStateWrites(),
   };
 }

@@ -28,7 +28,11 @@ export interface RcmProxyOptions {
    * `off` makes no call.
    */
   aux?: "upstream" | "off";
-  /** The state memory: `extractive` (default: the deterministic updater) or `model` (the auxiliary model adds items too). */
+  /**
+   * The state memory (mode rcm): `model` (default with the auxiliary model: it writes the task records,
+   * checked; extractive where it gives no usable answer) or `extractive` (default with `aux: off`: the
+   * deterministic updater alone).
+   */
   state?: RcmStateKind;
   /** Deadline of one auxiliary call (default 60 s). */
   auxTimeoutMs?: number;
@@ -114,7 +118,16 @@ function logEntry(seq: number, method: string, path: string, mode: RcmMode, form
     ...(outcome.action === "pass" ? { reason: outcome.reason } : {}),
     ...(outcome.action === "fail_open" ? { error: outcome.error } : {}),
     ...(outcome.action === "assembled"
-      ? { conversation: outcome.conversation, step: outcome.step, kept: outcome.kept, dropped: outcome.dropped, elided: outcome.elided, entries: outcome.entries }
+      ? {
+          conversation: outcome.conversation,
+          step: outcome.step,
+          kept: outcome.kept,
+          dropped: outcome.dropped,
+          elided: outcome.elided,
+          ...(outcome.state ? { state: outcome.state } : {}),
+          ...(outcome.stateWrites.length > 0 ? { state_writes: outcome.stateWrites } : {}),
+          entries: outcome.entries,
+        }
       : {}),
     cpu_ms: cpu,
     upstream_status: null,
@@ -152,7 +165,8 @@ export async function startRcmProxy(opts: RcmProxyOptions): Promise<RcmProxy> {
   const auxOn = opts.aux !== "off";
   if (!auxOn && opts.state === "model") throw new Error("rcm proxy: model-written state needs the auxiliary model (aux upstream)");
   // "host" is the proxy's host: the agent's own upstream (aux-upstream.ts).
-  const options = parseRcmOptions({ ...opts.rcm, mode: opts.mode, auxModel: auxOn ? { host: true, stateUpdates: opts.state === "model", timeoutMs: opts.auxTimeoutMs ?? 60_000 } : "off" });
+  const state = opts.state ?? (auxOn ? "model" : "extractive");
+  const options = parseRcmOptions({ ...opts.rcm, mode: opts.mode, auxModel: auxOn ? { host: true, stateUpdates: state === "model", timeoutMs: opts.auxTimeoutMs ?? 60_000 } : "off" });
   /** Each conversation's latest upstream request: where its auxiliary calls go. */
   const vias = new WeakMap<RcmEngine, UpstreamVia>();
   const key = opts.keyEnv ? (opts.env ?? process.env)[opts.keyEnv] : undefined;
