@@ -130,6 +130,8 @@ export const runConfigReadSchema = z.looseObject({
   sandbox: z.looseObject({ mode: z.string(), verifier: z.string().optional(), not_enforced: z.array(z.string()) }).optional(),
   /** Read by `verify`, which confines test runs under the run's limits unless told otherwise. */
   limits: z.looseObject({ requested: z.string() }).optional(),
+  /** Read by `compare --native --rcm`, which refuses an RCM arm that ran without RCM (and a native one that ran with it). */
+  rcm: z.looseObject({ mode: z.string() }).optional(),
 });
 
 export type RunConfigRead = z.infer<typeof runConfigReadSchema>;

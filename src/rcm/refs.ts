@@ -23,6 +23,11 @@ const fileExtension = new RegExp(`^(?:${sourceExtensions})$`);
 const identifier = /\b(?:[A-Za-z_][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]|[a-z]+(?:[A-Z][a-z0-9]+){1,}|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+)\b/g;
 const callName = /\b([A-Za-z_][A-Za-z0-9_]{2,})\(/g;
 const dottedName = /\b[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*){1,}\b/g;
+/**
+ * Dotted names with a camelCase or capitalised part (`fontTools.otlLib.builder.buildPairPos`,
+ * `IPython.core.completer`, `lark.visitors.Visitor`): module paths in other naming styles.
+ */
+const mixedDottedName = /\b[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+\b/g;
 const url = /\b[a-z][a-z0-9+.-]*:\/\/[^\s`"'<>)\]]*/gi;
 /** Common words that look like identifiers in prose. */
 const notSymbols = new Set(["e.g", "i.e", "etc", "vs"]);
@@ -77,6 +82,7 @@ export function extractRefs(text: string, workspaceHint: string | null = null): 
   // Nor a TeX command (`\left(` is no call of `left`).
   for (const m of body.matchAll(callName)) if (body[m.index - 1] !== "\\") symbols.add(m[1]!);
   for (const m of body.matchAll(dottedName)) addSymbol(symbols, paths, m[0]);
+  for (const m of body.matchAll(mixedDottedName)) if (!/^[a-z0-9_.]+$/.test(m[0])) addMixedModule(symbols, paths, m[0]);
   return { workspace, paths, symbols };
 }
 
@@ -111,11 +117,53 @@ function addSymbol(symbols: Set<string>, paths: Set<string>, name: string): void
   if (name.length >= 3) symbols.add(name);
 }
 
-/** Keys a path is matched by: the path itself, its module form without extension, its file name. */
+/**
+ * A dotted name in any naming style: its module is its leading parts that start in lower case
+ * (`fontTools.ttLib.tables.otTables` of `fontTools.ttLib.tables.otTables.DeltaSetIndexMap`), or a
+ * capitalised first part followed by at least two such parts (`IPython.core.completer`; one part after
+ * a class is a method: `TTFont.normalizeLocation`). At least two parts make a module path; the part
+ * after the module (a class or function) is a symbol.
+ */
+function addMixedModule(symbols: Set<string>, paths: Set<string>, name: string): void {
+  const parts = name.split(".");
+  if (fileExtension.test(parts[parts.length - 1]!)) return;
+  const lower = (x: string) => /^[a-z_]/.test(x);
+  let k = 1;
+  while (k < parts.length && lower(parts[k]!)) k++;
+  if (!lower(parts[0]!) && k < 3) return;
+  if (k < 2) return;
+  // All parts lower-initial: the last one may be a function (`builder.buildPairPos`), so its module too.
+  if (k === parts.length && /[A-Z_]/.test(parts[k - 1]!) && k >= 3) paths.add(parts.slice(0, k - 1).join("/"));
+  paths.add(parts.slice(0, k).join("/"));
+  symbols.add(parts[Math.min(k, parts.length - 1)]!);
+}
+
+/** A source root before a path's package (`src/`, `lib/`, `Lib/`, `hypothesis-python/src/`): checkouts differ in it, module names do not. */
+const sourceRoot = /^(?:[^/]+\/)??(?:src|lib|Lib)\/(?=[^/]+\/)/;
+
+/** A path without its source root (`Lib/fontTools/feaLib/builder.py` → `fontTools/feaLib/builder.py`), or null when it has none. */
+export function withoutSourceRoot(p: string): string | null {
+  const out = p.replace(sourceRoot, "");
+  return out === p ? null : out;
+}
+
+/** Keys a path is matched by: the path itself, its module form without extension, both without a source root, its file name. */
 export function pathKeys(p: string): string[] {
-  const noExt = p.replace(/\.[A-Za-z0-9]+$/, "");
   const base = p.split("/").pop() ?? p;
-  const keys = new Set([p, noExt]);
+  const keys = new Set<string>();
+  for (const q of [p, withoutSourceRoot(p)]) if (q !== null) keys.add(q).add(q.replace(/\.[A-Za-z0-9]+$/, ""));
   if (base.includes(".") && base.length >= 5) keys.add(`name:${base}`);
   return [...keys];
+}
+
+/**
+ * Keys a file a task's tools touched is matched by, besides pathKeys: the module paths inside its
+ * package (`varLib/varStore` of `Lib/fontTools/varLib/varStore.py`), as requests name them relative to
+ * any package (`fonttools varLib.varStore`). Two parts at least: a lone module name is a symbol's business.
+ */
+export function fileSuffixKeys(p: string): string[] {
+  const parts = (withoutSourceRoot(p) ?? p).replace(/\.[A-Za-z0-9]+$/, "").split("/");
+  const out: string[] = [];
+  for (let i = 1; i + 2 <= parts.length; i++) out.push(parts.slice(i).join("/"));
+  return out;
 }

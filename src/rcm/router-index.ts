@@ -1,5 +1,6 @@
+import { isAbsolute } from "node:path";
 import type { Group } from "./history.js";
-import { extractRefs, normalizePath, pathKeys, workspaceHolding, type Refs } from "./refs.js";
+import { extractRefs, fileSuffixKeys, normalizePath, pathKeys, withoutSourceRoot, workspaceHolding, type Refs } from "./refs.js";
 import { addInto, termCounts, type TermVector } from "./similarity.js";
 
 /**
@@ -15,6 +16,8 @@ export interface TaskProfile {
   stems: Map<string, number>;
   /** Base names of the task's files (`diff` of util/diff.py): a name built on one of them points at the task. */
   modules: Map<string, number>;
+  /** Top directories of the files its tools touched, below any source root, in lower case (`fonttools` of Lib/fontTools/x.py). */
+  tops: Set<string>;
   terms: TermVector;
 }
 
@@ -114,7 +117,7 @@ export class RouterIndex {
   profile(task: string): TaskProfile {
     let p = this.profiles.get(task);
     if (!p) {
-      p = { keys: new Map(), symbols: new Map(), stems: new Map(), modules: new Map(), terms: new Map() };
+      p = { keys: new Map(), symbols: new Map(), stems: new Map(), modules: new Map(), tops: new Set(), terms: new Map() };
       this.profiles.set(task, p);
     }
     return p;
@@ -142,7 +145,9 @@ export class RouterIndex {
     const ws = workspace ? [workspace] : [];
     for (const raw of toolPaths(paths, args)) {
       const rel = normalizePath(raw, workspace && workspaceHolding(raw, ws) ? workspace : null);
-      for (const k of pathKeys(rel)) this.addRef(p.keys, "k", k, task);
+      for (const k of [...pathKeys(rel), ...fileSuffixKeys(rel)]) this.addRef(p.keys, "k", k, task);
+      const inPackage = (withoutSourceRoot(rel) ?? rel).split("/");
+      if (inPackage.length >= 2 && !isAbsolute(rel)) p.tops.add(inPackage[0]!.toLowerCase());
       this.addFile(p, rel, task);
     }
     for (const m of writtenCode(args).matchAll(definition)) this.addSymbol(p, m[1]!, task);
@@ -165,6 +170,16 @@ export class RouterIndex {
     let s = this.refTasks.get(key);
     if (!s) this.refTasks.set(key, (s = new Set()));
     s.add(task);
+  }
+
+  /**
+   * The project's top packages (lower case): top directories that the files of every task with files
+   * lie under (`lark`, `fonttools`, `sympy`). A name of one (`Lark`, `fontTools`) tells no task apart.
+   */
+  topPackages(): Set<string> {
+    const withFiles = [...this.profiles.values()].filter((p) => p.tops.size > 0);
+    if (withFiles.length === 0) return new Set();
+    return new Set([...withFiles[0]!.tops].filter((t) => withFiles.every((p) => p.tops.has(t))));
   }
 
   /** How many tasks hold a reference. */

@@ -39,16 +39,18 @@ const generic = /^(?:[A-Z]\w*(?:Error|Exception|Warning)|Decimal|datetime|date|P
 
 /**
  * The request's symbols that can tell tasks apart: not the languages' own names, and not the name of
- * the project's top package (the first segment of the paths it names: `ledgerkit` of `ledgerkit/cli/x.py`).
+ * the project's top package, in any case: the first segment of the paths it names (`ledgerkit` of
+ * `ledgerkit/cli/x.py`), or a directory that every task's files lie under (`Lark` of lark/, `fontTools`
+ * of Lib/fontTools/).
  */
-export function telling(f: RequestFeatures): string[] {
+export function telling(f: RequestFeatures, tops: ReadonlySet<string> = new Set()): string[] {
   const roots = new Set([...f.refs.paths].filter((p) => p.includes("/")).map((p) => p.split("/")[0]!));
-  return [...f.refs.symbols].filter((s) => !generic.test(s) && !roots.has(s));
+  return [...f.refs.symbols].filter((s) => !generic.test(s) && !roots.has(s) && !tops.has(s.toLowerCase()));
 }
 const symbolWeight = 2;
 
-export function requestWeight(f: RequestFeatures): number {
-  return keyWeight * f.keys.length + symbolWeight * telling(f).length;
+export function requestWeight(f: RequestFeatures, tops: ReadonlySet<string> = new Set()): number {
+  return keyWeight * f.keys.length + symbolWeight * telling(f, tops).length;
 }
 
 /** How much a partial match counts: a compound stem or a module's name fully, one word of a name half. */
@@ -58,7 +60,8 @@ function partialWeight(stem: string, isModule: boolean): number {
 
 /** Scores every candidate task against a request. */
 export function scoreTasks(index: RouterIndex, f: RequestFeatures, tasks: readonly string[]): TaskScore[] {
-  const weight = requestWeight(f);
+  const tops = index.topPackages();
+  const weight = requestWeight(f, tops);
   const moduleNames = new Set([...f.refs.paths].map((p) => (p.split("/").pop() ?? p).replace(/\.\w+$/, "")));
   const subject = subjectLikeness(index, f, tasks);
   return tasks.map((task) => {
@@ -76,7 +79,7 @@ export function scoreTasks(index: RouterIndex, f: RequestFeatures, tasks: readon
       if (keys.length > 0) files++;
       if (keys.some((k) => index.holders("k", k) === 1)) exclusive++;
     }
-    for (const s of telling(f)) {
+    for (const s of telling(f, tops)) {
       if (p.symbols.has(s)) {
         ref += symbolWeight * index.refIdf("s", s);
         covered += symbolWeight;
@@ -122,11 +125,12 @@ function subjectLikeness(index: RouterIndex, f: RequestFeatures, tasks: readonly
 
 /** How much of what a request names is unknown to every task. */
 export function requestNovelty(index: RouterIndex, f: RequestFeatures): RequestNovelty {
-  const weight = requestWeight(f);
+  const tops = index.topPackages();
+  const weight = requestWeight(f, tops);
   if (weight === 0) return { weight, unknown: 0 };
   let unknown = 0;
   for (const k of f.keys) if (index.holders("k", k) === 0) unknown += keyWeight;
-  for (const s of telling(f)) {
+  for (const s of telling(f, tops)) {
     if (index.holders("s", s) > 0) continue;
     const known = matchStems(s).filter((st) => index.holders("t", st) > 0);
     // A name that shares only one word with a task's names (`format_amount` with `parse_amount`) is

@@ -3,6 +3,7 @@ import { buildConfigReport } from "./aggregate.js";
 import { assertComparable } from "./comparability.js";
 import { compareConfigs } from "./compare.js";
 import { rcmTable } from "./rcm-table.js";
+import { assertRcmArms } from "./rcm-arms.js";
 import { crossConfigSummary, figuresData } from "./cross-config.js";
 import { citeHandoffScores } from "./handoff-citation.js";
 import { readRun, type ReadRunOptions } from "./read-run.js";
@@ -53,6 +54,7 @@ export async function buildReport(runDirs: readonly string[], opts: BuildReportO
   const inputs = [];
   for (const dir of runDirs) inputs.push(await readRun(dir, opts));
   assertComparable(inputs, opts.allowMixed === true);
+  if (opts.rcmTable) assertRcmArms(inputs[0]!, inputs.slice(1));
   const configs = inputs.map((input) => buildConfigReport(input, { seed, resamples }));
   citeHandoffScores(configs, opts.handoff ?? []);
   return {

@@ -1,3 +1,4 @@
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { sampleDatasetDir } from "../../src/core/package-paths.js";
@@ -10,7 +11,9 @@ import { skipWithout } from "../helpers/tools.js";
  * The paper's Table 3 from runs made by the fake agents on two sample pairs with focus returns:
  * `oracle forget=1` (starts a task over on every return: a known resumption gap) stands for the native
  * agent, and `oracle` (forgets nothing) for an RCM run that recovers everything; the native run given
- * again as an RCM run stands for one that recovers nothing.
+ * again as an RCM run stands for one that recovers nothing. The fake agents have no model endpoint for
+ * RCM to stand before, so the stand-ins' run.json say they ran with it (`rcm.mode`), as `run --rcm`
+ * records; `forgets` is the native run under that name.
  */
 const runs: Record<string, string> = {};
 // Runs the harness with its default sandbox: skipped with the reason where bwrap is missing (a failure under CI=true).
@@ -30,6 +33,12 @@ beforeAll(() => {
     runs[name] = join(root, name);
     ok(["run", "--dataset", sampleDatasetDir, "--sessions", join(root, "sessions.json"), "--agent", "oracle", "--agent-opt", `forget=${forget}`, "--label", name, "--concurrency", "2", "--out", runs[name]!, "--quiet"]);
   }
+  runs.forgets = join(root, "forgets");
+  ok(["run", "--dataset", sampleDatasetDir, "--sessions", join(root, "sessions.json"), "--agent", "oracle", "--agent-opt", "forget=1", "--label", "native", "--concurrency", "2", "--out", runs.forgets, "--quiet"]);
+  for (const name of ["recovers", "forgets"]) {
+    const file = join(runs[name]!, "run.json");
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), rcm: { mode: "rcm" } }, null, 2));
+  }
 }, 600_000);
 
 const json = (args: string[]): Report => {
@@ -41,7 +50,7 @@ const overall = (dir: string) => json([dir, dir]).configs[0]!.groups.overall;
 
 describe.skipIf(missingTool)("compare --native RUN --rcm RUN... (Table 3)", () => {
   it("gives base / switch of the native run, +RCM of each RCM run, the gaps and what each recovered", () => {
-    const doc = json(["--native", runs.native!, "--rcm", runs.recovers!, "--rcm", runs.native!]);
+    const doc = json(["--native", runs.native!, "--rcm", runs.recovers!, "--rcm", runs.forgets!]);
     expect(reportSchema.safeParse(doc).success).toBe(true);
     expect(doc.comparison).toBeNull();
     const t = doc.rcm_table!;
@@ -87,5 +96,14 @@ describe.skipIf(missingTool)("compare --native RUN --rcm RUN... (Table 3)", () =
       expect(r.stderr).toMatch(message);
       expect(r.stderr).not.toMatch(/\n\s+at /);
     }
+  });
+
+  it("refuses an --rcm run that ran without RCM, and a --native run that ran with it (exit 2, one line)", () => {
+    const noRcm = cli(["compare", "--native", runs.native!, "--rcm", runs.recovers!, "--rcm", runs.native!]);
+    expect(noRcm.code, noRcm.stderr).toBe(2);
+    expect(noRcm.stderr).toBe(`${join(runs.native!, "run.json")}: rcm.mode: missing (nor agent.options.rcm "router" or "rcm"): --rcm needs a run made with RCM (run --rcm, or --agent-opt rcm=…)\n`);
+    const rcmNative = cli(["compare", "--native", runs.recovers!, "--rcm", runs.forgets!]);
+    expect(rcmNative.code, rcmNative.stderr).toBe(2);
+    expect(rcmNative.stderr).toBe(`${join(runs.recovers!, "run.json")}: rcm.mode: is "rcm": --native needs a run without RCM\n`);
   });
 });

@@ -1,8 +1,9 @@
 import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
 import { toJsonText } from "../../core/json-file.js";
-import { evaluateRun } from "../../rcm/eval/evaluate.js";
-import { formatEvalReport } from "../../rcm/eval/format.js";
+import { evaluateRun, runRepository } from "../../rcm/eval/evaluate.js";
+import { formatEvalReport, formatPooledEval } from "../../rcm/eval/format.js";
+import { poolRunEvals } from "../../rcm/eval/pooled.js";
 import { installLocalPlugin } from "../../opencode-plugin/local-file.js";
 import { startRcmProxy } from "../../rcm/proxy/server.js";
 import { inputError } from "../../core/errors.js";
@@ -66,22 +67,30 @@ export function registerRcm(program: Command): void {
   const rcm = program.command("rcm").description("the Resumption Context Manager: offline evaluation, the OpenCode plugin and the model-endpoint proxy");
   rcm
     .command("eval")
-    .description("replay the switched sessions of a run through RCM offline: routing accuracy, context tokens, invariant")
-    .argument("<run-dir>", "run directory (switch-swe run)")
+    .description("replay the switched sessions of one or more runs through RCM offline: routing accuracy, context tokens, invariant; several runs: a line per repository and a pooled line")
+    .argument("<run-dirs...>", "run directories (switch-swe run)")
     .option("--mode <mode>", "router or rcm", oneOf("--mode", ["router", "rcm"] as const), "rcm")
     .option("--threshold <x>", "routing confidence threshold", parseThreshold)
     .option("--format <format>", "text or json", oneOf("--format", ["text", "json"] as const), "text")
     .option("--workspace-lines <which>", "both, shown or hidden: measure with the harness's Workspace: lines, without them (routing by what the conversation shows), or both", oneOf("--workspace-lines", ["both", "shown", "hidden"] as const), "both")
-    .action((runDir: string, o: { mode: "router" | "rcm"; threshold?: number; format: "text" | "json"; workspaceLines: "both" | "shown" | "hidden" }) => {
+    .action((runDirs: string[], o: { mode: "router" | "rcm"; threshold?: number; format: "text" | "json"; workspaceLines: "both" | "shown" | "hidden" }) => {
       const workspaceLines = o.workspaceLines === "both" ? (["shown", "hidden"] as const) : [o.workspaceLines];
-      const report = evaluateRun(runDir, { mode: o.mode, workspaceLines, ...(o.threshold !== undefined ? { threshold: o.threshold } : {}) });
-      const n = report.unfinished_sessions.length;
-      if (n > 0) {
-        process.stderr.write(
-          `warning: ${runDir}: ${n} session(s) not finished (${report.unfinished_sessions.slice(0, 5).join(", ")}${n > 5 ? ", …" : ""}): left out; finish the run (\`switch-swe run --out ${runDir} --resume\`) before reading these figures as the run's\n`,
-        );
+      const runs = runDirs.map((runDir) => {
+        const report = evaluateRun(runDir, { mode: o.mode, workspaceLines, ...(o.threshold !== undefined ? { threshold: o.threshold } : {}) });
+        const n = report.unfinished_sessions.length;
+        if (n > 0) {
+          process.stderr.write(
+            `warning: ${runDir}: ${n} session(s) not finished (${report.unfinished_sessions.slice(0, 5).join(", ")}${n > 5 ? ", …" : ""}): left out; finish the run (\`switch-swe run --out ${runDir} --resume\`) before reading these figures as the run's\n`,
+          );
+        }
+        return { run_dir: runDir, repository: runRepository(runDir), report };
+      });
+      if (runs.length === 1) {
+        process.stdout.write(o.format === "json" ? toJsonText(runs[0]!.report) : formatEvalReport(runs[0]!.report));
+        return;
       }
-      process.stdout.write(o.format === "json" ? toJsonText(report) : formatEvalReport(report));
+      const pooled = poolRunEvals(runs);
+      process.stdout.write(o.format === "json" ? toJsonText(pooled) : formatPooledEval(pooled));
     });
   rcm
     .command("proxy")

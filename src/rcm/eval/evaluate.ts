@@ -1,8 +1,9 @@
 import { assertRunDir } from "../../formats/run-dir-check.js";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { basename, resolve } from "node:path";
 import { sha256 } from "../../core/digest.js";
 import { inputError } from "../../core/errors.js";
-import { recordedPath } from "../../formats/run-config.js";
+import { recordedPath, runConfigReadSchema } from "../../formats/run-config.js";
 import { runFiles } from "../../formats/run-layout.js";
 import { sessionsFileSchema } from "../../formats/sessions.js";
 import { readTrajectory } from "../../formats/trajectory-file.js";
@@ -109,6 +110,17 @@ export function evaluateRun(runDir: string, opts: EvalOptions): EvalReport {
   const switched = all.filter((s) => s.condition === "switch");
   if (switched.length === 0) throw inputError(runDir, "", "no finished switched session");
   return { ...evaluateSessions(switched, all.filter((s) => s.condition === "base"), opts, pairsSharingFiles(runDir)), unfinished_sessions: unfinished };
+}
+
+/** The repository a run's rows are filed under: its dataset's name (run.json `dataset.name`), else the run directory's name. */
+export function runRepository(runDir: string): string {
+  try {
+    const config = runConfigReadSchema.safeParse(JSON.parse(readFileSync(runFiles.config(runDir), "utf8")));
+    if (config.success && config.data.dataset?.name) return config.data.dataset.name;
+  } catch {
+    // evaluateRun has read the run already; a name is all that is missing.
+  }
+  return basename(resolve(runDir));
 }
 
 /** Pairs of the run's sessions file in which two tasks share a source file; null when that file is gone or changed since the run. */

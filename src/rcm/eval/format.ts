@@ -1,4 +1,5 @@
 import type { EvalReport, EvalVariant } from "./evaluate.js";
+import type { PooledEval, PooledRow } from "./pooled.js";
 
 function variantLines(v: EvalVariant, requests: number): string[] {
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
@@ -37,5 +38,21 @@ export function formatEvalReport(r: EvalReport): string {
     `  resumed focus steps     ${r.resumed_focus_steps}`,
   ];
   for (const v of r.variants) lines.push("", ...variantLines(v, r.requests));
+  return `${lines.join("\n")}\n`;
+}
+
+/** `rcm eval RUN...` of several runs: one line per repository and variant, then the pooled lines. */
+export function formatPooledEval(p: PooledEval): string {
+  const head = `${"repository".padEnd(16)}  ${"Workspace:".padEnd(10)}  ${"runs".padStart(4)}  ${"sessions".padStart(8)}  ${"requests".padStart(8)}  ${"routing".padStart(7)}  ${"deferred".padStart(8)}  ${"violations".padStart(10)}  ${"ctx/uninterrupted".padStart(17)}  ${"ctx/full".padStart(8)}`;
+  const line = (r: PooledRow) =>
+    `${r.repository.padEnd(16)}  ${(r.workspace_lines ? "shown" : "hidden").padEnd(10)}  ${String(r.runs).padStart(4)}  ${String(r.sessions).padStart(8)}  ${String(r.requests).padStart(8)}  ${r.routing_accuracy.toFixed(3).padStart(7)}  ${String(r.deferred).padStart(8)}  ${String(r.invariant_violations).padStart(10)}  ${(r.uninterrupted_ratio === null ? "-" : r.uninterrupted_ratio.toFixed(3)).padStart(17)}  ${r.context_ratio.toFixed(3).padStart(8)}`;
+  const lines = [
+    `RCM offline evaluation of ${p.runs.length} runs (mode ${p.mode}, threshold ${p.threshold}); deferred: below the threshold (full history kept), not counted as routed`,
+    ...p.runs.map((r) => `  ${r.repository}: ${r.run_dir}`),
+    "",
+    head,
+    ...p.by_repository.map(line),
+    ...p.pooled.map(line),
+  ];
   return `${lines.join("\n")}\n`;
 }
