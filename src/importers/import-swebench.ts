@@ -5,7 +5,7 @@ import { InputError, type Problem } from "../core/errors.js";
 import { readJson, readJsonWith, toJsonText, writeJsonAtomic } from "../core/json-file.js";
 import { datasetManifestSchema, type DatasetManifest, type Environment, type RepoSpec, type TaskSpec } from "../dataset/schema.js";
 import { isRemoteSource } from "../dataset/source-location.js";
-import { defaultTestCommand } from "../testbed/test-run.js";
+import { defaultTestRunner } from "../testbed/test-runners.js";
 import { followUpSchema, followUpsFileSchema, parseInstance, readInstanceRecords, type FollowUp, type SwebenchInstance } from "./swebench-instance.js";
 
 export interface ImportOptions {
@@ -62,7 +62,7 @@ function sourceFor(source: string, from: string, outDir: string): string {
  */
 export function repoEntry(repo: string, entry: MapEntry | undefined, cliSource: string | undefined, outDir: string, mapDir: string): RepoSpec {
   const e = typeof entry === "string" ? { test_command: entry } : (entry ?? {});
-  const environment: Environment = { test_command: e.test_command ?? defaultTestCommand, ...(e.setup ? { setup: e.setup } : {}) };
+  const environment: Environment = { test_command: e.test_command ?? defaultTestRunner().defaultCommand, ...(e.setup ? { setup: e.setup } : {}) };
   if ("versions" in e && e.versions) {
     environment.variants = Object.fromEntries(
       Object.entries(e.versions).map(([key, v]) => [key, { ...v, ...(/^[0-9a-f]{40}$/.test(key) ? { setup_commit: key } : {}) }]),

@@ -3,6 +3,11 @@ import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runProcess } from "../core/process.js";
+import { pathMatcher } from "../core/path-globs.js";
+import { caseNodeId, collectionErrorScope, mangleNodeId } from "./pytest-ids.js";
+import { collectionInterruption, notFoundTargets } from "./pytest-output.js";
+import { restorePytestConfig } from "./pytest-config.js";
+import type { TestRunner } from "./test-runner.js";
 
 /**
  * How the verifier runs pytest so that nothing in the checkout configures or replaces the runner:
@@ -12,7 +17,7 @@ import { runProcess } from "../core/process.js";
  */
 
 const here = (name: string) => fileURLToPath(new URL(`./${name}`, import.meta.url));
-export const launcherFile = here("pytest-launcher.py");
+const launcherFile = here("pytest-launcher.py");
 const configHelperFile = here("pytest-config.py");
 
 /** The fd on which the launcher writes its outcome records. */
@@ -40,17 +45,17 @@ export function hardenTestCommand(template: string): string | null {
 
 export interface LauncherFiles {
   launcher: string;
-  /** The inifile pytest is told to use (`-c`): the base's, or an empty one outside the checkout. */
+  /** The configuration the runner is told to use (pytest's `-c`): the base's, or an empty one outside the checkout. */
   inifile: string;
   nonce: string;
 }
 
-/** Copies the launcher into `dir` (outside the checkout) and fixes the inifile. */
-export function prepareLauncher(dir: string, baseInifile: string | null): LauncherFiles {
+/** Copies the runner's launcher into `dir` (outside the checkout) and fixes its configuration file. */
+export function prepareLauncher(dir: string, runner: Pick<TestRunner, "launcherFile">, baseConfig: string | null): LauncherFiles {
   mkdirSync(dir, { recursive: true });
-  const launcher = join(dir, basename(launcherFile));
-  copyFileSync(launcherFile, launcher);
-  let inifile = baseInifile;
+  const launcher = join(dir, basename(runner.launcherFile));
+  copyFileSync(runner.launcherFile, launcher);
+  let inifile = baseConfig;
   if (inifile === null) {
     inifile = join(dir, "empty.ini");
     writeFileSync(inifile, "");
@@ -81,3 +86,41 @@ export function testPython(pathPrefix: readonly string[]): string {
   for (const dir of pathPrefix) if (existsSync(join(dir, "python3"))) return join(dir, "python3");
   return "python3";
 }
+
+/** Files pytest reads as configuration or hooks, at any depth, whatever the repository says. */
+const pytestConfigGlobs = ["**/conftest.py", "**/pytest.ini", "**/.pytest.ini", "**/pytest.toml", "**/.pytest.toml", "**/tox.ini"];
+const isPytestConfig = pathMatcher(pytestConfigGlobs);
+/** Module names of pytest and what it imports; a file or directory of that name could shadow it. */
+const pytestModules = new Set(["pytest", "_pytest", "pluggy", "iniconfig", "py", "packaging", "exceptiongroup", "tomli", "pygments", "colorama"]);
+
+/** Why a path shadows one of `modules` (a directory of that name on the way, or a module file of that name), or null. */
+export function shadowsModules(path: string, modules: ReadonlySet<string>): boolean {
+  const segs = path.split("/");
+  const stem = /^([A-Za-z_][A-Za-z0-9_]*)(\.[A-Za-z0-9_-]+)*\.(py|pyc|pyo|pyd|so)$/.exec(segs[segs.length - 1]!)?.[1];
+  return segs.slice(0, -1).some((d) => modules.has(d)) || (stem !== undefined && modules.has(stem));
+}
+
+/** pytest, run by our launcher (src/testbed/pytest-launcher.py): the default runner. */
+export const pytestRunner: TestRunner = {
+  name: "pytest",
+  defaultCommand: "python3 -m pytest -rA -p no:cacheprovider --junitxml={junit} {tests}",
+  harden: hardenTestCommand,
+  unhardened: "the test command starts pytest neither as `python -m pytest` nor as `pytest`: the verifier cannot run it with its own runner",
+  launcherFile,
+  // One file that cannot be imported must not stop the other files from running; plugins a
+  // repository needs are named with -p in its test command.
+  env: { defaults: { PYTEST_ADDOPTS: "--continue-on-collection-errors" }, forced: { PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1" } },
+  locateConfig: locateInifile,
+  restoreConfig: (tree, kept, python, scratch) => restorePytestConfig(tree, kept, python, scratch, pytestSections),
+  channel(path) {
+    if (isPytestConfig(path)) return "configures or hooks the runner";
+    return shadowsModules(path, pytestModules) ? "shadows the runner's modules" : null;
+  },
+  notFoundTargets,
+  collectionInterruption,
+  caseNodeId,
+  collectionErrorScope,
+  mangle: mangleNodeId,
+  testModule: /(^|\/)(test_[^/]*|[^/]*_test)\.py$/,
+  probe: { program: "python3", args: ["-m", "pytest", "--version"], fix: "apt-get install python3-pytest (or: python3 -m pip install pytest)" },
+};

@@ -42,8 +42,6 @@ interface HelperFile {
 }
 
 const helper = fileURLToPath(new URL("../testbed/canary-tests.py", import.meta.url));
-/** Test modules by pytest's default naming: a doctest id names a source module, which gets nothing. */
-const testModule = /(^|\/)(test_[^/]*|[^/]*_test)\.py$/;
 /** At most this many test files get canaries (the files of the required tests, drawn at random). */
 const maxFiles = 5;
 
@@ -94,9 +92,10 @@ function copiesOf(file: string, planted: readonly PlantedCopy[], required: reado
 /**
  * Plants canaries into the required tests' files (at most five, drawn at random): mutants of the
  * file's fail-to-pass tests (else of its pass-to-pass ones), twins of its pass-to-pass tests, and
- * constant canaries for whatever a file could not get.
+ * constant canaries for whatever a file could not get. Only files named as the runner names test
+ * modules (`testModule`: a doctest id names a source module, which gets nothing).
  */
-export async function plantCanaries(checkout: string, python: string, f2p: readonly string[], p2p: readonly string[]): Promise<Planting> {
+export async function plantCanaries(checkout: string, python: string, f2p: readonly string[], p2p: readonly string[], testModule: RegExp): Promise<Planting> {
   const required = [...new Set([...f2p, ...p2p])];
   const runIds = new Map(required.map((id) => [id, id]));
   const files = shuffled([...new Set(required.map((id) => splitTestId(id).file))].filter((f) => testModule.test(f) && plantable(join(checkout, f)))).slice(0, maxFiles);
