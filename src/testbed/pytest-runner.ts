@@ -122,5 +122,6 @@ export const pytestRunner: TestRunner = {
   collectionErrorScope,
   mangle: mangleNodeId,
   testModule: /(^|\/)(test_[^/]*|[^/]*_test)\.py$/,
+  constantCanary: "function",
   probe: { program: "python3", args: ["-m", "pytest", "--version"], fix: "apt-get install python3-pytest (or: python3 -m pip install pytest)" },
 };

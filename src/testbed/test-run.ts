@@ -203,9 +203,9 @@ function channelReason(run: TestRun): string | null {
   if (s === null || !s.started) return "the runner never started (nothing on its channel)";
   if (s.tamper.length > 0) return `the runner saw tampering: ${s.tamper.join("; ")}`;
   if (s.foreign > 0) return `${s.foreign} record(s) on the runner's channel were not written by the runner`;
-  if (s.exitStatus === null && s.crash !== null) return `pytest stopped with an error before its session finished: ${s.crash}`;
-  if (s.exitStatus === null) return "the process ended before pytest's session did (os._exit, a crash or a signal): no end-of-session record";
-  if (run.exitCode !== s.exitStatus) return `the process exit code ${run.exitCode ?? run.signal} is not pytest's exit status ${s.exitStatus}`;
+  if (s.exitStatus === null && s.crash !== null) return `${run.runner} stopped with an error before its session finished: ${s.crash}`;
+  if (s.exitStatus === null) return `the process ended before ${run.runner}'s session did (os._exit, a crash or a signal): no end-of-session record`;
+  if (run.exitCode !== s.exitStatus) return `the process exit code ${run.exitCode ?? run.signal} is not ${run.runner}'s exit status ${s.exitStatus}`;
   return null;
 }
 

@@ -51,6 +51,8 @@ export interface TestRunner {
   mangle(nodeId: string): string;
   /** Test modules by the runner's default naming: the files that get canaries. */
   readonly testModule: RegExp;
+  /** How a constant canary is planted so that the runner runs it: a module-level function, or a TestCase method. */
+  readonly constantCanary: "function" | "method";
   /** What `doctor` runs to see the runner is there, and the fix. */
   readonly probe: { program: string; args: string[]; fix: string };
 }

@@ -56,5 +56,6 @@ export const unittestRunner: TestRunner = {
   collectionErrorScope,
   mangle: mangleNodeId,
   testModule: /(^|\/)test[^/]*\.py$/,
+  constantCanary: "method",
   probe: { program: "python3", args: ["-c", "import unittest"], fix: "apt-get install python3" },
 };

@@ -51,7 +51,7 @@ function renamedLine(required: readonly string[], runIds: readonly string[]): st
 export async function plantedRun(ctx: PlantedRunContext, bed: PlantedBed, dir: string, f2p: readonly string[], p2p: readonly string[], log: (t: string) => void): Promise<PlantedRun> {
   const required = [...new Set([...f2p, ...p2p])];
   // A command that ignores `{tests}` chooses its own tests: canaries it never selects would be missing.
-  const planting = testCommandOf(ctx.dataset, ctx.task).includes("{tests}") ? await plantCanaries(bed.checkout, bed.python, f2p, p2p, testRunnerOf(ctx.dataset, ctx.task).testModule) : null;
+  const planting = testCommandOf(ctx.dataset, ctx.task).includes("{tests}") ? await plantCanaries(bed.checkout, bed.python, f2p, p2p, testRunnerOf(ctx.dataset, ctx.task)) : null;
   const runIds = required.map((id) => planting?.runIds.get(id) ?? id);
   if (planting) log(`planted: ${planting.notes.join("; ") || "nothing (no required test file)"}\n${renamedLine(required, runIds)}`);
   const bedRun = { checkout: bed.checkout, scratch: dir, env: bed.env, inifile: bed.inifile, ...(ctx.confine ? { confine: ctx.confine } : {}), ...(ctx.limits ? { limits: ctx.limits } : {}) };
