@@ -53,6 +53,6 @@ export interface TestRunner {
   readonly testModule: RegExp;
   /** How a constant canary is planted so that the runner runs it: a module-level function, or a TestCase method. */
   readonly constantCanary: "function" | "method";
-  /** What `doctor` runs to see the runner is there, and the fix. */
-  readonly probe: { program: string; args: string[]; fix: string };
+  /** What `doctor` runs to see the runner is there (its output names a version), what it enables, and the fix. */
+  readonly probe: { program: string; args: string[]; enables: string; fix: string };
 }

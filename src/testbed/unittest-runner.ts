@@ -57,5 +57,10 @@ export const unittestRunner: TestRunner = {
   mangle: mangleNodeId,
   testModule: /(^|\/)test[^/]*\.py$/,
   constantCanary: "method",
-  probe: { program: "python3", args: ["-c", "import unittest"], fix: "apt-get install python3" },
+  probe: {
+    program: "python3",
+    args: ["-c", "import sys, unittest; print(sys.version.split()[0])"],
+    enables: "the tests of repositories whose test runner is unittest (verify, qualify, mine)",
+    fix: "apt-get install python3",
+  },
 };

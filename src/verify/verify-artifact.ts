@@ -13,6 +13,7 @@ import { envFingerprint, invalidateEnvironment, type PreparedEnv } from "../test
 import { checkPatchPaths } from "./path-safety.js";
 import { describeRun, environmentFor, freshCheckout, requiredTests, testCommandOf, testRunnerOf } from "../testbed/task-testbed.js";
 import { testPython } from "../testbed/pytest-runner.js";
+import type { TestRunner } from "../testbed/test-runner.js";
 import { parsePatch, splitPatch, type PatchBlock } from "../core/patch-blocks.js";
 import { suspiciousReasons } from "./suspicious.js";
 import { writtenLines } from "./written-lines.js";
@@ -95,7 +96,7 @@ function emptyResult(required: readonly string[]): AttemptResult {
 }
 
 /** Splits the artifact, refuses unsafe paths, drops test files and runner channels; null when refused. */
-function filterArtifact(opts: VerifyArtifactOptions, res: AttemptResult, log: (t: string) => void): PatchBlock[] | null {
+function filterArtifact(opts: VerifyArtifactOptions, runner: TestRunner, res: AttemptResult, log: (t: string) => void): PatchBlock[] | null {
   const parsed = parsePatch(opts.artifactText ?? "");
   const blocks = parsed.blocks;
   if (parsed.firstIgnored) {
@@ -112,8 +113,7 @@ function filterArtifact(opts: VerifyArtifactOptions, res: AttemptResult, log: (t
     res.applyError = `refused: ${unsafe}`;
     return null;
   }
-  const runner = { runner: testRunnerOf(opts.dataset, opts.task), command: testCommandOf(opts.dataset, opts.task) };
-  const { kept, dropped, runnerChannels } = dropTestFiles(blocks, opts.dataset.manifest.repos[opts.task.repo] ?? {}, opts.task.testsPatch, runner);
+  const { kept, dropped, runnerChannels } = dropTestFiles(blocks, opts.dataset.manifest.repos[opts.task.repo] ?? {}, opts.task.testsPatch, { runner, command: testCommandOf(opts.dataset, opts.task) });
   res.dropped = dropped;
   if (dropped.length > 0) log(`dropped from the artifact (test files and runner channels): ${dropped.join(", ")}\n`);
   if (runnerChannels.length > 0) res.notes.push(`runner channels dropped from the artifact: ${runnerChannels.join("; ")}`);
@@ -125,9 +125,9 @@ function filterArtifact(opts: VerifyArtifactOptions, res: AttemptResult, log: (t
  * filterArtifact, where nothing the artifact holds (a line of 20 MB, any malformed text) can fail the
  * verifier: an error while reading it is the artifact's failure, with the reason, never a fault.
  */
-function readArtifact(opts: VerifyArtifactOptions, res: AttemptResult, log: (t: string) => void): PatchBlock[] | null {
+function readArtifact(opts: VerifyArtifactOptions, runner: TestRunner, res: AttemptResult, log: (t: string) => void): PatchBlock[] | null {
   try {
-    return filterArtifact(opts, res, log);
+    return filterArtifact(opts, runner, res, log);
   } catch (e) {
     res.applyError = `the artifact could not be read: ${(e as Error).message}`;
     log(`${res.applyError}\n`);
@@ -248,7 +248,8 @@ async function runAndJudge(opts: VerifyArtifactOptions, bed: TestBed, dir: strin
 async function attempt(opts: VerifyArtifactOptions, dir: string, log: (t: string) => void): Promise<AttemptResult> {
   const res = emptyResult(requiredTests(opts.task));
   try {
-    const kept = readArtifact(opts, res, log);
+    // A repository naming no registered runner is the dataset's fault, before the artifact is read.
+    const kept = readArtifact(opts, testRunnerOf(opts.dataset, opts.task), res, log);
     if (kept === null) return res;
     const bed = await setUpBed(opts, dir, res, log);
     if (!(await applyArtifact(opts, bed, kept, dir, res, log))) return res;
