@@ -2,6 +2,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadDataset, taskById } from "../../src/dataset/load.js";
+import { qualifyTask } from "../../src/qualify/qualify-task.js";
 import { verifyArtifact } from "../../src/verify/verify-artifact.js";
 import { skipWithout } from "../helpers/tools.js";
 import { fixedOps, tempDir, writeFiles } from "./fixture.js";
@@ -47,6 +48,16 @@ describe.skipIf(missingTool)("a unittest-only repository, verified through our u
       expect(nop.v.tests).toMatchObject({ "tests/test_ops.py::TestAdd::test_add": "failed", "tests/test_ops.py::TestAdd::test_many": "failed", "tests/test_ops.py::TestMul::test_mul": "passed" });
     }, 300_000);
   }
+
+  it("qualification goes through the same runner: the declared lists are what both forms observe", async () => {
+    for (const command of Object.values(unittestCommands)) {
+      const dataset = loadDataset(writeUnittestDataset(tempDir(), command));
+      const report = await qualifyTask(dataset, taskById(dataset).get("fix-add")!, { runs: 2 });
+      expect(report.problems, command).toEqual([]);
+      expect(report.observed?.fail_to_pass).toEqual(unittestF2P);
+      expect(report.observed?.pass_to_pass).toBe(unittestP2P.length);
+    }
+  }, 300_000);
 
   it("the project's runner script is sealed: an artifact that rewrites it to pass everything is dropped, and the tests still fail", async () => {
     // In the launcher's process a script could report any outcome it likes: every named test a success.
