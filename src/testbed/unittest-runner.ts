@@ -16,7 +16,7 @@ const pythonMinusMUnittest = /(^|[\s;&|()])((?:[^\s;&|()'"]*\/)?python[0-9.]*)\s
 const pythonScript = /(^|[\s;&|()])((?:[^\s;&|()'"]*\/)?python[0-9.]*)\s+((?![-/])[^\s;&|()'"$`]+\.py)(?=\s|$)/g;
 
 /** The project's runner scripts a command starts (`tests/runtests.py`). */
-export function runnerScripts(command: string): string[] {
+function runnerScripts(command: string): string[] {
   return [...command.matchAll(pythonScript)].map((m) => m[3]!.replace(/^\.\//, ""));
 }
 
