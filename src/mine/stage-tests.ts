@@ -4,7 +4,7 @@ import { changingIds } from "../dataset/generated-ids.js";
 import { isTestModule } from "../dataset/test-id-paths.js";
 import type { Dataset, LoadedTask } from "../dataset/load.js";
 import type { PreparedEnv } from "../testbed/env-cache.js";
-import { testPython } from "../testbed/pytest-runner.js";
+import { testPython } from "../testbed/launcher-files.js";
 import { conftestWords } from "../testbed/runner-words.js";
 import { baseCollection } from "./base-collection.js";
 import { gatedByOthers, importGate } from "./import-gated.js";

@@ -1,6 +1,4 @@
-import { randomBytes } from "node:crypto";
-import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { basename, join } from "node:path";
+import { basename } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runProcess } from "../core/process.js";
 import { pathMatcher } from "../core/path-globs.js";
@@ -8,6 +6,7 @@ import { caseNodeId, collectionErrorScope, mangleNodeId } from "./pytest-ids.js"
 import { collectionInterruption, notFoundTargets } from "./pytest-output.js";
 import { restorePytestConfig } from "./pytest-config.js";
 import type { TestRunner } from "./test-runner.js";
+import { shadowsModules } from "./launcher-files.js";
 
 /**
  * How the verifier runs pytest so that nothing in the checkout configures or replaces the runner:
@@ -19,9 +18,6 @@ import type { TestRunner } from "./test-runner.js";
 const here = (name: string) => fileURLToPath(new URL(`./${name}`, import.meta.url));
 const launcherFile = here("pytest-launcher.py");
 const configHelperFile = here("pytest-config.py");
-
-/** The fd on which the launcher writes its outcome records. */
-export const channelFd = 3;
 
 const pythonMinusMPytest = /(^|[\s;&|()])((?:[^\s;&|()'"]*\/)?python[0-9.]*)\s+-m\s+pytest(?=\s|$)/g;
 const barePytest = /(^|[\s;&|()])((?:[^\s;&|()'"]*\/)?(?:pytest|py\.test))(?=\s|$)/g;
@@ -43,26 +39,6 @@ export function hardenTestCommand(template: string): string | null {
   return hits > 0 ? out : null;
 }
 
-export interface LauncherFiles {
-  launcher: string;
-  /** The configuration the runner is told to use (pytest's `-c`): the base's, or an empty one outside the checkout. */
-  inifile: string;
-  nonce: string;
-}
-
-/** Copies the runner's launcher into `dir` (outside the checkout) and fixes its configuration file. */
-export function prepareLauncher(dir: string, runner: Pick<TestRunner, "launcherFile">, baseConfig: string | null): LauncherFiles {
-  mkdirSync(dir, { recursive: true });
-  const launcher = join(dir, basename(runner.launcherFile));
-  copyFileSync(runner.launcherFile, launcher);
-  let inifile = baseConfig;
-  if (inifile === null) {
-    inifile = join(dir, "empty.ini");
-    writeFileSync(inifile, "");
-  }
-  return { launcher, inifile, nonce: randomBytes(16).toString("hex") };
-}
-
 async function configHelper(python: string, args: readonly string[]): Promise<unknown> {
   const r = await runProcess(python, ["-I", configHelperFile, ...args], { timeoutMs: 60_000, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C.UTF-8" } });
   if (r.code !== 0) throw new Error(`${python} ${basename(configHelperFile)} ${args[0]}: exit ${r.code ?? r.signal}: ${r.stderr.trim().slice(-500)}`);
@@ -81,24 +57,11 @@ export async function pytestSections(python: string, files: readonly string[]): 
   return new Map(files.map((f) => [f, JSON.stringify(out[f] ?? null)]));
 }
 
-/** The python that runs the tests: the environment's venv, else python3 on PATH. */
-export function testPython(pathPrefix: readonly string[]): string {
-  for (const dir of pathPrefix) if (existsSync(join(dir, "python3"))) return join(dir, "python3");
-  return "python3";
-}
-
 /** Files pytest reads as configuration or hooks, at any depth, whatever the repository says. */
 const pytestConfigGlobs = ["**/conftest.py", "**/pytest.ini", "**/.pytest.ini", "**/pytest.toml", "**/.pytest.toml", "**/tox.ini"];
 const isPytestConfig = pathMatcher(pytestConfigGlobs);
 /** Module names of pytest and what it imports; a file or directory of that name could shadow it. */
 const pytestModules = new Set(["pytest", "_pytest", "pluggy", "iniconfig", "py", "packaging", "exceptiongroup", "tomli", "pygments", "colorama"]);
-
-/** Why a path shadows one of `modules` (a directory of that name on the way, or a module file of that name), or null. */
-export function shadowsModules(path: string, modules: ReadonlySet<string>): boolean {
-  const segs = path.split("/");
-  const stem = /^([A-Za-z_][A-Za-z0-9_]*)(\.[A-Za-z0-9_-]+)*\.(py|pyc|pyo|pyd|so)$/.exec(segs[segs.length - 1]!)?.[1];
-  return segs.slice(0, -1).some((d) => modules.has(d)) || (stem !== undefined && modules.has(stem));
-}
 
 /** pytest, run by our launcher (src/testbed/pytest-launcher.py): the default runner. */
 export const pytestRunner: TestRunner = {

@@ -12,7 +12,7 @@ import { confineWherePossible, defaultConfineBackend } from "../confine/registry
 import { dropNotFound } from "./missing-ids.js";
 import { createCgroup, describeLimits, type ProcessCgroup } from "../confine/cgroups.js";
 import { formatSize, type Limits } from "../confine/limits.js";
-import { prepareLauncher, testPython } from "./pytest-runner.js";
+import { prepareLauncher, testPython } from "./launcher-files.js";
 import { lookupCase, runTests, type TestRun } from "./test-run.js";
 import type { TestRunner } from "./test-runner.js";
 import { findTestRunner, testRunnerNames } from "./test-runners.js";

@@ -4,7 +4,7 @@ import { runProcess } from "../core/process.js";
 import type { TestStatus } from "../formats/verdict.js";
 import { parseJunitReport, type CaseOutcome } from "./junit-xml.js";
 import { caseKey, inScope, mangleNodeId } from "./pytest-ids.js";
-import { channelFd, type LauncherFiles } from "./pytest-runner.js";
+import { channelFd, type LauncherFiles } from "./launcher-files.js";
 import { parseRunnerStream, type RunnerStream } from "./runner-stream.js";
 import type { TestRunner } from "./test-runner.js";
 

@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { caseNodeId, collectionErrorScope, mangleNodeId } from "./pytest-ids.js";
-import { shadowsModules } from "./pytest-runner.js";
+import { shadowsModules } from "./launcher-files.js";
 import type { TestRunner } from "./test-runner.js";
 
 /**

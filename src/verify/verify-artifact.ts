@@ -12,7 +12,7 @@ import { dropTestFiles } from "./artifact-filter.js";
 import { envFingerprint, invalidateEnvironment, type PreparedEnv } from "../testbed/env-cache.js";
 import { checkPatchPaths } from "./path-safety.js";
 import { describeRun, environmentFor, freshCheckout, requiredTests, testCommandOf, testRunnerOf } from "../testbed/task-testbed.js";
-import { testPython } from "../testbed/pytest-runner.js";
+import { testPython } from "../testbed/launcher-files.js";
 import type { TestRunner } from "../testbed/test-runner.js";
 import { parsePatch, splitPatch, type PatchBlock } from "../core/patch-blocks.js";
 import { suspiciousReasons } from "./suspicious.js";

@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { testEnv } from "../../src/testbed/scrubbed-env.js";
-import { locateInifile, prepareLauncher, pytestRunner } from "../../src/testbed/pytest-runner.js";
+import { prepareLauncher } from "../../src/testbed/launcher-files.js";
+import { locateInifile, pytestRunner } from "../../src/testbed/pytest-runner.js";
 import { runTests, untrustedRunReason } from "../../src/testbed/test-run.js";
 import { tempDir, writeFiles } from "../verify/fixture.js";
 
