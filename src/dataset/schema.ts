@@ -37,6 +37,11 @@ const environmentFields = {
   /** Default test command; `{tests}` is replaced by the selected test ids, `{junit}` by the report path. */
   test_command: z.string().min(1).optional(),
   /**
+   * The test runner the command starts, whose launcher the verifier runs in its place (src/testbed/test-runners.ts:
+   * `pytest`, the default, or `unittest`, which also covers a project's own script that wraps unittest).
+   */
+  test_runner: z.string().regex(/^[a-z][a-z0-9-]*$/, "a test runner's name, such as pytest or unittest").optional(),
+  /**
    * The Python minor version ("3.11") the set-up's venv must have. Declaring it opts into the pinned
    * rule at set-up: the venv's interpreter and every installed package must be what the set-up pins.
    */

@@ -10,6 +10,7 @@ import { runProcess } from "../core/process.js";
 import type { ConfineBackend } from "../confine/backend.js";
 import { confineBackends, defaultConfineBackend } from "../confine/registry.js";
 import { cacheRoot } from "../dataset/repo-cache.js";
+import { testRunners } from "../testbed/test-runners.js";
 import type { DoctorCheck } from "../formats/doctor.js";
 
 /** Node's oldest supported version (package.json `engines`). */
@@ -125,7 +126,8 @@ const probes = (): [string, () => DoctorCheck | Promise<DoctorCheck>][] => [
   ["node", nodeCheck],
   ["git", () => toolCheck("git", "git", ["--version"], "checkouts of tasks (every command)", "apt-get install git")],
   ["python3", () => toolCheck("python3", "python3", ["--version"], "the tasks' tests", "apt-get install python3")],
-  ["pytest", () => toolCheck("pytest", "python3", ["-m", "pytest", "--version"], "the tasks' tests (verify, qualify, mine, demo)", "apt-get install python3-pytest (or: python3 -m pip install pytest)")],
+  // One check per test runner (src/testbed/test-runners.ts), named by it, from its own probe.
+  ...testRunners().map((r): [string, () => Promise<DoctorCheck>] => [r.name, () => toolCheck(r.name, r.probe.program, r.probe.args, r.probe.enables, r.probe.fix)]),
   ...confineBackends()
     .filter((b) => b.confines)
     .map((b): [string, () => DoctorCheck] => [b.mode, () => backendCheck(b)]),

@@ -6,7 +6,7 @@ export type DoctorUse = (typeof doctorUses)[number];
 
 export const doctorCheckSchema = z
   .object({
-    /** Stable id: node, git, python3, pytest, bwrap, userns, cgroups, overlay, redis-server, chromium, agent:NAME, cache. */
+    /** Stable id: node, git, python3, a test runner (pytest, unittest), bwrap, userns, cgroups, overlay, redis-server, chromium, agent:NAME, cache. */
     id: z.string(),
     ok: z.boolean(),
     /** Version or what was found; why not when `ok` is false. */

@@ -5,7 +5,7 @@ import { InputError, type Problem } from "../core/errors.js";
 import { readJson, readJsonWith, toJsonText, writeJsonAtomic } from "../core/json-file.js";
 import { datasetManifestSchema, type DatasetManifest, type Environment, type RepoSpec, type TaskSpec } from "../dataset/schema.js";
 import { isRemoteSource } from "../dataset/source-location.js";
-import { defaultTestCommand } from "../testbed/test-run.js";
+import { defaultTestRunner, testRunners } from "../testbed/test-runners.js";
 import { followUpSchema, followUpsFileSchema, parseInstance, readInstanceRecords, type FollowUp, type SwebenchInstance } from "./swebench-instance.js";
 
 export interface ImportOptions {
@@ -57,15 +57,28 @@ function sourceFor(source: string, from: string, outDir: string): string {
 }
 
 /**
+ * The runner a test command starts, when it is not the default: the first registered runner that
+ * recognises it (`python tests/runtests.py ...`, Django's, is unittest's). Nothing for the default.
+ */
+function runnerOfCommand(command: string): { test_runner: string } | Record<string, never> {
+  const r = testRunners().find((x) => x.harden(command) !== null);
+  return r === undefined || r === defaultTestRunner() ? {} : { test_runner: r.name };
+}
+
+/**
  * The dataset.json entry of a SWE-bench repository: the URL that identifies it, where to clone it
  * from (a `--repo` source wins over the map's `mirror`), its test command, set-up and versions.
  */
 export function repoEntry(repo: string, entry: MapEntry | undefined, cliSource: string | undefined, outDir: string, mapDir: string): RepoSpec {
   const e = typeof entry === "string" ? { test_command: entry } : (entry ?? {});
-  const environment: Environment = { test_command: e.test_command ?? defaultTestCommand, ...(e.setup ? { setup: e.setup } : {}) };
+  const testCommand = e.test_command ?? defaultTestRunner().defaultCommand;
+  const environment: Environment = { test_command: testCommand, ...runnerOfCommand(testCommand), ...(e.setup ? { setup: e.setup } : {}) };
   if ("versions" in e && e.versions) {
     environment.variants = Object.fromEntries(
-      Object.entries(e.versions).map(([key, v]) => [key, { ...v, ...(/^[0-9a-f]{40}$/.test(key) ? { setup_commit: key } : {}) }]),
+      Object.entries(e.versions).map(([key, v]) => [
+        key,
+        { ...v, ...(v.test_command !== undefined ? runnerOfCommand(v.test_command) : {}), ...(/^[0-9a-f]{40}$/.test(key) ? { setup_commit: key } : {}) },
+      ]),
     );
   }
   const mirror = cliSource !== undefined ? sourceFor(cliSource, process.cwd(), outDir) : "mirror" in e && e.mirror ? sourceFor(e.mirror, mapDir, outDir) : undefined;

@@ -12,7 +12,7 @@ import { isRemoteSource } from "../dataset/source-location.js";
 import { datasetRepoOf, deriveTask, writeDerivedTask } from "../manifests/materialize.js";
 import { TASK_MANIFEST_FORMAT, taskManifestReadSchema, type ManifestRepo, type ManifestTask, type TaskManifest } from "../manifests/task-manifest.js";
 import { buildSessions } from "../sessions/build.js";
-import { defaultTestCommand } from "../testbed/test-run.js";
+import { defaultTestRunner } from "../testbed/test-runners.js";
 import { openScratch, reapNotices, reapStaleScratch } from "../testbed/verifier-scratch.js";
 import { findCandidates, repoDir, severalFeatures, unrelatedStage, type Candidate } from "./candidates.js";
 import { changedPaths, upstreamDigestsOf, type PathClass } from "../manifests/derive.js";
@@ -64,7 +64,7 @@ function repoNameOf(repo: string): string {
 /** The manifest entry: classification of source and test files fixed before any candidate is looked at. */
 function manifestRepo(opts: MineOptions): ManifestRepo {
   const environment = {
-    test_command: opts.testCommand ?? defaultTestCommand,
+    test_command: opts.testCommand ?? defaultTestRunner().defaultCommand,
     ...(opts.setup && opts.setup.length > 0 ? { setup: opts.setup } : {}),
     ...(opts.python !== undefined ? { python: opts.python } : {}),
   };
@@ -233,7 +233,7 @@ function settingsOf(opts: MineOptions): MineSettings {
     max_stages: opts.maxStages,
     suite: opts.suite ?? "whole",
     timeout_s: opts.timeoutS ?? 1800,
-    test_command: opts.testCommand ?? defaultTestCommand,
+    test_command: opts.testCommand ?? defaultTestRunner().defaultCommand,
     setup: opts.setup ?? [],
     setup_commit: opts.setupCommit ?? null,
     python: opts.python ?? null,

@@ -4,8 +4,7 @@ import { changingIds } from "../dataset/generated-ids.js";
 import { isTestModule } from "../dataset/test-id-paths.js";
 import type { Dataset, LoadedTask } from "../dataset/load.js";
 import type { PreparedEnv } from "../testbed/env-cache.js";
-import { testPython } from "../testbed/pytest-runner.js";
-import { collectionInterruption } from "../testbed/pytest-output.js";
+import { testPython } from "../testbed/launcher-files.js";
 import { conftestWords } from "../testbed/runner-words.js";
 import { baseCollection } from "./base-collection.js";
 import { gatedByOthers, importGate } from "./import-gated.js";
@@ -101,7 +100,7 @@ async function runStates(dataset: Dataset, task: LoadedTask, env: PreparedEnv, w
         // A conftest that cannot be imported stops pytest before any test: the environment, in pytest's words.
         const conftest = run.timedOut ? null : conftestWords(`${run.stdout}\n${run.stderr}`);
         if (conftest) return { ok: false, reason: "environment", detail: `after ${k} stage(s): the tests cannot be loaded: ${conftest}` };
-        const reason = run.timedOut ? "timed out" : collectionInterruption(run.stdout) || run.cases.size === 0 ? "collection failure" : "untrusted test run";
+        const reason = run.timedOut ? "timed out" : run.interrupted !== null || run.cases.size === 0 ? "collection failure" : "untrusted test run";
         return { ok: false, reason, detail: `after ${k} stage(s): ${why}` };
       }
       list.push(run);

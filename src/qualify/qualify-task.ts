@@ -5,9 +5,9 @@ import type { Dataset, LoadedTask } from "../dataset/load.js";
 import { patchFiles } from "../dataset/patch-files.js";
 import { isTestModule, testIdFile } from "../dataset/test-id-paths.js";
 import type { PreparedEnv } from "../testbed/env-cache.js";
-import { inScope, mangleNodeId } from "../testbed/pytest-ids.js";
+import { inScope } from "../testbed/pytest-ids.js";
 import { suiteRunProblem, type TestRun } from "../testbed/test-run.js";
-import { checkoutWithPatches, describeRun, environmentFor, freshCheckout, runWholeSuite, type NamedPatch } from "../testbed/task-testbed.js";
+import { checkoutWithPatches, describeRun, environmentFor, freshCheckout, runWholeSuite, testRunnerOf, type NamedPatch } from "../testbed/task-testbed.js";
 import { classifyTest, compareWithDeclared, rewrittenLists, type RunOutcome, type TestClass } from "./classify.js";
 import { changingIds } from "../dataset/generated-ids.js";
 
@@ -180,10 +180,10 @@ function classifyAll(collected: Collected, report: QualifyReport): { classes: Ma
 }
 
 /** Compares what was observed with the declared lists and proposes lists for `--write`. */
-function judge(task: LoadedTask, report: QualifyReport, classes: Map<string, TestClass>, history: Map<string, string>): void {
-  // Declared ids are matched to observed ones by pytest's JUnit mangling too (a different rootdir spelling).
-  const byKey = new Map([...classes.keys()].map((id) => [mangleNodeId(id), id]));
-  const canonical = (id: string) => (classes.has(id) ? id : (byKey.get(mangleNodeId(id)) ?? id));
+function judge(task: LoadedTask, mangle: (id: string) => string, report: QualifyReport, classes: Map<string, TestClass>, history: Map<string, string>): void {
+  // Declared ids are matched to observed ones by the runner's JUnit mangling too (a different rootdir spelling).
+  const byKey = new Map([...classes.keys()].map((id) => [mangle(id), id]));
+  const canonical = (id: string) => (classes.has(id) ? id : (byKey.get(mangle(id)) ?? id));
   const declared = { fail_to_pass: task.verifier.fail_to_pass.map(canonical), pass_to_pass: task.verifier.pass_to_pass.map(canonical) };
   const cmp = compareWithDeclared(classes, declared, (id) => history.get(id) ?? "never reported");
   report.problems.push(...cmp.problems);
@@ -214,7 +214,7 @@ export async function qualifyTask(dataset: Dataset, task: LoadedTask, opts: Qual
     const collected = await collectRuns(ctx, opts.runs ?? 3);
     if (collected) {
       const { classes, history } = classifyAll(collected, report);
-      judge(task, report, classes, history);
+      judge(task, testRunnerOf(dataset, task).mangle, report, classes, history);
     }
   } catch (e) {
     report.problems.push(`qualification failed: ${(e as Error).message}`);

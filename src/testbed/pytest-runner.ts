@@ -1,8 +1,12 @@
-import { randomBytes } from "node:crypto";
-import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { basename, join } from "node:path";
+import { basename } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runProcess } from "../core/process.js";
+import { pathMatcher } from "../core/path-globs.js";
+import { caseNodeId, collectionErrorScope, mangleNodeId } from "./pytest-ids.js";
+import { collectionInterruption, notFoundTargets } from "./pytest-output.js";
+import { restorePytestConfig } from "./pytest-config.js";
+import type { TestRunner } from "./test-runner.js";
+import { shadowsModules } from "./launcher-files.js";
 
 /**
  * How the verifier runs pytest so that nothing in the checkout configures or replaces the runner:
@@ -12,11 +16,8 @@ import { runProcess } from "../core/process.js";
  */
 
 const here = (name: string) => fileURLToPath(new URL(`./${name}`, import.meta.url));
-export const launcherFile = here("pytest-launcher.py");
+const launcherFile = here("pytest-launcher.py");
 const configHelperFile = here("pytest-config.py");
-
-/** The fd on which the launcher writes its outcome records. */
-export const channelFd = 3;
 
 const pythonMinusMPytest = /(^|[\s;&|()])((?:[^\s;&|()'"]*\/)?python[0-9.]*)\s+-m\s+pytest(?=\s|$)/g;
 const barePytest = /(^|[\s;&|()])((?:[^\s;&|()'"]*\/)?(?:pytest|py\.test))(?=\s|$)/g;
@@ -38,26 +39,6 @@ export function hardenTestCommand(template: string): string | null {
   return hits > 0 ? out : null;
 }
 
-export interface LauncherFiles {
-  launcher: string;
-  /** The inifile pytest is told to use (`-c`): the base's, or an empty one outside the checkout. */
-  inifile: string;
-  nonce: string;
-}
-
-/** Copies the launcher into `dir` (outside the checkout) and fixes the inifile. */
-export function prepareLauncher(dir: string, baseInifile: string | null): LauncherFiles {
-  mkdirSync(dir, { recursive: true });
-  const launcher = join(dir, basename(launcherFile));
-  copyFileSync(launcherFile, launcher);
-  let inifile = baseInifile;
-  if (inifile === null) {
-    inifile = join(dir, "empty.ini");
-    writeFileSync(inifile, "");
-  }
-  return { launcher, inifile, nonce: randomBytes(16).toString("hex") };
-}
-
 async function configHelper(python: string, args: readonly string[]): Promise<unknown> {
   const r = await runProcess(python, ["-I", configHelperFile, ...args], { timeoutMs: 60_000, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C.UTF-8" } });
   if (r.code !== 0) throw new Error(`${python} ${basename(configHelperFile)} ${args[0]}: exit ${r.code ?? r.signal}: ${r.stderr.trim().slice(-500)}`);
@@ -76,8 +57,34 @@ export async function pytestSections(python: string, files: readonly string[]): 
   return new Map(files.map((f) => [f, JSON.stringify(out[f] ?? null)]));
 }
 
-/** The python that runs the tests: the environment's venv, else python3 on PATH. */
-export function testPython(pathPrefix: readonly string[]): string {
-  for (const dir of pathPrefix) if (existsSync(join(dir, "python3"))) return join(dir, "python3");
-  return "python3";
-}
+/** Files pytest reads as configuration or hooks, at any depth, whatever the repository says. */
+const pytestConfigGlobs = ["**/conftest.py", "**/pytest.ini", "**/.pytest.ini", "**/pytest.toml", "**/.pytest.toml", "**/tox.ini"];
+const isPytestConfig = pathMatcher(pytestConfigGlobs);
+/** Module names of pytest and what it imports; a file or directory of that name could shadow it. */
+const pytestModules = new Set(["pytest", "_pytest", "pluggy", "iniconfig", "py", "packaging", "exceptiongroup", "tomli", "pygments", "colorama"]);
+
+/** pytest, run by our launcher (src/testbed/pytest-launcher.py): the default runner. */
+export const pytestRunner: TestRunner = {
+  name: "pytest",
+  defaultCommand: "python3 -m pytest -rA -p no:cacheprovider --junitxml={junit} {tests}",
+  harden: hardenTestCommand,
+  unhardened: "the test command starts pytest neither as `python -m pytest` nor as `pytest`: the verifier cannot run it with its own runner",
+  launcherFile,
+  // One file that cannot be imported must not stop the other files from running; plugins a
+  // repository needs are named with -p in its test command.
+  env: { defaults: { PYTEST_ADDOPTS: "--continue-on-collection-errors" }, forced: { PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1" } },
+  locateConfig: locateInifile,
+  restoreConfig: (tree, kept, python, scratch) => restorePytestConfig(tree, kept, python, scratch, pytestSections),
+  channel(path) {
+    if (isPytestConfig(path)) return "configures or hooks the runner";
+    return shadowsModules(path, pytestModules) ? "shadows the runner's modules" : null;
+  },
+  notFoundTargets,
+  collectionInterruption,
+  caseNodeId,
+  collectionErrorScope,
+  mangle: mangleNodeId,
+  testModule: /(^|\/)(test_[^/]*|[^/]*_test)\.py$/,
+  constantCanary: "function",
+  probe: { program: "python3", args: ["-m", "pytest", "--version"], enables: "the tasks' tests (verify, qualify, mine, demo)", fix: "apt-get install python3-pytest (or: python3 -m pip install pytest)" },
+};

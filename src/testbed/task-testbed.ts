@@ -12,9 +12,10 @@ import { confineWherePossible, defaultConfineBackend } from "../confine/registry
 import { dropNotFound } from "./missing-ids.js";
 import { createCgroup, describeLimits, type ProcessCgroup } from "../confine/cgroups.js";
 import { formatSize, type Limits } from "../confine/limits.js";
-import { notFoundTargets } from "./pytest-output.js";
-import { locateInifile, prepareLauncher, testPython } from "./pytest-runner.js";
-import { defaultTestCommand, lookupCase, runTests, type TestRun } from "./test-run.js";
+import { prepareLauncher, testPython } from "./launcher-files.js";
+import { lookupCase, runTests, type TestRun } from "./test-run.js";
+import type { TestRunner } from "./test-runner.js";
+import { findTestRunner, testRunnerNames } from "./test-runners.js";
 
 /**
  * A task's test-bed: a fresh checkout of its base, its cached environment, and its test command run
@@ -33,16 +34,18 @@ export function requiredTests(task: LoadedTask): string[] {
 }
 
 /** The environment a task runs in: its repository's, with the task's variant (version) laid over it. */
-export function taskEnvironment(dataset: Dataset, task: LoadedTask): { setup: string[]; test_command?: string; setup_commit?: string; python?: string } {
+export function taskEnvironment(dataset: Dataset, task: LoadedTask): { setup: string[]; test_command?: string; test_runner?: string; setup_commit?: string; python?: string } {
   const env = dataset.manifest.repos[task.repo]?.environment;
   const variant = task.environment === undefined ? undefined : env?.variants?.[task.environment];
   if (task.environment !== undefined && variant === undefined) {
     throw new InfraFault(`task ${task.id}: environment "${task.environment}" is not among repository ${task.repo}'s environment.variants`, false);
   }
   const testCommand = variant?.test_command ?? env?.test_command;
+  const testRunner = variant?.test_runner ?? env?.test_runner;
   const python = variant?.python ?? env?.python;
   return {
     ...(python !== undefined ? { python } : {}),
+    ...(testRunner !== undefined ? { test_runner: testRunner } : {}),
     setup: variant?.setup ?? env?.setup ?? [],
     ...(testCommand !== undefined ? { test_command: testCommand } : {}),
     ...(variant !== undefined
@@ -51,8 +54,16 @@ export function taskEnvironment(dataset: Dataset, task: LoadedTask): { setup: st
   };
 }
 
+/** The test runner the task's repository (or its variant) names: `environment.test_runner`, default pytest. */
+export function testRunnerOf(dataset: Dataset, task: LoadedTask): TestRunner {
+  const name = taskEnvironment(dataset, task).test_runner;
+  const runner = findTestRunner(name);
+  if (runner === undefined) throw new InfraFault(`task ${task.id}: repository ${task.repo} names test runner "${name}", which is none of: ${testRunnerNames().join(", ")}`, false);
+  return runner;
+}
+
 export function testCommandOf(dataset: Dataset, task: LoadedTask): string {
-  return task.verifier.command ?? taskEnvironment(dataset, task).test_command ?? defaultTestCommand;
+  return task.verifier.command ?? taskEnvironment(dataset, task).test_command ?? testRunnerOf(dataset, task).defaultCommand;
 }
 
 export interface PreparedCheckout {
@@ -111,7 +122,7 @@ export interface TestBedRun {
   /** Scratch directory outside the checkout: report, launcher, private HOME and TMPDIR. */
   scratch: string;
   env: PreparedEnv;
-  /** The base's pytest configuration file (fixed before the artifact is applied), or null. */
+  /** The base's runner configuration file (pytest's inifile; fixed before the artifact is applied), or null. */
   inifile: string | null;
   /** How the run is confined (default: the default backend, bubblewrap: the checkout, the environment read-only and nothing else, without network). */
   confine?: ConfineBackend;
@@ -120,28 +131,23 @@ export interface TestBedRun {
 }
 
 /** The scrubbed test environment, with the real interpreter's directory in front of the caller's PATH (no shims inside a sandbox). */
-function bedEnv(bed: TestBedRun, home: string, tmp: string): NodeJS.ProcessEnv {
+function bedEnv(bed: TestBedRun, runner: TestRunner, home: string, tmp: string): NodeJS.ProcessEnv {
   const callerPath = process.env.PATH ?? "/usr/bin:/bin";
   const realBin = realPythonBin([...bed.env.pathPrefix, callerPath].join(":"));
   const pathPrefix = [...bed.env.pathPrefix, ...(realBin ? [realBin] : [])];
-  return { ...testEnv({ home, tmp, pathPrefix, vars: { PYTEST_ADDOPTS: pytestAddopts, ...bed.env.vars } }), PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1" };
+  return { ...testEnv({ home, tmp, pathPrefix, vars: { ...runner.env.defaults, ...bed.env.vars } }), ...runner.env.forced };
 }
-
-/**
- * pytest options every test run gets (through PYTEST_ADDOPTS): one file that cannot be imported
- * must not stop the other files from running.
- */
-export const pytestAddopts = "--continue-on-collection-errors";
 
 /** Most times a run is repeated without the ids pytest said do not exist. */
 const maxNotFoundReruns = 3;
 
 /**
- * Runs a task's test command in the test-bed's checkout, sandboxed unless told otherwise. When pytest
- * refuses requested ids that do not exist (exit 4 before running anything), the run is repeated
- * without them, and they are listed in `notFound` (their status is `missing`, not a fault).
+ * Runs a task's test command in the test-bed's checkout, sandboxed unless told otherwise. When the
+ * runner refuses requested ids that do not exist (pytest: exit 4 before running anything), the run is
+ * repeated without them, and they are listed in `notFound` (their status is `missing`, not a fault).
  */
 export async function runTaskTests(dataset: Dataset, task: LoadedTask, bed: TestBedRun, testIds: readonly string[] | null): Promise<TestRun> {
+  const runner = testRunnerOf(dataset, task);
   const once = (ids: readonly string[] | null) => runTaskTestsOnce(dataset, task, bed, ids);
   let run = await once(testIds);
   if (testIds === null) return run;
@@ -149,7 +155,7 @@ export async function runTaskTests(dataset: Dataset, task: LoadedTask, bed: Test
   const expanded = new Map<string, string[]>();
   const notFound: string[] = [];
   for (let i = 0; run.exitCode === 4 && i < maxNotFoundReruns; i++) {
-    const step = dropNotFound(ids, notFoundTargets(`${run.stdout}\n${run.stderr}`), expanded);
+    const step = dropNotFound(ids, runner.notFoundTargets(`${run.stdout}\n${run.stderr}`), expanded);
     if (!step.progress) break;
     notFound.push(...step.dropped);
     ids = step.next;
@@ -170,27 +176,28 @@ export async function runTaskTests(dataset: Dataset, task: LoadedTask, bed: Test
  * caller's /tmp or plant a record in the harness's scratch. Each run has its own checkout and scratch,
  * as the verifier's runs do, so instability is what differs between such runs (order, time, randomness,
  * the path it runs at), not state left by an earlier run. Where bubblewrap cannot start, as the caller.
- * The pytest configuration is the checkout's own.
+ * The runner's configuration is the checkout's own.
  */
 export async function runWholeSuite(dataset: Dataset, task: LoadedTask, checkout: string, scratch: string, env: PreparedEnv, only: readonly string[] | null = null): Promise<TestRun> {
-  const inifile = await locateInifile(testPython(env.pathPrefix), checkout);
+  const inifile = await testRunnerOf(dataset, task).locateConfig(testPython(env.pathPrefix), checkout);
   return runTaskTests(dataset, task, { checkout, scratch, env, inifile, confine: confineWherePossible() }, only);
 }
 
 /** One run of the task's test command in the test-bed. */
 async function runTaskTestsOnce(dataset: Dataset, task: LoadedTask, bed: TestBedRun, testIds: readonly string[] | null): Promise<TestRun> {
+  const runner = testRunnerOf(dataset, task);
   const home = join(bed.scratch, "home");
   const tmp = join(bed.scratch, "tmp");
   const reportDir = join(bed.scratch, "report");
   for (const d of [home, tmp, reportDir]) mkdirSync(d, { recursive: true });
-  const env = bedEnv(bed, home, tmp);
+  const env = bedEnv(bed, runner, home, tmp);
   const readable = [join(bed.scratch, "runner"), ...(bed.env.dir ? [bed.env.dir] : [])];
   const confined = (bed.confine ?? defaultConfineBackend()).testRun({ checkout: bed.checkout, writable: [bed.checkout, reportDir, home, tmp], readable, python: testPython(bed.env.pathPrefix), env });
   const inside = confined.checkoutInside ?? bed.checkout;
-  // The base's inifile, where the run sees it (inside the checkout it moved with it).
+  // The base's configuration file, where the run sees it (inside the checkout it moved with it).
   const rel = bed.inifile === null ? null : relative(bed.checkout, bed.inifile);
   const inifile = rel === null || rel.startsWith("..") || isAbsolute(rel) ? bed.inifile : join(inside, rel);
-  const launcher = prepareLauncher(join(bed.scratch, "runner"), inifile);
+  const launcher = prepareLauncher(join(bed.scratch, "runner"), runner, inifile);
   const confine = confined.wrap;
   const cgroup = bed.limits ? createCgroup(bed.limits) : null;
   const wrap = (argv: readonly string[]) => {
@@ -205,6 +212,7 @@ async function runTaskTestsOnce(dataset: Dataset, task: LoadedTask, bed: TestBed
       junitPath: join(reportDir, "report.xml"),
       env,
       timeoutMs: task.verifier.timeout_s * 1000,
+      runner,
       launcher,
       checkoutInside: inside,
       ...(confine || cgroup ? { wrap } : {}),

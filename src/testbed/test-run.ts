@@ -3,16 +3,15 @@ import { dirname } from "node:path";
 import { runProcess } from "../core/process.js";
 import type { TestStatus } from "../formats/verdict.js";
 import { parseJunitReport, type CaseOutcome } from "./junit-xml.js";
-import { caseKey, caseNodeId, collectionErrorScope, inScope, mangleNodeId } from "./pytest-ids.js";
-import { channelFd, hardenTestCommand, type LauncherFiles } from "./pytest-runner.js";
+import { caseKey, inScope, mangleNodeId } from "./pytest-ids.js";
+import { channelFd, type LauncherFiles } from "./launcher-files.js";
 import { parseRunnerStream, type RunnerStream } from "./runner-stream.js";
-import { collectionInterruption } from "./pytest-output.js";
-
-/** Used when neither the task's verifier nor its repository names a test command. */
-export const defaultTestCommand = "python3 -m pytest -rA -p no:cacheprovider --junitxml={junit} {tests}";
+import type { TestRunner } from "./test-runner.js";
 
 export interface TestRun {
   command: string;
+  /** The runner's name (TestRunner.name). */
+  runner: string;
   /** Outcome of every reported test, by pytest node id (the worst outcome when reported twice). */
   cases: Map<string, CaseOutcome>;
   /** JUnit (classname, name) key → node id, to match required ids whatever pytest's root was. */
@@ -24,8 +23,10 @@ export interface TestRun {
   source: "junit" | "none";
   /** What our runner plugin streamed on its own channel (null when the command never reached it). */
   stream: RunnerStream | null;
-  /** Set when the command cannot be hardened (it does not start pytest in a way the verifier recognizes). */
+  /** Set when the command cannot be hardened (it does not start the runner in a way the verifier recognizes). */
   commandError?: string;
+  /** The runner's own words that it stopped at collection (the other files' tests did not run), or null. */
+  interrupted: string | null;
   /** Set when a report exists but cannot be read. */
   reportError?: string;
   exitCode: number | null;
@@ -76,7 +77,8 @@ export interface RunTestsOptions {
   junitPath: string;
   env: NodeJS.ProcessEnv;
   timeoutMs: number;
-  /** Our launcher (copied outside the checkout), the inifile and the run's nonce. */
+  /** The runner the command starts, and our launcher of it (copied outside the checkout), its configuration and the run's nonce. */
+  runner: TestRunner;
   launcher: LauncherFiles;
   /** Where the wrapped command sees the checkout (default: `checkout`): the rootdir it is given. */
   checkoutInside?: string;
@@ -88,16 +90,18 @@ export interface RunTestsOptions {
 export async function runTests(opts: RunTestsOptions): Promise<TestRun> {
   rmSync(opts.junitPath, { force: true });
   mkdirSync(dirname(opts.junitPath), { recursive: true });
-  const hardened = hardenTestCommand(opts.template);
+  const hardened = opts.runner.harden(opts.template);
   const command = buildTestCommand(hardened ?? opts.template, opts.testIds, opts.junitPath, { ...opts.launcher, rootdir: opts.checkoutInside ?? opts.checkout });
   const run: TestRun = {
     command,
+    runner: opts.runner.name,
     cases: new Map(),
     byKey: new Map(),
     collectionErrors: [],
     notFound: [],
     source: "none",
     stream: null,
+    interrupted: null,
     exitCode: null,
     signal: null,
     timedOut: false,
@@ -106,7 +110,7 @@ export async function runTests(opts: RunTestsOptions): Promise<TestRun> {
     stderr: "",
   };
   if (hardened === null) {
-    run.commandError = "the test command starts pytest neither as `python -m pytest` nor as `pytest`: the verifier cannot run it with its own runner";
+    run.commandError = opts.runner.unhardened;
     return run;
   }
   const argv = ["/bin/sh", "-c", command];
@@ -114,12 +118,13 @@ export async function runTests(opts: RunTestsOptions): Promise<TestRun> {
   const r = await runProcess(start.command, start.args, { cwd: opts.checkout, env: opts.env, timeoutMs: opts.timeoutMs, channel: true });
   Object.assign(run, { exitCode: r.code, signal: r.signal, timedOut: r.timedOut, durationMs: r.durationMs, stdout: r.stdout, stderr: r.stderr });
   if (r.spawnError) run.spawnError = r.spawnError;
+  run.interrupted = opts.runner.collectionInterruption(r.stdout);
   run.stream = parseRunnerStream(r.channel ?? "", opts.launcher.nonce);
   if (existsSync(opts.junitPath)) {
     run.source = "junit";
     try {
       // The report's ids are relative; the checkout's files are looked up on the host.
-      readJunit(run, readFileSync(opts.junitPath, "utf8"), opts.checkout);
+      readJunit(run, readFileSync(opts.junitPath, "utf8"), opts.checkout, opts.runner);
     } catch (e) {
       run.reportError = (e as Error).message;
       run.cases.clear();
@@ -129,14 +134,14 @@ export async function runTests(opts: RunTestsOptions): Promise<TestRun> {
   return run;
 }
 
-function readJunit(run: TestRun, xml: string, checkout: string): void {
+function readJunit(run: TestRun, xml: string, checkout: string, runner: TestRunner): void {
   for (const c of parseJunitReport(xml)) {
-    const scope = collectionErrorScope(c, checkout);
+    const scope = runner.collectionErrorScope(c, checkout);
     if (scope !== null) {
       if (c.outcome === "error" || c.outcome === "failed") run.collectionErrors.push(scope);
       continue;
     }
-    const id = caseNodeId(c, checkout);
+    const id = runner.caseNodeId(c, checkout);
     record(run.cases, id, c.outcome);
     run.byKey.set(caseKey(c), id);
   }
@@ -198,9 +203,9 @@ function channelReason(run: TestRun): string | null {
   if (s === null || !s.started) return "the runner never started (nothing on its channel)";
   if (s.tamper.length > 0) return `the runner saw tampering: ${s.tamper.join("; ")}`;
   if (s.foreign > 0) return `${s.foreign} record(s) on the runner's channel were not written by the runner`;
-  if (s.exitStatus === null && s.crash !== null) return `pytest stopped with an error before its session finished: ${s.crash}`;
-  if (s.exitStatus === null) return "the process ended before pytest's session did (os._exit, a crash or a signal): no end-of-session record";
-  if (run.exitCode !== s.exitStatus) return `the process exit code ${run.exitCode ?? run.signal} is not pytest's exit status ${s.exitStatus}`;
+  if (s.exitStatus === null && s.crash !== null) return `${run.runner} stopped with an error before its session finished: ${s.crash}`;
+  if (s.exitStatus === null) return `the process ended before ${run.runner}'s session did (os._exit, a crash or a signal): no end-of-session record`;
+  if (run.exitCode !== s.exitStatus) return `the process exit code ${run.exitCode ?? run.signal} is not ${run.runner}'s exit status ${s.exitStatus}`;
   return null;
 }
 
@@ -221,8 +226,7 @@ export function untrustedRunReason(run: TestRun): string | null {
   const channel = channelReason(run);
   if (channel) return channel;
   if (run.reportError) return `the JUnit report is unreadable: ${run.reportError}`;
-  const interrupted = collectionInterruption(run.stdout);
-  if (interrupted) return `pytest stopped at collection (${interrupted}): the tests of the other files did not run`;
+  if (run.interrupted) return `${run.runner} stopped at collection (${run.interrupted}): the tests of the other files did not run`;
   if (run.source === "none") return `no JUnit report (exit ${run.exitCode ?? run.signal})`;
   const disagree = channelDisagreements(run);
   if (disagree.length > 0) return `the JUnit report and the runner's channel disagree on ${disagree.length} test(s): ${disagree.slice(0, 3).join("; ")}`;

@@ -97,7 +97,7 @@ function insertionPoints(lines: readonly string[]): number[] {
 }
 
 /** Writes constant canaries of the given outcomes into one test file (a pair when both are asked for). */
-export function plantConstantCanaries(checkout: string, file: string, expects: ReadonlyArray<"passed" | "failed">): Canary[] {
+export function plantConstantCanaries(checkout: string, file: string, expects: ReadonlyArray<"passed" | "failed">, form: ConstantCanaryForm = "function"): Canary[] {
   const path = join(checkout, file);
   const text = readFileSync(path, "utf8");
   const words = vocabulary(text);
@@ -108,7 +108,13 @@ export function plantConstantCanaries(checkout: string, file: string, expects: R
   const planted = shuffled(expects).map((expect) => {
     const name = nameFrom(words, taken);
     names.push(name);
-    return { name, expect, code: `def ${name}():\n${body(words, expect === "failed")}` };
+    if (form === "function") return { name, expect, id: name, code: `def ${name}():\n${body(words, expect === "failed")}` };
+    // A runner that runs only TestCase methods (unittest) gets the same body in a class of its own.
+    const cls = name.replace(/(^|_)([a-z])/g, (_m, _u: string, c: string) => c.toUpperCase());
+    names.push(cls);
+    const base = /^import unittest\s*$/m.test(text) ? "unittest.TestCase" : '__import__("unittest").TestCase';
+    const method = body(words, expect === "failed").replace(/^(?=.)/gm, "    ");
+    return { name, expect, id: `${cls}::${name}`, code: `class ${cls}(${base}):\n    def ${name}(self):\n${method}` };
   });
   // Insert from the last point backwards so that earlier indices stay valid.
   const at = planted.map(() => pick(insertionPoints(lines))).sort((a, b) => b - a);
@@ -117,8 +123,11 @@ export function plantConstantCanaries(checkout: string, file: string, expects: R
     lines.splice(at[i]!, 0, ...(at[i]! < lines.length ? [...code, "", ""] : ["", "", ...code]));
   });
   writeFileSync(path, `${lines.join("\n")}\n`);
-  return planted.map((c) => ({ id: `${file}::${c.name}`, file, expect: c.expect }));
+  return planted.map((c) => ({ id: `${file}::${c.id}`, file, expect: c.expect }));
 }
+
+/** How a runner runs a planted test: a module-level function (pytest) or a TestCase method (unittest). */
+export type ConstantCanaryForm = "function" | "method";
 
 export type CanaryRecord = NonNullable<Verdict["canaries"]>;
 

@@ -4,7 +4,7 @@ import type { Limits } from "../confine/limits.js";
 import type { Dataset, LoadedTask } from "../dataset/load.js";
 import type { TestStatus } from "../formats/verdict.js";
 import type { PreparedEnv } from "../testbed/env-cache.js";
-import { describeRun, runTaskTests, testCommandOf } from "../testbed/task-testbed.js";
+import { describeRun, runTaskTests, testCommandOf, testRunnerOf } from "../testbed/task-testbed.js";
 import { requiredStatuses, untrustedRunReason, type TestRun } from "../testbed/test-run.js";
 import { canaryReason, judgeCanaries, selectionWith, type CanaryRecord } from "./canaries.js";
 import { plantCanaries, type Planting } from "./real-canaries.js";
@@ -51,7 +51,7 @@ function renamedLine(required: readonly string[], runIds: readonly string[]): st
 export async function plantedRun(ctx: PlantedRunContext, bed: PlantedBed, dir: string, f2p: readonly string[], p2p: readonly string[], log: (t: string) => void): Promise<PlantedRun> {
   const required = [...new Set([...f2p, ...p2p])];
   // A command that ignores `{tests}` chooses its own tests: canaries it never selects would be missing.
-  const planting = testCommandOf(ctx.dataset, ctx.task).includes("{tests}") ? await plantCanaries(bed.checkout, bed.python, f2p, p2p) : null;
+  const planting = testCommandOf(ctx.dataset, ctx.task).includes("{tests}") ? await plantCanaries(bed.checkout, bed.python, f2p, p2p, testRunnerOf(ctx.dataset, ctx.task)) : null;
   const runIds = required.map((id) => planting?.runIds.get(id) ?? id);
   if (planting) log(`planted: ${planting.notes.join("; ") || "nothing (no required test file)"}\n${renamedLine(required, runIds)}`);
   const bedRun = { checkout: bed.checkout, scratch: dir, env: bed.env, inifile: bed.inifile, ...(ctx.confine ? { confine: ctx.confine } : {}), ...(ctx.limits ? { limits: ctx.limits } : {}) };

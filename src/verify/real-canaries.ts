@@ -2,7 +2,7 @@ import { lstatSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runProcess } from "../core/process.js";
-import { plantConstantCanaries, shuffled, type Canary } from "./canaries.js";
+import { plantConstantCanaries, shuffled, type Canary, type ConstantCanaryForm } from "./canaries.js";
 
 /**
  * Canaries made of the required tests themselves, so that telling one from a required test takes
@@ -42,8 +42,6 @@ interface HelperFile {
 }
 
 const helper = fileURLToPath(new URL("../testbed/canary-tests.py", import.meta.url));
-/** Test modules by pytest's default naming: a doctest id names a source module, which gets nothing. */
-const testModule = /(^|\/)(test_[^/]*|[^/]*_test)\.py$/;
 /** At most this many test files get canaries (the files of the required tests, drawn at random). */
 const maxFiles = 5;
 
@@ -94,9 +92,17 @@ function copiesOf(file: string, planted: readonly PlantedCopy[], required: reado
 /**
  * Plants canaries into the required tests' files (at most five, drawn at random): mutants of the
  * file's fail-to-pass tests (else of its pass-to-pass ones), twins of its pass-to-pass tests, and
- * constant canaries for whatever a file could not get.
+ * constant canaries for whatever a file could not get. Only files named as the runner names test
+ * modules (`testModule`: a doctest id names a source module, which gets nothing).
  */
-export async function plantCanaries(checkout: string, python: string, f2p: readonly string[], p2p: readonly string[]): Promise<Planting> {
+export async function plantCanaries(
+  checkout: string,
+  python: string,
+  f2p: readonly string[],
+  p2p: readonly string[],
+  runner: { testModule: RegExp; constantCanary: ConstantCanaryForm },
+): Promise<Planting> {
+  const testModule = runner.testModule;
   const required = [...new Set([...f2p, ...p2p])];
   const runIds = new Map(required.map((id) => [id, id]));
   const files = shuffled([...new Set(required.map((id) => splitTestId(id).file))].filter((f) => testModule.test(f) && plantable(join(checkout, f)))).slice(0, maxFiles);
@@ -120,7 +126,7 @@ export async function plantCanaries(checkout: string, python: string, f2p: reado
     }
     const kinds = new Set(canaries.filter((c) => c.file === file).map((c) => c.expect));
     const missing = (["failed", "passed"] as const).filter((e) => !kinds.has(e));
-    if (missing.length > 0) canaries.push(...plantConstantCanaries(checkout, file, missing));
+    if (missing.length > 0) canaries.push(...plantConstantCanaries(checkout, file, missing, runner.constantCanary));
     notes.push(`${file}: ${got?.planted.filter((p) => p.kind === "mutant").length ?? 0} mutant(s), ${got?.planted.filter((p) => p.kind === "twin").length ?? 0} twin(s)${missing.length > 0 ? `, constant ${missing.map((e) => `must-${e === "failed" ? "fail" : "pass"}`).join(" and ")}` : ""}`);
   }
   return { canaries, runIds, notes, restore };

@@ -8,11 +8,12 @@ import { applyExact, resetTree } from "../testbed/apply-patch.js";
 import { detachGitDir, reattachGitDir, type BedGit } from "../testbed/bed-git.js";
 import { heldOutPostImages, type HeldOutFile } from "../testbed/held-out-files.js";
 import { applyKeptBlocks, placeHeldOut } from "./apply-artifact.js";
-import { dropTestFiles, restorePytestConfig } from "./artifact-filter.js";
+import { dropTestFiles } from "./artifact-filter.js";
 import { envFingerprint, invalidateEnvironment, type PreparedEnv } from "../testbed/env-cache.js";
 import { checkPatchPaths } from "./path-safety.js";
-import { describeRun, environmentFor, freshCheckout, requiredTests } from "../testbed/task-testbed.js";
-import { locateInifile, testPython } from "../testbed/pytest-runner.js";
+import { describeRun, environmentFor, freshCheckout, requiredTests, testCommandOf, testRunnerOf } from "../testbed/task-testbed.js";
+import { testPython } from "../testbed/launcher-files.js";
+import type { TestRunner } from "../testbed/test-runner.js";
 import { parsePatch, splitPatch, type PatchBlock } from "../core/patch-blocks.js";
 import { suspiciousReasons } from "./suspicious.js";
 import { writtenLines } from "./written-lines.js";
@@ -95,7 +96,7 @@ function emptyResult(required: readonly string[]): AttemptResult {
 }
 
 /** Splits the artifact, refuses unsafe paths, drops test files and runner channels; null when refused. */
-function filterArtifact(opts: VerifyArtifactOptions, res: AttemptResult, log: (t: string) => void): PatchBlock[] | null {
+function filterArtifact(opts: VerifyArtifactOptions, runner: TestRunner, res: AttemptResult, log: (t: string) => void): PatchBlock[] | null {
   const parsed = parsePatch(opts.artifactText ?? "");
   const blocks = parsed.blocks;
   if (parsed.firstIgnored) {
@@ -112,7 +113,7 @@ function filterArtifact(opts: VerifyArtifactOptions, res: AttemptResult, log: (t
     res.applyError = `refused: ${unsafe}`;
     return null;
   }
-  const { kept, dropped, runnerChannels } = dropTestFiles(blocks, opts.dataset.manifest.repos[opts.task.repo] ?? {}, opts.task.testsPatch);
+  const { kept, dropped, runnerChannels } = dropTestFiles(blocks, opts.dataset.manifest.repos[opts.task.repo] ?? {}, opts.task.testsPatch, { runner, command: testCommandOf(opts.dataset, opts.task) });
   res.dropped = dropped;
   if (dropped.length > 0) log(`dropped from the artifact (test files and runner channels): ${dropped.join(", ")}\n`);
   if (runnerChannels.length > 0) res.notes.push(`runner channels dropped from the artifact: ${runnerChannels.join("; ")}`);
@@ -124,9 +125,9 @@ function filterArtifact(opts: VerifyArtifactOptions, res: AttemptResult, log: (t
  * filterArtifact, where nothing the artifact holds (a line of 20 MB, any malformed text) can fail the
  * verifier: an error while reading it is the artifact's failure, with the reason, never a fault.
  */
-function readArtifact(opts: VerifyArtifactOptions, res: AttemptResult, log: (t: string) => void): PatchBlock[] | null {
+function readArtifact(opts: VerifyArtifactOptions, runner: TestRunner, res: AttemptResult, log: (t: string) => void): PatchBlock[] | null {
   try {
-    return filterArtifact(opts, res, log);
+    return filterArtifact(opts, runner, res, log);
   } catch (e) {
     res.applyError = `the artifact could not be read: ${(e as Error).message}`;
     log(`${res.applyError}\n`);
@@ -143,7 +144,7 @@ function scanned(scan: () => string[]): string[] {
   }
 }
 
-/** A fresh checkout of the base, its environment, and the inifile pytest reads there (before the artifact). */
+/** A fresh checkout of the base, its environment, and the configuration file its runner reads there (before the artifact). */
 async function setUpBed(opts: VerifyArtifactOptions, dir: string, res: AttemptResult, log: (t: string) => void): Promise<TestBed> {
   const checkout = join(dir, "checkout");
   const co = await freshCheckout(opts.dataset, opts.task, checkout);
@@ -155,13 +156,14 @@ async function setUpBed(opts: VerifyArtifactOptions, dir: string, res: AttemptRe
   res.setupCached = env.cached;
   log(env.dir ? `environment ${env.dir} (${env.cached ? "cached" : "set up now"})\n` : "no set-up commands: no environment\n");
   const python = testPython(env.pathPrefix);
+  const runner = testRunnerOf(opts.dataset, opts.task);
   let inifile: string | null;
   try {
-    inifile = await locateInifile(python, checkout);
+    inifile = await runner.locateConfig(python, checkout);
   } catch (e) {
-    throw new InfraFault(`could not read the base's pytest configuration: ${(e as Error).message}`, true);
+    throw new InfraFault(`could not read the base's ${runner.name} configuration: ${(e as Error).message}`, true);
   }
-  log(`pytest configuration fixed to ${inifile ?? "none (an empty inifile outside the checkout)"}\n`);
+  log(`${runner.name} configuration fixed to ${inifile ?? "none (an empty inifile outside the checkout)"}\n`);
   return { checkout, tree, heldOut, env, python, inifile };
 }
 
@@ -174,8 +176,8 @@ async function pristineHeldOut(task: LoadedTask, tree: BedGit, dir: string): Pro
   return images.files;
 }
 
-/** Applies the kept blocks (path-checked, compared with the tree after), undoes pytest configuration edits. */
-async function applyArtifact(bed: TestBed, kept: PatchBlock[], dir: string, res: AttemptResult, log: (t: string) => void): Promise<boolean> {
+/** Applies the kept blocks (path-checked, compared with the tree after), undoes the runner's configuration edits. */
+async function applyArtifact(opts: VerifyArtifactOptions, bed: TestBed, kept: PatchBlock[], dir: string, res: AttemptResult, log: (t: string) => void): Promise<boolean> {
   const applied = await applyKeptBlocks(bed.tree, kept, dir, log);
   if ("error" in applied) {
     res.applyError = applied.error;
@@ -184,11 +186,12 @@ async function applyArtifact(bed: TestBed, kept: PatchBlock[], dir: string, res:
   res.applied = true;
   res.applyMethod = applied.method;
   if (applied.method === "empty") return true;
-  const restored = await restorePytestConfig(bed.tree, kept, bed.python, dir);
+  const runner = testRunnerOf(opts.dataset, opts.task);
+  const restored = await runner.restoreConfig(bed.tree, kept, bed.python, dir);
   if (restored.length > 0) {
     res.dropped = [...new Set([...res.dropped, ...restored])].sort();
-    res.notes.push(`pytest configuration changes were undone (base version restored): ${restored.join(", ")}`);
-    log(`restored the base version of ${restored.join(", ")} (the artifact changed the pytest configuration it gives)\n`);
+    res.notes.push(`${runner.name} configuration changes were undone (base version restored): ${restored.join(", ")}`);
+    log(`restored the base version of ${restored.join(", ")} (the artifact changed the ${runner.name} configuration it gives)\n`);
   }
   return true;
 }
@@ -245,10 +248,11 @@ async function runAndJudge(opts: VerifyArtifactOptions, bed: TestBed, dir: strin
 async function attempt(opts: VerifyArtifactOptions, dir: string, log: (t: string) => void): Promise<AttemptResult> {
   const res = emptyResult(requiredTests(opts.task));
   try {
-    const kept = readArtifact(opts, res, log);
+    // A repository naming no registered runner is the dataset's fault, before the artifact is read.
+    const kept = readArtifact(opts, testRunnerOf(opts.dataset, opts.task), res, log);
     if (kept === null) return res;
     const bed = await setUpBed(opts, dir, res, log);
-    if (!(await applyArtifact(bed, kept, dir, res, log))) return res;
+    if (!(await applyArtifact(opts, bed, kept, dir, res, log))) return res;
     if (kept.some((b) => b.binary)) {
       // Binary blocks are scanned by what git wrote (their text is not in the patch).
       const written = await writtenLines(bed.tree, kept);

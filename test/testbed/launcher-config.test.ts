@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { testEnv } from "../../src/testbed/scrubbed-env.js";
-import { locateInifile, prepareLauncher } from "../../src/testbed/pytest-runner.js";
+import { prepareLauncher } from "../../src/testbed/launcher-files.js";
+import { locateInifile, pytestRunner } from "../../src/testbed/pytest-runner.js";
 import { runTests, untrustedRunReason } from "../../src/testbed/test-run.js";
 import { tempDir, writeFiles } from "../verify/fixture.js";
 
@@ -20,7 +21,7 @@ async function runIn(name: string, files: Record<string, string>, template = "py
   mkdirSync(checkout, { recursive: true });
   writeFiles(checkout, files);
   for (const d of ["home", "tmp"]) mkdirSync(join(scratch, d), { recursive: true });
-  const launcher = prepareLauncher(join(scratch, "runner"), await locateInifile("python3", checkout));
+  const launcher = prepareLauncher(join(scratch, "runner"), pytestRunner, await locateInifile("python3", checkout));
   return runTests({
     checkout,
     template,
@@ -28,6 +29,7 @@ async function runIn(name: string, files: Record<string, string>, template = "py
     junitPath: join(scratch, "report", "report.xml"),
     env: testEnv({ home: join(scratch, "home"), tmp: join(scratch, "tmp") }),
     timeoutMs: 120_000,
+    runner: pytestRunner,
     launcher,
   });
 }

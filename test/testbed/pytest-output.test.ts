@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { dropNotFound } from "../../src/testbed/missing-ids.js";
 import { notFoundTargets } from "../../src/testbed/pytest-output.js";
-import { pytestAddopts } from "../../src/testbed/task-testbed.js";
+import { pytestRunner } from "../../src/testbed/pytest-runner.js";
 import { tempDir } from "../verify/fixture.js";
 
 /**
@@ -20,7 +20,7 @@ writeFileSync(join(dir, "tests", "test_ok.py"), "def test_a():\n    assert True\
 writeFileSync(join(dir, "tests", "test_broken.py"), "from os import not_there\n\n\ndef test_b():\n    assert True\n\n\ndef test_c():\n    assert True\n");
 
 function pytest(ids: readonly string[]) {
-  const r = spawnSync("python3", ["-m", "pytest", "-p", "no:cacheprovider", "-q", ...ids], { cwd: dir, encoding: "utf8", env: { ...process.env, PYTEST_ADDOPTS: pytestAddopts } });
+  const r = spawnSync("python3", ["-m", "pytest", "-p", "no:cacheprovider", "-q", ...ids], { cwd: dir, encoding: "utf8", env: { ...process.env, PYTEST_ADDOPTS: pytestRunner.env.defaults.PYTEST_ADDOPTS } });
   return { code: r.status, output: `${r.stdout}\n${r.stderr}` };
 }
 

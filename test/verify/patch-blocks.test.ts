@@ -2,6 +2,7 @@ import { chmodSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { applyWithFallbacks } from "../../src/testbed/apply-patch.js";
+import { pytestRunner } from "../../src/testbed/pytest-runner.js";
 import { dropTestFiles } from "../../src/verify/artifact-filter.js";
 import { checkPatchPaths, checkSymlinkEscapes } from "../../src/verify/path-safety.js";
 import { joinBlocks, splitPatch } from "../../src/core/patch-blocks.js";
@@ -92,7 +93,7 @@ describe("splitPatch", () => {
 
   it("applies what is kept after dropping test files, and the tree matches exactly", async () => {
     const { patch, tree } = everyKindOfChange();
-    const { kept, dropped } = dropTestFiles(splitPatch(patch), {}, "");
+    const { kept, dropped } = dropTestFiles(splitPatch(patch), {}, "", { runner: pytestRunner, command: pytestRunner.defaultCommand });
     expect(dropped).toEqual(["tests/test_a.py"]);
     const d = baseRepo();
     const file = join(d, "..", `${d.split("/").pop()}.patch`);

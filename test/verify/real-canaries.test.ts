@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { plantCanaries } from "../../src/verify/real-canaries.js";
+import { pytestRunner } from "../../src/testbed/pytest-runner.js";
 import { tempDir, writeFiles } from "./fixture.js";
 
 /**
@@ -165,7 +166,7 @@ describe("canaries made of the required tests", () => {
     for (let round = 0; round < 6; round++) {
       const dir = tempDir();
       writeFiles(dir, { ...pkg, "tests/test_shapes.py": testFile });
-      const planting = await plantCanaries(dir, "python3", f2p, p2p);
+      const planting = await plantCanaries(dir, "python3", f2p, p2p, pytestRunner);
       const text = readFileSync(join(dir, "tests/test_shapes.py"), "utf8");
       const mutants = planting.canaries.filter((c) => c.expect === "failed");
       const twins = planting.canaries.filter((c) => c.expect === "passed");
@@ -227,7 +228,7 @@ describe("canaries made of the required tests", () => {
     const dir = tempDir();
     const only = ["import pytest", "from shapes import label", "", "", "def test_raises():", "    with pytest.raises(AttributeError):", "        label(None)", ""].join("\n");
     writeFiles(dir, { ...pkg, "tests/test_only.py": only });
-    const planting = await plantCanaries(dir, "python3", ["tests/test_only.py::test_raises"], []);
+    const planting = await plantCanaries(dir, "python3", ["tests/test_only.py::test_raises"], [], pytestRunner);
     expect(planting.canaries.map((c) => [c.expect, c.of])).toEqual(expect.arrayContaining([["failed", undefined], ["passed", undefined]]));
     expect(planting.notes.join("\n")).toMatch(/0 mutant\(s\), 0 twin\(s\), constant must-fail and must-pass/);
     const got = pytestOutcomes(dir, ["tests/test_only.py::test_raises", ...planting.canaries.map((c) => c.id)]);
@@ -235,7 +236,7 @@ describe("canaries made of the required tests", () => {
 
     const dir2 = tempDir();
     writeFiles(dir2, { ...pkg, "tests/test_shapes.py": testFile });
-    const fallback = await plantCanaries(dir2, join(dir2, "no-python"), f2p, p2p);
+    const fallback = await plantCanaries(dir2, join(dir2, "no-python"), f2p, p2p, pytestRunner);
     expect(fallback.notes[0]).toMatch(/could not be made .*constant canaries only/);
     expect(fallback.canaries.every((c) => c.of === undefined)).toBe(true);
     expect([...fallback.runIds.entries()].every(([a, b]) => a === b)).toBe(true);
