@@ -17,7 +17,9 @@ export class InputError extends Error {
   /** `more`: problems left out (printed as one last line `… and N more ...`). */
   constructor(problems: Problem[] | Problem, more?: { count: number; why: string }) {
     const list = Array.isArray(problems) ? problems : [problems];
-    const tail = more && more.count > 0 ? [`… and ${more.count} more ${more.why}`] : [];
+    // "1 more problem", not "1 more problems".
+    const why = more?.count === 1 ? more.why.replace(/^problems\b/, "problem") : more?.why;
+    const tail = more && more.count > 0 ? [`… and ${more.count} more ${why}`] : [];
     super([...list.map(formatProblem), ...tail].join("\n"));
     this.name = "InputError";
     this.problems = list;

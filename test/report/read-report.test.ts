@@ -69,7 +69,7 @@ describe("reading a report/2 document back", () => {
     const lines = problemLines(() => readReportFile(write("broken.json", broken)));
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/broken\.json: configs\[0\]\.groups: /);
-    expect(lines[1]).toBe("… and 1 more problems");
+    expect(lines[1]).toBe("… and 1 more problem");
     expect(problemLines(() => readReportFile(write("other.json", { format: "switch-swe.report/1", configs: [] })))[0]).toMatch(/^.*other\.json: format: /);
   });
 });
