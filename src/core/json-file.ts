@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, openSync, fsyncSync, closeSync } from "node:fs";
 import { dirname, basename, join } from "node:path";
 import type { z } from "zod";
-import { InputError, inputError, zodProblems } from "./errors.js";
+import { firstProblems, InputError, inputError, zodProblems } from "./errors.js";
 
 /** Reads a text file; a missing or unreadable file is an InputError naming the file. */
 export function readTextFile(file: string): string {
@@ -29,7 +29,13 @@ function parseJsonText(file: string, text: string): unknown {
 /** Parses the text of `file` (already read) and checks it against its schema. */
 export function parseJsonWith<S extends z.ZodType>(file: string, text: string, schema: S): z.output<S> {
   const parsed = schema.safeParse(parseJsonText(file, text));
-  if (!parsed.success) throw new InputError(zodProblems(file, parsed.error));
+  if (!parsed.success) {
+    const problems = zodProblems(file, parsed.error);
+    // A file of another format (or none) fails every field after it: its format is the one cause to read.
+    const format = problems.findIndex((p) => p.path === "format");
+    if (format >= 0) throw firstProblems([problems[format]!, ...problems.filter((_, i) => i !== format)], 1, "problems that follow from it");
+    throw new InputError(problems);
+  }
   return parsed.data;
 }
 

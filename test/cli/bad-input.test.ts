@@ -54,4 +54,28 @@ describe("bad input, said one way", () => {
     expect(lines[1]).toMatch(/^… and \d+ more problems that follow from it \(its pairs name tasks and texts of that dataset\)$/);
     expect(Number(/and (\d+) more/.exec(lines[1]!)![1])).toBeGreaterThan(5);
   });
+
+  // The issue's five kinds of bad input beyond the two above: each said in at most two lines, naming the file.
+  it("a malformed sessions file, a missing dataset, a damaged run.json, an unknown agent option, a sessions file of the wrong format: two lines at most, the file first", () => {
+    const notJson = join(fx.root, "not-json.json");
+    writeFileSync(notJson, "{ pairs: [");
+    const wrongFormat = join(fx.root, "wrong-format.json");
+    writeFileSync(wrongFormat, JSON.stringify({ format: "switch-swe.sessions/0", pairs: 3 }));
+    const damaged = join(fx.root, "damaged-run");
+    mkdirSync(damaged, { recursive: true });
+    writeFileSync(join(damaged, "run.json"), '{"format": "switch-swe.run/1", "sessions": ');
+    const run = (sessions: string, dataset = fx.datasetDir, extra: string[] = []) => ["run", "--dataset", dataset, "--sessions", sessions, "--agent", "nop", "--sandbox", "none", "--out", join(fx.root, "run-bad"), ...extra];
+    const cases: Array<[string[], string]> = [
+      [run(notJson), notJson],
+      [run(fx.sessionsPath, join(fx.root, "no-such-dataset")), join(fx.root, "no-such-dataset")],
+      [["report", damaged], damaged],
+      [run(fx.sessionsPath, fx.datasetDir, ["--agent-opt", "no_such_option=1"]), "no_such_option"],
+      [run(wrongFormat), wrongFormat],
+    ];
+    for (const [args, named] of cases) {
+      const lines = badInput(args);
+      expect(lines.length, `${args.join(" ")}:\n${lines.join("\n")}`).toBeLessThanOrEqual(2);
+      expect(lines[0], args.join(" ")).toContain(named);
+    }
+  });
 });
