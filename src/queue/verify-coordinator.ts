@@ -7,7 +7,7 @@ import { packageVersion } from "../core/package-paths.js";
 import { runFiles } from "../formats/run-layout.js";
 import type { Verdict } from "../formats/verdict.js";
 import { nowIso } from "../run/progress-events.js";
-import type { BackendRun } from "../run/runner.js";
+import type { BackendRun } from "../run/session-backend.js";
 import { parseSessionId } from "../formats/sessions.js";
 import { reusableVerdict, submissionFailure } from "../verify/run-verify.js";
 import { unappliedVerdict } from "../verify/unapplied-verdict.js";

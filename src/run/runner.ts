@@ -37,6 +37,7 @@ import { reapOrphanWorkDirs, removeWorkDir } from "./workspaces.js";
 import { sha256 } from "../core/digest.js";
 import { datasetDigest } from "../dataset/pack.js";
 import type { SubmissionMode } from "./message-templates.js";
+import type { BackendRun, RunOutcome, SessionBackend } from "./session-backend.js";
 
 /** The harness's own agents are scored by their checkout (they were built so); real agents submit their patch, as in the paper (their capabilities say which). */
 function defaultSubmission(agent: string): SubmissionMode {
@@ -82,39 +83,6 @@ export interface RunOptions {
   rcmState?: RcmStateKind;
   /** Runs the sessions elsewhere (`--queue`: src/queue/coordinator.ts); default: in this process. */
   backend?: SessionBackend;
-}
-
-/** What a backend gets of a prepared run: the ledger and the run directory stay this process's. */
-export interface BackendRun {
-  runDir: string;
-  config: RunConfig;
-  dataset: Dataset;
-  ledger: Ledger;
-  progress: ProgressSink;
-  signal: AbortSignal;
-  concurrency: number;
-  /** The run's confinement as run.json records it: the agent's, and each verification test run's (--sandbox, --limits as asked). */
-  confinement: Confinement;
-}
-
-/** Where sessions run when not in this process. It reports session ends through `outcome`. */
-export interface SessionBackend {
-  /** Settles attempts an earlier invocation left `running` (instead of marking them interrupted). */
-  recover(run: BackendRun): Promise<void>;
-  run(todo: SelectedSession[], run: BackendRun, outcome: RunOutcome): Promise<void>;
-  /** Returns the sessions whose verdict is an infrastructure fault. */
-  verify(run: BackendRun, sessions: readonly string[]): Promise<string[]>;
-  close(): Promise<void>;
-}
-
-export interface RunOutcome {
-  runDir: string;
-  finished: string[];
-  failed: string[];
-  skipped: string[];
-  interrupted: boolean;
-  /** Sessions whose verification ended in an infrastructure fault (the verdict says nothing about the agent). */
-  infraFaults: string[];
 }
 
 interface Prepared {
