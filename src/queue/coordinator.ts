@@ -4,7 +4,7 @@ import { Redis } from "ioredis";
 import { packageVersion } from "../core/package-paths.js";
 import { nowIso } from "../run/progress-events.js";
 import type { BackendRun, RunOutcome, SessionBackend } from "../run/session-backend.js";
-import { writeSummary } from "../run/runner.js";
+import { writeSummary } from "../run/write-summary.js";
 import { attemptWorkDir } from "../run/session-dir.js";
 import type { SelectedSession } from "../run/session-selection.js";
 import { connectChecked, openQueue } from "./connect.js";
