@@ -21,8 +21,11 @@ export interface ConfineBackend {
   probe(): ConfineProbe;
   /** run.json's `sandbox` for a run asked to be confined by this backend. InputError when it cannot be held here. */
   record(request: RecordRequest): SandboxRecord;
-  /** The sandbox of one session attempt's agent requests (undefined: the agent runs as the caller). */
-  agentSandbox(o: SessionSandboxOptions): SessionSandbox | undefined;
+  /**
+   * The sandbox of one session attempt's agent requests, with whatever it opens for them (the ways out of
+   * `--network model`), closed after the attempt; undefined: the agent runs as the caller.
+   */
+  agentSandbox(o: AgentSandboxRequest): Promise<AgentSandbox | undefined>;
   /** How one test run is started (InfraFault when the backend cannot start here). */
   testRun(spec: TestRunSpec): TestRunConfinement;
 }
@@ -54,6 +57,17 @@ export interface RecordRequest {
   agent: ConfinedAgent;
   /** Why the run is unconfined (the demo without bubblewrap), recorded with an unconfined backend. */
   unconfinedBecause?: string | undefined;
+}
+
+/** One attempt's sandbox as the attempt asks for it (attempt-confinement.ts): its places, network and task environments. */
+export type AgentSandboxRequest = Omit<SessionSandboxOptions, "egress"> & {
+  /** `--network model`: the origins the agent reaches; the backend opens the ways out to them (`network` is then ignored). */
+  allowedEndpoints?: readonly string[] | undefined;
+};
+
+/** A session attempt's sandbox and how to close what it opened for the attempt. */
+export interface AgentSandbox extends SessionSandbox {
+  close(): Promise<void>;
 }
 
 /** One test run: the checkout it starts in, what it may write and read, its python and environment. */

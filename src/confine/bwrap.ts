@@ -1,7 +1,8 @@
 import { InputError } from "../core/errors.js";
 import { InfraFault } from "../core/infra-fault.js";
-import type { ConfineBackend, RecordRequest, SandboxRecord, TestRunSpec } from "./backend.js";
+import type { AgentSandbox, AgentSandboxRequest, ConfineBackend, RecordRequest, SandboxRecord, TestRunSpec } from "./backend.js";
 import { bwrapCommand, bwrapProblem, bwrapVersion, hardeningSummary, pythonPrefixes, sandboxHardening } from "./bubblewrap.js";
+import { endpointsOf, openEgressGate } from "./egress.js";
 import { modelEndpoints } from "./record.js";
 import { giveToSandbox } from "./sandbox-user.js";
 import { sessionSandbox } from "./session-sandbox.js";
@@ -23,9 +24,20 @@ export const bwrapBackend: ConfineBackend = {
     return problem ? { problem } : { problem: null, detail: `bubblewrap ${bwrapVersion() ?? "(no version given)"}, starts a sandbox`, hardening: sandboxHardening() };
   },
   record,
-  agentSandbox: (o) => sessionSandbox(o),
+  agentSandbox,
   testRun: (spec) => ({ wrap: testRunWrap(spec), checkoutInside: testbedPath, note: `bwrap (the checkout and its environment only, no network; ${hardeningSummary()}; the checkout at ${testbedPath})` }),
 };
+
+/** The session's sandbox; under `--network model` with the relays to the allowed endpoints (egress.ts), closed with it. */
+async function agentSandbox({ allowedEndpoints, ...o }: AgentSandboxRequest): Promise<AgentSandbox> {
+  const egress = allowedEndpoints ? await openEgressGate(endpointsOf(allowedEndpoints)) : null;
+  try {
+    return { ...sessionSandbox({ ...o, ...(egress ? { egress } : {}) }), close: async () => egress?.close() };
+  } catch (e) {
+    await egress?.close();
+    throw e;
+  }
+}
 
 /**
  * Where a test run sees its checkout: the same neutral path in every run, so the code under test

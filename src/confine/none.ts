@@ -13,6 +13,6 @@ export const noneBackend: ConfineBackend = {
     enforced: [],
     not_enforced: [unconfinedBecause ?? "the agent runs as the caller with the whole machine in reach", "verifier test runs unconfined"],
   }),
-  agentSandbox: () => undefined,
+  agentSandbox: async () => undefined,
   testRun: () => ({ wrap: null, note: "none (the test run runs as the caller)" }),
 };

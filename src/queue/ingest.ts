@@ -2,7 +2,7 @@ import { runFiles } from "../formats/run-layout.js";
 import { emptyUsage, usageOf } from "../formats/usage.js";
 import type { AttemptSummary } from "../run/controller.js";
 import type { Ledger } from "../run/ledger.js";
-import { writeSummary } from "../run/runner.js";
+import { writeSummary } from "../run/write-summary.js";
 import { archivePreviousAttempt } from "../run/session-dir.js";
 import { workspaceNames } from "../formats/sessions.js";
 import type { SessionJob } from "./job-schema.js";

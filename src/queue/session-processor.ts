@@ -1,13 +1,11 @@
-import type { QueueSecret } from "./queue-secret.js";
 import { join } from "node:path";
-import { DelayedError, type Job } from "bullmq";
-import type { Redis } from "ioredis";
+import type { Job } from "bullmq";
 import { createAgent } from "../agents/registry.js";
 import type { Agent } from "../agents/types.js";
 import { InfraFault } from "../core/infra-fault.js";
-import { packageVersion } from "../core/package-paths.js";
 import { sessionJobSchema, type SessionJob } from "./job-schema.js";
-import { keys, resultTtlS } from "./keys.js";
+import { keys, resultTtlS, sessionQueue } from "./keys.js";
+import { handBack, type JobHandler, type ProcessorContext } from "./job-handler.js";
 import { storeResult } from "./attempt-fence.js";
 import { publishEvent } from "./events.js";
 import { encodeResult, type SessionResult } from "./result-schema.js";
@@ -15,32 +13,6 @@ import { runSessionJob } from "./run-session-job.js";
 import { TrajectoryMirror } from "./trajectory-mirror.js";
 import { workerDataset } from "./worker-dataset.js";
 import { runFiles } from "../formats/run-layout.js";
-
-export interface ProcessorContext {
-  redis: Redis;
-  worker: string;
-  /** Where this worker keeps its private run directories. */
-  workRoot: string;
-  /** Aborted when the worker is stopping. */
-  stopping: AbortSignal;
-  log: (line: string) => void;
-  /** Jobs whose lock this worker lost (another worker may run them now): their results are dropped. */
-  lockLost: Set<string>;
-  /** Per job: the controller that stops its attempt (lock lost, worker stopping). */
-  running: Map<string, { controller: AbortController; job: SessionJob; since: string }>;
-  /** Per job: the mining and qualification jobs running here (for `queue status`). */
-  tasks: Map<string, { run: string; job: string; since: string }>;
-  /** Called when `running` changed: `queue status` shows it at once, not at the next periodic heartbeat. */
-  changed: () => void;
-  /** Signs results and decrypts the dataset (never passed to an agent). */
-  secret: QueueSecret;
-}
-
-/** Why this worker cannot run a job faithfully, or null. */
-export function refusal(job: { switch_swe_version: string }): string | null {
-  if (job.switch_swe_version !== packageVersion) return `the job needs switch-swe ${job.switch_swe_version}, this worker runs ${packageVersion}`;
-  return null;
-}
 
 const agents = new Map<string, Agent>();
 function agentFor(job: SessionJob): Agent {
@@ -74,24 +46,10 @@ export async function agentVersionRefusal(job: SessionJob, agent: Agent, worker:
   return `refused by worker ${worker}: its ${job.agent.name} CLI is version ${have}, the run's run.json records ${wanted}`;
 }
 
-/** Puts a job back for another worker (a refusal is not an attempt). */
-export async function handBack(job: Job, token: string | undefined, why: string, c: ProcessorContext, runId: string): Promise<never> {
-  c.log(`refused job ${job.id}: ${why}`);
-  publishEvent(c.redis, runId, { worker: c.worker, event: { type: "warning", time: new Date().toISOString(), message: `worker ${c.worker} refused a job: ${why}` } });
-  await job.moveToDelayed(Date.now() + 10_000, token);
-  throw new DelayedError();
-}
+/** Session jobs: one attempt, its result stored once under its own key. */
+export const sessionJobs: JobHandler<SessionJob> = { queue: sessionQueue, what: "session", schema: sessionJobSchema, handle: processSessionJob };
 
-/**
- * The processor of session jobs: one attempt, its result stored once under its own key. `data` is the
- * job as admitJob authenticated it (never `raw.data`, which anyone with access to Redis may have written).
- */
-export async function processSessionJob(raw: Job, data: unknown, token: string | undefined, c: ProcessorContext): Promise<string> {
-  const parsed = sessionJobSchema.safeParse(data);
-  if (!parsed.success) throw new Error(`malformed session job: ${parsed.error.issues[0]?.message ?? "invalid"}`);
-  const job = parsed.data;
-  const why = refusal(job);
-  if (why !== null) return handBack(raw, token, why, c, job.run_id);
+async function processSessionJob(raw: Job, job: SessionJob, token: string | undefined, c: ProcessorContext): Promise<string> {
   // A worker that hung past the stall timeout and came back may still run the attempt it was given up
   // for (until it sees the fence): it must not take the next attempt of that session beside it, in the
   // same session directory. Handed back: another worker, or this one once the old attempt stopped.

@@ -7,9 +7,9 @@ import { datasetRepoOf } from "../manifests/materialize.js";
 import { runCandidateTests } from "../mine/candidate-tests.js";
 import { qualifyTask } from "../qualify/qualify-task.js";
 import { storeResult } from "./attempt-fence.js";
-import { keys, mineJobKey, qualifyJobKey, resultTtlS } from "./keys.js";
+import { keys, mineJobKey, qualifyJobKey, resultTtlS, taskQueue } from "./keys.js";
 import { encodeResult } from "./result-schema.js";
-import { handBack, refusal, type ProcessorContext } from "./session-processor.js";
+import type { JobHandler, ProcessorContext } from "./job-handler.js";
 import { taskJobSchema, type MineJob, type QualifyJob, type TaskJob } from "./task-job-schema.js";
 import type { TaskResult } from "./task-result-schema.js";
 import { withBundles } from "./repo-bundles.js";
@@ -37,16 +37,12 @@ async function qualify(job: QualifyJob, c: ProcessorContext): Promise<TaskResult
 const jobKeyOf = (job: TaskJob) => (job.kind === "mine" ? mineJobKey(job.candidate) : qualifyJobKey(job.task));
 
 /**
- * The processor of mining and qualification jobs: the same test runs as a local `tasks mine` or
- * `tasks qualify`, in the test-run sandbox; the result is signed and stored once (the first try's wins).
- * `data`: the job as admitJob authenticated it (never `raw.data`).
+ * Mining and qualification jobs: the same test runs as a local `tasks mine` or `tasks qualify`, in the
+ * test-run sandbox; the result is signed and stored once (the first try's wins).
  */
-export async function processTaskJob(raw: Job, data: unknown, token: string | undefined, c: ProcessorContext): Promise<string> {
-  const parsed = taskJobSchema.safeParse(data);
-  if (!parsed.success) throw new Error(`malformed task job: ${parsed.error.issues[0]?.message ?? "invalid"}`);
-  const job = parsed.data;
-  const why = refusal(job);
-  if (why !== null) return handBack(raw, token, why, c, job.run_id);
+export const taskJobs: JobHandler<TaskJob> = { queue: taskQueue, what: "task", schema: taskJobSchema, handle: processTaskJob };
+
+async function processTaskJob(raw: Job, job: TaskJob, _token: string | undefined, c: ProcessorContext): Promise<string> {
   const jobKey = jobKeyOf(job);
   const key = keys.taskResult(job.run_id, jobKey);
   const before = await c.redis.getBuffer(key);

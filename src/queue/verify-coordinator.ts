@@ -6,12 +6,11 @@ import { writeFileAtomic, writeJsonAtomic } from "../core/json-file.js";
 import { packageVersion } from "../core/package-paths.js";
 import { runFiles } from "../formats/run-layout.js";
 import type { Verdict } from "../formats/verdict.js";
-import { nowIso } from "../run/progress-events.js";
-import type { BackendRun } from "../run/runner.js";
+import type { BackendRun } from "../run/session-backend.js";
 import { parseSessionId } from "../formats/sessions.js";
-import { reusableVerdict, submissionFailure } from "../verify/run-verify.js";
-import { unappliedVerdict } from "../verify/unapplied-verdict.js";
-import { defaultMaxArtifactMb, inspectArtifact, oversizedReason, refusedVerdict } from "../verify/artifact-file.js";
+import { finishedSessions, prepareVerification } from "../verify/prepare-verification.js";
+import { defaultMaxArtifactMb } from "../verify/artifact-file.js";
+import { verifyEvent } from "../run/verify-hook.js";
 import type { Dataset } from "../dataset/load.js";
 import { jobDataset, type Shipment } from "./dataset-shipment.js";
 import type { VerifyJob } from "./job-schema.js";
@@ -114,29 +113,18 @@ export async function verifyOnQueue(p: QueueVerifyParams): Promise<{ verdicts: R
 type Prepared = { kind: "reused" | "refused"; verdict: Verdict } | { kind: "job"; job: VerifyJob };
 
 /**
- * One session's artifact, inspected as local `verify` does (hashed as a stream, never read whole when
- * over the limit): its kept verdict, a refusal written here for an oversized artifact, or the job.
+ * One session's verification prepared as a local `verify` prepares it (prepareVerification): its kept
+ * verdict, a refusal written here, or the job for a worker.
  */
 async function prepare(p: QueueVerifyParams, session: string, key: Buffer, forged: string[]): Promise<Prepared> {
   const maxBytes = (p.maxArtifactMb ?? defaultMaxArtifactMb) * 1024 * 1024;
-  const info = await inspectArtifact(runFiles.artifact(p.runDir, session), maxBytes);
-  const sha = info.kind === "none" ? null : info.sha256;
-  const kept = p.force ? null : reusableVerdict(p.runDir, session, sha, key, forged);
-  if (kept) return { kind: "reused", verdict: kept };
   const taskId = focusTask(p.runDir, session);
   const task = p.dataset.tasks.find((t) => t.id === taskId);
-  // No artifact because the agent submitted none (or no patch): decided here, as a local verify does.
-  const noSubmission = info.kind === "none" && task ? submissionFailure(p.runDir, session) : null;
-  if (noSubmission !== null && task) {
-    writeFileAtomic(runFiles.verifyLog(p.runDir, session), `verification of ${session} (task ${task.id}) at ${nowIso()}\nnot applied: ${noSubmission}\n`);
-    const verdict = sealVerdict(unappliedVerdict(task, { session, artifact_sha256: null, log: `sessions/${session}/verify.log` }, noSubmission, 0), key);
-    writeJsonAtomic(runFiles.verdict(p.runDir, session), verdict);
-    return { kind: "refused", verdict };
-  }
-  if (info.kind === "file" && info.oversized && task) {
-    const reason = oversizedReason(info.bytes, maxBytes);
-    writeFileAtomic(runFiles.verifyLog(p.runDir, session), `verification of ${session} (task ${task.id}) at ${nowIso()}\nnot applied: ${reason}\n`);
-    const verdict = sealVerdict(refusedVerdict(task, session, info.sha256, reason, `sessions/${session}/verify.log`), key);
+  const r = await prepareVerification({ runDir: p.runDir, session, task, maxBytes, key, forged, force: p.force === true });
+  if (r.kind === "kept") return { kind: "reused", verdict: r.verdict };
+  if (r.kind === "refused") {
+    writeFileAtomic(runFiles.verifyLog(p.runDir, session), r.log);
+    const verdict = sealVerdict(r.verdict, key);
     writeJsonAtomic(runFiles.verdict(p.runDir, session), verdict);
     return { kind: "refused", verdict };
   }
@@ -147,8 +135,8 @@ async function prepare(p: QueueVerifyParams, session: string, key: Buffer, forge
     dataset: jobDataset(p.dataset, p.shipment),
     session,
     task: taskId,
-    artifact_sha256: sha ?? "none",
-    artifact_b64: info.kind === "none" ? null : readFileSync(info.file).toString("base64"),
+    artifact_sha256: r.sha256 ?? "none",
+    artifact_b64: r.artifact.kind === "none" ? null : readFileSync(r.artifact.file).toString("base64"),
     sandbox: p.confine.mode,
     limits: limitsText(p.limits),
   };
@@ -191,13 +179,7 @@ async function requeue(queue: Queue, p: QueueVerifyParams, session: string, w: {
 /** Verification at the end of `run --queue`: every finished session, on the workers. */
 /** Returns the sessions whose verdict is an infrastructure fault (the rule `run` exits by). */
 export async function verifyThroughQueue(a: { run: BackendRun; sessions: readonly string[]; redis: Redis; target: SecuredQueue; runId: string; shipment: Shipment; renew: () => Promise<void> }): Promise<string[]> {
-  const finished = a.sessions.filter((s) => {
-    try {
-      return (JSON.parse(readFileSync(runFiles.summary(a.run.runDir, s), "utf8")) as { status?: string }).status === "finished";
-    } catch {
-      return false;
-    }
-  });
+  const finished = finishedSessions(a.run.runDir, a.sessions);
   if (finished.length === 0) return [];
   const r = await verifyOnQueue({
     runDir: a.run.runDir,
@@ -211,8 +193,7 @@ export async function verifyThroughQueue(a: { run: BackendRun; sessions: readonl
     limits: a.run.confinement.testRunLimits,
     renew: a.renew,
     signal: a.run.signal,
-    onVerdict: (e) =>
-      a.run.progress({ type: "verify", time: nowIso(), session: e.session, resolved: e.verdict.resolved, infra_fault: e.verdict.infra_fault, reused: e.reused, done: e.done, total: e.total }),
+    onVerdict: (e) => a.run.progress(verifyEvent(e)),
   });
   return Object.entries(r.verdicts).filter(([, v]) => v.infra_fault).map(([session]) => session).sort();
 }

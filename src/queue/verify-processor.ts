@@ -5,23 +5,19 @@ import { taskById } from "../dataset/load.js";
 import { verifyArtifact } from "../verify/verify-artifact.js";
 import { parseLimits } from "../confine/limits.js";
 import { confineBackend } from "../confine/registry.js";
-import { verifyJobSchema } from "./job-schema.js";
-import { keys, resultTtlS } from "./keys.js";
+import { verifyJobSchema, type VerifyJob } from "./job-schema.js";
+import { keys, resultTtlS, verifyQueue } from "./keys.js";
 import { encodeResult, type VerifyResult } from "./result-schema.js";
-import { handBack, refusal, type ProcessorContext } from "./session-processor.js";
+import type { JobHandler, ProcessorContext } from "./job-handler.js";
 import { workerDataset } from "./worker-dataset.js";
 
 /**
- * The processor of verification jobs: the same verifyArtifact as `verify`, next to this worker's warm
- * environment cache; the verdict and its log are stored once under their own key.
- * `data`: the job as admitJob authenticated it (never `raw.data`).
+ * Verification jobs: the same verifyArtifact as `verify`, next to this worker's warm environment cache;
+ * the verdict and its log are stored once under their own key.
  */
-export async function processVerifyJob(raw: Job, data: unknown, token: string | undefined, c: ProcessorContext): Promise<string> {
-  const parsed = verifyJobSchema.safeParse(data);
-  if (!parsed.success) throw new Error(`malformed verification job: ${parsed.error.issues[0]?.message ?? "invalid"}`);
-  const job = parsed.data;
-  const why = refusal(job);
-  if (why !== null) return handBack(raw, token, why, c, job.run_id);
+export const verifyJobs: JobHandler<VerifyJob> = { queue: verifyQueue, what: "verification", schema: verifyJobSchema, handle: processVerifyJob };
+
+async function processVerifyJob(raw: Job, job: VerifyJob, _token: string | undefined, c: ProcessorContext): Promise<string> {
   const key = keys.verdict(job.run_id, job.session, job.artifact_sha256);
   const before = await c.redis.getBuffer(key);
   if (before !== null && c.secret.verify(before, key) !== null) return "already done";

@@ -7,11 +7,12 @@ import type { ConfinementFloor } from "./confinement-floor.js";
 import { Redis } from "ioredis";
 import { cacheRoot } from "../dataset/repo-cache.js";
 import { packageVersion } from "../core/package-paths.js";
-import { keys, sessionQueue, taskQueue, verifyQueue } from "./keys.js";
+import { keys } from "./keys.js";
 import type { SecuredQueue } from "./queue-secret.js";
-import { processSessionJob, type ProcessorContext } from "./session-processor.js";
-import { processVerifyJob } from "./verify-processor.js";
-import { processTaskJob } from "./task-processor.js";
+import { processJob, type JobCommon, type JobHandler, type ProcessorContext } from "./job-handler.js";
+import { sessionJobs } from "./session-processor.js";
+import { verifyJobs } from "./verify-processor.js";
+import { taskJobs } from "./task-processor.js";
 import { newWorkerName } from "./worker-identity.js";
 
 export interface WorkerOptions {
@@ -61,10 +62,10 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
   };
   // Nothing of a job is looked at before it is admitted: signed by the coordinator, within the floor.
   const admit = (queue: string, job: Job) => admitJob(queue, job, { secret: o.target.secret, floor: o.floor, worker: name, log: o.log });
-  const sessions = new Worker(sessionQueue, async (job: Job, token?: string) => processSessionJob(job, admit(sessionQueue, job), token, ctx), common);
-  const verifies = new Worker(verifyQueue, async (job: Job, token?: string) => processVerifyJob(job, admit(verifyQueue, job), token, ctx), common);
-  const tasks = new Worker(taskQueue, async (job: Job, token?: string) => processTaskJob(job, admit(taskQueue, job), token, ctx), common);
-  for (const w of [sessions, verifies, tasks]) {
+  const workerOf = <J extends JobCommon>(h: JobHandler<J>) => new Worker(h.queue, async (job: Job, token?: string) => processJob(h, job, admit(h.queue, job), token, ctx), common);
+  // Each kind of job its own slots (sessions, verifications, mining and qualification).
+  const workers = [workerOf(sessionJobs), workerOf(verifyJobs), workerOf(taskJobs)];
+  for (const w of workers) {
     w.on("error", (e) => o.log(`queue error: ${e.message}`));
     w.on("lockRenewalFailed", (ids: string[]) => {
       for (const id of ids) {
@@ -85,7 +86,7 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
       o.signal.addEventListener("abort", () => resolve());
     });
     o.log("stopping: running attempts end as interrupted and go back to the queue");
-    await Promise.all([sessions.close(), verifies.close(), tasks.close()]);
+    await Promise.all(workers.map((w) => w.close()));
   } finally {
     clearInterval(beat);
     await redis.hdel(keys.workers(), name).catch(() => undefined);

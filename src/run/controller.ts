@@ -6,13 +6,8 @@ import type { Dataset } from "../dataset/load.js";
 import { InfraFault } from "../core/infra-fault.js";
 import type { Agent, AgentContext, Conversation } from "../agents/types.js";
 import { workspaceNames, type Condition, type SessionPair, type WorkspaceName } from "../formats/sessions.js";
-import { sandboxOwner } from "../confine/sandbox-user.js";
-import { sandboxHome, type SessionSandbox } from "../confine/session-sandbox.js";
-import type { AgentConfinement } from "../confine/confinement.js";
-import { endpointsOf, openEgressGate, type EgressGate } from "../confine/egress.js";
+import { attemptDirs, confineAttempt, workspaceOwner, type AgentConfinement, type ConfinedAttempt, type Limits, type ProcessCgroup, type SessionSandbox, type WorkspaceEnvironments } from "../confine/attempt-confinement.js";
 import { collectPatch } from "./artifact.js";
-import { createCgroup, type ProcessCgroup } from "../confine/cgroups.js";
-import type { Limits } from "../confine/limits.js";
 import { withOomNotes } from "./oom-notes.js";
 import { runFiles } from "../formats/run-layout.js";
 import { deliverSchedule, RunInterrupted, type Delivered } from "./deliver.js";
@@ -31,7 +26,6 @@ import { submissionFile, type SubmissionMode } from "./message-templates.js";
 import { takeSubmission } from "./take-submission.js";
 import { prepareWorkspaceEnvironments } from "./task-environments.js";
 import { registeredCapabilities } from "../agents/registry.js";
-import type { WorkspaceEnvironments } from "../confine/task-env.js";
 
 export interface AttemptParams {
   runDir: string;
@@ -52,7 +46,7 @@ export interface AttemptParams {
   submission?: SubmissionMode;
   /**
    * Confinement of the agent's processes (null: none): its backend, and its network. `allowed_endpoints`
-   * (`--network model`): a private loopback whose only ways out lead to these origins (src/confine/egress.ts).
+   * (`--network model`): a private loopback whose only ways out, opened by the backend, lead to these origins.
    */
   sandbox: AgentConfinement | null;
   /** Resource limits of all the session's processes, in one group (null: none). */
@@ -119,11 +113,10 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
   recorder.sessionStart({ pair: p.pair.id, condition: p.condition, attempt: p.attempt, agent: p.agent.name, conversation: conversationId });
   let conversation: Conversation | null = null;
   let evidence: WorkspaceEvidence | null = null;
-  let cgroup: ProcessCgroup | null = null;
-  let egress: EgressGate | null = null;
+  let confined: ConfinedAttempt | null = null;
   try {
     const setupStart = Date.now();
-    const ws = await timed("workspace_setup", () => createWorkspaces(p.dataset, p.pair, p.workDir, p.signal, { keep: p.keepWorkspaces, owner: p.sandbox?.backend.confines ? sandboxOwner() : null }));
+    const ws = await timed("workspace_setup", () => createWorkspaces(p.dataset, p.pair, p.workDir, p.signal, { keep: p.keepWorkspaces, owner: workspaceOwner(p.sandbox) }));
     evidence = await timed("workspace_setup", () => WorkspaceEvidence.open(ws.paths, ws.layers));
     recorder.workspacesReady(p.attempt, Date.now() - setupStart, ws.mode);
     writeWorkspacesLog(join(attemptLogDir(sessionDir, p.attempt), "workspaces.log"), ws.mode);
@@ -131,14 +124,10 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
     recorder.workspaceState(null, await timed("evidence", () => first.snapshot()));
     // The task's environment, built (or found cached) before the agent starts: the same the verifier uses.
     const taskEnv = p.sandbox && !registeredCapabilities(p.agent.name)?.harnessSide ? await timed("workspace_setup", () => prepareWorkspaceEnvironments(p.dataset, p.pair, join(attemptLogDir(sessionDir, p.attempt), "environment.log"))) : undefined;
-    egress = p.sandbox?.allowed_endpoints ? await timed("agent_start", () => openEgressGate(endpointsOf(p.sandbox!.allowed_endpoints!))) : null;
-    const started = await timed("agent_start", async () => ({ sandbox: await agentSandbox(p, ws, egress, taskEnv), group: p.limits ? createCgroup(p.limits) : null }));
-    const sandbox = started.sandbox;
-    cgroup = started.group;
-    for (const [r, rec] of Object.entries(cgroup?.record ?? {})) {
-      if (rec.status !== "enforced" && rec.limit !== null) recorder.warning(`resource limits: ${r}=${rec.limit} is not enforced on this machine: ${rec.detail}`);
-    }
-    const group = cgroup;
+    const attempt = await timed("agent_start", () => confine(p, ws, taskEnv));
+    confined = attempt;
+    for (const warning of attempt.warnings) recorder.warning(warning);
+    const { sandbox, cgroup: group } = attempt;
     conversation = await timed("agent_start", () => startConversation(p, ws, sessionDir, conversationId, sandbox, group));
     const deliverParams = { conversation, schedule, repo: p.pair.repo, focus: p.pair.focus, paths: sandbox?.insidePaths ?? ws.paths, recorder, evidence, usage, submission: p.submission ?? "checkout" };
     delivered = await deliverSchedule({ ...deliverParams, requestTimeoutMs: p.requestTimeoutMs, maxContinuations: p.maxContinuations, signal: p.signal });
@@ -159,8 +148,7 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
   } finally {
     await timed("cleanup", async () => {
       evidence?.close();
-      await egress?.close();
-      await cgroup?.remove().catch((e: unknown) => recorder.warning(`resource limits: ${errorText(e)}`));
+      await confined?.close((message) => recorder.warning(message));
       if (!p.keepWorkspaces) await removeWorkDir(p.workDir).catch(() => undefined);
     });
   }
@@ -191,17 +179,11 @@ function focusOf(pair: SessionPair): WorkspaceName {
   return w;
 }
 
-const agentStateDir = (workDir: string) => join(workDir, "agent");
-const shimsDirOf = (workDir: string) => join(workDir, "task-env-bin");
-
-/** The sandbox of the attempt's agent (undefined: unconfined), with the ways out of `gate` under `--network model`. */
-async function agentSandbox(p: AttemptParams, ws: SessionWorkspaces, gate: EgressGate | null, taskEnv: WorkspaceEnvironments | undefined): Promise<SessionSandbox | undefined> {
-  if (!p.sandbox) return undefined;
+/** The attempt's confinement (src/confine/attempt-confinement.ts): its agent's sandbox, network and resource limits. */
+async function confine(p: AttemptParams, ws: SessionWorkspaces, taskEnv: WorkspaceEnvironments | undefined): Promise<ConfinedAttempt> {
   // Where workspaces are overlays, the attempt's other bound directories are too: the mount table then names no host path of them.
-  if (ws.mode.kind === "overlay") await privateOverlays(p.workDir, [basename(sandboxHome(p.workDir)), basename(agentStateDir(p.workDir)), basename(shimsDirOf(p.workDir))]);
-  const where = { repo: p.pair.repo, workspaces: ws.paths, stateDir: agentStateDir(p.workDir), homeDir: sandboxHome(p.workDir) };
-  const env = taskEnv ? { taskEnv, shimsDir: shimsDirOf(p.workDir) } : {};
-  return p.sandbox.backend.agentSandbox({ ...where, network: p.sandbox.network, ...(gate ? { egress: gate } : {}), ...env });
+  if (p.sandbox && ws.mode.kind === "overlay") await privateOverlays(p.workDir, Object.values(attemptDirs(p.workDir)).map((d) => basename(d)));
+  return confineAttempt({ agent: p.sandbox, limits: p.limits, repo: p.pair.repo, workspaces: ws.paths, workDir: p.workDir, taskEnv });
 }
 
 /** The agent's conversation for this attempt; an agent that cannot start is an infrastructure fault. */
@@ -223,7 +205,7 @@ async function startConversation(
     workspaces: sandbox?.insidePaths ?? ws.paths,
     baseCommits: ws.baseCommits,
     conversationId,
-    stateDir: join(p.workDir, "agent"),
+    stateDir: attemptDirs(p.workDir).state,
     logDir: join(attemptLogDir(sessionDir, p.attempt), "agent"),
     ...(sandbox ? { sandbox } : {}),
     ...(cgroup ? { limits: cgroup } : {}),

@@ -1,22 +1,9 @@
-import { existsSync, readFileSync } from "node:fs";
 import { verifyRun } from "../verify/run-verify.js";
+import { finishedSessions } from "../verify/prepare-verification.js";
+import type { Verdict } from "../formats/verdict.js";
 import type { ConfineBackend } from "../confine/backend.js";
 import type { Limits } from "../confine/limits.js";
-import { runFiles } from "../formats/run-layout.js";
-import { nowIso, type ProgressSink } from "./progress-events.js";
-
-/** Sessions of the run whose session.json says finished (failed sessions have nothing to verify). */
-function finishedSessions(runDir: string, sessions: readonly string[]): string[] {
-  return sessions.filter((s) => {
-    const file = runFiles.summary(runDir, s);
-    if (!existsSync(file)) return false;
-    try {
-      return (JSON.parse(readFileSync(file, "utf8")) as { status?: string }).status === "finished";
-    } catch {
-      return false;
-    }
-  });
-}
+import { nowIso, type ProgressEvent, type ProgressSink } from "./progress-events.js";
 
 /**
  * The one place `run` hands over to verification (unless --no-verify): every finished session of the
@@ -31,17 +18,12 @@ export async function verifyAfterRun(runDir: string, sessions: readonly string[]
     limits,
     sessions: chosen,
     concurrency: Math.max(1, concurrency),
-    onProgress: (p) =>
-      progress({
-        type: "verify",
-        time: nowIso(),
-        session: p.session,
-        resolved: p.verdict.resolved,
-        infra_fault: p.verdict.infra_fault,
-        reused: p.reused,
-        done: p.done,
-        total: p.total,
-      }),
+    onProgress: (p) => progress(verifyEvent(p)),
   });
   return Object.values(result.verdicts).filter((v) => v.infra_fault).map((v) => v.session);
+}
+
+/** The progress event of one verdict, whether the run verified here or on the queue's workers. */
+export function verifyEvent(e: { session: string; verdict: Verdict; reused: boolean; done: number; total: number }): ProgressEvent {
+  return { type: "verify", time: nowIso(), session: e.session, resolved: e.verdict.resolved, infra_fault: e.verdict.infra_fault, reused: e.reused, done: e.done, total: e.total };
 }

@@ -1,23 +1,22 @@
 import { assertRunDir } from "../formats/run-dir-check.js";
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { InputError, inputError, type Problem } from "../core/errors.js";
 import { readJson, writeJsonAtomic } from "../core/json-file.js";
 import { loadDataset, taskById, type Dataset, type LoadedTask } from "../dataset/load.js";
 import { DiskFullStop } from "../core/disk-full.js";
-import { defaultMaxArtifactMb, inspectArtifact, oversizedReason, readArtifactText, refusedVerdict } from "./artifact-file.js";
+import { defaultMaxArtifactMb, readArtifactText } from "./artifact-file.js";
 import { openScratch, reapNotices, reapStaleScratch, type Scratch } from "../testbed/verifier-scratch.js";
 import { recordedPath, runConfigReadSchema, type RunConfigRead } from "../formats/run-config.js";
 import { runFiles } from "../formats/run-layout.js";
 import { parseSessionId } from "../formats/sessions.js";
-import { verdictSchema, type Verdict } from "../formats/verdict.js";
+import type { Verdict } from "../formats/verdict.js";
 import type { ConfineBackend } from "../confine/backend.js";
 import { recordedTestRuns } from "../confine/confinement.js";
 import type { Limits } from "../confine/limits.js";
-import { sealMatches, sealVerdict, verdictKey } from "../formats/verdict-seal.js";
+import { sealVerdict, verdictKey } from "../formats/verdict-seal.js";
 import { verifyArtifact } from "./verify-artifact.js";
-import { unappliedVerdict } from "./unapplied-verdict.js";
-import { sessionSummaryReadSchema } from "../formats/session-summary.js";
+import { prepareVerification } from "./prepare-verification.js";
 import { mapPool } from "../core/pool.js";
 
 export interface VerifyRunOptions {
@@ -65,42 +64,6 @@ export function runDataset(runDir: string): Dataset {
   const p = config?.dataset?.path;
   if (typeof p !== "string" || p === "") throw inputError(file, "dataset.path", "required: the dataset directory of the run");
   return loadDataset(recordedPath(runDir, p));
-}
-
-/** An existing verdict that may be kept: sealed by this run's key, same artifact bytes, not an infrastructure fault, not refused for its size. */
-export function reusableVerdict(runDir: string, session: string, artifactSha256: string | null, key: Buffer, forged: string[]): Verdict | null {
-  const file = runFiles.verdict(runDir, session);
-  if (!existsSync(file)) return null;
-  let parsed;
-  try {
-    parsed = verdictSchema.safeParse(JSON.parse(readFileSync(file, "utf8")));
-  } catch {
-    return null;
-  }
-  if (!parsed.success) return null;
-  const v = parsed.data;
-  if (!sealMatches(v, key)) {
-    forged.push(session);
-    process.stderr.write(`${file}: seal: does not match the run's key (written or edited outside the verifier): verifying again\n`);
-    return null;
-  }
-  // A size refusal is cheap to redo, and the limit may have changed since.
-  if (v.infra_fault || v.apply_error?.includes("(--max-artifact-mb)")) return null;
-  return v.artifact_sha256 === artifactSha256 ? v : null;
-}
-
-/**
- * Why a session under `run --submission agent` has no artifact: the agent submitted no file, or one that is
- * not a patch (session.json's `submission`); null when session.json says nothing of it.
- */
-export function submissionFailure(runDir: string, session: string): string | null {
-  try {
-    const s = sessionSummaryReadSchema.safeParse(readJson(runFiles.summary(runDir, session))).data?.submission;
-    if (s?.mode !== "agent" || s.status === undefined || s.status === "submitted") return null;
-    return `${s.status === "missing" ? "no submission" : "the submission is not a patch"}: ${s.detail ?? s.status}`;
-  } catch {
-    return null;
-  }
 }
 
 /** The focus task a session was run for: session.json's `focus`, else (no summary yet) from the session id. */
@@ -221,24 +184,17 @@ interface JobContext {
  */
 async function verifyJob(ctx: JobContext, job: { session: string; taskId: string }): Promise<{ verdict: Verdict; reused: boolean }> {
   const { root, opts } = ctx;
-  const info = await inspectArtifact(runFiles.artifact(root, job.session), ctx.maxBytes);
-  const sha = info.kind === "none" ? null : info.sha256;
-  const kept = opts.force ? null : reusableVerdict(root, job.session, sha, ctx.key, ctx.forged);
-  if (kept) return { verdict: kept, reused: true };
   const task = ctx.tasks.get(job.taskId)!;
+  const prepared = await prepareVerification({ runDir: root, session: job.session, task, maxBytes: ctx.maxBytes, key: ctx.key, forged: ctx.forged, force: opts.force === true });
+  if (prepared.kind === "kept") return { verdict: prepared.verdict, reused: true };
   const logFile = runFiles.verifyLog(root, job.session);
   const newLog = `${logFile}.partial`;
   const logLabel = `sessions/${job.session}/verify.log`;
   try {
     let verdict: Verdict;
-    const noSubmission = info.kind === "none" ? submissionFailure(root, job.session) : null;
-    if (noSubmission !== null) {
-      writeFileSync(newLog, `verification of ${job.session} (task ${task.id}) at ${new Date().toISOString()}\nnot applied: ${noSubmission}\n`);
-      verdict = unappliedVerdict(task, { session: job.session, artifact_sha256: null, log: logLabel }, noSubmission, 0);
-    } else if (info.kind === "file" && info.oversized) {
-      const reason = oversizedReason(info.bytes, ctx.maxBytes);
-      writeFileSync(newLog, `verification of ${job.session} (task ${task.id}) at ${new Date().toISOString()}\nnot applied: ${reason}\n`);
-      verdict = refusedVerdict(task, job.session, info.sha256, reason, logLabel);
+    if (prepared.kind === "refused") {
+      writeFileSync(newLog, prepared.log);
+      verdict = prepared.verdict;
     } else {
       // A neutral name: the code under test runs in it and must not learn the session, task or condition.
       const workRoot = ctx.scratch.workDir("v");
@@ -246,8 +202,8 @@ async function verifyJob(ctx: JobContext, job: { session: string; taskId: string
         verdict = await verifyArtifact({
           dataset: ctx.dataset,
           task,
-          artifactText: readArtifactText(info),
-          artifactSha256: sha,
+          artifactText: readArtifactText(prepared.artifact),
+          artifactSha256: prepared.sha256,
           workRoot,
           session: job.session,
           logFile: newLog,

@@ -8,7 +8,7 @@ import { packDataset, unpackDataset } from "../../src/dataset/pack.js";
 import { QueueSecret, queueSecretEnv, takeQueueSecret } from "../../src/queue/queue-secret.js";
 import { parseQueueUrl } from "../../src/queue/queue-url.js";
 import { writeSessionFiles } from "../../src/queue/session-files.js";
-import { refusal } from "../../src/queue/session-processor.js";
+import { refusal } from "../../src/queue/job-handler.js";
 import { scrubEnvironment } from "../../src/queue/worker-env.js";
 import { cli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";

@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { inputError } from "../../core/errors.js";
 import { QueueCoordinator } from "../../queue/coordinator.js";
 import { readQueueRun } from "../../queue/queue-run-file.js";
-import type { SessionBackend } from "../../run/runner.js";
+import type { SessionBackend } from "../../run/session-backend.js";
 import { securedQueueTarget } from "./queue.js";
 
 /**
