@@ -1,5 +1,3 @@
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { APICallError, generateText } from "ai";
 import { RequestFailed, type AskModel } from "./model-reply.js";
 
 export interface ModelClientOptions {
@@ -17,11 +15,20 @@ export interface ModelClientOptions {
 
 const int = (n: number | undefined): number | null => (typeof n === "number" && Number.isFinite(n) ? n : null);
 
+/**
+ * The AI SDK, loaded on the first request: it costs about a fifth of a second of CPU to load, which every
+ * CLI command paid at start-up when it was imported statically, though only model-calling commands use it.
+ */
+async function aiSdk() {
+  const [{ createOpenAICompatible }, { APICallError, generateText }] = await Promise.all([import("@ai-sdk/openai-compatible"), import("ai")]);
+  return { createOpenAICompatible, APICallError, generateText };
+}
+
 /** The one place the handoff benchmark talks HTTP: an OpenAI-compatible chat endpoint via the AI SDK. */
 export function openAICompatibleClient(o: ModelClientOptions): AskModel {
-  const provider = createOpenAICompatible({ name: o.provider, baseURL: o.baseURL, apiKey: o.apiKey, includeUsage: true });
-  const model = provider.chatModel(o.model);
   return async (prompt) => {
+    const { createOpenAICompatible, APICallError, generateText } = await aiSdk();
+    const model = createOpenAICompatible({ name: o.provider, baseURL: o.baseURL, apiKey: o.apiKey, includeUsage: true }).chatModel(o.model);
     try {
       const result = await generateText({
         model,

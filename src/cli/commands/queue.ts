@@ -3,8 +3,6 @@ import { inputError } from "../../core/errors.js";
 import { toJsonText } from "../../core/json-file.js";
 import { parseQueueUrl, queueUrlEnv, queueUrlFrom, type QueueTarget } from "../../queue/queue-url.js";
 import { takeQueueSecret, type SecuredQueue } from "../../queue/queue-secret.js";
-import { formatStatus, queueStatus } from "../../queue/status.js";
-import { runWorker } from "../../queue/worker.js";
 import { scrubEnvironment } from "../../queue/worker-env.js";
 import { wipeInitialEnvironment } from "../../queue/initial-env.js";
 import { collect, parsePositive } from "../options.js";
@@ -54,6 +52,7 @@ export function registerQueue(program: Command): void {
       const target = securedQueueTarget(o.queue ?? true);
       const stallTimeoutS = positiveSeconds(o.stallTimeout);
       delete process.env[queueUrlEnv];
+      const { runWorker } = await import("../../queue/worker.js");
       // Neither the queue (its URL may hold Redis's password) nor anything scrubbed stays readable in /proc/<pid>/environ.
       wipeInitialEnvironment([queueUrlEnv, ...scrubEnvironment(o.passEnv ?? [])]);
       const stop = new AbortController();
@@ -84,7 +83,9 @@ export function registerQueue(program: Command): void {
     .argument("[url]", `queue URL (default: $${queueUrlEnv})`)
     .option("--json", "print as JSON")
     .action(async (url: string | undefined, o: { json?: boolean }) => {
-      const status = await queueStatus(queueTarget(url ?? true));
+      const target = queueTarget(url ?? true);
+      const { formatStatus, queueStatus } = await import("../../queue/status.js");
+      const status = await queueStatus(target);
       process.stdout.write(o.json ? toJsonText(status) : formatStatus(status));
     });
 }

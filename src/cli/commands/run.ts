@@ -96,7 +96,7 @@ export function registerRun(program: Command): void {
     .option("--queue [url]", "coordinate: sessions run on `switch-swe worker`s of this Redis queue (URL, or $SWITCH_SWE_QUEUE)")
     .action(async (o: RunFlags) => {
       const limits = o.limits === undefined ? undefined : parseLimits(o.limits);
-      const backend = queueBackendFor(o.queue, o.out, o.resume === true);
+      const backend = await queueBackendFor(o.queue, o.out, o.resume === true);
       const reporter = reporterFor({ quiet: o.quiet === true, json: o.json === true }, process.stdout, process.stderr);
       const stop = stopOnSignals();
       try {

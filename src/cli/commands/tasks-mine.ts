@@ -5,9 +5,16 @@ import { collect, parsePositive } from "../options.js";
 import { addWriterOptions, checkWriterFlags, reportWriting, writerFromFlags, type WriterFlags } from "../writer-model.js";
 import { writeRequestsInDataset } from "../../mine/write-requests.js";
 import { abandonOpenScratch } from "../../testbed/verifier-scratch.js";
-import { queueMineBackend } from "../../queue/mine-on-queue.js";
 import { queueUrlEnv } from "../../queue/queue-url.js";
 import { securedQueueTarget } from "./queue.js";
+import type { MineBackend } from "../../mine/candidate-tests.js";
+
+/** `--queue`: BullMQ and its Redis client are loaded only then (a quarter of a second of CPU at every start otherwise). */
+async function queueMine(queue: string | boolean): Promise<MineBackend> {
+  const target = securedQueueTarget(queue);
+  const { queueMineBackend } = await import("../../queue/mine-on-queue.js");
+  return queueMineBackend(target);
+}
 
 /** The CLI flags are the options of `mine`, less what the command supplies itself. */
 type MineFlags = Omit<MineOptions, "repo" | "onLine" | "paths" | "backend" | "testGlobs"> & WriterFlags & { path?: string[]; testGlob?: string[]; queue?: string | boolean };
@@ -64,7 +71,7 @@ export function addMineCommand(tasks: Command): void {
     .option("--queue [url]", `run the candidates' tests as jobs for \`switch-swe worker\`s on this Redis queue (default: $${queueUrlEnv}); --jobs is then the workers' business`);
   addWriterOptions(cmd, false).action(async (repo: string, o: MineFlags) => {
     checkWriterFlags(o);
-    const backend = o.queue === undefined ? undefined : queueMineBackend(securedQueueTarget(o.queue));
+    const backend = o.queue === undefined ? undefined : await queueMine(o.queue);
     // Every decided candidate is already on disk (manifest.json, then mine-report.json, after each
     // one): a stop loses only the candidates under way, but their test runs and scratch must go too.
     const onSignal = (sig: NodeJS.Signals) => {

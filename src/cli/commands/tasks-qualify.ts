@@ -4,9 +4,16 @@ import { qualifyDataset } from "../../qualify/qualify-dataset.js";
 import type { QualifyReport } from "../../qualify/qualify-task.js";
 import { ExitCode } from "../exit-codes.js";
 import { collect, parsePositive as positiveInt } from "../options.js";
-import { queueQualifyBackend } from "../../queue/qualify-on-queue.js";
 import { queueUrlEnv } from "../../queue/queue-url.js";
 import { securedQueueTarget } from "./queue.js";
+import type { QualifyBackend } from "../../qualify/qualify-dataset.js";
+
+/** `--queue`: BullMQ and its Redis client are loaded only then (a quarter of a second of CPU at every start otherwise). */
+async function queueQualify(queue: string | boolean): Promise<QualifyBackend> {
+  const target = securedQueueTarget(queue);
+  const { queueQualifyBackend } = await import("../../queue/qualify-on-queue.js");
+  return queueQualifyBackend(target);
+}
 
 
 export function qualifyText(r: QualifyReport): string {
@@ -38,7 +45,7 @@ export function addQualifyCommand(tasks: Command): void {
     .option("--json", "print the reports as JSON")
     .option("--queue [url]", `run the qualifications as jobs for \`switch-swe worker\`s on this Redis queue (default: $${queueUrlEnv}); --concurrency is then the workers' business`)
     .action(async (dir: string, o: { task?: string[]; runs: number; concurrency: number; suite: "whole" | "touched"; write?: boolean; json?: boolean; queue?: string | boolean }) => {
-      const backend = o.queue === undefined ? undefined : queueQualifyBackend(securedQueueTarget(o.queue));
+      const backend = o.queue === undefined ? undefined : await queueQualify(o.queue);
       const { reports } = await qualifyDataset(dir, {
         ...(backend ? { backend } : {}),
         runs: o.runs,

@@ -9,7 +9,6 @@ import type { ScratchDir } from "../../testbed/verifier-scratch.js";
 import type { Verdict } from "../../formats/verdict.js";
 import { ExitCode, verificationExitCode } from "../exit-codes.js";
 import { collect, parsePositive as positiveInt } from "../options.js";
-import { verifyRunOnQueue } from "../../queue/verify-run.js";
 import { securedQueueTarget } from "./queue.js";
 
 
@@ -70,7 +69,9 @@ export function registerVerify(program: Command): void {
       let lost: string[] = [];
       let result: { verdicts: Record<string, Verdict>; verified: string[]; reused: string[]; forged: string[] };
       if (o.queue !== undefined) {
-        const r = await verifyRunOnQueue(runDir, { target: securedQueueTarget(o.queue), maxArtifactMb: o.maxArtifactMb, confine, limits, ...common, onVerdict: onProgress });
+        const target = securedQueueTarget(o.queue);
+        const { verifyRunOnQueue } = await import("../../queue/verify-run.js");
+        const r = await verifyRunOnQueue(runDir, { target, maxArtifactMb: o.maxArtifactMb, confine, limits, ...common, onVerdict: onProgress });
         lost = r.lost;
         for (const u of r.unauthenticated) process.stderr.write(`${u}: refused, verified again\n`);
         result = r;

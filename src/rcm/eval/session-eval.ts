@@ -1,4 +1,5 @@
-import { countTokens } from "gpt-tokenizer";
+import { createRequire } from "node:module";
+import type { countTokens as gptCountTokens } from "gpt-tokenizer";
 import { missingRequests, renderAssembly, type RenderedMessage } from "../assembly.js";
 import { RcmEngine } from "../engine.js";
 import type { Group } from "../history.js";
@@ -7,8 +8,21 @@ import type { ReplaySession } from "./replay.js";
 
 export const evalTokenizer = "gpt-tokenizer o200k_base";
 
+type CountTokens = typeof gptCountTokens;
+let countTokens: CountTokens | undefined;
+
+/**
+ * The tokenizer, loaded on first use: its encoding takes about a fifth of a second of CPU to load, which
+ * every CLI command paid at start-up when it was imported statically, though only `rcm eval` counts tokens.
+ */
+function tokenizer(): CountTokens {
+  countTokens ??= (createRequire(import.meta.url)("gpt-tokenizer") as { countTokens: CountTokens }).countTokens;
+  return countTokens;
+}
+
 export function tokensOf(messages: readonly RenderedMessage[]): number {
-  return messages.reduce((n, m) => n + countTokens(m.text), 0);
+  const count = tokenizer();
+  return messages.reduce((n, m) => n + count(m.text), 0);
 }
 
 /** Routing outcomes of one way of deciding (`refs`, `similarity`, `closing`, …). */
