@@ -48,7 +48,7 @@ async function auditTask(dataset: Dataset, task: LoadedTask, mt: TaskManifest["t
   } catch (e) {
     return [finding("env-failure", null, "the environment cannot be built", (e as Error).message.split("\n")[0]!)];
   }
-  const modules = touchedTestModules(task);
+  const modules = touchedTestModules(dataset, task);
   const out: AuditFinding[] = [];
   const pristine = await stateRun(dataset, task, env, work, "pristine", [], modules);
   // Modules the tests patch creates are not judged at the base (as mining judges them): with none left, nothing is broken.

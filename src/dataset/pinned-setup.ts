@@ -4,7 +4,8 @@ import type { Environment } from "./schema.js";
  * The pinned-environment rule (docs/mining.md): a shipped set-up declares exact versions, so the same
  * manifest gives the same tests the same interpreter and packages on any machine. Pinned means the
  * environment declares its Python minor version (`python`), its set-up creates the venv tests run
- * in, and every `pip install` names each requirement as `NAME==VERSION`, pytest among them. This
+ * in, and every `pip install` names each requirement as `NAME==VERSION`, the test runner's package
+ * among them (pytest; none for unittest, which comes with Python). This
  * reads the commands only; what a set-up really installed is compared with these pins after it ran
  * (testbed/env-cache.ts), and anything it installed beyond them is refused there.
  */
@@ -92,23 +93,32 @@ export function setupPins(setup: readonly string[]): SetupPins {
   return { pins, unpinned, venv };
 }
 
+/**
+ * The package a set-up must pin for the test runner an environment names (`environment.test_runner`,
+ * undefined: the default runner): null when the runner comes with Python or is not known (an unknown
+ * runner is refused elsewhere). The test-bed's registry answers it (testbed/test-runners.ts).
+ */
+export type RunnerPackage = (runner: string | undefined) => string | null;
+
 /** Why one environment (the repository's, or a variant laid over it) is not pinned; empty when it is. */
-function unpinnedOf(setup: readonly string[] | undefined, python: string | undefined): string[] {
-  if (!setup || setup.length === 0) return ["no set-up: tests run on the host's python3 and pytest, whose versions nothing declares"];
+function unpinnedOf(setup: readonly string[] | undefined, python: string | undefined, runnerPackage: string | null): string[] {
+  const runner = runnerPackage ?? "its test runner";
+  if (!setup || setup.length === 0) return [`no set-up: tests run on the host's python3 and ${runner}, whose versions nothing declares`];
   const s = setupPins(setup);
   return [
     ...(python === undefined ? ["the Python minor version is not declared (environment.python, e.g. \"3.11\")"] : []),
     ...(s.venv ? [] : ["the set-up creates no venv ($SWITCH_SWE_ENV/venv), so tests would run the host's python"]),
-    ...(s.pins.has("pytest") ? [] : ["pytest is not pinned (pytest==VERSION in a pip install)"]),
+    ...(runnerPackage === null || s.pins.has(normalizeName(runnerPackage)) ? [] : [`${runnerPackage} is not pinned (${runnerPackage}==VERSION in a pip install)`]),
     ...s.unpinned,
   ];
 }
 
 /** Every reason an environment and its variants are not pinned, as [field path, reason] pairs. */
-export function unpinnedEnvironment(env: Environment | undefined, path: string): Array<[string, string]> {
-  const out: Array<[string, string]> = unpinnedOf(env?.setup, env?.python).map((r) => [path, r]);
+export function unpinnedEnvironment(env: Environment | undefined, path: string, runnerPackage: RunnerPackage): Array<[string, string]> {
+  const out: Array<[string, string]> = unpinnedOf(env?.setup, env?.python, runnerPackage(env?.test_runner)).map((r) => [path, r]);
   for (const [name, v] of Object.entries(env?.variants ?? {})) {
-    for (const r of unpinnedOf(v.setup ?? env?.setup, v.python ?? env?.python)) out.push([`${path}.variants.${name}`, r]);
+    const runner = runnerPackage(v.test_runner ?? env?.test_runner);
+    for (const r of unpinnedOf(v.setup ?? env?.setup, v.python ?? env?.python, runner)) out.push([`${path}.variants.${name}`, r]);
   }
   return out;
 }

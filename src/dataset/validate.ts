@@ -11,7 +11,7 @@ import { baseNotFoundHint, materializeRepo, resolveBase, type MaterializedRepo }
 import { generatedMatch } from "./generated-ids.js";
 import { taskSourceFiles } from "./source-files.js";
 import { AUTHORED } from "./schema.js";
-import { unpinnedEnvironment } from "./pinned-setup.js";
+import { unpinnedEnvironment, type RunnerPackage } from "./pinned-setup.js";
 
 function duplicates(list: readonly string[]): string[] {
   const seen = new Set<string>();
@@ -179,14 +179,15 @@ export interface ValidateResult {
 
 /**
  * Every problem of a dataset: structure, schema, test lists, patches parse and apply in order; with
- * `pinned`, every repository's set-up that does not declare exact versions (dataset/pinned-setup.ts).
+ * `pinned` (the package each test runner needs pinned), every repository's set-up that does not declare
+ * exact versions (dataset/pinned-setup.ts).
  */
-export async function validateDataset(dir: string, opts: { pinned?: boolean } = {}): Promise<ValidateResult> {
+export async function validateDataset(dir: string, opts: { pinned?: RunnerPackage } = {}): Promise<ValidateResult> {
   const { dataset, problems } = loadDatasetCollecting(dir);
   if (!dataset) return { dataset, problems, warnings: [] };
   if (opts.pinned) {
     for (const [name, repo] of Object.entries(dataset.manifest.repos)) {
-      for (const [path, message] of unpinnedEnvironment(repo.environment, `repos.${name}.environment`)) problems.push({ file: join(dataset.root, "dataset.json"), path, message: `not pinned: ${message}` });
+      for (const [path, message] of unpinnedEnvironment(repo.environment, `repos.${name}.environment`, opts.pinned)) problems.push({ file: join(dataset.root, "dataset.json"), path, message: `not pinned: ${message}` });
     }
   }
   const warnings: Problem[] = [];

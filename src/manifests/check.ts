@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { InputError, zodProblems, type Problem } from "../core/errors.js";
 import { readJson } from "../core/json-file.js";
-import { unpinnedEnvironment } from "../dataset/pinned-setup.js";
+import { unpinnedEnvironment, type RunnerPackage } from "../dataset/pinned-setup.js";
 import { taskManifestReadSchema } from "./task-manifest.js";
 
 export interface ManifestCheck {
@@ -17,7 +17,7 @@ export interface ManifestCheck {
  * rule for every repository's set-up (dataset/pinned-setup.ts). Patches and digests of upstream
  * stages need the repositories: `datasets materialize` checks those.
  */
-export function checkManifest(file: string): ManifestCheck {
+export function checkManifest(file: string, runnerPackage: RunnerPackage): ManifestCheck {
   if (!existsSync(file)) throw new InputError({ file, path: "", message: "file not found" });
   const parsed = taskManifestReadSchema.safeParse(readJson(file));
   if (!parsed.success) return { file, tasks: 0, problems: zodProblems(file, parsed.error) };
@@ -30,7 +30,7 @@ export function checkManifest(file: string): ManifestCheck {
     }),
   );
   for (const [name, repo] of Object.entries(parsed.data.repos)) {
-    for (const [path, message] of unpinnedEnvironment(repo.environment, `repos.${name}.environment`)) problems.push({ file, path, message: `not pinned: ${message}` });
+    for (const [path, message] of unpinnedEnvironment(repo.environment, `repos.${name}.environment`, runnerPackage)) problems.push({ file, path, message: `not pinned: ${message}` });
   }
   return { file, tasks: parsed.data.tasks.length, problems };
 }

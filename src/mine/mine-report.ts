@@ -14,6 +14,8 @@ export const mineSettingsSchema = z
     suite: z.enum(["whole", "touched"]),
     timeout_s: z.number().int().positive(),
     test_command: z.string(),
+    /** `--test-runner`: absent in reports written before it existed (= the default runner, pytest). */
+    test_runner: z.string().optional(),
     setup: z.array(z.string()),
     setup_commit: z.string().nullable(),
     /** `--python`: absent in reports written before it existed (= none declared). */

@@ -12,7 +12,8 @@ import { isRemoteSource } from "../dataset/source-location.js";
 import { datasetRepoOf, deriveTask, writeDerivedTask } from "../manifests/materialize.js";
 import { TASK_MANIFEST_FORMAT, taskManifestReadSchema, type ManifestRepo, type ManifestTask, type TaskManifest } from "../manifests/task-manifest.js";
 import { buildSessions } from "../sessions/build.js";
-import { defaultTestRunner } from "../testbed/test-runners.js";
+import { findTestRunner, testRunnerNames } from "../testbed/test-runners.js";
+import type { TestRunner } from "../testbed/test-runner.js";
 import { openScratch, reapNotices, reapStaleScratch } from "../testbed/verifier-scratch.js";
 import { findCandidates, repoDir, severalFeatures, unrelatedStage, type Candidate } from "./candidates.js";
 import { changedPaths, upstreamDigestsOf, type PathClass } from "../manifests/derive.js";
@@ -31,6 +32,8 @@ export interface MineOptions {
   maxStages: number;
   name?: string;
   testCommand?: string;
+  /** `--test-runner`: the runner the repository's tests run under (`environment.test_runner`; default pytest). */
+  testRunner?: string;
   setup?: string[];
   license?: string;
   /** The repository's public URL, recorded in the manifest when `repo` is a local mirror or bundle (also names the repository). */
@@ -61,10 +64,20 @@ function repoNameOf(repo: string): string {
   return /^[A-Za-z0-9]/.test(n) ? n : `r${n}`;
 }
 
+/** The runner `--test-runner` names (default: the default runner); an unknown name is bad input. */
+function runnerOf(opts: MineOptions): TestRunner {
+  const runner = findTestRunner(opts.testRunner);
+  if (runner !== undefined) return runner;
+  throw new InputError({ file: opts.repo, path: "--test-runner", message: `"${opts.testRunner}" is no test runner; the runners are ${testRunnerNames().join(", ")}` });
+}
+
 /** The manifest entry: classification of source and test files fixed before any candidate is looked at. */
 function manifestRepo(opts: MineOptions): ManifestRepo {
+  const runner = runnerOf(opts);
   const environment = {
-    test_command: opts.testCommand ?? defaultTestRunner().defaultCommand,
+    test_command: opts.testCommand ?? runner.defaultCommand,
+    // Named only when it is not the default, so that pytest manifests stay as they were.
+    ...(opts.testRunner !== undefined && runner !== findTestRunner(undefined) ? { test_runner: runner.name } : {}),
     ...(opts.setup && opts.setup.length > 0 ? { setup: opts.setup } : {}),
     ...(opts.python !== undefined ? { python: opts.python } : {}),
   };
@@ -233,7 +246,8 @@ function settingsOf(opts: MineOptions): MineSettings {
     max_stages: opts.maxStages,
     suite: opts.suite ?? "whole",
     timeout_s: opts.timeoutS ?? 1800,
-    test_command: opts.testCommand ?? defaultTestRunner().defaultCommand,
+    test_command: opts.testCommand ?? runnerOf(opts).defaultCommand,
+    test_runner: runnerOf(opts).name,
     setup: opts.setup ?? [],
     setup_commit: opts.setupCommit ?? null,
     python: opts.python ?? null,
@@ -266,6 +280,9 @@ async function checkPaths(gitDir: string, tip: string, paths: readonly string[])
  */
 const retiredReason = "fewer than two stages with tests";
 
+/** Settings absent from reports written before they existed, and what their absence meant. */
+const absentMeans: Record<string, unknown> = { python: null, test_globs: [], test_runner: findTestRunner(undefined)!.name };
+
 function earlierRun(out: string, repoGit: string, range: string, settings: MineSettings): { report: MineReport; tasks: ManifestTask[]; retired: number } | null {
   if (!existsSync(out) || readdirSync(out).every(isMineLockFile)) return null;
   const file = join(out, "mine-report.json");
@@ -278,8 +295,8 @@ function earlierRun(out: string, repoGit: string, range: string, settings: MineS
     ...(report.range !== range ? [{ file, path: "range", message: `this run scanned ${report.range}, not ${range}: ${fresh}` }] : []),
     // --max-stages and --path only choose which candidates there are; no verdict depends on them.
     ...Object.entries(settings).filter(([k]) => !choosers.has(k)).flatMap(([k, v]) => {
-      // `python` and `test_globs` are absent from reports written before they existed: none was given.
-      const was = k === "python" ? (report.settings!.python ?? null) : k === "test_globs" ? (report.settings!.test_globs ?? []) : report.settings![k as keyof MineSettings];
+      // `python`, `test_globs` and `test_runner` are absent from reports written before they existed: none was given.
+      const was = k in absentMeans && report.settings![k as keyof MineSettings] === undefined ? absentMeans[k] : report.settings![k as keyof MineSettings];
       return JSON.stringify(was) === JSON.stringify(v) ? [] : [{ file, path: `settings.${k}`, message: `this run used ${JSON.stringify(was)}, not ${JSON.stringify(v)}: ${fresh}` }];
     }),
   ];

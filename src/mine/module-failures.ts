@@ -1,4 +1,3 @@
-import { isTestModule } from "../dataset/test-id-paths.js";
 import { inScope } from "../testbed/pytest-ids.js";
 import { collectionWords, isLoadError } from "../testbed/runner-words.js";
 import type { TestRun } from "../testbed/test-run.js";
@@ -42,12 +41,12 @@ export function pytestSays(runs: readonly TestRun[], id: string): string | null 
   return null;
 }
 
-/** Touched test modules collected in no run of any state (no test of theirs reported), with pytest's words. */
-function uncollectedModules(states: TestRun[][], testFiles: readonly string[], universe: ReadonlySet<string>): Array<{ module: string; words: string | null }> {
+/** Touched test modules (`modules`: the runner's) collected in no run of any state (no test of theirs reported), with pytest's words. */
+function uncollectedModules(states: TestRun[][], modules: readonly string[], universe: ReadonlySet<string>): Array<{ module: string; words: string | null }> {
   const all = states.flat();
   if (all.length === 0) return [];
-  return testFiles
-    .filter((m) => isTestModule(m) && all.every((r) => r.collectionErrors.includes(m)) && ![...universe].some((id) => id.split("::")[0] === m))
+  return modules
+    .filter((m) => all.every((r) => r.collectionErrors.includes(m)) && ![...universe].some((id) => id.split("::")[0] === m))
     .map((module) => ({ module, words: pytestSays(all, module) }));
 }
 
@@ -56,8 +55,8 @@ function uncollectedModules(states: TestRun[][], testFiles: readonly string[], u
  * error of the interpreter or the packages (`cannot import name 'MutableSet' from 'collections'`),
  * not of a test. Said as such, in pytest's words, rather than as "no test fails and then passes".
  */
-export function environmentVerdict(states: TestRun[][], testFiles: readonly string[], universe: ReadonlySet<string>, failing: FailingModule[]): StageVerdict | null {
-  const broken = uncollectedModules(states, testFiles, universe).filter((m) => m.words !== null && isLoadError(m.words));
+export function environmentVerdict(states: TestRun[][], modules: readonly string[], universe: ReadonlySet<string>, failing: FailingModule[]): StageVerdict | null {
+  const broken = uncollectedModules(states, modules, universe).filter((m) => m.words !== null && isLoadError(m.words));
   if (broken.length === 0) return null;
   const more = broken.length > 1 ? ` (and ${broken.length - 1} more module(s))` : "";
   return { ok: false, reason: "environment", detail: `the tests cannot be loaded in any state: ${broken[0]!.words}${more}`, failingModules: failing };
@@ -68,11 +67,11 @@ export function environmentVerdict(states: TestRun[][], testFiles: readonly stri
  * pytest's reason), or tests that fail in every run of every state (optional extensions missing, a
  * broken environment). They can be neither F2P nor P2P; the report says so.
  */
-export function failingModules(states: TestRun[][], testFiles: readonly string[], universe: ReadonlySet<string>): FailingModule[] {
+export function failingModules(states: TestRun[][], modules: readonly string[], universe: ReadonlySet<string>): FailingModule[] {
   const out: FailingModule[] = [];
   const all = states.flat();
-  const never = new Map(uncollectedModules(states, testFiles, universe).map((m) => [m.module, m.words]));
-  for (const module of testFiles.filter(isTestModule)) {
+  const never = new Map(uncollectedModules(states, modules, universe).map((m) => [m.module, m.words]));
+  for (const module of modules) {
     const ids = [...universe].filter((id) => id.split("::")[0] === module);
     if (ids.length === 0) {
       if (never.has(module)) {

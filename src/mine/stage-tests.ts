@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { changingIds } from "../dataset/generated-ids.js";
-import { isTestModule } from "../dataset/test-id-paths.js";
 import type { Dataset, LoadedTask } from "../dataset/load.js";
 import type { PreparedEnv } from "../testbed/env-cache.js";
 import { testPython } from "../testbed/launcher-files.js";
@@ -9,7 +8,7 @@ import { conftestWords } from "../testbed/runner-words.js";
 import { baseCollection } from "./base-collection.js";
 import { gatedByOthers, importGate } from "./import-gated.js";
 import { environmentVerdict, failingModules, outcomeIn, uncollected, type Outcome } from "./module-failures.js";
-import { checkoutWithPatches, environmentFor, freshCheckout, runWholeSuite } from "../testbed/task-testbed.js";
+import { checkoutWithPatches, environmentFor, freshCheckout, isTestModuleOf, runWholeSuite } from "../testbed/task-testbed.js";
 import { suiteRunProblem, type TestRun } from "../testbed/test-run.js";
 
 /** Why a candidate is rejected; the keys are counted in the mining report. */
@@ -143,13 +142,14 @@ export async function stageTests(
   const states: TestRun[][] = [];
   let extraRuns = 0;
   const done = (verdict: StageVerdict) => ({ verdict, testRuns: extraRuns + states.reduce((n, list) => n + list.length, 0) });
-  const modules = testFiles.filter(isTestModule);
+  const isModule = isTestModuleOf(dataset, task);
+  const modules = testFiles.filter(isModule);
   if (suite === "touched" && modules.length === 0) return done({ ok: false, reason: "no F2P", detail: "the steps touch no test module" });
   const env = await prepareEnv(dataset, task, work, log);
   if ("ok" in env) return done(env);
   const only = suite === "touched" ? modules : null;
   const python = testPython(env.pathPrefix);
-  const judged = async () => gatedByOthers(judge(task, states, testFiles, await oldTests(python, importOnly(states))), python, testCode);
+  const judged = async () => gatedByOthers(judge(task, states, testFiles, await oldTests(python, importOnly(states)), isModule), python, testCode);
   // One run per state first: the tests stable over every run are a subset of what one run shows, so
   // a candidate that one run rejects costs a third of the runs.
   const base = async (): Promise<StageVerdict | null> => {
@@ -171,7 +171,7 @@ export async function stageTests(
  * P2P, since they fail at the base. P2P: tests of the files
  * tests.patch touches that pass in every state.
  */
-function judge(task: LoadedTask, states: TestRun[][], testFiles: readonly string[], old: ReadonlySet<string>): StageVerdict {
+function judge(task: LoadedTask, states: TestRun[][], testFiles: readonly string[], old: ReadonlySet<string>, isModule: (path: string) => boolean): StageVerdict {
   const k = task.stagePatches.length;
   const changing = new Set(changingIds([...states[0]!.map((r) => new Set(r.cases.keys()))], [...states[k]!.map((r) => new Set(r.cases.keys()))]));
   const universe = new Set<string>();
@@ -205,9 +205,10 @@ function judge(task: LoadedTask, states: TestRun[][], testFiles: readonly string
     const gate = first > 1 ? importGate(states[first - 1]!, id) : null;
     if (gate !== null) gated.push({ test: id, stage: first, cause: gate });
   }
-  const failing = failingModules(states, testFiles, universe);
+  const modules = testFiles.filter(isModule);
+  const failing = failingModules(states, modules, universe);
   if (stage.every((s) => s.length === 0)) {
-    const environment = environmentVerdict(states, testFiles, universe, failing);
+    const environment = environmentVerdict(states, modules, universe, failing);
     if (environment) return environment;
     if (unstable.length > 0) return { ok: false, reason: "unstable", detail: `no stable fail-to-pass test; unstable: ${unstable.slice(0, 5).join(", ")}`, failingModules: failing };
     const olds = regression.length > 0 ? `; ${regression.length} old unchanged test(s) fail before the stages only because their module cannot be imported there` : "";

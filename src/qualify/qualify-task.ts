@@ -3,11 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Dataset, LoadedTask } from "../dataset/load.js";
 import { patchFiles } from "../dataset/patch-files.js";
-import { isTestModule, testIdFile } from "../dataset/test-id-paths.js";
+import { testIdFile } from "../dataset/test-id-paths.js";
 import type { PreparedEnv } from "../testbed/env-cache.js";
 import { inScope } from "../testbed/pytest-ids.js";
 import { suiteRunProblem, type TestRun } from "../testbed/test-run.js";
-import { checkoutWithPatches, describeRun, environmentFor, freshCheckout, runWholeSuite, testRunnerOf, type NamedPatch } from "../testbed/task-testbed.js";
+import { checkoutWithPatches, describeRun, environmentFor, freshCheckout, isTestModuleOf, runWholeSuite, testRunnerOf, type NamedPatch } from "../testbed/task-testbed.js";
 import { classifyTest, compareWithDeclared, rewrittenLists, type RunOutcome, type TestClass } from "./classify.js";
 import { changingIds } from "../dataset/generated-ids.js";
 
@@ -64,11 +64,11 @@ interface QualifyContext {
   only: string[] | null;
 }
 
-/** The test modules `--suite touched` runs: those tests.patch changes and those the declared ids name. */
-export function touchedTestModules(task: LoadedTask): string[] {
+/** The test modules `--suite touched` runs: those tests.patch changes and those the declared ids name (modules by the task's runner). */
+export function touchedTestModules(dataset: Dataset, task: LoadedTask): string[] {
   const changed = patchFiles(task.testsPatch).flatMap((f) => (f.to ? [f.to] : []));
   const declared = [...task.verifier.fail_to_pass, ...task.verifier.pass_to_pass].flatMap((id) => testIdFile(id) ?? []);
-  return [...new Set([...changed, ...declared])].filter(isTestModule).sort();
+  return [...new Set([...changed, ...declared])].filter(isTestModuleOf(dataset, task)).sort();
 }
 
 function emptyReport(task: LoadedTask): QualifyReport {
@@ -209,7 +209,7 @@ export async function qualifyTask(dataset: Dataset, task: LoadedTask, opts: Qual
   if (opts.logFile) writeFileSync(opts.logFile, `qualification of ${task.id} at ${new Date().toISOString()}\n`);
   const work = mkdtempSync(join(tmpdir(), "switch-swe-qualify-"));
   try {
-    const base = { dataset, task, work, report, log, only: opts.suite === "touched" ? touchedTestModules(task) : null };
+    const base = { dataset, task, work, report, log, only: opts.suite === "touched" ? touchedTestModules(dataset, task) : null };
     const ctx: QualifyContext = { ...base, env: lazyEnvironment(base, opts.setupTimeoutMs ?? 30 * 60_000) };
     const collected = await collectRuns(ctx, opts.runs ?? 3);
     if (collected) {

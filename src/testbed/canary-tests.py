@@ -1,7 +1,7 @@
 """Canaries made from a test file's own tests, for the verifier (src/verify/real-canaries.ts).
 
-Reads {"files": [{"path", "text", "mutate": ["Class::test_f", ...], "twin": [...], "max_mutants",
-"max_twins"}]} as JSON on stdin; writes [{"path", "text", "planted": [{"kind": "mutant"|"twin",
+Reads {"files": [{"path", "text", "mutate": ["Class::test_f", ...], "twin": [...], "keep_names": [...],
+"max_mutants", "max_twins"}]} as JSON on stdin; writes [{"path", "text", "planted": [{"kind": "mutant"|"twin",
 "of": key, "as": key, "original_as": key}]}] (text null when nothing was planted). A mutant is a copy
 of a test whose body differs in one expected value (a literal on the expected side of an equality
 assertion, else one negated assertion), so it fails wherever its original passes; a twin is an
@@ -271,9 +271,11 @@ def plant(entry):
     for kind, key, fn, edits, name in sorted(jobs, key=lambda j: -j[2].lineno):
         prefix = key[: len(key) - len(fn.name)]
         # The copy may take the original's name, unless the name (or a class the method is in, which a
-        # subclass could inherit it from under its old name) is used anywhere else in the file.
+        # subclass could inherit it from under its old name) is used anywhere else in the file, or a
+        # required test of another file has the method's name (its class may inherit this one's).
         names = [fn.name] + [c for c in prefix.split("::") if c]
-        swap = rng.random() < 0.5 and all(len(re.findall(r"\b" + re.escape(n) + r"\b", src)) == 1 for n in names)
+        unique = all(len(re.findall(r"\b" + re.escape(n) + r"\b", src)) == 1 for n in names)
+        swap = rng.random() < 0.5 and unique and fn.name not in entry.get("keep_names", [])
         copy_name, orig_name = (fn.name, name) if swap else (name, fn.name)
         copy, first = copy_block(text, fn, edits, fn.name, copy_name)
         original, _ = copy_block(text, fn, [], fn.name, orig_name)

@@ -86,5 +86,6 @@ export const pytestRunner: TestRunner = {
   mangle: mangleNodeId,
   testModule: /(^|\/)(test_[^/]*|[^/]*_test)\.py$/,
   constantCanary: "function",
+  package: "pytest",
   probe: { program: "python3", args: ["-m", "pytest", "--version"], enables: "the tasks' tests (verify, qualify, mine, demo)", fix: "apt-get install python3-pytest (or: python3 -m pip install pytest)" },
 };

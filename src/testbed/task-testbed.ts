@@ -15,6 +15,7 @@ import { formatSize, type Limits } from "../confine/limits.js";
 import { prepareLauncher, testPython } from "./launcher-files.js";
 import { lookupCase, runTests, type TestRun } from "./test-run.js";
 import type { TestRunner } from "./test-runner.js";
+import { isTestModule } from "../dataset/test-id-paths.js";
 import { findTestRunner, testRunnerNames } from "./test-runners.js";
 
 /**
@@ -60,6 +61,16 @@ export function testRunnerOf(dataset: Dataset, task: LoadedTask): TestRunner {
   const runner = findTestRunner(name);
   if (runner === undefined) throw new InfraFault(`task ${task.id}: repository ${task.repo} names test runner "${name}", which is none of: ${testRunnerNames().join(", ")}`, false);
   return runner;
+}
+
+/**
+ * Whether a file is a test module the task's runs collect when named (`--suite touched`): by pytest's
+ * naming (`test_x.py`, `x_test.py`, `x_tests.py`) or by the task's runner's own (unittest's `test*.py`,
+ * so `tests/tests.py` and `testops.py` are modules too).
+ */
+export function isTestModuleOf(dataset: Dataset, task: LoadedTask): (path: string) => boolean {
+  const runner = testRunnerOf(dataset, task);
+  return (path) => isTestModule(path) || runner.testModule.test(path);
 }
 
 export function testCommandOf(dataset: Dataset, task: LoadedTask): string {

@@ -53,6 +53,8 @@ export interface TestRunner {
   readonly testModule: RegExp;
   /** How a constant canary is planted so that the runner runs it: a module-level function, or a TestCase method. */
   readonly constantCanary: "function" | "method";
+  /** The package a pinned set-up must pin for this runner (`pytest`), or null when it comes with Python. */
+  readonly package: string | null;
   /** What `doctor` runs to see the runner is there (its output names a version), what it enables, and the fix. */
   readonly probe: { program: string; args: string[]; enables: string; fix: string };
 }

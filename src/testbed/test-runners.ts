@@ -29,6 +29,11 @@ export function findTestRunner(name: string | undefined): TestRunner | undefined
   return name === undefined ? runners[0] : runners.find((r) => r.name === name);
 }
 
+/** The package a pinned set-up must pin for a runner (dataset/pinned-setup.ts); null for one unknown here. */
+export function testRunnerPackage(name: string | undefined): string | null {
+  return findTestRunner(name)?.package ?? null;
+}
+
 /** The runner of a repository that names none. */
 export function defaultTestRunner(): TestRunner {
   return runners[0]!;

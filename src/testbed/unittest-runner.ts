@@ -57,6 +57,7 @@ export const unittestRunner: TestRunner = {
   mangle: mangleNodeId,
   testModule: /(^|\/)test[^/]*\.py$/,
   constantCanary: "method",
+  package: null,
   probe: {
     program: "python3",
     args: ["-c", "import sys, unittest; print(sys.version.split()[0])"],

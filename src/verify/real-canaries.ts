@@ -107,12 +107,15 @@ export async function plantCanaries(
   const runIds = new Map(required.map((id) => [id, id]));
   const files = shuffled([...new Set(required.map((id) => splitTestId(id).file))].filter((f) => testModule.test(f) && plantable(join(checkout, f)))).slice(0, maxFiles);
   const keys = (ids: readonly string[], file: string) => [...new Set(ids.map(splitTestId).filter((t) => t.file === file).map((t) => t.key))];
+  // A required test of another file may inherit a method of this one (a subclass of an imported class):
+  // a copy must not take such a method's name, or that test would run the mutant.
+  const elsewhere = (file: string) => [...new Set(required.map(splitTestId).filter((t) => t.file !== file).map((t) => t.key.split("::").pop()!))];
   const pristine = new Map(files.map((f) => [f, readFileSync(join(checkout, f), "utf8")]));
   const restore = () => {
     for (const [f, text] of pristine) writeFileSync(join(checkout, f), text);
   };
   const request = {
-    files: files.map((f) => ({ path: f, text: pristine.get(f)!, mutate: keys(f2p, f), mutate_fallback: keys(p2p, f), twin: keys(p2p, f), max_mutants: 3, max_twins: 2 })),
+    files: files.map((f) => ({ path: f, text: pristine.get(f)!, mutate: keys(f2p, f), mutate_fallback: keys(p2p, f), twin: keys(p2p, f), keep_names: elsewhere(f), max_mutants: 3, max_twins: 2 })),
   };
   const answer = files.length === 0 ? [] : await runHelper(python, request);
   const notes: string[] = [];

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/core/package-paths.js";
 import { pinMismatches, setupPins, unpinnedEnvironment } from "../../src/dataset/pinned-setup.js";
+import { testRunnerPackage } from "../../src/testbed/test-runners.js";
 import { cli } from "../helpers/cli.js";
 import { tempDir, writeCalcDataset } from "../verify/fixture.js";
 
@@ -23,14 +24,23 @@ describe("the pinned-environment rule", () => {
   });
 
   it("asks for a set-up, a declared Python minor version, a venv and pytest pinned, for the repository and each variant", () => {
-    expect(unpinnedEnvironment({ test_command: "python3 -m pytest {tests}" }, "e")).toEqual([["e", "no set-up: tests run on the host's python3 and pytest, whose versions nothing declares"]]);
-    expect(unpinnedEnvironment({ python: "3.11", setup: [venv, `${pip} pytest==8.4.2`] }, "e")).toEqual([]);
-    expect(unpinnedEnvironment({ setup: [`pip install six==1.17.0`], variants: { "1.0": { python: "3.11" } } }, "e")).toEqual([
+    expect(unpinnedEnvironment({ test_command: "python3 -m pytest {tests}" }, "e", testRunnerPackage)).toEqual([["e", "no set-up: tests run on the host's python3 and pytest, whose versions nothing declares"]]);
+    expect(unpinnedEnvironment({ python: "3.11", setup: [venv, `${pip} pytest==8.4.2`] }, "e", testRunnerPackage)).toEqual([]);
+    expect(unpinnedEnvironment({ setup: [`pip install six==1.17.0`], variants: { "1.0": { python: "3.11" } } }, "e", testRunnerPackage)).toEqual([
       ["e", 'the Python minor version is not declared (environment.python, e.g. "3.11")'],
       ["e", "the set-up creates no venv ($SWITCH_SWE_ENV/venv), so tests would run the host's python"],
       ["e", "pytest is not pinned (pytest==VERSION in a pip install)"],
       ["e.variants.1.0", "the set-up creates no venv ($SWITCH_SWE_ENV/venv), so tests would run the host's python"],
       ["e.variants.1.0", "pytest is not pinned (pytest==VERSION in a pip install)"],
+    ]);
+  });
+
+  it("asks a unittest repository for no pytest pin (unittest comes with Python), a variant for its own runner's", () => {
+    const unittest = { test_runner: "unittest", python: "3.11", setup: [venv, `${pip} pyyaml==6.0.3`] };
+    expect(unpinnedEnvironment(unittest, "e", testRunnerPackage)).toEqual([]);
+    expect(unpinnedEnvironment({ test_runner: "unittest" }, "e", testRunnerPackage)).toEqual([["e", "no set-up: tests run on the host's python3 and its test runner, whose versions nothing declares"]]);
+    expect(unpinnedEnvironment({ ...unittest, variants: { "2.0": { test_runner: "pytest" } } }, "e", testRunnerPackage)).toEqual([
+      ["e.variants.2.0", "pytest is not pinned (pytest==VERSION in a pip install)"],
     ]);
   });
 

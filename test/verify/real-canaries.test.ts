@@ -202,6 +202,28 @@ describe("canaries made of the required tests", () => {
     expect(kinds.size).toBeGreaterThan(2);
   }, 120_000);
 
+  it("a copy never takes the name of a method that a required test of another file inherits (its subclass would run the mutant)", async () => {
+    const files = {
+      ...pkg,
+      "tests/__init__.py": "",
+      "tests/test_base.py": "import unittest\n\nfrom shapes import area\n\n\nclass TestBase(unittest.TestCase):\n    def test_area(self):\n        self.assertEqual(area(2, 3), 6)\n",
+      // As Python-Markdown's md_in_html tests subclass the raw HTML tests of another module.
+      "tests/test_sub.py": "from tests.test_base import TestBase\n\n\nclass TestSub(TestBase):\n    pass\n",
+    };
+    // The mutant takes the original's name half the time when nothing forbids it: 12 rounds.
+    for (let round = 0; round < 12; round++) {
+      const dir = tempDir();
+      writeFiles(dir, files);
+      const planting = await plantCanaries(dir, "python3", ["tests/test_base.py::TestBase::test_area"], ["tests/test_sub.py::TestSub::test_area"], pytestRunner);
+      expect(planting.canaries.some((c) => c.file === "tests/test_base.py" && c.expect === "failed"), planting.notes.join("\n")).toBe(true);
+      // The original keeps its name, so the subclass inherits the original (run twice to see it pass).
+      const text = readFileSync(join(dir, "tests/test_base.py"), "utf8");
+      expect(planting.runIds.get("tests/test_base.py::TestBase::test_area"), text).toBe("tests/test_base.py::TestBase::test_area");
+      const sub = planting.runIds.get("tests/test_sub.py::TestSub::test_area")!;
+      if (round < 2) expect(pytestOutcomes(dir, [sub]).get(sub), text).toBe("PASSED");
+    }
+  }, 240_000);
+
   it("the helper mutates every kind of assertion it knows (all copies at once), and each mutant fails", () => {
     const keys = (ids: string[]) => ids.map((id) => id.split("::").slice(1).join("::").replace(/\[.*$/, ""));
     const request = { files: [{ path: "tests/test_shapes.py", text: testFile, mutate: keys(f2p), twin: keys(p2p), max_mutants: 50, max_twins: 50 }] };

@@ -30,7 +30,7 @@ export const unittestRepoFiles: Record<string, string> = {
   ].join("\n"),
 };
 
-const heldOutTests = [
+export const unittestHeldOutTests = [
   "import unittest",
   "",
   "from calc.ops import add, mul",
@@ -71,7 +71,7 @@ export function writeUnittestDataset(root: string, command: string, runner = "un
   const verifier = { fail_to_pass: unittestF2P, pass_to_pass: unittestP2P };
   writeFileSync(join(dir, "task.json"), JSON.stringify({ id: "fix-add", repo: "calcu", base: "HEAD", requests: [{ text: "Make add() add." }], verifier }, null, 2));
   writeFileSync(join(dir, "stage-1.patch"), diffAgainst(unittestRepoFiles, (d) => writeFiles(d, { "calc/ops.py": fixedOps })));
-  writeFileSync(join(dir, "tests.patch"), diffAgainst(unittestRepoFiles, (d) => writeFiles(d, { "tests/test_ops.py": heldOutTests })));
+  writeFileSync(join(dir, "tests.patch"), diffAgainst(unittestRepoFiles, (d) => writeFiles(d, { "tests/test_ops.py": unittestHeldOutTests })));
   return root;
 }
 

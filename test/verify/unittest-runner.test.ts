@@ -1,12 +1,12 @@
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadDataset, taskById } from "../../src/dataset/load.js";
 import { qualifyTask } from "../../src/qualify/qualify-task.js";
 import { verifyArtifact } from "../../src/verify/verify-artifact.js";
 import { skipWithout } from "../helpers/tools.js";
-import { fixedOps, tempDir, writeFiles } from "./fixture.js";
-import { unittestArtifact, unittestCommands, unittestF2P, unittestP2P, writeUnittestDataset } from "./unittest-fixture.js";
+import { diffAgainst, fixedOps, tempDir, writeFiles } from "./fixture.js";
+import { unittestArtifact, unittestCommands, unittestF2P, unittestHeldOutTests, unittestP2P, unittestRepoFiles, writeUnittestDataset } from "./unittest-fixture.js";
 
 // Needs bwrap: skipped with the reason where missing (a failure under CI=true).
 const missingTool = skipWithout(import.meta.url, "bwrap");
@@ -17,9 +17,8 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(cache, { recursive: true, force: true }));
 
-/** Verifies `text` against the unittest-only repository's task, its tests started by `command`. */
-async function verify(command: string, text: string | null) {
-  const root = writeUnittestDataset(tempDir(), command);
+/** Verifies `text` against the unittest-only repository's task, its tests started by `command` (or in the dataset at `root`). */
+async function verify(command: string, text: string | null, root = writeUnittestDataset(tempDir(), command)) {
   const dataset = loadDataset(root);
   const task = taskById(dataset).get("fix-add")!;
   const work = tempDir();
@@ -48,6 +47,20 @@ describe.skipIf(missingTool)("a unittest-only repository, verified through our u
       expect(nop.v.tests).toMatchObject({ "tests/test_ops.py::TestAdd::test_add": "failed", "tests/test_ops.py::TestAdd::test_many": "failed", "tests/test_ops.py::TestMul::test_mul": "passed" });
     }, 300_000);
   }
+
+  it("a module whose load_tests leaves out the named tests: they run all the same, as unittest runs a named test", async () => {
+    const root = writeUnittestDataset(tempDir(), unittestCommands.module);
+    // As Python-Markdown's md_in_html tests do: load_tests keeps some classes and leaves others out.
+    const onlyMul = `${unittestHeldOutTests}\n\ndef load_tests(loader, tests, pattern):\n    return loader.loadTestsFromTestCase(TestMul)\n`;
+    writeFileSync(join(root, "tasks", "fix-add", "tests.patch"), diffAgainst(unittestRepoFiles, (d) => writeFiles(d, { "tests/test_ops.py": onlyMul })));
+    const { v, log } = await verify(unittestCommands.module, "oracle", root);
+    expect(v.tests, log).toEqual(allPassed);
+    expect(v.resolved).toBe(true);
+    expect(v.canaries?.trusted).toBe(true);
+    const nop = await verify(unittestCommands.module, "", root);
+    expect(nop.v.infra_fault).toBe(false);
+    expect(nop.v.tests).toMatchObject({ "tests/test_ops.py::TestAdd::test_add": "failed", "tests/test_ops.py::TestMul::test_mul": "passed" });
+  }, 300_000);
 
   it("qualification goes through the same runner: the declared lists are what both forms observe", async () => {
     for (const command of Object.values(unittestCommands)) {

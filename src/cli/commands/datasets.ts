@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { formatProblem } from "../../core/errors.js";
 import { checkManifest } from "../../manifests/check.js";
+import { testRunnerPackage } from "../../testbed/test-runners.js";
 import { materializeManifest } from "../../manifests/materialize.js";
 import { ExitCode } from "../exit-codes.js";
 import { mergeManifestFiles } from "../../manifests/merge.js";
@@ -26,7 +27,7 @@ export function registerDatasets(program: Command): void {
     .description("lint manifests without their repositories: schema, F2P mapped to stages, authored stages, and pinned environments (exact Python, pytest and dependency versions)")
     .argument("<manifests...>", "manifest.json files")
     .action((files: string[]) => {
-      const checks = files.map(checkManifest);
+      const checks = files.map((f) => checkManifest(f, testRunnerPackage));
       for (const c of checks) for (const p of c.problems) process.stdout.write(`${formatProblem(p)}\n`);
       const failed = checks.filter((c) => c.problems.length > 0);
       process.stdout.write(`${checks.length - failed.length} of ${checks.length} manifest(s) pass${failed.length > 0 ? `; ${failed.reduce((n, c) => n + c.problems.length, 0)} problem(s) in ${failed.map((c) => c.file).join(", ")}` : ""}\n`);

@@ -8,12 +8,19 @@ import { abandonOpenScratch } from "../../testbed/verifier-scratch.js";
 import { queueUrlEnv } from "../../queue/queue-url.js";
 import { securedQueueTarget } from "./queue.js";
 import type { MineBackend } from "../../mine/candidate-tests.js";
+import { findTestRunner, testRunnerNames } from "../../testbed/test-runners.js";
 
 /** `--queue`: BullMQ and its Redis client are loaded only then (a quarter of a second of CPU at every start otherwise). */
 async function queueMine(queue: string | boolean): Promise<MineBackend> {
   const target = securedQueueTarget(queue);
   const { queueMineBackend } = await import("../../queue/mine-on-queue.js");
   return queueMineBackend(target);
+}
+
+/** `--test-runner`: a registered runner's name (the list is the registry's, so a runner added there is accepted here). */
+function parseTestRunner(value: string): string {
+  if (findTestRunner(value) === undefined) throw new InvalidArgumentError(`--test-runner must be one of ${testRunnerNames().join(", ")}, got "${value}"`);
+  return value;
 }
 
 /** The CLI flags are the options of `mine`, less what the command supplies itself. */
@@ -58,7 +65,8 @@ export function addMineCommand(tasks: Command): void {
     .option("--test-glob <glob>", "files matching this glob are tests too, fixtures included, beyond the defaults (repeatable; e.g. 'Tests/**' for a capitalised test tree)", collectTestGlob)
     .option("--known <manifest>", "skip candidates this manifest already holds (the same merge or chain), e.g. shipped tasks when a range is mined again (repeatable)", collect)
     .option("--name <name>", "dataset name (default <repo>-mined)")
-    .option("--test-command <cmd>", "test command ({tests}, {junit}); default pytest with a JUnit report")
+    .option("--test-runner <name>", `the runner the tests run under, recorded as environment.test_runner (${testRunnerNames().join(", ")}; default ${testRunnerNames()[0]})`, parseTestRunner)
+    .option("--test-command <cmd>", "test command ({tests}, {junit}); default the runner's own (pytest: with a JUnit report; unittest: python3 -m unittest -v)")
     .option("--setup <cmd>", "environment set-up command (repeatable)", collect)
     .option("--license <spdx>", "the repository's license, recorded in the manifest")
     .option("--url <url>", "the repository's public URL, recorded in the manifest when REPO is a local mirror or bundle (also names the repository)")
@@ -94,6 +102,7 @@ export function addMineCommand(tasks: Command): void {
       ...(o.max !== undefined ? { max: o.max } : {}),
       ...(o.name !== undefined ? { name: o.name } : {}),
       ...(o.testCommand !== undefined ? { testCommand: o.testCommand } : {}),
+      ...(o.testRunner !== undefined ? { testRunner: o.testRunner } : {}),
       ...(o.setup !== undefined ? { setup: o.setup } : {}),
       ...(o.license !== undefined ? { license: o.license } : {}),
       ...(o.url !== undefined ? { url: o.url } : {}),

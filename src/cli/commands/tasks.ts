@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { formatProblem, InputError } from "../../core/errors.js";
 import { validateDataset } from "../../dataset/validate.js";
+import { testRunnerPackage } from "../../testbed/test-runners.js";
 import { ExitCode } from "../exit-codes.js";
 import { addImportCommand } from "./tasks-import.js";
 import { addQualifyCommand } from "./tasks-qualify.js";
@@ -15,7 +16,7 @@ export function registerTasks(program: Command): Command {
     .argument("<dataset>", "dataset directory")
     .option("--pinned", "also refuse a repository whose set-up does not declare exact versions (Python minor version, pytest and each dependency with ==)")
     .action(async (dir: string, o: { pinned?: boolean }) => {
-      const { dataset, problems, warnings } = await validateDataset(dir, { pinned: o.pinned === true });
+      const { dataset, problems, warnings } = await validateDataset(dir, o.pinned === true ? { pinned: testRunnerPackage } : {});
       // A dataset that exists but is broken is a check that found problems (1); no dataset at all is bad input (2).
       if (!dataset && problems.some((p) => p.message === "dataset directory not found")) throw new InputError(problems);
       for (const w of warnings) process.stderr.write(`warning: ${formatProblem(w)}\n`);
