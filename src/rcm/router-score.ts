@@ -22,6 +22,10 @@ export interface TaskScore {
   specific: number;
   /** Files or modules of the request (paths) the task holds. */
   files: number;
+  /** Names of the request (paths and symbols, partial matches included) the task holds: how many things, not their weight. */
+  held: number;
+  /** Of those, names of one capitalised word (`Tree`, `Console`): the project's API nouns, named in passing by reports of any subject. */
+  nouns: number;
   /** Likeness of what the request says (its words besides the names it shares with the task) to the task's requests. */
   subject: number;
 }
@@ -71,18 +75,23 @@ export function scoreTasks(index: RouterIndex, f: RequestFeatures, tasks: readon
     let exclusive = 0;
     let specific = 0;
     let files = 0;
+    let held = 0;
+    let nouns = 0;
     const ofModule = (s: string) => moduleNames.has(s) || matchStems(s).some((st) => p.modules.has(st) || moduleNames.has(st));
     for (const path of f.refs.paths) {
       const keys = pathKeys(path).filter((k) => p.keys.has(k));
       for (const k of keys) ref += keyWeight * index.refIdf("k", k);
       covered += keyWeight * keys.length;
       if (keys.length > 0) files++;
+      if (keys.length > 0) held++;
       if (keys.some((k) => index.holders("k", k) === 1)) exclusive++;
     }
     for (const s of telling(f, tops)) {
       if (p.symbols.has(s)) {
         ref += symbolWeight * index.refIdf("s", s);
         covered += symbolWeight;
+        held++;
+        if (/^[A-Z][a-z0-9]+$/.test(s)) nouns++;
         // `pkg.mod` names the module `mod` and the path pkg/mod: one thing, counted once.
         if (index.holders("s", s) === 1 && !moduleNames.has(s)) exclusive++;
         if (!ofModule(s)) specific++;
@@ -95,11 +104,14 @@ export function scoreTasks(index: RouterIndex, f: RequestFeatures, tasks: readon
       if (stems.length === 0) continue;
       const best = Math.max(...stems.map((st) => partialWeight(st, p.modules.has(st)) * index.refIdf("t", st)));
       ref += best;
+      held++;
       // Built from a compound name of the task's own (not a module's, not one word such as `printer`).
       if (stems.some((st) => st.includes("_") && !p.modules.has(st))) specific++;
       covered += Math.max(...stems.map((st) => partialWeight(st, p.modules.has(st))));
     }
-    return { task, ref, coverage: weight === 0 ? 0 : Math.min(1, covered / weight), sim: cosine(f.terms, p.terms, index.termIdf), exclusive, specific, files, subject: subject.get(task) ?? 0 };
+    const coverage = weight === 0 ? 0 : Math.min(1, covered / weight);
+    const sim = cosine(f.terms, p.terms, index.termIdf);
+    return { task, ref, coverage, sim, exclusive, specific, files, held, nouns, subject: subject.get(task) ?? 0 };
   });
 }
 

@@ -133,10 +133,24 @@ function decideByEvidence(index: RouterIndex, f: RequestFeatures, scored: TaskSc
   if (!leansBack && novelty.weight * novelty.unknown >= manyNewNames && (subject < 0.06 || (s1.sim < 0.2 && subject < 0.15))) return decide(null, 0.85, "new", true);
   const byMeaning = decideWithinModules(byRef, novelty, leansBack);
   if (byMeaning !== null) return byMeaning;
+  // One name alone, and that a one-word class of the project's API that tasks name in passing
+  // (`Tree`, `Console`): a new report names it too. Unless the request says it continues, or its words are
+  // clearly that task's, such a name does not place it: the router defers (the auxiliary model decides).
+  if (!leansBack && r1.held === 1 && r1.nouns === 1 && !(s1.task === r1.task && s1.sim >= 0.3 && s1.sim - (s2?.sim ?? 0) >= 0.15)) {
+    return singleNameOnly(r1, s1, novelty);
+  }
+  // A request of a few words that names nothing ("Fix", "Add more tests", "lint"): one common word
+  // makes a high likeness to whichever task used it. Wording that short places nothing.
+  if (r1.ref === 0 && f.terms.size < minSubjectTerms) {
+    const leaning = anaphoric.test(f.body.trim()) || f.words < 8;
+    return leaning && lastTask !== null ? decide(lastTask, 0.6, "follow-up") : decide(null, 0.5, "ambiguous");
+  }
   // References decide when one task holds clearly more of them than any other, and they are a fair
   // share of what the request names (a request that mostly names new things is not a continuation).
   if (r1.ref > 0 && (r2 === undefined || r1.ref >= 2 * r2.ref) && r1.coverage >= 0.25) {
     const margin = r2 === undefined ? 1 : (r1.ref - r2.ref) / r1.ref;
+    // Only the task's module, nothing of its own: a new report about that module names it alike.
+    if (!leansBack && r1.held === r1.files && r1.specific === 0) return decide(r1.task, 0.75, "refs");
     return decide(r1.task, Math.min(0.95, 0.8 + 0.1 * margin + 0.1 * r1.coverage), "refs");
   }
   // Mostly files and symbols that no task has named or touched, and little likeness: new work, even
@@ -151,7 +165,7 @@ function decideByEvidence(index: RouterIndex, f: RequestFeatures, scored: TaskSc
   // request names: the request spans those tasks. The one with the most names of its own leads (a
   // heavily weighted shared module counts less than the symbols only one task has worked on).
   const spanning = byRef.filter((s) => s.exclusive >= 1 && s.coverage >= 0.25).sort((a, b) => b.exclusive - a.exclusive || b.ref - a.ref);
-  if (spanning.length >= 2 && spanning.reduce((n, s) => n + s.coverage, 0) >= 0.6) return decide(spanning[0]!.task, 0.85, "multi");
+  if (spanning.length >= 2 && spanning.reduce((n, s) => n + s.coverage, 0) >= 0.6) return decide(multiLead(spanning), 0.85, "multi");
   const gap = s1.sim - (s2?.sim ?? 0);
   // The request speaks of one task's subject much more than of any other (and no other task holds
   // more of its references): it continues that task even when it names new files.
@@ -175,6 +189,28 @@ function decideByEvidence(index: RouterIndex, f: RequestFeatures, scored: TaskSc
   // belong to); like a shared request, it stays in every task's history.
   return decide(null, 0.5, "ambiguous");
 }
+
+/**
+ * A request whose only tie to a task is one name: new work when it names mostly new things and is
+ * like no task, else undecided.
+ */
+function singleNameOnly(r1: TaskScore, s1: TaskScore, novelty: RequestNovelty): Decision {
+  if (novelty.unknown >= 0.7 && s1.sim < 0.3) return decide(null, 0.85, "new", true);
+  return decide(null, r1.exclusive >= 1 ? 0.7 : 0.5, r1.exclusive >= 1 ? "new" : "ambiguous", r1.exclusive >= 1);
+}
+
+/**
+ * The task a request spanning several leads with: the one with most names of its own, unless what the
+ * request says besides its names is clearly one task's (likeness ≥ 0.15 and twice any other's): names
+ * it shares with the others are then what it reaches into, not the work it continues.
+ */
+function multiLead(spanning: readonly TaskScore[]): string {
+  const [a, b] = [...spanning].sort((x, y) => y.subject - x.subject);
+  return a!.subject >= 0.15 && a!.subject >= 2 * b!.subject ? a!.task : spanning[0]!.task;
+}
+
+/** Distinct words (besides stop words) a request needs for its likeness to a task to decide anything. */
+const minSubjectTerms = 5;
 
 /** Names of its own no task knows (reference weight: files 3, symbols 2) for a request to be new work in a known module. */
 const manyNewNames = 10;

@@ -88,7 +88,7 @@ describe("assembly", () => {
       plainGroup("Implement `parse_amount` in ledger/amount.py for negative values.", [write("ledger/amount.py")]),
       plainGroup("From now on, for all tasks, use tabs for indentation."),
       plainGroup("Add the income report renderer in reports/income.py with totals per category.", [write("reports/income.py")]),
-      plainGroup("In reports/income.py the renderer should also print a grand total."),
+      plainGroup("Next, in reports/income.py the renderer should also print a grand total."),
     ];
     const seen: Group[] = [];
     let plan = e.prepare([]);

@@ -42,8 +42,8 @@ describe.skipIf(missingTool)("switch-swe rcm eval RUN...", () => {
 
     const text = cli(["rcm", "eval", a, b]);
     expect(text.code, text.stderr).toBe(0);
-    expect(text.stdout).toMatch(/^repository\s+Workspace:\s+runs\s+sessions\s+requests\s+routing\s+deferred\s+violations/m);
-    expect(text.stdout).toMatch(/^pooled\s+shown\s+2\s+4\s+\d+\s+1\.000\s+0\s+0\s/m);
+    expect(text.stdout).toMatch(/^repository\s+Workspace:\s+runs\s+sessions\s+requests\s+routing\s+deferred\s+share\s+violations/m);
+    expect(text.stdout).toMatch(/^pooled\s+shown\s+2\s+4\s+\d+\s+1\.000\s+0\s+0\.00\s+0\s/m);
     expect(text.stdout).toMatch(/^zz-other\s+hidden\s+1\s+2\s/m);
   });
 });

@@ -85,7 +85,9 @@ describe.skipIf(missingTool)("switch-swe rcm eval", () => {
     const all = split.per_session.reduce((n, p) => n + p.requests, 0);
     expect(split.shared_files).toMatchObject({ apart: { sessions: 1 - before }, sharing: { sessions: before + 1 } });
     expect(split.shared_files!.apart.requests + split.shared_files!.sharing.requests).toBe(all);
-    expect(cli(["rcm", "eval", out, "--workspace-lines", "hidden"]).stdout).toMatch(new RegExp(`two tasks share a source file\\s+\\S+ \\(\\d+ of \\d+ requests, ${before + 1} sessions\\)`));
+    expect(cli(["rcm", "eval", out, "--workspace-lines", "hidden"]).stdout).toMatch(
+      new RegExp(`two tasks share a source file\\s+\\S+ \\(\\d+ of \\d+ decided, \\d+ deferred, ${before + 1} sessions\\)`),
+    );
 
     // A session cut short (no session_end: still running, or stopped) is left out, by name.
     const cut = readdirSync(join(out, "sessions")).find((n) => n.endsWith(".switch"))!;

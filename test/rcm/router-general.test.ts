@@ -55,3 +55,60 @@ describe("the project's top package", () => {
     expect([...index.topPackages()]).toEqual(["fontkit"]);
   });
 });
+
+describe("evidence too thin to decide on: deferred to the auxiliary model", () => {
+  it("one name of the project's API alone places no new report", () => {
+    const a = route([
+      plainGroup("Importing a rule from a relative grammar drops its rename: `%import .shapes.pair -> p` should give " +
+        "`Tree('p', [...])` in parsekit/loader.py.", [write("parsekit/loader.py")]),
+      plainGroup("The chart parser hides an ambiguity at the top: with ambiguity='explicit' and several distinct " +
+        "solutions, return a `Tree('_ambig', [...])` over all of them instead of one."),
+    ]);
+    expect(a[1]!.task === "t1" && a[1]!.confidence >= 0.8).toBe(false);
+  });
+
+  it("a request of a few words that names nothing is not placed by likeness", () => {
+    const a = route([
+      plainGroup("Make the cache of downloads in fetchkit/cache.py expire entries after their max age, and fix the " +
+        "lock it holds while writing.", [write("fetchkit/cache.py")]),
+      plainGroup("Add an isdir override to the HTTP filesystem in fetchkit/http.py so that listing a URL that ends in " +
+        "a slash works.", [write("fetchkit/http.py")]),
+      plainGroup("Fix"),
+    ]);
+    expect(a[2]!.confidence).toBeLessThan(0.8);
+  });
+
+  it("a report naming only a module another task changed is deferred; a follow-up on it is not", () => {
+    const first = "The completer in shellkit/completer.py offers file names when completing an attribute of a call " +
+      "result: `compute().` lists files.";
+    const a = route([
+      plainGroup(first, [write("shellkit/completer.py")]),
+      plainGroup("Traceback frames in shellkit/tracebacks.py lose their last line in plain mode; print it " +
+        "again.", [write("shellkit/tracebacks.py")]),
+      plainGroup("The completer in shellkit/completer.py misjudges the context when the object before the dot is a " +
+        "subscript: `d[0].k` is taken for a global name."),
+      plainGroup("Follow-up on file names in the completer (shellkit/completer.py): hide them for any attribute " +
+        "completion, not only of call results."),
+    ]);
+    expect(a[2]!.confidence).toBeLessThan(0.8);
+    expect(a[3]).toMatchObject({ task: "t1" });
+    expect(a[3]!.confidence).toBeGreaterThanOrEqual(0.8);
+  });
+});
+
+describe("a request spanning tasks", () => {
+  it("leads with the task whose subject it speaks of, not the one holding more of the names it reaches into", () => {
+    const a = route([
+      plainGroup("With an alternative backend, `Runner` in checkkit/engine.py passes drawn values only through the " +
+        "backend's realize hook; also pass the replayed buffer of a failing example.", [write("checkkit/engine.py")]),
+      plainGroup("The falsification report prints primitive values as the call that built them: " +
+        "`@given(v=gen.integers())` under `@settings(verbosity=2)` shows `gen.integers().map(int)`; print " +
+          "the number itself (RELEASE.rst says so).", [write("checkkit/printing.py"), write("RELEASE.rst")]),
+      plainGroup("When the replay of an alternative backend's failing example through `Runner` (checkkit/engine.py) " +
+        "no longer fails, raise an error instead of ending quietly; test it with `@given(v=gen.integers())` " +
+          "under `@settings(verbosity=2)`, with a RELEASE.rst entry."),
+    ]);
+    expect(a[2]).toMatchObject({ task: "t1" });
+    expect(a[2]!.confidence).toBeGreaterThanOrEqual(0.8);
+  });
+});

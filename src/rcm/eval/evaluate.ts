@@ -23,10 +23,21 @@ export interface EvalOptions {
 /** The figures of one variant (workspace lines shown or hidden). */
 export interface EvalVariant {
   workspace_lines: boolean;
-  /** Requests whose task the router got right, with confidence at or above the threshold. */
+  /**
+   * Of the requests the router decided (confidence at or above the threshold), the share it got right.
+   * Deferred requests are not in it: online the auxiliary model decides them, and they are reported apart.
+   */
   routing_accuracy: number;
   routed_correctly: number;
-  /** Requests below the threshold (the full history was kept). */
+  /** Requests the router decided itself (at or above the threshold). */
+  decided: number;
+  /** Requests below the threshold: deferred to the auxiliary model online; offline the full history is kept. */
+  deferred: number;
+  /** deferred / requests. */
+  deferred_share: number;
+  /** Routed right over every request, deferred ones counted as not routed (the figure before deferral was reported apart). */
+  accuracy_all_requests: number;
+  /** The same as `deferred` (the name of earlier reports). */
   abstained: number;
   /** Requests and correct ones per routing method. */
   methods: Record<string, MethodCount>;
@@ -55,7 +66,9 @@ export interface SessionGroup {
   sessions: number;
   requests: number;
   routed_correctly: number;
+  /** Of the requests decided (not deferred). */
   routing_accuracy: number;
+  deferred: number;
 }
 
 export interface EvalReport {
@@ -159,10 +172,16 @@ export function evaluateSessions(switched: readonly ReplaySession[], base: reado
   };
 }
 
+/** Share of a count, 0 of nothing. */
+export function share(n: number, of: number): number {
+  return of === 0 ? 0 : r3(n / of);
+}
+
 function group(per: readonly SessionEval[]): SessionGroup {
   const requests = per.reduce((n, p) => n + p.requests, 0);
   const routed = per.reduce((n, p) => n + p.routed_correctly, 0);
-  return { sessions: per.length, requests, routed_correctly: routed, routing_accuracy: requests === 0 ? 0 : r3(routed / requests) };
+  const deferred = per.reduce((n, p) => n + p.abstained, 0);
+  return { sessions: per.length, requests, routed_correctly: routed, routing_accuracy: share(routed, requests - deferred), deferred };
 }
 
 function evaluateVariant(switched: readonly ReplaySession[], base: readonly ReplaySession[], options: RcmOptions, shown: boolean, sharing: ReadonlySet<string> | null): EvalVariant {
@@ -180,13 +199,18 @@ function evaluateVariant(switched: readonly ReplaySession[], base: readonly Repl
     }
   }
   const requests = sum("requests");
+  const deferred = sum("abstained");
   const sorted = [...times].sort((a, b) => a - b);
   const uninterrupted = sum("uninterrupted_tokens");
   return {
     workspace_lines: shown,
-    routing_accuracy: requests === 0 ? 0 : r3(sum("routed_correctly") / requests),
+    routing_accuracy: share(sum("routed_correctly"), requests - deferred),
     routed_correctly: sum("routed_correctly"),
-    abstained: sum("abstained"),
+    decided: requests - deferred,
+    deferred,
+    deferred_share: share(deferred, requests),
+    accuracy_all_requests: share(sum("routed_correctly"), requests),
+    abstained: deferred,
     methods,
     full_tokens: sum("full_tokens"),
     rcm_tokens: sum("rcm_tokens"),

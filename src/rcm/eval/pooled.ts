@@ -1,4 +1,4 @@
-import type { EvalReport, EvalVariant } from "./evaluate.js";
+import { share, type EvalReport, type EvalVariant } from "./evaluate.js";
 
 /** One run of `rcm eval RUN...` and the repository its dataset is of. */
 export interface RunEval {
@@ -16,9 +16,14 @@ export interface PooledRow {
   sessions: number;
   requests: number;
   routed_correctly: number;
+  /** Of the requests the router decided (not deferred). */
   routing_accuracy: number;
   /** Requests below the threshold: deferred to the auxiliary model where one is configured, here (offline) not routed. */
   deferred: number;
+  /** deferred / requests. */
+  deferred_share: number;
+  /** Routed right over every request, deferred ones counted as not routed. */
+  accuracy_all_requests: number;
   invariant_violations: number;
   /** RCM context tokens / the uninterrupted sessions' at the same focus stages; null without uninterrupted sessions. */
   uninterrupted_ratio: number | null;
@@ -35,13 +40,12 @@ export interface PooledEval {
   pooled: PooledRow[];
 }
 
-const r3 = (x: number) => Math.round(x * 1000) / 1000;
-
 /** Sums variants from session figures, so a pooled ratio weighs each step by its tokens, as one run's does. */
 function row(repository: string, runs: number, variants: readonly EvalVariant[]): PooledRow {
   const per = variants.flatMap((v) => v.per_session);
   const sum = (k: "requests" | "routed_correctly" | "abstained" | "invariant_violations" | "matched_rcm_tokens" | "uninterrupted_tokens" | "rcm_tokens" | "full_tokens") => per.reduce((n, p) => n + p[k], 0);
   const requests = sum("requests");
+  const deferred = sum("abstained");
   return {
     repository,
     workspace_lines: variants[0]!.workspace_lines,
@@ -49,11 +53,13 @@ function row(repository: string, runs: number, variants: readonly EvalVariant[])
     sessions: per.length,
     requests,
     routed_correctly: sum("routed_correctly"),
-    routing_accuracy: requests === 0 ? 0 : r3(sum("routed_correctly") / requests),
-    deferred: sum("abstained"),
+    routing_accuracy: share(sum("routed_correctly"), requests - deferred),
+    deferred,
+    deferred_share: share(deferred, requests),
+    accuracy_all_requests: share(sum("routed_correctly"), requests),
     invariant_violations: sum("invariant_violations"),
-    uninterrupted_ratio: sum("uninterrupted_tokens") === 0 ? null : r3(sum("matched_rcm_tokens") / sum("uninterrupted_tokens")),
-    context_ratio: sum("full_tokens") === 0 ? 0 : r3(sum("rcm_tokens") / sum("full_tokens")),
+    uninterrupted_ratio: sum("uninterrupted_tokens") === 0 ? null : share(sum("matched_rcm_tokens"), sum("uninterrupted_tokens")),
+    context_ratio: share(sum("rcm_tokens"), sum("full_tokens")),
   };
 }
 

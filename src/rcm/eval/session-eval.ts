@@ -61,10 +61,20 @@ export function uninterruptedContext(base: ReplaySession): Map<number, number> {
   return out;
 }
 
-/** Request i is routed right when it shares a task with exactly the earlier requests of its true task. */
-export function consistent(predicted: readonly (string | null)[], truth: readonly string[], i: number): boolean {
+/**
+ * Request i is routed right when it shares a task with exactly the earlier requests of its true task.
+ * Earlier requests the router deferred (`deferred[j]`) are left out: online the auxiliary model places
+ * them, so the router's own guess for them says nothing about request i.
+ */
+export function consistent(
+  predicted: readonly (string | null)[],
+  truth: readonly string[],
+  i: number,
+  deferred: readonly boolean[] = [],
+): boolean {
   if (predicted[i] === null) return false;
   for (let j = 0; j < i; j++) {
+    if (deferred[j]) continue;
     if ((predicted[j] === predicted[i]) !== (truth[j] === truth[i])) return false;
   }
   return true;
@@ -82,6 +92,7 @@ export function evaluateSession(s: ReplaySession, options: RcmOptions, times: nu
     matched_steps: 0, matched_rcm_tokens: 0, uninterrupted_tokens: 0, invariant_violations: 0, methods: {},
   };
   const predicted: (string | null)[] = [];
+  const deferred: boolean[] = [];
   const truth = s.steps.map((x) => x.task);
   s.steps.forEach((step, i) => {
     const group: Group = { ...step.group, actions: [] };
@@ -92,8 +103,9 @@ export function evaluateSession(s: ReplaySession, options: RcmOptions, times: nu
     times.push(performance.now() - t0);
     const a = engine.memory.router.assignments[group.id]!;
     predicted.push(a.task);
+    deferred.push(a.confidence < options.threshold);
     out.requests++;
-    const ok = a.confidence >= options.threshold && consistent(predicted, truth, i);
+    const ok = a.confidence >= options.threshold && consistent(predicted, truth, i, deferred);
     if (a.confidence < options.threshold) out.abstained++;
     else if (ok) out.routed_correctly++;
     const m = (out.methods[a.method] ??= { requests: 0, correct: 0 });
