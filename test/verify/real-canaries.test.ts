@@ -224,6 +224,19 @@ describe("canaries made of the required tests", () => {
     }
   }, 240_000);
 
+  it("no twin of a test that names itself in its body (an expected message quoting the caller's name, read through a stack)", () => {
+    // As pyomo's timer test, whose expected output ends "in test_tictoc": its twin, under another name, fails.
+    const text =
+      "import inspect\n\n\ndef caller():\n    return inspect.stack()[1].function\n\n\n" +
+      "def test_tictoc():\n    assert caller().endswith('test_tictoc')\n\n\ndef test_plain():\n    assert caller() == 'test_plain' or True\n\n\n" +
+      "def test_sum():\n    assert 1 + 1 == 2\n";
+    const request = { files: [{ path: "tests/test_t.py", text, mutate: [], twin: ["test_tictoc", "test_plain", "test_sum"], max_mutants: 0, max_twins: 50 }] };
+    const r = spawnSync("python3", ["-I", "-S", join(import.meta.dirname, "../../src/testbed/canary-tests.py")], { input: JSON.stringify(request), encoding: "utf8" });
+    expect(r.status, r.stderr).toBe(0);
+    const [out] = JSON.parse(r.stdout) as Array<{ planted: Array<{ kind: string; of: string }> }>;
+    expect(out!.planted.filter((p) => p.kind === "twin").map((p) => p.of)).toEqual(["test_sum"]);
+  });
+
   it("the helper mutates every kind of assertion it knows (all copies at once), and each mutant fails", () => {
     const keys = (ids: string[]) => ids.map((id) => id.split("::").slice(1).join("::").replace(/\[.*$/, ""));
     const request = { files: [{ path: "tests/test_shapes.py", text: testFile, mutate: keys(f2p), twin: keys(p2p), max_mutants: 50, max_twins: 50 }] };
