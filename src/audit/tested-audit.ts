@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { toJsonText } from "../core/json-file.js";
 import { loadDataset, type Dataset, type LoadedTask } from "../dataset/load.js";
@@ -7,37 +7,12 @@ import { materializeManifest } from "../manifests/materialize.js";
 import type { TaskManifest } from "../manifests/task-manifest.js";
 import { touchedTestModules } from "../qualify/qualify-task.js";
 import type { PreparedEnv } from "../testbed/env-cache.js";
-import { inScope } from "../testbed/pytest-ids.js";
-import { testIdFile } from "../dataset/test-id-paths.js";
-import { checkoutWithPatches, environmentFor, freshCheckout, runWholeSuite, type NamedPatch } from "../testbed/task-testbed.js";
-import { suiteRunProblem, type TestRun } from "../testbed/test-run.js";
+import { environmentFor, freshCheckout, type NamedPatch } from "../testbed/task-testbed.js";
+import type { TestRun } from "../testbed/test-run.js";
+import { NO_MODULE, passed, stateRun } from "./state-run.js";
 import { finding, listed } from "./finding.js";
 import { moduleGroups, orderDependence } from "./order-dependence.js";
 import { judgeOutcomes } from "./test-outcomes.js";
-
-const passed = (run: TestRun, id: string): boolean => run.cases.get(id) === "passed" && !run.collectionErrors.some((s) => inScope(id, s));
-
-/** Why a state has no run: no test module the task touches exists there (at the base, every one is new). */
-const NO_MODULE = "none of the task's test modules exists";
-
-/**
- * One sandboxed run on the base with `patches` of `targets` (test modules, or test ids) whose module
- * exists there; a string says why it cannot be used.
- */
-async function stateRun(dataset: Dataset, task: LoadedTask, env: PreparedEnv, work: string, name: string, patches: NamedPatch[], targets: readonly string[]): Promise<TestRun | string> {
-  const scratch = join(work, name);
-  mkdirSync(scratch, { recursive: true });
-  try {
-    const co = await checkoutWithPatches(dataset, task, join(scratch, "checkout"), scratch, patches);
-    if (typeof co === "string") return co;
-    const only = targets.filter((f) => existsSync(join(scratch, "checkout", testIdFile(f) ?? f)));
-    if (only.length === 0) return NO_MODULE;
-    const run = await runWholeSuite(dataset, task, join(scratch, "checkout"), scratch, env, only);
-    return (run.timedOut ? `timed out after ${task.verifier.timeout_s} s` : suiteRunProblem(run)) ?? run;
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-  }
-}
 
 /** The F2P ids stage `k` (1-based) is scored by: its own, or the task's when it is the only stage. */
 const stageIds = (mt: TaskManifest["tasks"][number], k: number): readonly string[] => (mt.stages.length === 1 ? mt.verifier.fail_to_pass : mt.stages[k - 1]!.tests);
