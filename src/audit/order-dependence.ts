@@ -20,12 +20,21 @@ export function moduleGroups(ids: readonly string[]): string[][] {
  * (`withSuite`) differs from its verdict when its module's F2P ids run alone (`alone`; undefined when
  * that run could not be used, then the id is not judged). Pure.
  */
-export function orderDependence(k: number, ids: readonly string[], withSuite: (id: string) => boolean, alone: (id: string) => boolean | undefined): AuditFinding[] {
+export function orderDependence(
+  k: number,
+  ids: readonly string[],
+  withSuite: (id: string) => boolean,
+  alone: (id: string) => boolean | undefined,
+): AuditFinding[] {
   const judged = ids.filter((id) => alone(id) !== undefined);
   const onlyWith = judged.filter((id) => withSuite(id) && alone(id) === false);
   const onlyAlone = judged.filter((id) => !withSuite(id) && alone(id) === true);
   const out: AuditFinding[] = [];
-  if (onlyWith.length > 0) out.push(finding("order-dependent", k, `${onlyWith.length} F2P pass only with other tests`, listed(onlyWith)));
-  if (onlyAlone.length > 0) out.push(finding("order-dependent", k, `${onlyAlone.length} F2P pass only when run alone`, listed(onlyAlone)));
+  if (onlyWith.length > 0) {
+    out.push(finding("order-dependent", k, `${onlyWith.length} F2P pass only with other tests`, listed(onlyWith)));
+  }
+  if (onlyAlone.length > 0) {
+    out.push(finding("order-dependent", k, `${onlyAlone.length} F2P pass only when run alone`, listed(onlyAlone)));
+  }
   return out;
 }

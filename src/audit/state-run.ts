@@ -8,7 +8,8 @@ import { checkoutWithPatches, runWholeSuite, type NamedPatch } from "../testbed/
 import { suiteRunProblem, type TestRun } from "../testbed/test-run.js";
 
 /** Whether a test passed in a run (and its module collected). */
-export const passed = (run: TestRun, id: string): boolean => run.cases.get(id) === "passed" && !run.collectionErrors.some((s) => inScope(id, s));
+export const passed = (run: TestRun, id: string): boolean =>
+  run.cases.get(id) === "passed" && !run.collectionErrors.some((s) => inScope(id, s));
 
 /** Why a state has no run: no test module the task touches exists there (at the base, every one is new). */
 export const NO_MODULE = "none of the task's test modules exists";
@@ -17,7 +18,15 @@ export const NO_MODULE = "none of the task's test modules exists";
  * One sandboxed run on the base with `patches` of `targets` (test modules, or test ids) whose module
  * exists there; a string says why it cannot be used.
  */
-export async function stateRun(dataset: Dataset, task: LoadedTask, env: PreparedEnv, work: string, name: string, patches: NamedPatch[], targets: readonly string[]): Promise<TestRun | string> {
+export async function stateRun(
+  dataset: Dataset,
+  task: LoadedTask,
+  env: PreparedEnv,
+  work: string,
+  name: string,
+  patches: NamedPatch[],
+  targets: readonly string[],
+): Promise<TestRun | string> {
   const scratch = join(work, name);
   mkdirSync(scratch, { recursive: true });
   try {

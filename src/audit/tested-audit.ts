@@ -15,13 +15,23 @@ import { moduleGroups, orderDependence } from "./order-dependence.js";
 import { judgeOutcomes } from "./test-outcomes.js";
 
 /** The F2P ids stage `k` (1-based) is scored by: its own, or the task's when it is the only stage. */
-const stageIds = (mt: TaskManifest["tasks"][number], k: number): readonly string[] => (mt.stages.length === 1 ? mt.verifier.fail_to_pass : mt.stages[k - 1]!.tests);
+const stageIds = (mt: TaskManifest["tasks"][number], k: number): readonly string[] =>
+  mt.stages.length === 1 ? mt.verifier.fail_to_pass : mt.stages[k - 1]!.tests;
 
 /**
  * `order-dependent` at state `k`: each module's F2P ids of stage `k` run by themselves (one more run
  * per module, in a checkout of their own), compared with `full`, the run of the touched modules there.
  */
-async function aloneFindings(dataset: Dataset, task: LoadedTask, env: PreparedEnv, work: string, k: number, patches: NamedPatch[], ids: readonly string[], full: TestRun): Promise<AuditFinding[]> {
+async function aloneFindings(
+  dataset: Dataset,
+  task: LoadedTask,
+  env: PreparedEnv,
+  work: string,
+  k: number,
+  patches: NamedPatch[],
+  ids: readonly string[],
+  full: TestRun,
+): Promise<AuditFinding[]> {
   const alone = new Map<string, boolean>();
   for (const [g, group] of moduleGroups(ids).entries()) {
     const run = await stateRun(dataset, task, env, work, `state-${k}-alone-${g}`, patches, group);
@@ -66,7 +76,10 @@ async function auditTask(dataset: Dataset, task: LoadedTask, mt: TaskManifest["t
       continue;
     }
     for (const id of ids) passes.set(id, [...(passes.get(id) ?? []), passed(run, id)]);
-    if (k > 0) out.push(...(await aloneFindings(dataset, task, env, work, k, [...stages.slice(0, k), tests], stageIds(mt, k), run)));
+    if (k > 0) {
+      const patches = [...stages.slice(0, k), tests];
+      out.push(...(await aloneFindings(dataset, task, env, work, k, patches, stageIds(mt, k), run)));
+    }
   }
   return [...out, ...judgeOutcomes(mt, passes)];
 }

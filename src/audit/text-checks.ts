@@ -12,9 +12,12 @@ const testFunction = (id: string): string => (id.split("::").pop() ?? id).replac
  * read, or whose reader is the writer model that wrote it (that reading is not independent).
  */
 function reviewFindings(s: ManifestStage, k: number): AuditFinding[] {
-  if (s.reviewed_by === undefined) return [finding("unreviewed", k, "no second, independent reading of the request text is recorded", "stages[].reviewed_by is absent")];
+  if (s.reviewed_by === undefined) {
+    return [finding("unreviewed", k, "no second, independent reading of the request text is recorded", "stages[].reviewed_by is absent")];
+  }
   if (s.writer?.status === "written" && s.writer.model === s.reviewed_by.reader) {
-    return [finding("unreviewed", k, "the text was read by the writer model that wrote it, not independently", `reviewed_by.reader and writer.model are both ${s.reviewed_by.reader}`)];
+    const evidence = `reviewed_by.reader and writer.model are both ${s.reviewed_by.reader}`;
+    return [finding("unreviewed", k, "the text was read by the writer model that wrote it, not independently", evidence)];
   }
   return [];
 }

@@ -25,9 +25,15 @@ const clean = (p: string | undefined): string => (p ?? "").replace(/^[ab]\//, ""
  */
 async function notJudged(gitDir: string, lastCut: string, newest: string, patch: string): Promise<string | null> {
   if (newest === lastCut) return "it is the task's last stage";
-  const files = parseDiff(patch).filter((f) => !f.new).map((f) => ({ path: clean(f.from), deleted: f.chunks.flatMap((c) => c.changes.filter((ch) => ch.type === "del").map((ch) => ch.content.slice(1).trim())) }));
+  const deletedLines = (f: parseDiff.File) =>
+    f.chunks.flatMap((c) => c.changes.filter((ch) => ch.type === "del").map((ch) => ch.content.slice(1).trim()));
+  const files = parseDiff(patch)
+    .filter((f) => !f.new)
+    .map((f) => ({ path: clean(f.from), deleted: deletedLines(f) }));
   const paths = files.map((f) => f.path);
-  if (paths.length > 0 && (await gitTry(["--git-dir", gitDir, "diff", "--quiet", lastCut, newest, "--", ...paths])).code === 0) return `it has not changed ${paths.join(", ")} since the task's last stage`;
+  const diff = paths.length > 0 ? await gitTry(["--git-dir", gitDir, "diff", "--quiet", lastCut, newest, "--", ...paths]) : null;
+  const unchanged = diff?.code === 0;
+  if (unchanged) return `it has not changed ${paths.join(", ")} since the task's last stage`;
   for (const f of files) {
     const r = await gitTry(["--git-dir", gitDir, "show", `${newest}:${f.path}`]);
     if (r.code !== 0) return `it no longer has ${f.path}`;
@@ -63,10 +69,12 @@ export async function newestCheck(i: NewestInput): Promise<NewestVerdict> {
   const why = await notJudged(i.gitDir, i.lastCut, commit, a.patch);
   const at = `newest commit ${commit.slice(0, 12)}`;
   if (why !== null) return { commit, findings: [], note: `${at} not judged: ${why}` };
-  const run = await stateRun(i.dataset, { ...task, base: commit }, i.env, i.work, "newest", [{ name: "authored-tests.patch", text: a.testsPatch }], authoredModules(a.testsPatch));
+  const tests = [{ name: "authored-tests.patch", text: a.testsPatch }];
+  const run = await stateRun(i.dataset, { ...task, base: commit }, i.env, i.work, "newest", tests, authoredModules(a.testsPatch));
   if (typeof run === "string") return { commit, findings: [], note: `${at} not judged: the authored tests cannot run there (${run})` };
   const failing = i.f2p.filter((id) => !passed(run, id));
   if (failing.length === 0) return { commit, findings: [], note: `${at}: the authored tests pass` };
   const what = `the authored tests fail at the repository's ${at}, which still has the code the patch touches: upstream decided otherwise`;
-  return { commit, findings: [finding("authored-contradicted", i.stage, what, listed(failing))], note: `${at}: ${failing.length} authored test(s) fail` };
+  const findings = [finding("authored-contradicted", i.stage, what, listed(failing))];
+  return { commit, findings, note: `${at}: ${failing.length} authored test(s) fail` };
 }

@@ -27,7 +27,8 @@ export interface AuthoredOutcomes {
 const patchName = "the authored patch";
 
 /** The test modules the authored tests patch writes. */
-export const authoredModules = (testsPatch: string): string[] => [...new Set(patchFiles(testsPatch).flatMap((f) => (f.to ? [f.to] : [])))].sort();
+export const authoredModules = (testsPatch: string): string[] =>
+  [...new Set(patchFiles(testsPatch).flatMap((f) => (f.to ? [f.to] : [])))].sort();
 
 const ids = (run: TestRun, inModules: readonly string[] | null): string[] =>
   [...run.cases.keys()].filter((id) => inModules === null || inModules.includes(testIdFile(id) ?? "")).sort();
@@ -38,7 +39,15 @@ const ids = (run: TestRun, inModules: readonly string[] | null): string[] =>
  * `k` with the authored patch too. A patch that does not apply, or a run that cannot be used, is bad
  * input (one line, naming `files.patch` or `files.manifest`).
  */
-export async function authoredOutcomes(dataset: Dataset, task: LoadedTask, env: PreparedEnv, work: string, k: number, a: AuthoredPatches, files: { manifest: string; patch: string }): Promise<AuthoredOutcomes> {
+export async function authoredOutcomes(
+  dataset: Dataset,
+  task: LoadedTask,
+  env: PreparedEnv,
+  work: string,
+  k: number,
+  a: AuthoredPatches,
+  files: { manifest: string; patch: string },
+): Promise<AuthoredOutcomes> {
   const mine = authoredModules(a.testsPatch);
   const targets = [...new Set([...touchedTestModules(task), ...mine])].sort();
   const tests: NamedPatch[] = [
@@ -51,14 +60,17 @@ export async function authoredOutcomes(dataset: Dataset, task: LoadedTask, env: 
     if (typeof r === "string") {
       // git's reason spans lines; the problem is one.
       const why = r.replace(/\s*\n\s*/g, "; ").replace(/;\s*$/, "");
-      if (r.startsWith(`${patchName} does not apply`)) throw new InputError({ file: files.patch, path: "--patch", message: `${why}, after stage ${k}` });
+      if (r.startsWith(`${patchName} does not apply`)) {
+        throw new InputError({ file: files.patch, path: "--patch", message: `${why}, after stage ${k}` });
+      }
       throw new InputError({ file: files.manifest, path: `tasks.${task.id}`, message: `${name}: ${why}` });
     }
     return r;
   };
   const base = await run("the base with the tests", [...tests], mine);
   const before = await run(`stage ${k} with the tests`, [...stages, ...tests], targets);
-  const after = await run(`stage ${k} with the tests and the authored patch`, [...stages, { name: patchName, text: a.patch }, ...tests], targets);
+  const withPatch = [...stages, { name: patchName, text: a.patch }, ...tests];
+  const after = await run(`stage ${k} with the tests and the authored patch`, withPatch, targets);
   const flipped = ids(after, mine).filter((id) => passed(after, id) && !passed(before, id));
   return {
     f2p: flipped.filter((id) => !passed(base, id)),

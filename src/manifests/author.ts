@@ -15,7 +15,8 @@ import { environmentFor, freshCheckout } from "../testbed/task-testbed.js";
 import { authoredOutcomes, type AuthoredPatches } from "./author-runs.js";
 import { newestCheck } from "./author-newest.js";
 import { authoredFileProblems, datasetOfManifest, materializeManifest } from "./materialize.js";
-import { isAuthored, taskManifestReadSchema, taskManifestSchema, type ManifestStage, type ManifestTask, type TaskManifest } from "./task-manifest.js";
+import { isAuthored, taskManifestReadSchema, taskManifestSchema } from "./task-manifest.js";
+import type { ManifestStage, ManifestTask, TaskManifest } from "./task-manifest.js";
 
 export interface AuthorOptions {
   manifestFile: string;
@@ -52,9 +53,18 @@ function taskToAuthor(file: string, m: TaskManifest, id: string, after: number):
   const t = m.tasks[i]!;
   const where = `tasks[${i}].stages`;
   const k = t.stages.findIndex(isAuthored);
-  if (k >= 0) throw new InputError({ file, path: `${where}[${k}]`, message: `${id} already has an authored stage (stage ${k + 1}): at most one per task` });
-  if (after < 1 || after > t.stages.length) throw new InputError({ file, path: where, message: `${id} has ${t.stages.length} stage(s): --after ${after} is none of them` });
-  if (after < t.stages.length) throw new InputError({ file, path: where, message: `${id}: stage ${after + 1} is upstream and an authored stage comes after every upstream stage: --after ${t.stages.length}` });
+  if (k >= 0) {
+    const message = `${id} already has an authored stage (stage ${k + 1}): at most one per task`;
+    throw new InputError({ file, path: `${where}[${k}]`, message });
+  }
+  const n = t.stages.length;
+  if (after < 1 || after > n) {
+    throw new InputError({ file, path: where, message: `${id} has ${n} stage(s): --after ${after} is none of them` });
+  }
+  if (after < n) {
+    const message = `${id}: stage ${after + 1} is upstream and an authored stage comes after every upstream stage: --after ${n}`;
+    throw new InputError({ file, path: where, message });
+  }
   return { i, t };
 }
 
@@ -62,14 +72,16 @@ function taskToAuthor(file: string, m: TaskManifest, id: string, after: number):
 function authoredStage(o: AuthorOptions, m: TaskManifest, t: ManifestTask): { stage: ManifestStage; a: AuthoredPatches } {
   const text = readInput(o.textFile, "--text").trim();
   const a = { patch: readInput(o.patchFile, "--patch"), testsPatch: readInput(o.testsFile, "--tests") };
-  const stage: ManifestStage = { provenance: AUTHORED, text, tests: [], patch: a.patch, patch_sha256: sha256(a.patch), tests_patch: a.testsPatch, tests_patch_sha256: sha256(a.testsPatch) };
+  const digests = { patch_sha256: sha256(a.patch), tests_patch_sha256: sha256(a.testsPatch) };
+  const stage: ManifestStage = { provenance: AUTHORED, text, tests: [], patch: a.patch, tests_patch: a.testsPatch, ...digests };
   let problems: string[];
   try {
     problems = authoredFileProblems(stage, t.stages.length, testFileMatcher(m.repos[t.repo]!));
   } catch (e) {
     throw new InputError({ file: o.patchFile, path: "--patch/--tests", message: `not a diff: ${(e as Error).message}` });
   }
-  if (problems.length > 0) throw new InputError(problems.map((p): Problem => ({ file: o.manifestFile, path: p.split(":")[0]!, message: p.slice(p.indexOf(":") + 2) })));
+  const problem = (p: string): Problem => ({ file: o.manifestFile, path: p.split(":")[0]!, message: p.slice(p.indexOf(":") + 2) });
+  if (problems.length > 0) throw new InputError(problems.map(problem));
   return { stage, a };
 }
 
@@ -95,15 +107,24 @@ export async function authorStage(o: AuthorOptions): Promise<AuthorResult> {
     const env = await environmentFor(dataset, task, await freshCheckout(dataset, task, join(scratch, "probe")), () => {}, 30 * 60_000);
     const k = t.stages.length + 1;
     const out = await authoredOutcomes(dataset, task, env, scratch, o.after, a, { manifest: o.manifestFile, patch: o.patchFile });
-    if (out.broken.length > 0) throw new InputError({ file: o.patchFile, path: "--patch", message: `breaks ${out.broken.length} test(s) that pass after stage ${o.after}: ${listed(out.broken)}` });
-    if (out.f2p.length === 0) throw new InputError({ file: o.testsFile, path: "--tests", message: `no test fails at the base and after stage ${o.after} and passes with the patch${out.passAtBase.length > 0 ? ` (${listed(out.passAtBase)} already pass at the base)` : ""}` });
+    if (out.broken.length > 0) {
+      const message = `breaks ${out.broken.length} test(s) that pass after stage ${o.after}: ${listed(out.broken)}`;
+      throw new InputError({ file: o.patchFile, path: "--patch", message });
+    }
+    if (out.f2p.length === 0) {
+      const atBase = out.passAtBase.length > 0 ? ` (${listed(out.passAtBase)} already pass at the base)` : "";
+      const message = `no test fails at the base and after stage ${o.after} and passes with the patch${atBase}`;
+      throw new InputError({ file: o.testsFile, path: "--tests", message });
+    }
     const findings = contradictedUpstream(task.stagePatches, [a.patch], sourceMatcher(m.repos[t.repo]!));
     const gitDir = (await materializeRepo(datasetOfManifest(m, "", sources), t.repo)).gitDir;
-    const newest = await newestCheck({ dataset, task, env, work: scratch, gitDir, lastCut: t.stages[t.stages.length - 1]!.cut!, authored: a, f2p: out.f2p, stage: k });
+    const lastCut = t.stages[t.stages.length - 1]!.cut!;
+    const newest = await newestCheck({ dataset, task, env, work: scratch, gitDir, lastCut, authored: a, f2p: out.f2p, stage: k });
     findings.push(...newest.findings);
     const result = { stage: k, f2p: out.f2p, passAtBase: out.passAtBase, findings, newest: newest.note };
     if (findings.length > 0) return { ...result, task: null };
-    const task2: ManifestTask = { ...t, stages: [...t.stages, { ...stage, tests: out.f2p }], verifier: { ...t.verifier, fail_to_pass: [...t.verifier.fail_to_pass, ...out.f2p] } };
+    const verifier = { ...t.verifier, fail_to_pass: [...t.verifier.fail_to_pass, ...out.f2p] };
+    const task2: ManifestTask = { ...t, stages: [...t.stages, { ...stage, tests: out.f2p }], verifier };
     m.tasks[i] = task2;
     // The manifest as written must read back (the map, the authored stage's digests).
     const check = taskManifestSchema.safeParse(m);
