@@ -18,6 +18,7 @@ const severityOf: Record<AuditKind, Severity> = {
   leak: "warning",
   "commit-text": "error",
   "authored-contradicted": "error",
+  unreviewed: "warning",
   "env-failure": "error",
 };
 

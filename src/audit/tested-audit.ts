@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { toJsonText } from "../core/json-file.js";
 import { loadDataset, type Dataset, type LoadedTask } from "../dataset/load.js";
@@ -7,37 +7,45 @@ import { materializeManifest } from "../manifests/materialize.js";
 import type { TaskManifest } from "../manifests/task-manifest.js";
 import { touchedTestModules } from "../qualify/qualify-task.js";
 import type { PreparedEnv } from "../testbed/env-cache.js";
-import { inScope } from "../testbed/pytest-ids.js";
-import { checkoutWithPatches, environmentFor, freshCheckout, runWholeSuite, type NamedPatch } from "../testbed/task-testbed.js";
-import { suiteRunProblem, type TestRun } from "../testbed/test-run.js";
+import { environmentFor, freshCheckout, type NamedPatch } from "../testbed/task-testbed.js";
+import type { TestRun } from "../testbed/test-run.js";
+import { NO_MODULE, passed, stateRun } from "./state-run.js";
 import { finding, listed } from "./finding.js";
+import { moduleGroups, orderDependence } from "./order-dependence.js";
 import { judgeOutcomes } from "./test-outcomes.js";
 
-const passed = (run: TestRun, id: string): boolean => run.cases.get(id) === "passed" && !run.collectionErrors.some((s) => inScope(id, s));
+/** The F2P ids stage `k` (1-based) is scored by: its own, or the task's when it is the only stage. */
+const stageIds = (mt: TaskManifest["tasks"][number], k: number): readonly string[] =>
+  mt.stages.length === 1 ? mt.verifier.fail_to_pass : mt.stages[k - 1]!.tests;
 
-/** Why a state has no run: no test module the task touches exists there (at the base, every one is new). */
-const NO_MODULE = "none of the task's test modules exists";
-
-/** One sandboxed run of the touched test modules on the base with `patches`; a string says why it cannot be used. */
-async function stateRun(dataset: Dataset, task: LoadedTask, env: PreparedEnv, work: string, name: string, patches: NamedPatch[], modules: readonly string[]): Promise<TestRun | string> {
-  const scratch = join(work, name);
-  mkdirSync(scratch, { recursive: true });
-  try {
-    const co = await checkoutWithPatches(dataset, task, join(scratch, "checkout"), scratch, patches);
-    if (typeof co === "string") return co;
-    const only = modules.filter((f) => existsSync(join(scratch, "checkout", f)));
-    if (only.length === 0) return NO_MODULE;
-    const run = await runWholeSuite(dataset, task, join(scratch, "checkout"), scratch, env, only);
-    return (run.timedOut ? `timed out after ${task.verifier.timeout_s} s` : suiteRunProblem(run)) ?? run;
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
+/**
+ * `order-dependent` at state `k`: each module's F2P ids of stage `k` run by themselves (one more run
+ * per module, in a checkout of their own), compared with `full`, the run of the touched modules there.
+ */
+async function aloneFindings(
+  dataset: Dataset,
+  task: LoadedTask,
+  env: PreparedEnv,
+  work: string,
+  k: number,
+  patches: NamedPatch[],
+  ids: readonly string[],
+  full: TestRun,
+): Promise<AuditFinding[]> {
+  const alone = new Map<string, boolean>();
+  for (const [g, group] of moduleGroups(ids).entries()) {
+    const run = await stateRun(dataset, task, env, work, `state-${k}-alone-${g}`, patches, group);
+    // A run that cannot be used judges none of its ids (its module's trouble is another finding's).
+    if (typeof run !== "string") for (const id of group) alone.set(id, passed(run, id));
   }
+  return orderDependence(k, ids, (id) => passed(full, id), (id) => alone.get(id));
 }
 
 /**
  * The checks that run tests, for one task: the base as shipped (no tests.patch) must import and
  * collect the test modules that exist there; then the base and each stage with tests.patch, once,
- * give the pass table `judgeOutcomes` reads. A set-up or run that fails is an `env-failure`.
+ * give the pass table `judgeOutcomes` reads, and after each stage its F2P ids run once more by module
+ * (`order-dependent`). A set-up or run that fails is an `env-failure`.
  */
 async function auditTask(dataset: Dataset, task: LoadedTask, mt: TaskManifest["tasks"][number], work: string): Promise<AuditFinding[]> {
   let env: PreparedEnv;
@@ -68,6 +76,10 @@ async function auditTask(dataset: Dataset, task: LoadedTask, mt: TaskManifest["t
       continue;
     }
     for (const id of ids) passes.set(id, [...(passes.get(id) ?? []), passed(run, id)]);
+    if (k > 0) {
+      const patches = [...stages.slice(0, k), tests];
+      out.push(...(await aloneFindings(dataset, task, env, work, k, patches, stageIds(mt, k), run)));
+    }
   }
   return [...out, ...judgeOutcomes(mt, passes)];
 }

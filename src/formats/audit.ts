@@ -14,6 +14,7 @@ export const auditKinds = [
   "leak",
   "commit-text",
   "authored-contradicted",
+  "unreviewed",
   "env-failure",
 ] as const;
 export type AuditKind = (typeof auditKinds)[number];

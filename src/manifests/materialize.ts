@@ -26,7 +26,7 @@ export interface DerivedTask {
 }
 
 /** What an authored stage's own patches change that they must not: test files in the reference, other files in the tests. */
-function authoredFileProblems(s: ManifestStage, k: number, isTest: (p: string) => boolean): string[] {
+export function authoredFileProblems(s: ManifestStage, k: number, isTest: (p: string) => boolean): string[] {
   const out: string[] = [];
   const paths = (text: string) => patchFiles(text).map((f) => f.to ?? f.from ?? "");
   for (const p of paths(s.patch ?? "")) if (isTest(p)) out.push(`stages[${k}].patch: changes the test file ${p} (an authored stage's tests go in its tests_patch)`);

@@ -35,6 +35,15 @@ export const manifestRepoSchema = z
   })
   .strict();
 
+const reviewSchema = z
+  .object({
+    /** Who read the text: a person's name or handle, or a model as PROVIDER:MODEL. */
+    reader: z.string().trim().min(1),
+    /** What the reading found: that the text asks for what the stage's tests check, or what it changed. */
+    note: z.string().trim().min(1),
+  })
+  .strict();
+
 export const manifestStageSchema = z
   .object({
     /** The commit that ends this stage; the stage patch is the non-test diff from the previous cut (or the base). Absent on an authored stage. */
@@ -49,6 +58,11 @@ export const manifestStageSchema = z
      * written before the marker, where a stage without `text` says the same.
      */
     draft: z.literal(true).optional(),
+    /**
+     * A second, independent reading of the request text (not by its writer): who read it and what they
+     * found. Optional so older manifests load; `datasets audit` warns (`unreviewed`) where it is missing.
+     */
+    reviewed_by: reviewSchema.optional(),
     /** Where the stage comes from: the commit (upstream), or `benchmark-authored` (written for the dataset). */
     provenance: z.string().min(1),
     /** The F2P tests this stage's request justifies (the requirement→test map). */

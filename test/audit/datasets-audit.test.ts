@@ -20,6 +20,7 @@ const repoArg = () => `calc=${join(root, "calc")}`;
 
 const oldTests = "from calc.ops import add\n\n\ndef test_old():\n    assert add(1, 0) == 1\n";
 const newTests = `${oldTests}\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\ndef test_broken():\n    assert add(2, 2) == 4\n\n\ndef test__clamp():\n    from calc.ops import _clamp\n    assert callable(_clamp)\n`;
+const writer = { status: "written", model: "openai:writer", prompt_sha256: "0".repeat(64), prompt_version: "1", at: "2026-12-07T00:00:00Z", attempts: 1 };
 const clamp = "\n\ndef _clamp(x):\n    if x < 0:\n        return 0\n    return x\n";
 
 /**
@@ -53,8 +54,8 @@ beforeAll(async () => {
         base,
         provenance: "chain of commits",
         stages: [
-          { cut: c1, provenance: `commit ${c1}`, text: "Make add() add its operands instead of subtracting them.\n\nCo-authored-by: Ann <ann@example.org>", tests: ["tests/test_ops.py::test_add"], patch_sha256: digests.stages[0] },
-          { cut: c2, provenance: `commit ${c2}`, text: "Only combine when that saving is positive.", tests: ["tests/test_ops.py::test__clamp"], patch_sha256: digests.stages[1] },
+          { cut: c1, provenance: `commit ${c1}`, text: "Make add() add its operands instead of subtracting them.\n\nCo-authored-by: Ann <ann@example.org>", reviewed_by: { reader: "bob", note: "asks for what test_add checks" }, tests: ["tests/test_ops.py::test_add"], patch_sha256: digests.stages[0] },
+          { cut: c2, provenance: `commit ${c2}`, text: "Only combine when that saving is positive.", writer, reviewed_by: { reader: writer.model, note: "reads well" }, tests: ["tests/test_ops.py::test__clamp"], patch_sha256: digests.stages[1] },
           { provenance: "benchmark-authored", text: "Add a mul() function that multiplies two numbers: mul(2, 3) returns 6.", patch, patch_sha256: sha256(patch), tests_patch: testsPatch, tests_patch_sha256: sha256(testsPatch), tests: ["tests/test_extra.py::test_mul"] },
         ],
         tests_patch_sha256: digests.tests,
@@ -68,15 +69,17 @@ beforeAll(async () => {
 const staticLines = [
   `${T}: stage 1: commit-text: the text holds trailer lines, "Co-authored-by: Ann <ann@example.org>"`,
   `${T}: stage 1: commit-text: the text holds e-mail addresses, "ann@example.org"`,
+  `${T}: stage 2: unreviewed (warning): the text was read by the writer model that wrote it, not independently, reviewed_by.reader and writer.model are both openai:writer`,
   `${T}: stage 2: leak (warning): a sentence prescribes how without an observable input and result, "Only combine when that saving is positive.": condition "Only combine when", comparison "is positive"`,
   `${T}: stage 2: f2p-elsewhere: 1 F2P test(s) named for a private function: they measure an internal name, not what the request asks, tests/test_ops.py::test__clamp`,
+  `${T}: stage 3: unreviewed (warning): no second, independent reading of the request text is recorded, stages[].reviewed_by is absent`,
 ];
 
 describe("datasets audit", () => {
   it("static, manifest only: texts and test names; exit 1 on errors; the summary line", () => {
     const r = cli(["datasets", "audit", file], { env });
     expect(r.stderr).toBe("");
-    expect(r.stdout.split("\n").filter((l) => l !== "")).toEqual([...staticLines, "1 task(s), 3 stage(s): 3 error(s), 1 warning(s) (f2p-elsewhere 1, leak 1, commit-text 2); manifests only (no --repo: patch checks skipped)"]);
+    expect(r.stdout.split("\n").filter((l) => l !== "")).toEqual([...staticLines, "1 task(s), 3 stage(s): 3 error(s), 3 warning(s) (f2p-elsewhere 1, leak 1, commit-text 2, unreviewed 2); manifests only (no --repo: patch checks skipped)"]);
     expect(r.code).toBe(1);
   });
 
@@ -92,8 +95,8 @@ describe("datasets audit", () => {
     const report = auditReportSchema.parse(JSON.parse(j.stdout));
     expect(report.repos_read).toEqual(["calc"]);
     expect(r.stdout).toMatch(new RegExp(`^${T}: several-features: the steps name different pull requests or issues, stage commits [0-9a-f]{12} and [0-9a-f]{12} name different pull requests or issues \\(#1 / #2\\)$`, "m"));
-    expect(report.summary.by_kind).toEqual({ "no-behaviour-stage": 1, "f2p-elsewhere": 2, "several-features": 1, leak: 1, "commit-text": 2, "authored-contradicted": 1 });
-    expect(report.tasks[0]!.findings.filter((f) => f.severity === "warning").map((f) => f.kind)).toEqual(["leak"]);
+    expect(report.summary.by_kind).toEqual({ "no-behaviour-stage": 1, "f2p-elsewhere": 2, "several-features": 1, leak: 1, "commit-text": 2, "authored-contradicted": 1, unreviewed: 2 });
+    expect(report.tasks[0]!.findings.filter((f) => f.severity === "warning").map((f) => f.kind)).toEqual(["unreviewed", "leak", "unreviewed"]);
   });
 
   it("a task the repository cannot give is an env-failure of that task, and its manifest checks still run", () => {
@@ -139,7 +142,7 @@ describe.skipIf(missingTool)("datasets audit --run-tests", () => {
     });
     const tests = ["**/tests/**"];
     const digests = await upstreamDigestsOf(join(h.repo, ".git"), base, [c1, c2], testFileMatcher({ tests }));
-    const stage = (cut: string, text: string, id: string, k: number) => ({ cut, provenance: `commit ${cut}`, text, tests: [id], patch_sha256: digests.stages[k] });
+    const stage = (cut: string, text: string, id: string, k: number) => ({ cut, provenance: `commit ${cut}`, text, reviewed_by: { reader: "bob", note: "asks what the test checks" }, tests: [id], patch_sha256: digests.stages[k] });
     const fresh = join(root, "fresh.json");
     const manifest = {
       format: "switch-swe.task-manifest/2",

@@ -10,7 +10,7 @@ export function addAuditCommand(datasets: Command): void {
   datasets
     .command("audit")
     .description(
-      "check that every task measures what its requests ask: untested and no-behaviour stages, commit texts, paraphrase leaks, contradicted history, private test targets; with --run-tests also base breakage, P2P failing and F2P passing at the base, F2P mapped to the wrong stage",
+      "check that every task measures what its requests ask: untested and no-behaviour stages, commit texts, paraphrase leaks, contradicted history, private test targets; with --run-tests also base breakage, P2P failing and F2P passing at the base, F2P mapped to the wrong stage, order-dependent F2P",
     )
     .argument("<manifests...>", "manifest.json files")
     .option("--repo <name=path|url>", "read this repository's patches (a local clone, mirror, bundle or URL) (repeatable)", collect)

@@ -8,8 +8,9 @@ import { mergeManifestFiles } from "../../manifests/merge.js";
 import { foldStage } from "../../manifests/fold.js";
 import { collect, parsePositive, parseRepoSources } from "../options.js";
 import { addAuditCommand } from "./datasets-audit.js";
+import { addAuthorCommand } from "./datasets-author.js";
 
-/** `datasets materialize MANIFEST --out DATASET [--repo NAME=PATH|URL]`, `datasets merge MANIFEST... --out FILE`, `datasets check MANIFEST...`, `datasets audit MANIFEST...`, `datasets fold MANIFEST --task ID --stage K`. */
+/** `datasets materialize MANIFEST --out DATASET [--repo NAME=PATH|URL]`, `datasets merge MANIFEST... --out FILE`, `datasets check MANIFEST...`, `datasets audit MANIFEST...`, `datasets fold MANIFEST --task ID --stage K`, `datasets author MANIFEST --task ID --after K ...`. */
 export function registerDatasets(program: Command): void {
   const datasets = program.command("datasets").description("datasets shipped as manifests (URLs, commits, test ids, digests)");
   datasets
@@ -34,6 +35,7 @@ export function registerDatasets(program: Command): void {
       if (failed.length > 0) process.exitCode = ExitCode.checkFailed;
     });
   addAuditCommand(datasets);
+  addAuthorCommand(datasets);
   datasets
     .command("merge")
     .description("one manifest from several (mining runs over other ranges or paths, other repositories): shared repositories must be identical, a task id in several must be the same task")
