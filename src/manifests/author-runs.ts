@@ -49,7 +49,7 @@ export async function authoredOutcomes(
   files: { manifest: string; patch: string },
 ): Promise<AuthoredOutcomes> {
   const mine = authoredModules(a.testsPatch);
-  const targets = [...new Set([...touchedTestModules(task), ...mine])].sort();
+  const targets = [...new Set([...touchedTestModules(dataset, task), ...mine])].sort();
   const tests: NamedPatch[] = [
     { name: "tests.patch", text: task.testsPatch },
     { name: "authored-tests.patch", text: a.testsPatch },
