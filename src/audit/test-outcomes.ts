@@ -1,5 +1,6 @@
 import type { AuditFinding } from "../formats/audit.js";
 import type { ManifestTask } from "../manifests/task-manifest.js";
+import { inScope } from "../testbed/pytest-ids.js";
 import { finding, listed } from "./finding.js";
 
 /** Per test id, whether it passed at each state (0 = the base with tests.patch, k = after stage k). */
@@ -33,4 +34,15 @@ export function judgeOutcomes(t: ManifestTask, passes: PassTable): AuditFinding[
     if (moved.length > 0) out.push(finding("f2p-wrong-stage", i + 1, `${moved.length} F2P test(s) mapped to this stage first pass at another`, listed(moved, 3)));
   });
   return out;
+}
+
+/**
+ * The base's collection errors split by whose they are. A module that cannot be collected after the
+ * last stage either, and holds no declared test, lacks something of the environment (an optional
+ * dependency not installed: mining's failing modules, hypothesis's libcst codemods): the verifier
+ * never runs it, so the base is not broken for the task. Every other one is the base's. Pure.
+ */
+export function baseCollectionErrors(atBase: readonly string[], afterLast: readonly string[], declared: readonly string[]): { base: string[]; environment: string[] } {
+  const environment = atBase.filter((scope) => afterLast.includes(scope) && !declared.some((id) => inScope(id, scope)));
+  return { base: atBase.filter((scope) => !environment.includes(scope)), environment };
 }

@@ -11,7 +11,7 @@ import { inScope } from "../testbed/pytest-ids.js";
 import { checkoutWithPatches, environmentFor, freshCheckout, runWholeSuite, type NamedPatch } from "../testbed/task-testbed.js";
 import { suiteRunProblem, type TestRun } from "../testbed/test-run.js";
 import { finding, listed } from "./finding.js";
-import { judgeOutcomes } from "./test-outcomes.js";
+import { baseCollectionErrors, judgeOutcomes } from "./test-outcomes.js";
 
 const passed = (run: TestRun, id: string): boolean => run.cases.get(id) === "passed" && !run.collectionErrors.some((s) => inScope(id, s));
 
@@ -52,13 +52,12 @@ async function auditTask(dataset: Dataset, task: LoadedTask, mt: TaskManifest["t
   const out: AuditFinding[] = [];
   const pristine = await stateRun(dataset, task, env, work, "pristine", [], modules);
   // Modules the tests patch creates are not judged at the base (as mining judges them): with none left, nothing is broken.
-  if (typeof pristine === "string") {
-    if (pristine !== NO_MODULE) out.push(finding("base-broken", null, "the test modules that exist at the base cannot be run there", pristine));
-  } else if (pristine.collectionErrors.length > 0) out.push(finding("base-broken", null, "test collection (or the package's import) fails at the base", listed(pristine.collectionErrors)));
+  if (typeof pristine === "string" && pristine !== NO_MODULE) out.push(finding("base-broken", null, "the test modules that exist at the base cannot be run there", pristine));
   const tests = { name: "tests.patch", text: task.testsPatch };
   const stages = task.stagePatches.map((text, k) => ({ name: `stage-${k + 1}.patch`, text }));
   const passes = new Map<string, boolean[]>();
   const ids = [...task.verifier.fail_to_pass, ...task.verifier.pass_to_pass];
+  let afterLast: readonly string[] = [];
   for (let k = 0; k <= stages.length; k++) {
     const run = await stateRun(dataset, task, env, work, `state-${k}`, [...stages.slice(0, k), tests], modules);
     if (typeof run === "string") {
@@ -68,8 +67,22 @@ async function auditTask(dataset: Dataset, task: LoadedTask, mt: TaskManifest["t
       continue;
     }
     for (const id of ids) passes.set(id, [...(passes.get(id) ?? []), passed(run, id)]);
+    afterLast = run.collectionErrors;
   }
+  if (typeof pristine !== "string") out.push(...baseFindings(pristine.collectionErrors, afterLast, ids));
   return [...out, ...judgeOutcomes(mt, passes)];
+}
+
+/** `base-broken` for the base's own collection errors; a warning for modules the environment cannot load in any state. */
+function baseFindings(atBase: readonly string[], afterLast: readonly string[], declared: readonly string[]): AuditFinding[] {
+  const { base, environment } = baseCollectionErrors(atBase, afterLast, declared);
+  const out: AuditFinding[] = [];
+  if (base.length > 0) out.push(finding("base-broken", null, "test collection (or the package's import) fails at the base", listed(base)));
+  if (environment.length > 0) {
+    const what = "test module(s) cannot be collected at the base nor after the last stage (the environment lacks what they import): no test of theirs is declared";
+    out.push(finding("env-failure", null, what, listed(environment), "warning"));
+  }
+  return out;
 }
 
 /**

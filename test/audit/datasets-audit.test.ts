@@ -164,4 +164,46 @@ describe.skipIf(missingTool)("datasets audit --run-tests", () => {
     expect(r.stdout).toMatch(/^1 task\(s\), 2 stage\(s\): 0 error\(s\), 0 warning\(s\); .*tests run\n$/m);
     expect(r.code, r.stdout + r.stderr).toBe(0);
   });
+
+  // hypothesis-f95f5793f3: its codemods tests import libcst, which its environment does not install, at the base and after every stage.
+  it("a test module the environment cannot load in any state is a warning, not base-broken", { timeout: 300_000 }, async () => {
+    const h = gitHistory(root, "optdep");
+    h.init();
+    const optional = (body: string) => `import not_installed_anywhere\n\n\ndef test_opt():\n    assert not_installed_anywhere.${body}\n`;
+    const base = h.commit("base", { "optdep/__init__.py": "", "optdep/ops.py": "def double(x):\n    return x\n", "tests/test_opt.py": optional("a") });
+    const c1 = h.commit("double", { "optdep/ops.py": "def double(x):\n    return 2 * x\n", "tests/test_ops.py": "from optdep.ops import double\n\n\ndef test_double():\n    assert double(2) == 4\n" });
+    const c2 = h.commit("optional", { "optdep/ops.py": "def double(x):\n    return 2 * x\n\n\nOPT = 1\n", "tests/test_opt.py": optional("b") });
+    const tests = ["**/tests/**"];
+    const digests = await upstreamDigestsOf(join(h.repo, ".git"), base, [c1, c2], testFileMatcher({ tests }));
+    const stage = (cut: string, text: string, ids: string[], k: number) => ({ cut, provenance: `commit ${cut}`, text, tests: ids, patch_sha256: digests.stages[k] });
+    const optdep = join(root, "optdep.json");
+    const manifest = {
+      format: "switch-swe.task-manifest/2",
+      name: "optdep",
+      version: "1",
+      repos: { optdep: { git: "https://example.org/optdep.git", source: { include: ["**/*.py"], exclude: tests }, tests } },
+      tasks: [
+        {
+          id: "optdep-ops",
+          repo: "optdep",
+          base,
+          provenance: "chain of commits",
+          stages: [
+            stage(c1, "Make double() return twice its argument: double(2) should return 4.", ["tests/test_ops.py::test_double"], 0),
+            stage(c2, "Add a module constant OPT equal to 1 beside double().", [], 1),
+          ],
+          tests_patch_sha256: digests.tests,
+          verifier: { fail_to_pass: ["tests/test_ops.py::test_double"], pass_to_pass: [] },
+        },
+      ],
+    };
+    writeFileSync(optdep, JSON.stringify(manifest, null, 2));
+    const r = cli(["datasets", "audit", optdep, "--repo", `optdep=${h.repo}`, "--run-tests"], { env });
+    expect(r.stdout).not.toMatch(/base-broken/);
+    expect(r.stdout.split("\n")).toContain(
+      "optdep-ops: env-failure (warning): test module(s) cannot be collected at the base nor after the last stage (the environment lacks what they import): " +
+        "no test of theirs is declared, tests/test_opt.py",
+    );
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+  });
 });
