@@ -58,19 +58,22 @@ async function auditTask(dataset: Dataset, task: LoadedTask, mt: TaskManifest["t
   const passes = new Map<string, boolean[]>();
   const ids = [...task.verifier.fail_to_pass, ...task.verifier.pass_to_pass];
   let afterLast: readonly string[] = [];
+  let uncollected = new Set<string>();
   for (let k = 0; k <= stages.length; k++) {
     const run = await stateRun(dataset, task, env, work, `state-${k}`, [...stages.slice(0, k), tests], modules);
     if (typeof run === "string") {
       if (k > 0) return [...out, finding("env-failure", k, `the tests cannot run after stage ${k}`, run)];
       // At the base a module may be uncollectable because it imports what the stages add: every test fails there.
       for (const id of ids) passes.set(id, [false]);
+      uncollected = new Set(ids);
       continue;
     }
+    if (k === 0) uncollected = new Set(ids.filter((id) => run.collectionErrors.some((s) => inScope(id, s))));
     for (const id of ids) passes.set(id, [...(passes.get(id) ?? []), passed(run, id)]);
     afterLast = run.collectionErrors;
   }
   if (typeof pristine !== "string") out.push(...baseFindings(pristine.collectionErrors, afterLast, ids));
-  return [...out, ...judgeOutcomes(mt, passes)];
+  return [...out, ...judgeOutcomes(mt, passes, uncollected)];
 }
 
 /** `base-broken` for the base's own collection errors; a warning for modules the environment cannot load in any state. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { baseCollectionErrors } from "../../src/audit/test-outcomes.js";
+import { baseCollectionErrors, judgeOutcomes } from "../../src/audit/test-outcomes.js";
+import type { ManifestTask } from "../../src/manifests/task-manifest.js";
 
 describe("baseCollectionErrors", () => {
   const codemods = "tests/codemods/test_codemods.py";
@@ -20,5 +21,21 @@ describe("baseCollectionErrors", () => {
 
   it("a directory scope covers the declared tests below it", () => {
     expect(baseCollectionErrors(["tests/codemods/"], ["tests/codemods/"], [`${codemods}::test_y`])).toEqual({ base: ["tests/codemods/"], environment: [] });
+  });
+});
+
+describe("judgeOutcomes: declared P2P failing at the base", () => {
+  const gated = "tests/test_options.py::test_counting";
+  const behaves = "tests/test_types.py::test_range";
+  const task = { stages: [{ tests: [] }], verifier: { fail_to_pass: [], pass_to_pass: [gated, behaves] } } as unknown as ManifestTask;
+  const passes = new Map([[gated, [false, true]], [behaves, [false, true]]]);
+
+  // click-d77a0aefad: tests/test_options.py parametrizes with IntRange(min_open=...), which only its stages add.
+  it("says how many fail only because their module is not collected there", () => {
+    const [f] = judgeOutcomes(task, passes, new Set([gated]));
+    expect(f?.what).toBe(
+      "2 declared P2P test(s) do not pass at the base: the verifier scores a requirement no request states; " +
+        "1 of them only because their module cannot be collected there (an old test a stage's import gates is neither F2P nor P2P)",
+    );
   });
 });
