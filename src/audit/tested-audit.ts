@@ -12,7 +12,8 @@ import type { TestRun } from "../testbed/test-run.js";
 import { NO_MODULE, passed, stateRun } from "./state-run.js";
 import { finding, listed } from "./finding.js";
 import { moduleGroups, orderDependence } from "./order-dependence.js";
-import { judgeOutcomes } from "./test-outcomes.js";
+import { baseCollectionErrors, judgeOutcomes } from "./test-outcomes.js";
+import { inScope } from "../testbed/pytest-ids.js";
 
 /** The F2P ids stage `k` (1-based) is scored by: its own, or the task's when it is the only stage. */
 const stageIds = (mt: TaskManifest["tasks"][number], k: number): readonly string[] =>
@@ -60,28 +61,44 @@ async function auditTask(dataset: Dataset, task: LoadedTask, mt: TaskManifest["t
   const out: AuditFinding[] = [];
   const pristine = await stateRun(dataset, task, env, work, "pristine", [], modules);
   // Modules the tests patch creates are not judged at the base (as mining judges them): with none left, nothing is broken.
-  if (typeof pristine === "string") {
-    if (pristine !== NO_MODULE) out.push(finding("base-broken", null, "the test modules that exist at the base cannot be run there", pristine));
-  } else if (pristine.collectionErrors.length > 0) out.push(finding("base-broken", null, "test collection (or the package's import) fails at the base", listed(pristine.collectionErrors)));
+  if (typeof pristine === "string" && pristine !== NO_MODULE) out.push(finding("base-broken", null, "the test modules that exist at the base cannot be run there", pristine));
   const tests = { name: "tests.patch", text: task.testsPatch };
   const stages = task.stagePatches.map((text, k) => ({ name: `stage-${k + 1}.patch`, text }));
   const passes = new Map<string, boolean[]>();
   const ids = [...task.verifier.fail_to_pass, ...task.verifier.pass_to_pass];
+  let afterLast: readonly string[] = [];
+  let uncollected = new Set<string>();
   for (let k = 0; k <= stages.length; k++) {
     const run = await stateRun(dataset, task, env, work, `state-${k}`, [...stages.slice(0, k), tests], modules);
     if (typeof run === "string") {
       if (k > 0) return [...out, finding("env-failure", k, `the tests cannot run after stage ${k}`, run)];
       // At the base a module may be uncollectable because it imports what the stages add: every test fails there.
       for (const id of ids) passes.set(id, [false]);
+      uncollected = new Set(ids);
       continue;
     }
+    if (k === 0) uncollected = new Set(ids.filter((id) => run.collectionErrors.some((s) => inScope(id, s))));
     for (const id of ids) passes.set(id, [...(passes.get(id) ?? []), passed(run, id)]);
+    afterLast = run.collectionErrors;
     if (k > 0) {
       const patches = [...stages.slice(0, k), tests];
       out.push(...(await aloneFindings(dataset, task, env, work, k, patches, stageIds(mt, k), run)));
     }
   }
-  return [...out, ...judgeOutcomes(mt, passes)];
+  if (typeof pristine !== "string") out.push(...baseFindings(pristine.collectionErrors, afterLast, ids));
+  return [...out, ...judgeOutcomes(mt, passes, uncollected)];
+}
+
+/** `base-broken` for the base's own collection errors; a warning for modules the environment cannot load in any state. */
+function baseFindings(atBase: readonly string[], afterLast: readonly string[], declared: readonly string[]): AuditFinding[] {
+  const { base, environment } = baseCollectionErrors(atBase, afterLast, declared);
+  const out: AuditFinding[] = [];
+  if (base.length > 0) out.push(finding("base-broken", null, "test collection (or the package's import) fails at the base", listed(base)));
+  if (environment.length > 0) {
+    const what = "test module(s) cannot be collected at the base nor after the last stage (the environment lacks what they import): no test of theirs is declared";
+    out.push(finding("env-failure", null, what, listed(environment), "warning"));
+  }
+  return out;
 }
 
 /**

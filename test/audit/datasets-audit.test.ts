@@ -167,4 +167,90 @@ describe.skipIf(missingTool)("datasets audit --run-tests", () => {
     expect(r.stdout).toMatch(/^1 task\(s\), 2 stage\(s\): 0 error\(s\), 0 warning\(s\); .*tests run\n$/m);
     expect(r.code, r.stdout + r.stderr).toBe(0);
   });
+
+  // click-d77a0aefad: an old test whose module imports what the stage adds fails at the base only through that import.
+  it("a declared P2P failing at the base because its module cannot be collected there is told apart", { timeout: 300_000 }, async () => {
+    const h = gitHistory(root, "gated");
+    h.init();
+    const old = "\n\ndef test_old():\n    assert double(2) == 2\n";
+    const base = h.commit("base", { "gated/__init__.py": "", "gated/ops.py": "def double(x):\n    return x\n", "tests/test_ops.py": `from gated.ops import double\n${old}` });
+    const c1 = h.commit("triple", {
+      "gated/ops.py": "def double(x):\n    return x\n\n\ndef triple(x):\n    return 3 * x\n",
+      "tests/test_ops.py": `from gated.ops import double, triple\n${old}\n\ndef test_triple():\n    assert triple(2) == 6\n`,
+    });
+    const c2 = h.commit("quadruple", { "gated/ops.py": "def double(x):\n    return x\n\n\ndef triple(x):\n    return 3 * x\n\n\ndef quadruple(x):\n    return 4 * x\n" });
+    const tests = ["**/tests/**"];
+    const digests = await upstreamDigestsOf(join(h.repo, ".git"), base, [c1, c2], testFileMatcher({ tests }));
+    const stage = (cut: string, text: string, ids: string[], k: number) => ({ cut, provenance: `commit ${cut}`, text, tests: ids, patch_sha256: digests.stages[k] });
+    const gated = join(root, "gated.json");
+    const manifest = {
+      format: "switch-swe.task-manifest/2",
+      name: "gated",
+      version: "1",
+      repos: { gated: { git: "https://example.org/gated.git", source: { include: ["**/*.py"], exclude: tests }, tests } },
+      tasks: [
+        {
+          id: "gated-ops",
+          repo: "gated",
+          base,
+          provenance: "chain of commits",
+          stages: [
+            stage(c1, "Add triple() beside double(): triple(2) should return 6.", ["tests/test_ops.py::test_triple"], 0),
+            stage(c2, "Add quadruple() beside triple(): quadruple(2) should return 8.", [], 1),
+          ],
+          tests_patch_sha256: digests.tests,
+          verifier: { fail_to_pass: ["tests/test_ops.py::test_triple"], pass_to_pass: ["tests/test_ops.py::test_old"] },
+        },
+      ],
+    };
+    writeFileSync(gated, JSON.stringify(manifest, null, 2));
+    const r = cli(["datasets", "audit", gated, "--repo", `gated=${h.repo}`, "--run-tests"], { env });
+    expect(r.stdout.split("\n")).toContain(
+      "gated-ops: p2p-fails-at-base: 1 declared P2P test(s) do not pass at the base: the verifier scores a requirement no request states; " +
+        "1 of them only because their module cannot be collected there (an old test a stage's import gates is neither F2P nor P2P), tests/test_ops.py::test_old",
+    );
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+  });
+
+  // hypothesis-f95f5793f3: its codemods tests import libcst, which its environment does not install, at the base and after every stage.
+  it("a test module the environment cannot load in any state is a warning, not base-broken", { timeout: 300_000 }, async () => {
+    const h = gitHistory(root, "optdep");
+    h.init();
+    const optional = (body: string) => `import not_installed_anywhere\n\n\ndef test_opt():\n    assert not_installed_anywhere.${body}\n`;
+    const base = h.commit("base", { "optdep/__init__.py": "", "optdep/ops.py": "def double(x):\n    return x\n", "tests/test_opt.py": optional("a") });
+    const c1 = h.commit("double", { "optdep/ops.py": "def double(x):\n    return 2 * x\n", "tests/test_ops.py": "from optdep.ops import double\n\n\ndef test_double():\n    assert double(2) == 4\n" });
+    const c2 = h.commit("optional", { "optdep/ops.py": "def double(x):\n    return 2 * x\n\n\nOPT = 1\n", "tests/test_opt.py": optional("b") });
+    const tests = ["**/tests/**"];
+    const digests = await upstreamDigestsOf(join(h.repo, ".git"), base, [c1, c2], testFileMatcher({ tests }));
+    const stage = (cut: string, text: string, ids: string[], k: number) => ({ cut, provenance: `commit ${cut}`, text, tests: ids, patch_sha256: digests.stages[k] });
+    const optdep = join(root, "optdep.json");
+    const manifest = {
+      format: "switch-swe.task-manifest/2",
+      name: "optdep",
+      version: "1",
+      repos: { optdep: { git: "https://example.org/optdep.git", source: { include: ["**/*.py"], exclude: tests }, tests } },
+      tasks: [
+        {
+          id: "optdep-ops",
+          repo: "optdep",
+          base,
+          provenance: "chain of commits",
+          stages: [
+            stage(c1, "Make double() return twice its argument: double(2) should return 4.", ["tests/test_ops.py::test_double"], 0),
+            stage(c2, "Add a module constant OPT equal to 1 beside double().", [], 1),
+          ],
+          tests_patch_sha256: digests.tests,
+          verifier: { fail_to_pass: ["tests/test_ops.py::test_double"], pass_to_pass: [] },
+        },
+      ],
+    };
+    writeFileSync(optdep, JSON.stringify(manifest, null, 2));
+    const r = cli(["datasets", "audit", optdep, "--repo", `optdep=${h.repo}`, "--run-tests"], { env });
+    expect(r.stdout).not.toMatch(/base-broken/);
+    expect(r.stdout.split("\n")).toContain(
+      "optdep-ops: env-failure (warning): test module(s) cannot be collected at the base nor after the last stage (the environment lacks what they import): " +
+        "no test of theirs is declared, tests/test_opt.py",
+    );
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+  });
 });
