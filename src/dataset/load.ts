@@ -97,19 +97,25 @@ export function loadDatasetCollecting(dir: string): LoadResult {
       tasks.push({ ...spec, dir: taskDir, stagePatches, testsPatch });
     }
   }
-  if (manifest) {
-    for (const [name, repo] of Object.entries(manifest.repos)) {
-      if ("path" in repo) {
-        const p = join(root, repo.path);
-        if (!existsSync(p) || !statSync(p).isDirectory()) {
-          problems.push({ file: manifestFile, path: `repos.${name}.path`, message: `directory ${repo.path} not found` });
-        }
-      } else if (repo.mirror !== undefined && !isRemoteSource(repo.mirror) && !existsSync(resolve(root, repo.mirror))) {
-        problems.push({ file: manifestFile, path: `repos.${name}.mirror`, message: `mirror ${repo.mirror} not found` });
+  if (manifest) problems.push(...repoPathProblems(root, manifestFile, manifest));
+  return { dataset: manifest ? { root, manifest, tasks } : null, problems };
+}
+
+
+/** A local repository directory or mirror the manifest names that is not there. */
+function repoPathProblems(root: string, manifestFile: string, manifest: DatasetManifest): Problem[] {
+  const problems: Problem[] = [];
+  for (const [name, repo] of Object.entries(manifest.repos)) {
+    if ("path" in repo) {
+      const p = join(root, repo.path);
+      if (!existsSync(p) || !statSync(p).isDirectory()) {
+        problems.push({ file: manifestFile, path: `repos.${name}.path`, message: `directory ${repo.path} not found` });
       }
+    } else if (repo.mirror !== undefined && !isRemoteSource(repo.mirror) && !existsSync(resolve(root, repo.mirror))) {
+      problems.push({ file: manifestFile, path: `repos.${name}.mirror`, message: `mirror ${repo.mirror} not found` });
     }
   }
-  return { dataset: manifest ? { root, manifest, tasks } : null, problems };
+  return problems;
 }
 
 /** Loads a dataset and throws an InputError listing every problem when there is any. */

@@ -3,6 +3,7 @@ import { dirname } from "node:path";
 import { InputError, type Problem } from "../core/errors.js";
 import { readJsonWith, writeJsonAtomic } from "../core/json-file.js";
 import { CONDITIONS, type Condition } from "./fields.js";
+import type { HandoffCase } from "./dataset-schema.js";
 import type { LoadedHandoffDataset } from "./load-dataset.js";
 import { RequestFailed, type AskModel, type ModelReply } from "./model-reply.js";
 import { parseModelResponse } from "./parse-response.js";
@@ -147,6 +148,70 @@ function recordOutcome(o: RunOptions, summary: RunSummary, what: string, outcome
   return true;
 }
 
+interface AskContext {
+  o: RunOptions;
+  sleep: (ms: number) => Promise<void>;
+  now: () => Date;
+  raw: string;
+  summary: RunSummary;
+  sub: Submission;
+}
+
+/** One case under one condition: asked, logged raw, retried as the policy declares; its outcome, or the last failure. */
+async function askCase(ctx: AskContext, c: HandoffCase, condition: Condition): Promise<{ outcome?: ResponseOutcome; failure?: string }> {
+  const { o, sleep, now, raw, summary, sub } = ctx;
+  const policy = o.settings.retryPolicy;
+  const prompt = renderPrompt(c, condition);
+  const promptSha = sha256(prompt);
+  let usage: Usage | undefined;
+  let outcome: ResponseOutcome | undefined;
+  let failure: string | undefined;
+  for (let attempt = 1; attempt <= 1 + policy.retries; attempt++) {
+    const started = now();
+    const entry = { case: c.id, condition, attempt, started: started.toISOString(), prompt_sha256: promptSha };
+    let reply: ModelReply;
+    try {
+      reply = await o.ask(prompt);
+    } catch (e) {
+      if (!(e instanceof RequestFailed)) throw e;
+      appendFileSync(raw, `${JSON.stringify({ ...entry, outcome: "http-error", error: e.message })}\n`);
+      failure = e.message;
+      if (policy.retry_on.includes("http-error") && attempt <= policy.retries) {
+        o.log(`${c.id} ${condition}: request failed (${e.message}); retry ${attempt} of ${policy.retries} as declared`);
+        await sleep(policy.delay_ms);
+        continue;
+      }
+      break;
+    }
+    failure = undefined;
+    usage = addUsage(usage, reply.usage);
+    summary.usage = addUsage(summary.usage, reply.usage);
+    sub.record.usage = addUsage(sub.record.usage, reply.usage);
+    addModelVersion(sub.record, reply.modelVersion);
+    const parsed = parseModelResponse(reply.text);
+    appendFileSync(raw, `${JSON.stringify({ ...entry, outcome: parsed.kind === "answer" ? "answered" : "invalid-json", ...reply })}\n`);
+    const meta = {
+      attempts: attempt,
+      ...(reply.modelVersion ? { model_version: reply.modelVersion } : {}),
+      ...(reply.finishReason ? { finish_reason: reply.finishReason } : {}),
+      usage: usage,
+    };
+    if (parsed.kind === "invalid-json") {
+      if (policy.retry_on.includes("invalid-json") && attempt <= policy.retries) {
+        o.log(`${c.id} ${condition}: not valid JSON (${parsed.detail}); retry ${attempt} of ${policy.retries} as declared`);
+        await sleep(policy.delay_ms);
+        continue;
+      }
+      outcome = { outcome: "invalid-json", detail: parsed.detail, ...meta };
+    } else {
+      outcome = { outcome: "answered", ...(parsed.problems.length > 0 ? { problems: parsed.problems } : {}), ...meta };
+      (sub.answers[c.id] ??= {})[condition] = parsed.answers;
+    }
+    break;
+  }
+  return { ...(outcome !== undefined ? { outcome } : {}), ...(failure !== undefined ? { failure } : {}) };
+}
+
 /**
  * Asks the model every case x condition not answered yet, each prompt in a fresh conversation,
  * retrying only as the declared policy says. Every attempt is appended to the raw log; the
@@ -156,7 +221,6 @@ export async function runHandoff(o: RunOptions): Promise<RunSummary> {
   const now = o.now ?? (() => new Date());
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const maxConsecutive = o.maxConsecutiveFailures ?? 3;
-  const policy = o.settings.retryPolicy;
   const fresh = freshRecord(o.loaded, o.settings, now());
   const sub = loadOrStart(o, fresh);
   const responses = sub.responses!;
@@ -170,55 +234,7 @@ export async function runHandoff(o: RunOptions): Promise<RunSummary> {
   let consecutiveFailures = 0;
   for (const { caseIndex, condition } of todo) {
     const c = o.loaded.dataset.cases[caseIndex]!;
-    const prompt = renderPrompt(c, condition);
-    const promptSha = sha256(prompt);
-    let usage: Usage | undefined;
-    let outcome: ResponseOutcome | undefined;
-    let failure: string | undefined;
-    for (let attempt = 1; attempt <= 1 + policy.retries; attempt++) {
-      const started = now();
-      const entry = { case: c.id, condition, attempt, started: started.toISOString(), prompt_sha256: promptSha };
-      let reply: ModelReply;
-      try {
-        reply = await o.ask(prompt);
-      } catch (e) {
-        if (!(e instanceof RequestFailed)) throw e;
-        appendFileSync(raw, `${JSON.stringify({ ...entry, outcome: "http-error", error: e.message })}\n`);
-        failure = e.message;
-        if (policy.retry_on.includes("http-error") && attempt <= policy.retries) {
-          o.log(`${c.id} ${condition}: request failed (${e.message}); retry ${attempt} of ${policy.retries} as declared`);
-          await sleep(policy.delay_ms);
-          continue;
-        }
-        break;
-      }
-      failure = undefined;
-      usage = addUsage(usage, reply.usage);
-      summary.usage = addUsage(summary.usage, reply.usage);
-      sub.record.usage = addUsage(sub.record.usage, reply.usage);
-      addModelVersion(sub.record, reply.modelVersion);
-      const parsed = parseModelResponse(reply.text);
-      appendFileSync(raw, `${JSON.stringify({ ...entry, outcome: parsed.kind === "answer" ? "answered" : "invalid-json", ...reply })}\n`);
-      const meta = {
-        attempts: attempt,
-        ...(reply.modelVersion ? { model_version: reply.modelVersion } : {}),
-        ...(reply.finishReason ? { finish_reason: reply.finishReason } : {}),
-        usage: usage,
-      };
-      if (parsed.kind === "invalid-json") {
-        if (policy.retry_on.includes("invalid-json") && attempt <= policy.retries) {
-          o.log(`${c.id} ${condition}: not valid JSON (${parsed.detail}); retry ${attempt} of ${policy.retries} as declared`);
-          await sleep(policy.delay_ms);
-          continue;
-        }
-        outcome = { outcome: "invalid-json", detail: parsed.detail, ...meta };
-      } else {
-        outcome = { outcome: "answered", ...(parsed.problems.length > 0 ? { problems: parsed.problems } : {}), ...meta };
-        (sub.answers[c.id] ??= {})[condition] = parsed.answers;
-      }
-      break;
-    }
-
+    const { outcome, failure } = await askCase({ o, sleep, now, raw, summary, sub }, c, condition);
     consecutiveFailures = recordOutcome(o, summary, `${c.id} ${condition}`, outcome, failure) ? 0 : consecutiveFailures + 1;
     if (outcome !== undefined) (responses[c.id] ??= {})[condition] = outcome;
     writeJsonAtomic(o.out, ordered(o.loaded, sub));

@@ -5,6 +5,7 @@ import { scoreSubmission, type ScoreResult } from "./score.js";
 import { FIXTURE_DATASET, PARTIAL_F1_MEMORY, PARTIAL_F1_TRANSCRIPT } from "./scorer-fixtures.js";
 import type { Submission } from "./submission-schema.js";
 import { makeTemplate } from "./template.js";
+import type { HandoffDataset } from "./dataset-schema.js";
 
 export interface ScorerCheck {
   name: string;
@@ -57,20 +58,7 @@ export function runScorerChecks(): ScorerCheck[] {
   const template = scoreSubmission(dataset, makeTemplate(loaded));
   check("the template (every field null) scores 0", template.overall === 0, `overall ${template.overall}`);
 
-  const partial = scoreSubmission(dataset, {
-    answers: { f1: { transcript: PARTIAL_F1_TRANSCRIPT.answer, memory: PARTIAL_F1_MEMORY.answer as never } },
-  });
-  for (const [condition, expected] of [["transcript", PARTIAL_F1_TRANSCRIPT], ["memory", PARTIAL_F1_MEMORY]] as const) {
-    const got = partial.cases.f1?.[condition as Condition];
-    const fieldsOk = got !== undefined && FIELDS.every((f) => close(got.fields[f], expected.fields[f]));
-    check(`partial answers (f1, ${condition}) score ${expected.score.toFixed(4)} field by field`, fieldsOk && close(got.score, expected.score), `got ${got?.score}`);
-  }
-  const expectedOverall = (PARTIAL_F1_TRANSCRIPT.score + PARTIAL_F1_MEMORY.score) / 6;
-  check("overall is the mean over every case and condition", close(partial.overall, expectedOverall), `got ${partial.overall}, expected ${expectedOverall}`);
-  check("condition scores are means over cases", close(partial.conditions.transcript, 27.5) && partial.conditions.handoff === 0, `transcript ${partial.conditions.transcript}`);
-  check("a list for a single-value field is listed", problemsAt(partial, "answers.f1.memory.objective").length === 1, problemsAt(partial, "answers.f1.memory.objective").join("; "));
-  check("an id that is not a candidate is listed", problemsAt(partial, "answers.f1.memory.decisions[1]").some((m) => m.includes('"zz"')), problemsAt(partial, "answers.f1.memory.decisions[1]").join("; "));
-  check("a missing answer is listed", problemsAt(partial, "answers.f1.memory.owner").includes("no answer") && problemsAt(partial, "answers.f1.handoff").includes("no answer"), "owner and f1.handoff");
+  partialAnswerChecks(dataset, check);
 
   const invalid = scoreSubmission(dataset, {
     answers: perfectAnswers(loaded),
@@ -95,4 +83,22 @@ export function runScorerChecks(): ScorerCheck[] {
   const badId = rejects((d) => (d.cases[0]!.answer.objective = "o9"), 'cases[0].answer.objective: "o9" is not a candidate id of objective');
   check("validation rejects an answer id that is not a candidate", badId.ok, badId.detail);
   return checks;
+}
+
+/** Partial answers of one case: field scores, means over cases and conditions, and the problems listed. */
+function partialAnswerChecks(dataset: HandoffDataset, check: (name: string, ok: boolean, detail: string) => void): void {
+  const partial = scoreSubmission(dataset, {
+    answers: { f1: { transcript: PARTIAL_F1_TRANSCRIPT.answer, memory: PARTIAL_F1_MEMORY.answer as never } },
+  });
+  for (const [condition, expected] of [["transcript", PARTIAL_F1_TRANSCRIPT], ["memory", PARTIAL_F1_MEMORY]] as const) {
+    const got = partial.cases.f1?.[condition as Condition];
+    const fieldsOk = got !== undefined && FIELDS.every((f) => close(got.fields[f], expected.fields[f]));
+    check(`partial answers (f1, ${condition}) score ${expected.score.toFixed(4)} field by field`, fieldsOk && close(got.score, expected.score), `got ${got?.score}`);
+  }
+  const expectedOverall = (PARTIAL_F1_TRANSCRIPT.score + PARTIAL_F1_MEMORY.score) / 6;
+  check("overall is the mean over every case and condition", close(partial.overall, expectedOverall), `got ${partial.overall}, expected ${expectedOverall}`);
+  check("condition scores are means over cases", close(partial.conditions.transcript, 27.5) && partial.conditions.handoff === 0, `transcript ${partial.conditions.transcript}`);
+  check("a list for a single-value field is listed", problemsAt(partial, "answers.f1.memory.objective").length === 1, problemsAt(partial, "answers.f1.memory.objective").join("; "));
+  check("an id that is not a candidate is listed", problemsAt(partial, "answers.f1.memory.decisions[1]").some((m) => m.includes('"zz"')), problemsAt(partial, "answers.f1.memory.decisions[1]").join("; "));
+  check("a missing answer is listed", problemsAt(partial, "answers.f1.memory.owner").includes("no answer") && problemsAt(partial, "answers.f1.handoff").includes("no answer"), "owner and f1.handoff");
 }

@@ -76,6 +76,20 @@ function answerOf(script: Script, facts: RequestFacts, turn: Script["turns"][num
   };
 }
 
+/** A request as recorded: its body parsed as JSON when it is JSON, kept as text otherwise. */
+async function readEntry(req: IncomingMessage, seq: number): Promise<{ entry: RecordedRequest; body: unknown }> {
+  const path = (req.url ?? "/").split("?")[0]!;
+  const method = req.method ?? "GET";
+  const raw = await readBody(req);
+  let body: unknown = raw;
+  try {
+    body = raw === "" ? null : JSON.parse(raw);
+  } catch {
+    // recorded as text
+  }
+  return { entry: { seq, time: new Date().toISOString(), method, path, turn: null, body }, body };
+}
+
 /**
  * A scripted model on 127.0.0.1 that speaks OpenAI chat completions, OpenAI Responses, Anthropic
  * Messages and Gemini generateContent (each streamed as the real API streams it, usage in the
@@ -95,16 +109,8 @@ export async function startMockModel(opts: MockModelOptions): Promise<MockModelS
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const path = (req.url ?? "/").split("?")[0]!;
-    const method = req.method ?? "GET";
-    const raw = await readBody(req);
-    let body: unknown = raw;
-    try {
-      body = raw === "" ? null : JSON.parse(raw);
-    } catch {
-      // recorded as text
-    }
-    const entry: RecordedRequest = { seq: seq++, time: new Date().toISOString(), method, path, turn: null, body };
+    const { entry, body } = await readEntry(req, seq++);
+    const { method, path } = entry;
     if (method === "GET" && /\/models$/.test(path)) {
       record(entry);
       return writeJson(res, 200, modelList(script, path));

@@ -72,28 +72,7 @@ async function processSessionJob(raw: Job, job: SessionJob, token: string | unde
   const mirror = new TrajectoryMirror(c.redis, runFiles.trajectory(shadowRunDir, job.session), keys.trajectory(job.run_id, job.session, job.attempt), resultKey, fenced);
   c.log(`start ${job.session} attempt ${job.attempt} (run ${job.run_id})`);
   try {
-    let result: SessionResult;
-    try {
-      const agent = agentFor(job);
-      // A refusal of this kind is a result, not a hand-back: the coordinator records why and retries the
-      // attempt (another worker may have the right version), as it does for any infrastructure fault.
-      const refused = await agentVersionRefusal(job, agent, c.worker);
-      if (refused !== null) throw new InfraFault(refused);
-      const dataset = await workerDataset(c.redis, c.secret, job.dataset);
-      mirror.start();
-      result = await runSessionJob({
-        job,
-        dataset,
-        agent,
-        shadowRunDir,
-        worker: c.worker,
-        signal: controller.signal,
-        progress: (event) => publishEvent(c.redis, job.run_id, { worker: c.worker, session: job.session, attempt: job.attempt, event }),
-      });
-    } catch (e) {
-      if (!(e instanceof InfraFault)) throw e;
-      result = { format: "switch-swe.queue-result/1", session: job.session, attempt: job.attempt, worker: c.worker, outcome: "infra_fault", detail: e.message, summary: null, files: [] };
-    }
+    const result = await attemptResult(job, c, controller.signal, shadowRunDir, mirror);
     await mirror.stop();
     if (c.lockLost.has(id)) {
       c.log(`dropped the result of ${job.session} attempt ${job.attempt} (run ${job.run_id}): this worker lost the job's lock`);
@@ -113,5 +92,30 @@ async function processSessionJob(raw: Job, job: SessionJob, token: string | unde
     c.running.delete(id);
     c.lockLost.delete(id);
     c.changed();
+  }
+}
+
+/** The attempt run on this worker; an infrastructure fault (a refused agent version among them) is a result too. */
+async function attemptResult(job: SessionJob, c: ProcessorContext, signal: AbortSignal, shadowRunDir: string, mirror: TrajectoryMirror): Promise<SessionResult> {
+  try {
+    const agent = agentFor(job);
+    // A refusal of this kind is a result, not a hand-back: the coordinator records why and retries the
+    // attempt (another worker may have the right version), as it does for any infrastructure fault.
+    const refused = await agentVersionRefusal(job, agent, c.worker);
+    if (refused !== null) throw new InfraFault(refused);
+    const dataset = await workerDataset(c.redis, c.secret, job.dataset);
+    mirror.start();
+    return await runSessionJob({
+      job,
+      dataset,
+      agent,
+      shadowRunDir,
+      worker: c.worker,
+      signal,
+      progress: (event) => publishEvent(c.redis, job.run_id, { worker: c.worker, session: job.session, attempt: job.attempt, event }),
+    });
+  } catch (e) {
+    if (!(e instanceof InfraFault)) throw e;
+    return { format: "switch-swe.queue-result/1", session: job.session, attempt: job.attempt, worker: c.worker, outcome: "infra_fault", detail: e.message, summary: null, files: [] };
   }
 }

@@ -9,6 +9,7 @@ import { noneBackend } from "../../confine/none.js";
 import { runDoctorChecks } from "../../doctor/probes.js";
 import { judge, needsOf } from "../../doctor/uses.js";
 import { validateDataset } from "../../dataset/validate.js";
+import type { Dataset } from "../../dataset/load.js";
 import { buildReport, renderReport } from "../../report/index.js";
 import { runFiles } from "../../formats/run-layout.js";
 import { logReporter, reporterFor } from "../../run/progress-log.js";
@@ -77,23 +78,7 @@ export function registerDemo(program: Command): void {
         return;
       }
       process.stdout.write(`dataset ${dataset.manifest.name}@${dataset.manifest.version}: ${dataset.tasks.length} tasks, valid\n`);
-      const file = buildCheckedSessions(dataset, { seed: o.seed });
-      if (file.pairs.length === 0) {
-        // Five tasks are not enough when they share files (click's five do): say, per task, what is missing.
-        throw new InputError([
-          {
-            file: datasetDir,
-            path: "",
-            message: `no session pair can be built (${file.excluded.length} focus task(s) excluded): a focus task needs 4 interruptions of its repository that share no source file with it, all near or all far`,
-          },
-          ...file.excluded.map((e) => ({ file: datasetDir, path: `tasks.${e.task}`, message: e.reason.replace(`${e.task}: `, "") })),
-        ]);
-      }
-      const few = fewStagesWarning(file);
-      if (few) process.stderr.write(`warning: ${few}\n`);
-      const sessionsPath = join(out, "sessions.json");
-      writeFileAtomic(sessionsPath, toJsonText(file));
-      process.stdout.write(`sessions: ${sessionsPath} (${file.pairs.length} pairs, validated)\n\n${formatProfileTable(profileTable(file))}\n\n`);
+      const sessionsPath = writeDemoSessions(dataset, datasetDir, out, o.seed);
 
       const configs = [
         { name: "oracle", options: {} as Record<string, string>, label: "oracle" },
@@ -132,4 +117,26 @@ export function registerDemo(program: Command): void {
       process.stdout.write(`\n${renderReport(report, "table")}\n`);
       process.stdout.write(`\nreport: ${htmlPath} (also report.json); runs: ${runDirs.join(", ")}\n`);
     });
+}
+
+/** Builds and checks the sessions of the demo's dataset, writes them, prints their profile; the file's path. */
+function writeDemoSessions(dataset: Dataset, datasetDir: string, out: string, seed: number): string {
+  const file = buildCheckedSessions(dataset, { seed });
+  if (file.pairs.length === 0) {
+    // Five tasks are not enough when they share files (click's five do): say, per task, what is missing.
+    throw new InputError([
+      {
+        file: datasetDir,
+        path: "",
+        message: `no session pair can be built (${file.excluded.length} focus task(s) excluded): a focus task needs 4 interruptions of its repository that share no source file with it, all near or all far`,
+      },
+      ...file.excluded.map((e) => ({ file: datasetDir, path: `tasks.${e.task}`, message: e.reason.replace(`${e.task}: `, "") })),
+    ]);
+  }
+  const few = fewStagesWarning(file);
+  if (few) process.stderr.write(`warning: ${few}\n`);
+  const sessionsPath = join(out, "sessions.json");
+  writeFileAtomic(sessionsPath, toJsonText(file));
+  process.stdout.write(`sessions: ${sessionsPath} (${file.pairs.length} pairs, validated)\n\n${formatProfileTable(profileTable(file))}\n\n`);
+  return sessionsPath;
 }

@@ -94,48 +94,51 @@ export function registerRun(program: Command): void {
     .option("--quiet", "no progress output")
     .option("--json", "progress as JSON lines on stdout")
     .option("--queue [url]", "coordinate: sessions run on `switch-swe worker`s of this Redis queue (URL, or $SWITCH_SWE_QUEUE)")
-    .action(async (o: RunFlags) => {
-      const limits = o.limits === undefined ? undefined : parseLimits(o.limits);
-      const backend = await queueBackendFor(o.queue, o.out, o.resume === true);
-      const reporter = reporterFor({ quiet: o.quiet === true, json: o.json === true }, process.stdout, process.stderr);
-      const stop = stopOnSignals();
-      try {
-        const outcome = await runSessions({
-          out: o.out,
-          resume: o.resume === true,
-          ...(o.dataset !== undefined ? { dataset: o.dataset } : {}),
-          ...(o.sessions !== undefined ? { sessions: o.sessions } : {}),
-          ...(o.agent !== undefined ? { agent: o.agent } : {}),
-          ...(o.agentOpt !== undefined ? { agentOptions: parseAgentOptionPairs(o.agentOpt) } : {}),
-          ...(o.condition !== undefined ? { condition: o.condition } : {}),
-          ...(o.session !== undefined ? { sessionIds: o.session } : {}),
-          ...(o.seed !== undefined ? { seed: o.seed } : {}),
-          ...(o.label !== undefined ? { label: o.label } : {}),
-          ...(o.rcm !== undefined ? { rcm: o.rcm } : {}),
-          ...(o.rcmState !== undefined ? { rcmState: o.rcmState } : {}),
-          ...(o.requestTimeout !== undefined ? { requestTimeoutS: o.requestTimeout } : {}),
-          concurrency: o.concurrency,
-          keepWorkspaces: o.keepWorkspaces === true,
-          ...(o.sandbox ? { sandbox: o.sandbox } : {}),
-          ...(o.network ? { network: o.network } : {}),
-          ...(o.submission ? { submission: o.submission } : {}),
-          ...(limits ? { limits } : {}),
-          verify: o.verify,
-          progress: (e) => reporter.emit(e),
-          signal: stop.signal,
-          ...(backend ? { backend } : {}),
-        });
-        if (outcome.infraFaults.length > 0) {
-          process.stderr.write(
-            `${outcome.infraFaults.length} verdict(s) are infrastructure faults (${outcome.infraFaults.join(", ")}): see each session's verify.log; \`switch-swe verify ${o.out}\` verifies them again\n`,
-          );
-        }
-        if (outcome.interrupted) process.exitCode = 130;
-        else if (outcome.failed.length > 0) process.exitCode = ExitCode.checkFailed;
-        else process.exitCode = verificationExitCode(outcome.infraFaults.length);
-      } finally {
-        reporter.close();
-        stop.release();
-      }
+    .action(runFromFlags);
+}
+
+/** The `run` command's action: flags to a run, outcome to an exit code. */
+async function runFromFlags(o: RunFlags): Promise<void> {
+  const limits = o.limits === undefined ? undefined : parseLimits(o.limits);
+  const backend = await queueBackendFor(o.queue, o.out, o.resume === true);
+  const reporter = reporterFor({ quiet: o.quiet === true, json: o.json === true }, process.stdout, process.stderr);
+  const stop = stopOnSignals();
+  try {
+    const outcome = await runSessions({
+      out: o.out,
+      resume: o.resume === true,
+      ...(o.dataset !== undefined ? { dataset: o.dataset } : {}),
+      ...(o.sessions !== undefined ? { sessions: o.sessions } : {}),
+      ...(o.agent !== undefined ? { agent: o.agent } : {}),
+      ...(o.agentOpt !== undefined ? { agentOptions: parseAgentOptionPairs(o.agentOpt) } : {}),
+      ...(o.condition !== undefined ? { condition: o.condition } : {}),
+      ...(o.session !== undefined ? { sessionIds: o.session } : {}),
+      ...(o.seed !== undefined ? { seed: o.seed } : {}),
+      ...(o.label !== undefined ? { label: o.label } : {}),
+      ...(o.rcm !== undefined ? { rcm: o.rcm } : {}),
+      ...(o.rcmState !== undefined ? { rcmState: o.rcmState } : {}),
+      ...(o.requestTimeout !== undefined ? { requestTimeoutS: o.requestTimeout } : {}),
+      concurrency: o.concurrency,
+      keepWorkspaces: o.keepWorkspaces === true,
+      ...(o.sandbox ? { sandbox: o.sandbox } : {}),
+      ...(o.network ? { network: o.network } : {}),
+      ...(o.submission ? { submission: o.submission } : {}),
+      ...(limits ? { limits } : {}),
+      verify: o.verify,
+      progress: (e) => reporter.emit(e),
+      signal: stop.signal,
+      ...(backend ? { backend } : {}),
     });
+    if (outcome.infraFaults.length > 0) {
+      process.stderr.write(
+        `${outcome.infraFaults.length} verdict(s) are infrastructure faults (${outcome.infraFaults.join(", ")}): see each session's verify.log; \`switch-swe verify ${o.out}\` verifies them again\n`,
+      );
+    }
+    if (outcome.interrupted) process.exitCode = 130;
+    else if (outcome.failed.length > 0) process.exitCode = ExitCode.checkFailed;
+    else process.exitCode = verificationExitCode(outcome.infraFaults.length);
+  } finally {
+    reporter.close();
+    stop.release();
+  }
 }

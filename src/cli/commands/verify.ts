@@ -56,41 +56,60 @@ export function registerVerify(program: Command): void {
     .addOption(new Option("--sandbox <mode>", `confine each test run: ${confineModes().join(" or ")} (default: as run.json records the run, else ${confineModes()[0]}; see docs/verification.md)`).choices(confineModes()))
     .option("--limits <spec>", `resource limits of each test run through cgroups: cpus=N,memory=SIZE,pids=N or none (default: as run.json records the run, else ${defaultLimitsText}; see docs/verification.md)`)
     .option("--queue [url]", "verify on the `switch-swe worker`s of this Redis queue (URL, or $SWITCH_SWE_QUEUE)")
-    .action(async (runDir: string, o: { concurrency: number; session?: string[]; force?: boolean; json?: boolean; queue?: string | boolean; maxArtifactMb: number; sandbox?: string; limits?: string }) => {
-      // Unless told otherwise, as the run ran (--sandbox none, the demo without bubblewrap; its --limits).
-      const recorded = recordedVerifier(runDir);
-      const limits = o.limits !== undefined ? parseLimits(o.limits) : recorded.limits !== null ? parseLimits(recorded.limits, `${runDir}/run.json: limits.requested`) : defaultLimits;
-      const confine = o.sandbox !== undefined ? confineBackend(o.sandbox) : recorded.testRuns;
-      // Counted, so a log (CI, tee) shows how far verification is.
-      const onProgress = (e: { verdict: Verdict; reused: boolean; done: number; total: number }) => {
-        if (!o.json) process.stdout.write(`verified ${e.done}/${e.total}  ${verdictLine(e.verdict, e.reused)}\n`);
-      };
-      const common = { ...(o.session ? { sessions: o.session } : {}), ...(o.force ? { force: true } : {}) };
-      let lost: string[] = [];
-      let result: { verdicts: Record<string, Verdict>; verified: string[]; reused: string[]; forged: string[] };
-      if (o.queue !== undefined) {
-        const target = securedQueueTarget(o.queue);
-        const { verifyRunOnQueue } = await import("../../queue/verify-run.js");
-        const r = await verifyRunOnQueue(runDir, { target, maxArtifactMb: o.maxArtifactMb, confine, limits, ...common, onVerdict: onProgress });
-        lost = r.lost;
-        for (const u of r.unauthenticated) process.stderr.write(`${u}: refused, verified again\n`);
-        result = r;
-      } else {
-        const local = { concurrency: o.concurrency, maxArtifactMb: o.maxArtifactMb, confine, limits };
-        result = await verifyRun(runDir, { ...local, ...common, onNotice: (m) => process.stderr.write(`verify: ${m}\n`), onProgress });
-      }
-      for (const s of lost) process.stderr.write(`${s}: not verified: its verification job failed three times (workers died?)\n`);
-      const all = Object.values(result.verdicts);
-      const infra = all.filter((v) => v.infra_fault).length;
-      if (o.json) {
-        process.stdout.write(toJsonText(result));
-      } else {
-        process.stdout.write(summaryLine(all, infra, result));
-      }
-      // A verdict that says nothing about the model, or none at all, is a check that did not succeed.
-      process.exitCode = lost.length > 0 ? ExitCode.checkFailed : verificationExitCode(infra);
-    });
+    .action(verifyFromFlags);
+  registerCache(program);
+}
 
+
+interface VerifyFlags {
+  concurrency: number;
+  session?: string[];
+  force?: boolean;
+  json?: boolean;
+  queue?: string | boolean;
+  maxArtifactMb: number;
+  sandbox?: string;
+  limits?: string;
+}
+
+/** The `verify` command's action: verify locally or on the queue, print, set the exit code. */
+async function verifyFromFlags(runDir: string, o: VerifyFlags): Promise<void> {
+  // Unless told otherwise, as the run ran (--sandbox none, the demo without bubblewrap; its --limits).
+  const recorded = recordedVerifier(runDir);
+  const limits = o.limits !== undefined ? parseLimits(o.limits) : recorded.limits !== null ? parseLimits(recorded.limits, `${runDir}/run.json: limits.requested`) : defaultLimits;
+  const confine = o.sandbox !== undefined ? confineBackend(o.sandbox) : recorded.testRuns;
+  // Counted, so a log (CI, tee) shows how far verification is.
+  const onProgress = (e: { verdict: Verdict; reused: boolean; done: number; total: number }) => {
+    if (!o.json) process.stdout.write(`verified ${e.done}/${e.total}  ${verdictLine(e.verdict, e.reused)}\n`);
+  };
+  const common = { ...(o.session ? { sessions: o.session } : {}), ...(o.force ? { force: true } : {}) };
+  let lost: string[] = [];
+  let result: { verdicts: Record<string, Verdict>; verified: string[]; reused: string[]; forged: string[] };
+  if (o.queue !== undefined) {
+    const target = securedQueueTarget(o.queue);
+    const { verifyRunOnQueue } = await import("../../queue/verify-run.js");
+    const r = await verifyRunOnQueue(runDir, { target, maxArtifactMb: o.maxArtifactMb, confine, limits, ...common, onVerdict: onProgress });
+    lost = r.lost;
+    for (const u of r.unauthenticated) process.stderr.write(`${u}: refused, verified again\n`);
+    result = r;
+  } else {
+    const local = { concurrency: o.concurrency, maxArtifactMb: o.maxArtifactMb, confine, limits };
+    result = await verifyRun(runDir, { ...local, ...common, onNotice: (m) => process.stderr.write(`verify: ${m}\n`), onProgress });
+  }
+  for (const s of lost) process.stderr.write(`${s}: not verified: its verification job failed three times (workers died?)\n`);
+  const all = Object.values(result.verdicts);
+  const infra = all.filter((v) => v.infra_fault).length;
+  if (o.json) {
+    process.stdout.write(toJsonText(result));
+  } else {
+    process.stdout.write(summaryLine(all, infra, result));
+  }
+  // A verdict that says nothing about the model, or none at all, is a check that did not succeed.
+  process.exitCode = lost.length > 0 ? ExitCode.checkFailed : verificationExitCode(infra);
+}
+
+/** `cache info` and `cache clear`: registered with verify, whose environments they hold. */
+function registerCache(program: Command): void {
   const cache = program.command("cache").description("the cache of repositories and test environments (SWITCH_SWE_CACHE, default ~/.cache/switch-swe)");
   cache
     .command("info")
