@@ -71,6 +71,65 @@ export class AttemptAborted extends Error {
   }
 }
 
+interface AttemptMeta {
+  started: number;
+  conversationId: string;
+  focusWorkspace: AttemptSummary["focus_workspace"];
+  usage: ReturnType<typeof emptyUsage>;
+  delivered: Delivered;
+}
+
+/** session.json of an attempt, finished or failed, from what it has delivered so far. */
+function attemptSummary(
+  p: AttemptParams,
+  m: AttemptMeta,
+  r: { status: "finished" | "failed"; reason: string | undefined; artifact: PatchInfo | null; workspaces: Record<string, PatchInfo> },
+): AttemptSummary {
+  return {
+    format: "switch-swe.session/1",
+    session: p.session,
+    pair: p.pair.id,
+    focus: p.pair.focus,
+    condition: p.condition,
+    status: r.status,
+    ...(r.reason === undefined ? {} : { reason: r.reason }),
+    finalized: m.delivered.finalized,
+    attempt: p.attempt,
+    conversation: m.conversationId,
+    started_at: new Date(m.started).toISOString(),
+    ended_at: nowIso(),
+    duration_ms: Date.now() - m.started,
+    requests: { ...m.delivered.requests },
+    timeouts: m.delivered.timeouts,
+    continuations: m.delivered.continuations,
+    usage: usageOf(m.usage),
+    artifact: r.artifact,
+    workspaces: r.workspaces,
+    focus_workspace: m.focusWorkspace,
+  };
+}
+
+/** The attempt's checkouts and the evidence reader over them (closed again if the set-up fails after opening it). */
+async function setUpWorkspaces(p: AttemptParams, sessionDir: string, recorder: SessionRecorder) {
+  const setupStart = Date.now();
+  const ws = await timed("workspace_setup", () => createWorkspaces(p.dataset, p.pair, p.workDir, p.signal, { keep: p.keepWorkspaces, owner: workspaceOwner(p.sandbox) }));
+  const evidence = await timed("workspace_setup", () => WorkspaceEvidence.open(ws.paths, ws.layers));
+  try {
+    recorder.workspacesReady(p.attempt, Date.now() - setupStart, ws.mode);
+    writeWorkspacesLog(join(attemptLogDir(sessionDir, p.attempt), "workspaces.log"), ws.mode);
+  } catch (e) {
+    evidence.close();
+    throw e;
+  }
+  return { ws, evidence };
+}
+
+/** The task's environment, built (or found cached) before the agent starts: the same the verifier uses. */
+async function taskEnvironmentOf(p: AttemptParams, sessionDir: string) {
+  if (!p.sandbox || registeredCapabilities(p.agent.name)?.harnessSide) return undefined;
+  return timed("workspace_setup", () => prepareWorkspaceEnvironments(p.dataset, p.pair, join(attemptLogDir(sessionDir, p.attempt), "environment.log")));
+}
+
 /**
  * Runs one attempt of one session: five fresh workspaces, one new conversation, every request of the
  * schedule in order (with timeout continuations), then the patches of all five workspaces.
@@ -87,43 +146,21 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
   const conversationId = randomUUID();
   const usage = emptyUsage();
   let delivered: Delivered = { requests: { scheduled: schedule.length, delivered: 0, yielded: 0, timeout: 0, agent_error: 0 }, timeouts: 0, continuations: 0, finalized: false };
-  const summary = (status: "finished" | "failed", reason?: string, artifact: PatchInfo | null = null, workspaces: Record<string, PatchInfo> = {}): AttemptSummary => ({
-    format: "switch-swe.session/1",
-    session: p.session,
-    pair: p.pair.id,
-    focus: p.pair.focus,
-    condition: p.condition,
-    status,
-    ...(reason === undefined ? {} : { reason }),
-    finalized: delivered.finalized,
-    attempt: p.attempt,
-    conversation: conversationId,
-    started_at: new Date(started).toISOString(),
-    ended_at: nowIso(),
-    duration_ms: Date.now() - started,
-    requests: { ...delivered.requests },
-    timeouts: delivered.timeouts,
-    continuations: delivered.continuations,
-    usage: usageOf(usage),
-    artifact,
-    workspaces,
-    focus_workspace: focusWorkspace,
-  });
+  // Read when called: `delivered` grows as the schedule is delivered.
+  const summary = (status: "finished" | "failed", reason?: string, artifact: PatchInfo | null = null, workspaces: Record<string, PatchInfo> = {}) =>
+    attemptSummary(p, { started, conversationId, focusWorkspace, usage, delivered }, { status, reason, artifact, workspaces });
 
   recorder.sessionStart({ pair: p.pair.id, condition: p.condition, attempt: p.attempt, agent: p.agent.name, conversation: conversationId });
   let conversation: Conversation | null = null;
   let evidence: WorkspaceEvidence | null = null;
   let confined: ConfinedAttempt | null = null;
   try {
-    const setupStart = Date.now();
-    const ws = await timed("workspace_setup", () => createWorkspaces(p.dataset, p.pair, p.workDir, p.signal, { keep: p.keepWorkspaces, owner: workspaceOwner(p.sandbox) }));
-    evidence = await timed("workspace_setup", () => WorkspaceEvidence.open(ws.paths, ws.layers));
-    recorder.workspacesReady(p.attempt, Date.now() - setupStart, ws.mode);
-    writeWorkspacesLog(join(attemptLogDir(sessionDir, p.attempt), "workspaces.log"), ws.mode);
+    const set = await setUpWorkspaces(p, sessionDir, recorder);
+    const ws = set.ws;
+    evidence = set.evidence;
     const first = evidence;
     recorder.workspaceState(null, await timed("evidence", () => first.snapshot()));
-    // The task's environment, built (or found cached) before the agent starts: the same the verifier uses.
-    const taskEnv = p.sandbox && !registeredCapabilities(p.agent.name)?.harnessSide ? await timed("workspace_setup", () => prepareWorkspaceEnvironments(p.dataset, p.pair, join(attemptLogDir(sessionDir, p.attempt), "environment.log"))) : undefined;
+    const taskEnv = await taskEnvironmentOf(p, sessionDir);
     const attempt = await timed("agent_start", () => confine(p, ws, taskEnv));
     confined = attempt;
     for (const warning of attempt.warnings) recorder.warning(warning);

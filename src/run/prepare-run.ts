@@ -70,19 +70,7 @@ export function prepareRun(runDir: string, opts: RunOptions): Prepared {
   const agent = rcm ? rcmProxiedAgent(agentName, agentOptions, rcm, rcmState) : createAgent(agentName, agentOptions);
   const can = agentCapabilities(agentName);
   const dataset = loadDataset(datasetPath);
-  // Read once: the hash in run.json is of the very bytes that were parsed.
-  const sessionsText = (() => {
-    try {
-      return readFileSync(resolve(sessionsPath));
-    } catch {
-      throw inputError(resolve(sessionsPath), "", "file not found");
-    }
-  })();
-  const sessions = parseJsonWith(resolve(sessionsPath), sessionsText.toString("utf8"), sessionsFileSchema);
-  const problems = sessionsMismatch(sessions, resolve(sessionsPath), dataset);
-  // Built for another dataset: every other line follows from that one, so it is said alone.
-  if (problems[0]?.path === "dataset") throw firstProblems(problems, 1, "problems that follow from it (its pairs name tasks and texts of that dataset)");
-  if (problems.length > 0) throw firstProblems(problems, 3);
+  const { sessions, sessionsText } = readSessionsFor(sessionsPath, dataset);
   const condition = opts.condition ?? previous?.condition ?? "both";
   const filter = opts.sessionIds && opts.sessionIds.length > 0 ? [...opts.sessionIds] : opts.sessionIds ? null : (previous?.session_filter ?? null);
   const selected = selectSessions(sessions, condition, filter);
@@ -121,4 +109,21 @@ export function prepareRun(runDir: string, opts: RunOptions): Prepared {
   if (confinement.agent && !can.harnessSide) config.sandbox!.task_environment = taskEnvironmentRecord(dataset, selected);
   if (previous) assertSameRun(configFile, previous, config);
   return { runDir, config, dataset, agent, selected, existing: previous !== null, confinement };
+}
+
+/** The sessions file, read once (the hash in run.json is of the very bytes parsed), and checked against the dataset. */
+function readSessionsFor(sessionsPath: string, dataset: Dataset) {
+  const sessionsText = (() => {
+    try {
+      return readFileSync(resolve(sessionsPath));
+    } catch {
+      throw inputError(resolve(sessionsPath), "", "file not found");
+    }
+  })();
+  const sessions = parseJsonWith(resolve(sessionsPath), sessionsText.toString("utf8"), sessionsFileSchema);
+  const problems = sessionsMismatch(sessions, resolve(sessionsPath), dataset);
+  // Built for another dataset: every other line follows from that one, so it is said alone.
+  if (problems[0]?.path === "dataset") throw firstProblems(problems, 1, "problems that follow from it (its pairs name tasks and texts of that dataset)");
+  if (problems.length > 0) throw firstProblems(problems, 3);
+  return { sessions, sessionsText };
 }

@@ -40,21 +40,7 @@ async function startWarnings(config: RunConfig, progress: RunOptions["progress"]
  * `concurrency` sessions at a time. Sessions hit by infrastructure faults are retried (twice).
  */
 export async function runSessions(opts: RunOptions): Promise<RunOutcome> {
-  // The lock first: a second `run` on the same directory fails here, having read and written nothing.
-  const claim = claimRunDir(opts.out);
-  let prep: Prepared | undefined;
-  let ledger: Ledger;
-  try {
-    prep = prepareRun(claim.runDir, opts);
-    // The harness is asked once, when the run starts (a resumed run keeps what run.json says).
-    if (!prep.existing && prep.agent.describe) prep.config.agent.harness = await prep.agent.describe();
-    if (!prep.existing) writeJsonAtomic(runFiles.config(claim.runDir), prep.config);
-    ledger = Ledger.open(runFiles.ledger(claim.runDir));
-  } catch (e) {
-    // A new run that could not start leaves nothing behind; an existing one is left as it was.
-    claim.abandon(prep !== undefined && !prep.existing);
-    throw e;
-  }
+  const { claim, prep, ledger } = await startRun(opts);
   const { runDir, config } = prep;
   const started = Date.now();
   const signal = opts.signal ?? new AbortController().signal;
@@ -85,18 +71,7 @@ export async function runSessions(opts: RunOptions): Promise<RunOutcome> {
     });
 
     if (backend) await backend.run(todo, backendRun, outcome);
-    else
-      await mapPool(todo, opts.concurrency, async (s) => {
-        // A full disk stops the run from taking new sessions: each would fail the same way.
-        if (signal.aborted || diskFull.stopped) return;
-        try {
-          const status = await runWithRetries(s, prep, ledger, opts, signal);
-          if (status === "finished") outcome.finished.push(s.session);
-          else if (status === "failed") outcome.failed.push(s.session);
-        } catch (e) {
-          if (!diskFull.record(s.session, e)) throw e;
-        }
-      });
+    else await runHere(todo, { prep, ledger, opts, signal, diskFull }, outcome);
     outcome.interrupted = signal.aborted;
 
     // The single call site of verification (see verify-hook.ts).
@@ -137,4 +112,41 @@ function endLedger(ledger: Ledger, result: string): void {
   } finally {
     ledger.close();
   }
+}
+
+/** Claims the run directory, prepares the run, writes run.json of a new run and opens its ledger. */
+async function startRun(opts: RunOptions): Promise<{ claim: ReturnType<typeof claimRunDir>; prep: Prepared; ledger: Ledger }> {
+  // The lock first: a second `run` on the same directory fails here, having read and written nothing.
+  const claim = claimRunDir(opts.out);
+  let prep: Prepared | undefined;
+  try {
+    prep = prepareRun(claim.runDir, opts);
+    // The harness is asked once, when the run starts (a resumed run keeps what run.json says).
+    if (!prep.existing && prep.agent.describe) prep.config.agent.harness = await prep.agent.describe();
+    if (!prep.existing) writeJsonAtomic(runFiles.config(claim.runDir), prep.config);
+    return { claim, prep, ledger: Ledger.open(runFiles.ledger(claim.runDir)) };
+  } catch (e) {
+    // A new run that could not start leaves nothing behind; an existing one is left as it was.
+    claim.abandon(prep !== undefined && !prep.existing);
+    throw e;
+  }
+}
+
+/** The sessions run in this process, `concurrency` at a time. */
+async function runHere(
+  todo: Prepared["selected"],
+  c: { prep: Prepared; ledger: Ledger; opts: RunOptions; signal: AbortSignal; diskFull: DiskFullStop },
+  outcome: RunOutcome,
+): Promise<void> {
+  await mapPool(todo, c.opts.concurrency, async (s) => {
+    // A full disk stops the run from taking new sessions: each would fail the same way.
+    if (c.signal.aborted || c.diskFull.stopped) return;
+    try {
+      const status = await runWithRetries(s, c.prep, c.ledger, c.opts, c.signal);
+      if (status === "finished") outcome.finished.push(s.session);
+      else if (status === "failed") outcome.failed.push(s.session);
+    } catch (e) {
+      if (!c.diskFull.record(s.session, e)) throw e;
+    }
+  });
 }
