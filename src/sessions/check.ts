@@ -59,6 +59,40 @@ function unitOf(dataset: Dataset, repo: string): (file: string) => string {
   };
 }
 
+type Report = (condition: "base" | "switch" | null, property: string, message: string) => void;
+
+/** One session of a pair: members and their workspaces, texts as the dataset has them, one finalization last, stages in order. */
+function checkSchedule(
+  c: { pair: SessionPair; condition: "base" | "switch"; members: Set<string>; wsOf: Map<string, string>; tasks: Map<string, LoadedTask>; focus: LoadedTask },
+  v: Report,
+): void {
+  const { pair, condition, members, wsOf, tasks, focus } = c;
+  const steps = pair.schedules[condition];
+  for (const [i, s] of steps.entries()) {
+    if (!members.has(s.task)) v(condition, "members", `request ${i} names ${s.task}, not a task of this pair`);
+    if (wsOf.get(s.task) !== s.workspace) v(condition, "workspace-path", `request ${i} of ${s.task} goes to ${s.workspace}, its workspace is ${wsOf.get(s.task) ?? "none"}`);
+    if (s.kind === "stage") {
+      const text = tasks.get(s.task)?.requests[s.stage - 1]?.text;
+      if (text === undefined) v(condition, "payload", `request ${i}: ${s.task} has no stage ${s.stage}`);
+      else if (text !== s.text) v(condition, "payload", `request ${i}: text of ${s.task} stage ${s.stage} differs from the dataset`);
+    }
+  }
+  const finals = steps.flatMap((s, i) => (s.kind === "finalization" ? [i] : []));
+  const last = steps[steps.length - 1];
+  if (finals.length !== 1 || !last || last.kind !== "finalization" || last.task !== pair.focus) {
+    v(condition, "finalization-last", "exactly one finalization, of the focus, must come last");
+  }
+  for (const id of members) {
+    const stages = steps.filter((s): s is Extract<ScheduleStep, { kind: "stage" }> => s.kind === "stage" && s.task === id).map((s) => s.stage);
+    const prefix = stages.every((st, k) => st === k + 1);
+    if (!prefix) v(condition, "task-order", `${id} requests are not an ordered prefix of its stages: ${stages.join(",")}`);
+    if (condition === "base" && id !== pair.focus && stages.length > 0) v(condition, "uninterrupted", `${id} appears in the uninterrupted session`);
+    if (condition === "switch" && id !== pair.focus && stages.length === 0) v(condition, "interruptions", `${id} never appears in the switched session`);
+  }
+  const focusStages = steps.filter((s) => s.task === pair.focus && s.kind === "stage").length;
+  if (focusStages !== focus.requests.length) v(condition, "focus-complete", `focus has ${focusStages} of ${focus.requests.length} stages`);
+}
+
 function checkPair(pair: SessionPair, tasks: Map<string, LoadedTask>, dataset: Dataset, rule: FocusReturnsRule): SessionViolation[] {
   const out: SessionViolation[] = [];
   const v = (condition: "base" | "switch" | null, property: string, message: string) =>
@@ -109,32 +143,7 @@ function checkPair(pair: SessionPair, tasks: Map<string, LoadedTask>, dataset: D
     wsOf.set(id, w);
   }
 
-  for (const condition of ["base", "switch"] as const) {
-    const steps = pair.schedules[condition];
-    for (const [i, s] of steps.entries()) {
-      if (!members.has(s.task)) v(condition, "members", `request ${i} names ${s.task}, not a task of this pair`);
-      if (wsOf.get(s.task) !== s.workspace) v(condition, "workspace-path", `request ${i} of ${s.task} goes to ${s.workspace}, its workspace is ${wsOf.get(s.task) ?? "none"}`);
-      if (s.kind === "stage") {
-        const text = tasks.get(s.task)?.requests[s.stage - 1]?.text;
-        if (text === undefined) v(condition, "payload", `request ${i}: ${s.task} has no stage ${s.stage}`);
-        else if (text !== s.text) v(condition, "payload", `request ${i}: text of ${s.task} stage ${s.stage} differs from the dataset`);
-      }
-    }
-    const finals = steps.flatMap((s, i) => (s.kind === "finalization" ? [i] : []));
-    const last = steps[steps.length - 1];
-    if (finals.length !== 1 || !last || last.kind !== "finalization" || last.task !== pair.focus) {
-      v(condition, "finalization-last", "exactly one finalization, of the focus, must come last");
-    }
-    for (const id of members) {
-      const stages = steps.filter((s): s is Extract<ScheduleStep, { kind: "stage" }> => s.kind === "stage" && s.task === id).map((s) => s.stage);
-      const prefix = stages.every((st, k) => st === k + 1);
-      if (!prefix) v(condition, "task-order", `${id} requests are not an ordered prefix of its stages: ${stages.join(",")}`);
-      if (condition === "base" && id !== pair.focus && stages.length > 0) v(condition, "uninterrupted", `${id} appears in the uninterrupted session`);
-      if (condition === "switch" && id !== pair.focus && stages.length === 0) v(condition, "interruptions", `${id} never appears in the switched session`);
-    }
-    const focusStages = steps.filter((s) => s.task === pair.focus && s.kind === "stage").length;
-    if (focusStages !== focus.requests.length) v(condition, "focus-complete", `focus has ${focusStages} of ${focus.requests.length} stages`);
-  }
+  for (const condition of ["base", "switch"] as const) checkSchedule({ pair, condition, members, wsOf, tasks, focus }, v);
   for (const r of switchRuleViolations(pair.schedules.switch, pair.focus, pair.interruptions, (id) => tasks.get(id)?.requests.length, rule)) {
     v("switch", r.property, r.message);
   }
