@@ -73,25 +73,7 @@ export function registerRcm(program: Command): void {
     .option("--threshold <x>", "routing confidence threshold", parseThreshold)
     .option("--format <format>", "text or json", oneOf("--format", ["text", "json"] as const), "text")
     .option("--workspace-lines <which>", "both, shown or hidden: measure with the harness's Workspace: lines, without them (routing by what the conversation shows), or both", oneOf("--workspace-lines", ["both", "shown", "hidden"] as const), "both")
-    .action((runDirs: string[], o: { mode: "router" | "rcm"; threshold?: number; format: "text" | "json"; workspaceLines: "both" | "shown" | "hidden" }) => {
-      const workspaceLines = o.workspaceLines === "both" ? (["shown", "hidden"] as const) : [o.workspaceLines];
-      const runs = runDirs.map((runDir) => {
-        const report = evaluateRun(runDir, { mode: o.mode, workspaceLines, ...(o.threshold !== undefined ? { threshold: o.threshold } : {}) });
-        const n = report.unfinished_sessions.length;
-        if (n > 0) {
-          process.stderr.write(
-            `warning: ${runDir}: ${n} session(s) not finished (${report.unfinished_sessions.slice(0, 5).join(", ")}${n > 5 ? ", …" : ""}): left out; finish the run (\`switch-swe run --out ${runDir} --resume\`) before reading these figures as the run's\n`,
-          );
-        }
-        return { run_dir: runDir, repository: runRepository(runDir), report };
-      });
-      if (runs.length === 1) {
-        process.stdout.write(o.format === "json" ? toJsonText(runs[0]!.report) : formatEvalReport(runs[0]!.report));
-        return;
-      }
-      const pooled = poolRunEvals(runs);
-      process.stdout.write(o.format === "json" ? toJsonText(pooled) : formatPooledEval(pooled));
-    });
+    .action(evalRuns);
   rcm
     .command("proxy")
     .description("serve RCM on the model endpoint (OpenAI chat and Responses, Anthropic Messages, Gemini): any agent whose base URL points here gets RCM's history")
@@ -115,4 +97,25 @@ export function registerRcm(program: Command): void {
       const file = installLocalPlugin(dir, { mode: o.mode, ...(o.threshold !== undefined ? { threshold: o.threshold } : {}), ...(o.stateDir ? { stateDir: o.stateDir } : {}) });
       process.stdout.write(`${file}: RCM plugin for OpenCode (mode ${o.mode})\n`);
     });
+}
+
+/** `rcm eval`: one run's report, or a line per repository and a pooled line for several. */
+function evalRuns(runDirs: string[], o: { mode: "router" | "rcm"; threshold?: number; format: "text" | "json"; workspaceLines: "both" | "shown" | "hidden" }): void {
+  const workspaceLines = o.workspaceLines === "both" ? (["shown", "hidden"] as const) : [o.workspaceLines];
+  const runs = runDirs.map((runDir) => {
+    const report = evaluateRun(runDir, { mode: o.mode, workspaceLines, ...(o.threshold !== undefined ? { threshold: o.threshold } : {}) });
+    const n = report.unfinished_sessions.length;
+    if (n > 0) {
+      process.stderr.write(
+        `warning: ${runDir}: ${n} session(s) not finished (${report.unfinished_sessions.slice(0, 5).join(", ")}${n > 5 ? ", …" : ""}): left out; finish the run (\`switch-swe run --out ${runDir} --resume\`) before reading these figures as the run's\n`,
+      );
+    }
+    return { run_dir: runDir, repository: runRepository(runDir), report };
+  });
+  if (runs.length === 1) {
+    process.stdout.write(o.format === "json" ? toJsonText(runs[0]!.report) : formatEvalReport(runs[0]!.report));
+    return;
+  }
+  const pooled = poolRunEvals(runs);
+  process.stdout.write(o.format === "json" ? toJsonText(pooled) : formatPooledEval(pooled));
 }

@@ -70,61 +70,67 @@ export function addMineCommand(tasks: Command): void {
     .option("--setup <cmd>", "environment set-up command (repeatable)", collect)
     .option("--license <spdx>", "the repository's license, recorded in the manifest")
     .option("--url <url>", "the repository's public URL, recorded in the manifest when REPO is a local mirror or bundle (also names the repository)")
-    .option("--python <x.y>", "the Python minor version the set-up's venv must have: the environment is then pinned, and a set-up that does not give exactly its pins is refused", (v: string) => {
-      if (!/^3\.\d+$/.test(v)) throw new InvalidArgumentError(`--python must be a Python minor version such as 3.11, got "${v}"`);
-      return v;
-    })
+    .option("--python <x.y>", "the Python minor version the set-up's venv must have: the environment is then pinned, and a set-up that does not give exactly its pins is refused", parsePythonMinor)
     .option("--setup-commit <rev>", "run set-up once at this revision and share the environment across tasks (set-up must not depend on the checkout)")
     .addOption(new Option("--suite <which>", "per state, run the whole suite or only the test files the steps touch").choices(["whole", "touched"]).default("whole"))
     .option("--queue [url]", `run the candidates' tests as jobs for \`switch-swe worker\`s on this Redis queue (default: $${queueUrlEnv}); --jobs is then the workers' business`);
-  addWriterOptions(cmd, false).action(async (repo: string, o: MineFlags) => {
-    checkWriterFlags(o);
-    const backend = o.queue === undefined ? undefined : await queueMine(o.queue);
-    // Every decided candidate is already on disk (manifest.json, then mine-report.json, after each
-    // one): a stop loses only the candidates under way, but their test runs and scratch must go too.
-    const onSignal = (sig: NodeJS.Signals) => {
-      const left = abandonOpenScratch();
-      process.stderr.write(
-        `\n${sig}: stopped; ended ${left.ended.length} process group(s) (test runs, git) and removed the scratch; every candidate decided so far is saved in ${o.out}: run the same command again to resume\n`,
-      );
-      process.exit(130);
-    };
-    process.on("SIGINT", onSignal);
-    process.on("SIGTERM", onSignal);
-    const r = await mineTasks({
-      repo,
-      out: o.out,
-      runs: o.runs,
-      maxStages: o.maxStages,
-      timeoutS: o.timeoutS,
-      jobs: o.jobs,
-      ...(o.range !== undefined ? { range: o.range } : {}),
-      ...(o.max !== undefined ? { max: o.max } : {}),
-      ...(o.name !== undefined ? { name: o.name } : {}),
-      ...(o.testCommand !== undefined ? { testCommand: o.testCommand } : {}),
-      ...(o.testRunner !== undefined ? { testRunner: o.testRunner } : {}),
-      ...(o.setup !== undefined ? { setup: o.setup } : {}),
-      ...(o.license !== undefined ? { license: o.license } : {}),
-      ...(o.url !== undefined ? { url: o.url } : {}),
-      ...(o.setupCommit !== undefined ? { setupCommit: o.setupCommit } : {}),
-      ...(o.python !== undefined ? { python: o.python } : {}),
-      ...(o.suite !== undefined ? { suite: o.suite } : {}),
-      ...(o.path !== undefined ? { paths: o.path } : {}),
-      ...(o.known !== undefined ? { known: o.known } : {}),
-      ...(o.testGlob !== undefined ? { testGlobs: o.testGlob } : {}),
-      ...(backend ? { backend } : {}),
-      onLine: (l) => process.stderr.write(`${l}\n`),
-    }).finally(() => {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
-    });
-    const reasons = Object.entries(r.rejected_by_reason).map(([k, n]) => `${n} ${k}`);
-    const known = r.known && r.known.length > 0 ? `, ${r.known.length} already known` : "";
-    process.stdout.write(
-      `${r.commits_seen} commits, ${r.candidates_seen} candidate(s): ${r.mined.length} mined, ${r.rejected.length} rejected${reasons.length > 0 ? ` (${reasons.join(", ")})` : ""}${known}; ${o.out}\n`,
+  addWriterOptions(cmd, false).action(mineFromFlags);
+}
+
+/** `tasks mine`: mine, saying on a stop what is kept; then write the mined tasks' requests when a writer is named. */
+async function mineFromFlags(repo: string, o: MineFlags): Promise<void> {
+  checkWriterFlags(o);
+  const backend = o.queue === undefined ? undefined : await queueMine(o.queue);
+  // Every decided candidate is already on disk (manifest.json, then mine-report.json, after each
+  // one): a stop loses only the candidates under way, but their test runs and scratch must go too.
+  const onSignal = (sig: NodeJS.Signals) => {
+    const left = abandonOpenScratch();
+    process.stderr.write(
+      `\n${sig}: stopped; ended ${left.ended.length} process group(s) (test runs, git) and removed the scratch; every candidate decided so far is saved in ${o.out}: run the same command again to resume\n`,
     );
-    for (const w of r.warnings) process.stderr.write(`warning: ${w}\n`);
-    if (r.mined.length === 0) process.exitCode = ExitCode.checkFailed;
-    else process.exitCode = await writeMinedRequests(o.out, o);
+    process.exit(130);
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  const r = await mineTasks({
+    repo,
+    out: o.out,
+    runs: o.runs,
+    maxStages: o.maxStages,
+    timeoutS: o.timeoutS,
+    jobs: o.jobs,
+    ...(o.range !== undefined ? { range: o.range } : {}),
+    ...(o.max !== undefined ? { max: o.max } : {}),
+    ...(o.name !== undefined ? { name: o.name } : {}),
+    ...(o.testCommand !== undefined ? { testCommand: o.testCommand } : {}),
+    ...(o.testRunner !== undefined ? { testRunner: o.testRunner } : {}),
+    ...(o.setup !== undefined ? { setup: o.setup } : {}),
+    ...(o.license !== undefined ? { license: o.license } : {}),
+    ...(o.url !== undefined ? { url: o.url } : {}),
+    ...(o.setupCommit !== undefined ? { setupCommit: o.setupCommit } : {}),
+    ...(o.python !== undefined ? { python: o.python } : {}),
+    ...(o.suite !== undefined ? { suite: o.suite } : {}),
+    ...(o.path !== undefined ? { paths: o.path } : {}),
+    ...(o.known !== undefined ? { known: o.known } : {}),
+    ...(o.testGlob !== undefined ? { testGlobs: o.testGlob } : {}),
+    ...(backend ? { backend } : {}),
+    onLine: (l) => process.stderr.write(`${l}\n`),
+  }).finally(() => {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
   });
+  const reasons = Object.entries(r.rejected_by_reason).map(([k, n]) => `${n} ${k}`);
+  const known = r.known && r.known.length > 0 ? `, ${r.known.length} already known` : "";
+  process.stdout.write(
+    `${r.commits_seen} commits, ${r.candidates_seen} candidate(s): ${r.mined.length} mined, ${r.rejected.length} rejected${reasons.length > 0 ? ` (${reasons.join(", ")})` : ""}${known}; ${o.out}\n`,
+  );
+  for (const w of r.warnings) process.stderr.write(`warning: ${w}\n`);
+  if (r.mined.length === 0) process.exitCode = ExitCode.checkFailed;
+  else process.exitCode = await writeMinedRequests(o.out, o);
+}
+
+/** `--python`: a Python minor version such as 3.11. */
+function parsePythonMinor(v: string): string {
+  if (!/^3\.\d+$/.test(v)) throw new InvalidArgumentError(`--python must be a Python minor version such as 3.11, got "${v}"`);
+  return v;
 }
