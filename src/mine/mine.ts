@@ -386,8 +386,8 @@ export async function mineTasks(opts: MineOptions): Promise<MineReport> {
 const mineLockKind: DirLockKind = { lockName: "mine.lock", what: "tasks mine", dirNoun: "output directory" };
 const isMineLockFile = (name: string) => isLockFileOf(mineLockKind.lockName, name);
 
-async function mineInto(out: string, opts: MineOptions): Promise<MineReport> {
-  if (!isRemoteSource(opts.repo) && !existsSync(opts.repo)) throw new InputError({ file: opts.repo, path: "", message: "repository not found" });
+/** The repository materialized, the earlier run (if resumed) and the candidates of the range. */
+async function openMining(out: string, opts: MineOptions) {
   const name = repoNameOf(opts.url ?? opts.repo);
   const repo = manifestRepo(opts);
   const range = opts.range ?? "HEAD";
@@ -402,6 +402,25 @@ async function mineInto(out: string, opts: MineOptions): Promise<MineReport> {
   if (tip.code !== 0) throw new InputError({ file: opts.repo, path: "--range", message: `"${range}" is not a revision range of this repository` });
   await checkPaths(gitDir, tip.stdout.trim(), opts.paths ?? []);
   const scan = await findCandidates(gitDir, range, sourceMatcher(repo), testFileMatcher(repo), opts.maxStages, opts.paths ?? []);
+  return { name, repo, range, settings, earlier, known, dataset, gitDir, tip, scan };
+}
+
+/** Jobs that were already running when --max was reached: their tasks are left to a resumed run
+ * (save() keeps the tasks in history order, so the first --max stay). */
+function trimToMax(out: string, max: number, manifest: TaskManifest, report: MineReport): void {
+  manifest.tasks.splice(max);
+  const kept = new Set(manifest.tasks.map((t) => t.id));
+  report.mined = report.mined.filter((m) => kept.has(m.task));
+  dropTaskDirs(out, kept);
+}
+
+/** The report to fill (the earlier run's, when resumed) and the candidates it has decided, said on the console. */
+function startReport(
+  out: string,
+  opts: MineOptions,
+  m: Pick<Awaited<ReturnType<typeof openMining>>, "repo" | "range" | "settings" | "earlier" | "known" | "scan">,
+): { report: MineReport; decided: Set<string> } {
+  const { repo, range, settings, earlier, known, scan } = m;
   const report: MineReport = earlier?.report ?? { format: MINE_REPORT_FORMAT, repo: repo.git, range, settings, commits_seen: 0, candidates_seen: 0, mined: [], rejected: [], rejected_by_reason: {}, warnings: [] };
   Object.assign(report, { commits_seen: scan.commits, candidates_seen: scan.candidates.length });
   opts.onLine?.(`${scan.commits} commits, ${scan.candidates.length} candidate(s)`);
@@ -412,6 +431,13 @@ async function mineInto(out: string, opts: MineOptions): Promise<MineReport> {
     const again = earlier.retired > 0 ? ` (${earlier.retired} rejected as "${retiredReason}", a rule since retired, are judged again)` : "";
     opts.onLine?.(`resuming ${out}: ${report.mined.length} mined and ${report.rejected.length} rejected before, ${scan.candidates.filter((c) => !decided.has(c.provenance)).length} left${again}`);
   }
+  return { report, decided };
+}
+
+async function mineInto(out: string, opts: MineOptions): Promise<MineReport> {
+  if (!isRemoteSource(opts.repo) && !existsSync(opts.repo)) throw new InputError({ file: opts.repo, path: "", message: "repository not found" });
+  const { name, repo, range, settings, earlier, known, dataset, gitDir, tip, scan } = await openMining(out, opts);
+  const { report, decided } = startReport(out, opts, { repo, range, settings, earlier, known, scan });
   mkdirSync(join(out, "tasks"), { recursive: true });
   writeJsonAtomic(join(out, "dataset.json"), dataset.manifest);
   // The verifier's scratch: its test runs' process groups are recorded, so that a stopped or killed
@@ -462,14 +488,7 @@ async function mineInto(out: string, opts: MineOptions): Promise<MineReport> {
     await remote?.close();
   }
   if (failure !== null) throw failure;
-  if (opts.max !== undefined && manifest.tasks.length > opts.max) {
-    // Jobs that were already running when --max was reached: their tasks are left to a resumed run
-    // (save() keeps the tasks in history order, so the first --max stay).
-    manifest.tasks.splice(opts.max);
-    const kept = new Set(manifest.tasks.map((t) => t.id));
-    report.mined = report.mined.filter((m) => kept.has(m.task));
-    dropTaskDirs(out, kept);
-  }
+  if (opts.max !== undefined && manifest.tasks.length > opts.max) trimToMax(out, opts.max, manifest, report);
   save();
   if (manifest.tasks.length > 0) report.warnings.push(...localityWarnings(out));
   writeJsonAtomic(join(out, "mine-report.json"), report);
