@@ -44,6 +44,41 @@ export function actionSource(group: Group, a: Action, k: number): string {
   return a.messageId ?? `${group.id}#${k}`;
 }
 
+/** The assistant's sentences: completion claims (kept when they name tests or files no tool changed) and doubts; its first claim. */
+function foldAssistantText(s: TaskState, text: string, at: { source: string; request: number }, changed: readonly string[]): StateItem | null {
+  let first: StateItem | null = null;
+  for (const sentence of sentences(text)) {
+    const mentioned = [...extractRefs(sentence, s.workspace).paths];
+    if (testsPassClaim.test(sentence) || completionClaim.test(sentence)) {
+      const item: StateItem = { text: clip(sentence), kind: "claim", source: at.source, request: at.request, ...(mentioned.length ? { paths: mentioned } : {}), ...(testsPassClaim.test(sentence) ? { tests: true } : {}) };
+      first ??= item;
+      // A claim about files a tool of this group already changed adds nothing to the observation.
+      const subsumed = mentioned.length > 0 && mentioned.every((p) => changed.some((c) => c === p || c.endsWith(`/${p}`)));
+      if ((item.tests || mentioned.length > 0) && !subsumed) pushBounded(s.completed, item, stateLimits.completed);
+    } else if (doubt.test(sentence)) {
+      pushBounded(s.uncertainties, { text: clip(sentence), kind: "claim", source: at.source, request: at.request, ...(mentioned.length ? { paths: mentioned } : {}) }, stateLimits.uncertainties);
+    }
+  }
+  return first;
+}
+
+/** A request whose group changed files or claimed completion leaves pending for completed. */
+function completeRequest(
+  s: TaskState,
+  r: { pendingItem: StateItem; request: number; changed: string[]; changedSource: string | null; claimed: StateItem | null },
+): void {
+  const { pendingItem, request, changed, changedSource, claimed } = r;
+  const done = s.pending.indexOf(pendingItem);
+  if (changed.length > 0 && changedSource !== null) {
+    if (done >= 0) s.pending.splice(done, 1);
+    pushBounded(s.completed, { text: clip(`request ${request}: changed ${changed.join(", ")}`), kind: "observation", source: changedSource, request, paths: changed }, stateLimits.completed);
+  } else if (claimed !== null) {
+    if (done >= 0) s.pending.splice(done, 1);
+    const c: StateItem = claimed;
+    pushBounded(s.completed, { ...c, text: clip(`request ${request}: ${c.text}`) }, stateLimits.completed);
+  }
+}
+
 /**
  * Folds one completed group into its task's record, deterministically (no model):
  * the request adds the goal (first request), constraints, named files and symbols and a pending item;
@@ -95,29 +130,12 @@ export function foldGroup(s: TaskState, group: Group): void {
       }
       return;
     }
-    for (const sentence of sentences(a.text)) {
-      const mentioned = [...extractRefs(sentence, s.workspace).paths];
-      if (testsPassClaim.test(sentence) || completionClaim.test(sentence)) {
-        const item: StateItem = { text: clip(sentence), kind: "claim", source, request, ...(mentioned.length ? { paths: mentioned } : {}), ...(testsPassClaim.test(sentence) ? { tests: true } : {}) };
-        claimed ??= item;
-        // A claim about files a tool of this group already changed adds nothing to the observation.
-        const subsumed = mentioned.length > 0 && mentioned.every((p) => changed.some((c) => c === p || c.endsWith(`/${p}`)));
-        if ((item.tests || mentioned.length > 0) && !subsumed) pushBounded(s.completed, item, stateLimits.completed);
-      } else if (doubt.test(sentence)) {
-        pushBounded(s.uncertainties, { text: clip(sentence), kind: "claim", source, request, ...(mentioned.length ? { paths: mentioned } : {}) }, stateLimits.uncertainties);
-      }
-    }
+    // Every action is folded; the request's first claim is kept.
+    const first = foldAssistantText(s, a.text, { source, request }, changed);
+    claimed ??= first;
   });
 
-  const done = s.pending.indexOf(pendingItem);
-  if (changed.length > 0 && changedSource !== null) {
-    if (done >= 0) s.pending.splice(done, 1);
-    pushBounded(s.completed, { text: clip(`request ${request}: changed ${changed.join(", ")}`), kind: "observation", source: changedSource, request, paths: changed }, stateLimits.completed);
-  } else if (claimed !== null) {
-    if (done >= 0) s.pending.splice(done, 1);
-    const c: StateItem = claimed;
-    pushBounded(s.completed, { ...c, text: clip(`request ${request}: ${c.text}`) }, stateLimits.completed);
-  }
+  completeRequest(s, { pendingItem, request, changed, changedSource, claimed });
   s.covered.push(group.id);
 }
 

@@ -106,6 +106,13 @@ export function parseStateReply(text: string | null): StateReply | string {
 
 const sections = ["constraints", "completed", "pending", "uncertainties"] as const;
 
+/** What cited messages make an item: the user's words a requirement, a tool's output an observation, else a claim. */
+function kindOfRefs(refs: readonly string[], messages: ReadonlyMap<string, CitedMessage>): ItemKind {
+  const roles = refs.map((r) => messages.get(r)?.role);
+  if (roles.length > 0 && roles.every((r) => r === "user")) return "requirement";
+  return roles.includes("tool") ? "observation" : "claim";
+}
+
 /**
  * Folds a checked reply into the record: the batch's extractive goal, constraints, completed work,
  * pending work and uncertainties give way to the model's items whose references hold; files the model
@@ -117,11 +124,6 @@ export function applyStateReply(s: TaskState, reply: StateReply, batch: readonly
   const requestOf = (id: string) => {
     const group = messages.get(id)?.group ?? lastRequest.id;
     return s.covered.indexOf(group) + 1 || s.requests;
-  };
-  const kindOf = (refs: readonly string[]): ItemKind => {
-    const roles = refs.map((r) => messages.get(r)?.role);
-    if (roles.length > 0 && roles.every((r) => r === "user")) return "requirement";
-    return roles.includes("tool") ? "observation" : "claim";
   };
   const dropped: NonNullable<StateWrite["dropped"]> = [];
   let kept = 0;
@@ -137,7 +139,7 @@ export function applyStateReply(s: TaskState, reply: StateReply, batch: readonly
     }
     kept++;
     const source = refs[0] ?? lastRequest.userMessageId;
-    return { text: clip(it.text), kind: refs.length > 0 ? kindOf(refs) : "claim", source, request: requestOf(source), ...(refs.length > 0 ? { refs } : {}) };
+    return { text: clip(it.text), kind: refs.length > 0 ? kindOfRefs(refs, messages) : "claim", source, request: requestOf(source), ...(refs.length > 0 ? { refs } : {}) };
   };
   // In each section, the batch's extractive items give way to the model's items that checked out (the
   // model saw the same messages); with none, they stay. Earlier batches' items stay.

@@ -205,14 +205,7 @@ export async function startRcmProxy(opts: RcmProxyOptions): Promise<RcmProxy> {
     const format = formats.find((f) => f.accepts(method, url.pathname));
     const target = new URL(url.pathname + url.search, upstream.origin);
     const cpu = process.cpuUsage();
-    let body: unknown = null;
-    if (format) {
-      try {
-        body = JSON.parse(raw.toString("utf8"));
-      } catch (e) {
-        body = e instanceof Error ? e : new Error(String(e));
-      }
-    }
+    const body = format ? parsedBody(raw) : null;
     const model = isObject(body) ? requestModel(body, url.pathname) : null;
     const via = format && model ? { protocol: format.name, target, headers: forwardHeaders(req.headers, format, key, 0), model } : null;
     const withVia = (conversation: string, groups: readonly string[]) => {
@@ -247,4 +240,13 @@ export async function startRcmProxy(opts: RcmProxyOptions): Promise<RcmProxy> {
     engines: () => engines,
     close: () => closeServer(server),
   };
+}
+
+/** A model request's JSON body, or the error that parsing it gave (answered as the protocol's error). */
+function parsedBody(raw: Buffer): unknown {
+  try {
+    return JSON.parse(raw.toString("utf8"));
+  } catch (e) {
+    return e instanceof Error ? e : new Error(String(e));
+  }
 }
