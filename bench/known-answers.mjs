@@ -31,7 +31,11 @@ function filesWith(dataset, task, stages, touched) {
     cpSync(join(dataset.root, repo.path), work, { recursive: true });
     for (const s of stages) {
       try {
-        execFileSync("git", ["apply", "--reject", "--whitespace=nowarn", "-"], { cwd: work, input: task.stagePatches[s - 1], stdio: ["pipe", "ignore", "ignore"] });
+        execFileSync("git", ["apply", "--reject", "--whitespace=nowarn", "-"], {
+          cwd: work,
+          input: task.stagePatches[s - 1],
+          stdio: ["pipe", "ignore", "ignore"],
+        });
       } catch {
         // Hunks that need a stage left out are rejected (left as .rej); the rest is applied.
       }

@@ -21,14 +21,23 @@ const arg = (name, def) => {
 const SMALL = process.env.BENCH_SMALL === "1";
 process.env.SWITCH_SWE_QUEUE_SECRET ??= randomBytes(32).toString("hex");
 const runs = arg("runs", SMALL ? "1" : "2");
-const fleets = arg("workers", SMALL ? "1" : "1,2").split(",").map(Number);
+const fleets = arg("workers", SMALL ? "1" : "1,2")
+  .split(",")
+  .map(Number);
 const cli = new URL("../dist/cli/main.js", import.meta.url).pathname;
 const root = mkdtempSync(join(tmpdir(), "switch-swe-bench-mine-"));
-const load = () => loadavg().map((x) => x.toFixed(1)).join(" ");
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(" ");
 
 // The history (the same files and messages as the test's).
 const repo = join(root, "shapes");
-const git = (...a) => execFileSync("git", a, { cwd: repo, env: { ...process.env, GIT_AUTHOR_NAME: "b", GIT_AUTHOR_EMAIL: "b@x", GIT_COMMITTER_NAME: "b", GIT_COMMITTER_EMAIL: "b@x" } });
+const git = (...a) =>
+  execFileSync("git", a, {
+    cwd: repo,
+    env: { ...process.env, GIT_AUTHOR_NAME: "b", GIT_AUTHOR_EMAIL: "b@x", GIT_COMMITTER_NAME: "b", GIT_COMMITTER_EMAIL: "b@x" },
+  });
 const commit = (message, files) => {
   for (const [f, text] of Object.entries(files)) {
     mkdirSync(dirname(join(repo, f)), { recursive: true });
@@ -64,7 +73,8 @@ commit("Upper-case labels", {
 });
 commit("Labels can carry a unit", {
   "shapes/text/label.py": "def label(name, unit=''):\n    return (name + unit).upper()\n",
-  "tests/test_label.py": "from shapes.text.label import label\n\n\ndef test_upper():\n    assert label('a') == 'A'\n\n\ndef test_unit():\n    assert label('a', 'm') == 'AM'\n",
+  "tests/test_label.py":
+    "from shapes.text.label import label\n\n\ndef test_upper():\n    assert label('a') == 'A'\n\n\ndef test_unit():\n    assert label('a', 'm') == 'AM'\n",
 });
 commit("Document the package", { "README.md": "shapes\n" });
 commit("Clamp: name the bounds", {
@@ -73,7 +83,8 @@ commit("Clamp: name the bounds", {
 });
 commit("Clamp: accept the bounds in either order", {
   "shapes/util/clamp.py": "def clamp(x, lo, hi):\n    low, high = min(lo, hi), max(lo, hi)\n    return max(low, min(x, high))\n",
-  "tests/test_clamp.py": "from shapes.util.clamp import clamp\n\n\ndef test_clamp():\n    assert clamp(5, 0, 3) == 3\n\n\ndef test_low():\n    assert clamp(-1, 0, 3) == 0\n",
+  "tests/test_clamp.py":
+    "from shapes.util.clamp import clamp\n\n\ndef test_clamp():\n    assert clamp(5, 0, 3) == 3\n\n\ndef test_low():\n    assert clamp(-1, 0, 3) == 0\n",
 });
 
 const { url, process: redis } = await startRedis();
@@ -82,11 +93,16 @@ const { url, process: redis } = await startRedis();
 function mine(out, extra, cache) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(process.execPath, [cli, "tasks", "mine", repo, "--out", out, "--runs", runs, ...extra], { env: { ...process.env, SWITCH_SWE_CACHE: cache }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [cli, "tasks", "mine", repo, "--out", out, "--runs", runs, ...extra], {
+      env: { ...process.env, SWITCH_SWE_CACHE: cache },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let said = "";
     child.stdout.on("data", (d) => (said += d));
     child.stderr.on("data", (d) => (said += d));
-    child.once("close", (code) => (code === 0 ? resolve((performance.now() - t0) / 1000) : reject(new Error(`tasks mine exited ${code}:\n${said}`))));
+    child.once("close", (code) =>
+      code === 0 ? resolve((performance.now() - t0) / 1000) : reject(new Error(`tasks mine exited ${code}:\n${said}`)),
+    );
   });
 }
 
@@ -99,7 +115,10 @@ try {
   console.log(`local tasks mine (--runs ${runs}, 3 candidates): wall ${localWall.toFixed(1)} s; load ${loadLocal} -> ${load()}`);
   for (const n of fleets) {
     const workers = Array.from({ length: n }, (_, i) =>
-      spawn(process.execPath, [cli, "worker", "--queue", url, "--concurrency", "1"], { env: { ...process.env, SWITCH_SWE_CACHE: join(root, `fleet${n}-w${i}`) }, stdio: "ignore" }),
+      spawn(process.execPath, [cli, "worker", "--queue", url, "--concurrency", "1"], {
+        env: { ...process.env, SWITCH_SWE_CACHE: join(root, `fleet${n}-w${i}`) },
+        stdio: "ignore",
+      }),
     );
     try {
       const coord = join(root, `coord${n}`);
@@ -107,7 +126,9 @@ try {
       const before = load();
       const wall = await mine(join(root, `queued${n}`), ["--queue", url], coord);
       const same = readFileSync(join(root, `queued${n}`, "manifest.json"), "utf8") === manifest;
-      console.log(`tasks mine --queue, ${n} worker(s): wall ${wall.toFixed(1)} s (${(wall / localWall).toFixed(2)}x the local run); manifest ${same ? "identical" : "DIFFERENT"}; load ${before} -> ${load()}`);
+      console.log(
+        `tasks mine --queue, ${n} worker(s): wall ${wall.toFixed(1)} s (${(wall / localWall).toFixed(2)}x the local run); manifest ${same ? "identical" : "DIFFERENT"}; load ${before} -> ${load()}`,
+      );
       if (!same) process.exitCode = 1;
     } finally {
       for (const w of workers) w.kill("SIGTERM");

@@ -32,7 +32,9 @@ const SMALL = process.env.BENCH_SMALL === "1";
 process.env.SWITCH_SWE_QUEUE_SECRET ??= randomBytes(32).toString("hex");
 const secret = new QueueSecret(process.env.SWITCH_SWE_QUEUE_SECRET);
 const sessionsWanted = Number(arg("sessions", SMALL ? "2" : "200"));
-const fleets = arg("workers", SMALL ? "1" : "1,2,4,8").split(",").map(Number);
+const fleets = arg("workers", SMALL ? "1" : "1,2,4,8")
+  .split(",")
+  .map(Number);
 const sleepS = Number(arg("sleep", SMALL ? "0.1" : "1"));
 const cli = new URL("../dist/cli/main.js", import.meta.url).pathname;
 const root = mkdtempSync(join(tmpdir(), "switch-swe-bench-queue-"));
@@ -56,11 +58,17 @@ function cpuOf(pid) {
   const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
   return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / 100;
 }
-const load = () => loadavg().map((x) => x.toFixed(1)).join(" ");
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(" ");
 
 async function fleet(n) {
   const workers = Array.from({ length: n }, (_, i) =>
-    spawn(process.execPath, [cli, "worker", "--queue", url, "--concurrency", "1"], { env: { ...process.env, SWITCH_SWE_CACHE: join(root, `w${i}`) }, stdio: "ignore" }),
+    spawn(process.execPath, [cli, "worker", "--queue", url, "--concurrency", "1"], {
+      env: { ...process.env, SWITCH_SWE_CACHE: join(root, `w${i}`) },
+      stdio: "ignore",
+    }),
   );
   await new Promise((r) => setTimeout(r, 2000));
   const loadBefore = load();

@@ -10,11 +10,17 @@ import { startRcmProxy } from "../dist/rcm/proxy/server.js";
 const SMALL = process.env.BENCH_SMALL === "1";
 const REQUESTS = SMALL ? 20 : 200;
 const TASKS = 5;
-const words = "parse format ledger amount balance report category rule split currency round total entry account period month filter sort render summary".split(" ");
+const words =
+  "parse format ledger amount balance report category rule split currency round total entry account period month filter sort render summary".split(
+    " ",
+  );
 
 function request(task, k) {
   const w = (i) => words[(task * 7 + k * 3 + i) % words.length];
-  const body = Array.from({ length: 8 }, (_, i) => `Make \`${w(i)}_${task}\` in \`pkg${task}/mod_${i % 3}.py\` ${w(i + 1)} the ${w(i + 2)} values.`).join(" ");
+  const body = Array.from(
+    { length: 8 },
+    (_, i) => `Make \`${w(i)}_${task}\` in \`pkg${task}/mod_${i % 3}.py\` ${w(i + 1)} the ${w(i + 2)} values.`,
+  ).join(" ");
   return `Workspace: /work/w0${task}\n\nStage ${k} of task ${task}: ${body}`;
 }
 
@@ -36,48 +42,75 @@ const formats = {
   "openai-chat": {
     path: "/v1/chat/completions",
     body: (history, current) => ({
-      model: "mock", tools: [{ type: "function", function: tool }],
-      messages: [{ role: "system", content: "You are a coding agent." }, ...history.flatMap((g) => [
-        { role: "user", content: g.user },
-        { role: "assistant", content: null, tool_calls: g.calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: JSON.stringify(c.args) } })) },
-        ...g.calls.map((c) => ({ role: "tool", tool_call_id: c.id, content: c.result })),
-        { role: "assistant", content: g.reply },
-      ]), { role: "user", content: current }],
+      model: "mock",
+      tools: [{ type: "function", function: tool }],
+      messages: [
+        { role: "system", content: "You are a coding agent." },
+        ...history.flatMap((g) => [
+          { role: "user", content: g.user },
+          {
+            role: "assistant",
+            content: null,
+            tool_calls: g.calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: JSON.stringify(c.args) } })),
+          },
+          ...g.calls.map((c) => ({ role: "tool", tool_call_id: c.id, content: c.result })),
+          { role: "assistant", content: g.reply },
+        ]),
+        { role: "user", content: current },
+      ],
     }),
   },
   "anthropic-messages": {
     path: "/v1/messages",
     body: (history, current) => ({
-      model: "mock", max_tokens: 1000, system: "You are a coding agent.", tools: [{ name: "write", input_schema: tool.parameters }],
-      messages: [...history.flatMap((g) => [
-        { role: "user", content: [{ type: "text", text: g.user }] },
-        { role: "assistant", content: g.calls.map((c) => ({ type: "tool_use", id: c.id, name: c.name, input: c.args })) },
-        { role: "user", content: g.calls.map((c) => ({ type: "tool_result", tool_use_id: c.id, content: c.result })) },
-        { role: "assistant", content: [{ type: "text", text: g.reply }] },
-      ]), { role: "user", content: [{ type: "text", text: current }] }],
+      model: "mock",
+      max_tokens: 1000,
+      system: "You are a coding agent.",
+      tools: [{ name: "write", input_schema: tool.parameters }],
+      messages: [
+        ...history.flatMap((g) => [
+          { role: "user", content: [{ type: "text", text: g.user }] },
+          { role: "assistant", content: g.calls.map((c) => ({ type: "tool_use", id: c.id, name: c.name, input: c.args })) },
+          { role: "user", content: g.calls.map((c) => ({ type: "tool_result", tool_use_id: c.id, content: c.result })) },
+          { role: "assistant", content: [{ type: "text", text: g.reply }] },
+        ]),
+        { role: "user", content: [{ type: "text", text: current }] },
+      ],
     }),
   },
   "openai-responses": {
     path: "/v1/responses",
     body: (history, current) => ({
-      model: "mock", tools: [{ type: "function", ...tool }],
-      input: [{ type: "message", role: "developer", content: [{ type: "input_text", text: "You are a coding agent." }] }, ...history.flatMap((g) => [
-        { type: "message", role: "user", content: [{ type: "input_text", text: g.user }] },
-        ...g.calls.flatMap((c) => [{ type: "function_call", call_id: c.id, name: c.name, arguments: JSON.stringify(c.args) }, { type: "function_call_output", call_id: c.id, output: c.result }]),
-        { type: "message", role: "assistant", content: [{ type: "output_text", text: g.reply }] },
-      ]), { type: "message", role: "user", content: [{ type: "input_text", text: current }] }],
+      model: "mock",
+      tools: [{ type: "function", ...tool }],
+      input: [
+        { type: "message", role: "developer", content: [{ type: "input_text", text: "You are a coding agent." }] },
+        ...history.flatMap((g) => [
+          { type: "message", role: "user", content: [{ type: "input_text", text: g.user }] },
+          ...g.calls.flatMap((c) => [
+            { type: "function_call", call_id: c.id, name: c.name, arguments: JSON.stringify(c.args) },
+            { type: "function_call_output", call_id: c.id, output: c.result },
+          ]),
+          { type: "message", role: "assistant", content: [{ type: "output_text", text: g.reply }] },
+        ]),
+        { type: "message", role: "user", content: [{ type: "input_text", text: current }] },
+      ],
     }),
   },
   gemini: {
     path: "/v1beta/models/mock:generateContent",
     body: (history, current) => ({
-      systemInstruction: { parts: [{ text: "You are a coding agent." }] }, tools: [{ functionDeclarations: [tool] }],
-      contents: [...history.flatMap((g) => [
-        { role: "user", parts: [{ text: g.user }] },
-        { role: "model", parts: g.calls.map((c) => ({ functionCall: { name: c.name, args: c.args } })) },
-        { role: "user", parts: g.calls.map((c) => ({ functionResponse: { name: c.name, response: { output: c.result } } })) },
-        { role: "model", parts: [{ text: g.reply }] },
-      ]), { role: "user", parts: [{ text: current }] }],
+      systemInstruction: { parts: [{ text: "You are a coding agent." }] },
+      tools: [{ functionDeclarations: [tool] }],
+      contents: [
+        ...history.flatMap((g) => [
+          { role: "user", parts: [{ text: g.user }] },
+          { role: "model", parts: g.calls.map((c) => ({ functionCall: { name: c.name, args: c.args } })) },
+          { role: "user", parts: g.calls.map((c) => ({ functionResponse: { name: c.name, response: { output: c.result } } })) },
+          { role: "model", parts: [{ text: g.reply }] },
+        ]),
+        { role: "user", parts: [{ text: current }] },
+      ],
     }),
   },
 };
@@ -101,20 +134,29 @@ for (const [name, f] of Object.entries(formats)) {
     const g = exchange(task, k, n);
     const body = JSON.stringify(f.body(history, g.user));
     bytes = body.length;
-    const res = await fetch(`http://127.0.0.1:${proxy.port}${f.path}`, { method: "POST", headers: { "content-type": "application/json" }, body });
+    const res = await fetch(`http://127.0.0.1:${proxy.port}${f.path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
     if (res.status !== 200) throw new Error(`${name}: request ${n}: status ${res.status}`);
     await res.text();
     history.push(g);
   }
   const entries = proxy.entries();
   const notAssembled = entries.filter((e) => e.action !== "assembled");
-  if (notAssembled.length > 0) throw new Error(`${name}: ${notAssembled.length} requests not assembled: ${JSON.stringify(notAssembled[0])}`);
+  if (notAssembled.length > 0)
+    throw new Error(`${name}: ${notAssembled.length} requests not assembled: ${JSON.stringify(notAssembled[0])}`);
   const all = stats(entries.map((e) => e.cpu_ms));
   const late = stats(entries.slice(Math.floor(REQUESTS / 2)).map((e) => e.cpu_ms));
   const last = entries[entries.length - 1];
   worst = Math.max(worst, Number(all.p95));
-  console.log(`${name}: ${REQUESTS} requests, last body ${(bytes / 1024).toFixed(0)} KiB; proxy CPU per request median ${all.median} ms, p95 ${all.p95} ms, max ${all.max} ms; second half p95 ${late.p95} ms; last request: ${last.step.dropped} groups dropped, ${last.step.elided} elided, record ${last.step.record_chars} chars`);
+  console.log(
+    `${name}: ${REQUESTS} requests, last body ${(bytes / 1024).toFixed(0)} KiB; proxy CPU per request median ${all.median} ms, p95 ${all.p95} ms, max ${all.max} ms; second half p95 ${late.p95} ms; last request: ${last.step.dropped} groups dropped, ${last.step.elided} elided, record ${last.step.record_chars} chars`,
+  );
   await proxy.close();
 }
 await mock.close();
-console.log(`target p95 < 20 ms CPU per request: ${worst < 20 ? "met" : "NOT met"} (worst p95 ${worst.toFixed(2)} ms; load average ${loadavg()[0].toFixed(1)})`);
+console.log(
+  `target p95 < 20 ms CPU per request: ${worst < 20 ? "met" : "NOT met"} (worst p95 ${worst.toFixed(2)} ms; load average ${loadavg()[0].toFixed(1)})`,
+);

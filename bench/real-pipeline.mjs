@@ -28,20 +28,30 @@ const CONC = String(process.env.BENCH_CONCURRENCY ?? 2);
 const SUITE = process.env.BENCH_QUALIFY_SUITE ?? "whole";
 const work = mkdtempSync(join(tmpdir(), "switch-swe-bench-real-"));
 const env = { ...process.env, SWITCH_SWE_CACHE: join(work, "cache") };
-const load = () => loadavg().map((x) => x.toFixed(1)).join(" ");
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(" ");
 
 function step(label, args, opts = {}) {
   const t0 = Date.now();
   let out = "";
   let code = 0;
   try {
-    out = execFileSync(process.execPath, [cliPath, ...args], { env: opts.env ?? env, encoding: "utf8", maxBuffer: 1 << 28, stdio: ["ignore", "pipe", "pipe"] });
+    out = execFileSync(process.execPath, [cliPath, ...args], {
+      env: opts.env ?? env,
+      encoding: "utf8",
+      maxBuffer: 1 << 28,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
   } catch (e) {
     out = `${e.stdout ?? ""}${e.stderr ?? ""}`;
     code = e.status ?? 1;
   }
   const s = (Date.now() - t0) / 1000;
-  process.stdout.write(`${label.padEnd(34)} ${s.toFixed(1).padStart(7)} s  exit ${code}  (load ${load()})${opts.per ? `  ${(s / opts.per).toFixed(1)} s per ${opts.perWhat}` : ""}\n`);
+  process.stdout.write(
+    `${label.padEnd(34)} ${s.toFixed(1).padStart(7)} s  exit ${code}  (load ${load()})${opts.per ? `  ${(s / opts.per).toFixed(1)} s per ${opts.perWhat}` : ""}\n`,
+  );
   if (code !== 0 && !opts.mayFail) {
     process.stdout.write(out);
     throw new Error(`${label} failed`);
@@ -64,37 +74,101 @@ try {
   step("materialize", ["datasets", "materialize", file, "--out", ds, ...repoArgs]);
   step("validate", ["tasks", "validate", ds]);
   const ids = manifest.tasks.slice(0, QUALIFY).map((t) => t.id);
-  const q = step(`qualify ${ids.length} task(s), --runs ${RUNS} --suite ${SUITE}`, ["tasks", "qualify", ds, "--runs", String(RUNS), "--suite", SUITE, "--concurrency", CONC, ...ids.flatMap((id) => ["--task", id])], {
-    per: ids.length,
-    perWhat: "task",
-    mayFail: true,
-  });
-  process.stdout.write(q.split("\n").filter((l) => /qualif/.test(l)).slice(-3).map((l) => `    ${l}\n`).join(""));
+  const q = step(
+    `qualify ${ids.length} task(s), --runs ${RUNS} --suite ${SUITE}`,
+    ["tasks", "qualify", ds, "--runs", String(RUNS), "--suite", SUITE, "--concurrency", CONC, ...ids.flatMap((id) => ["--task", id])],
+    {
+      per: ids.length,
+      perWhat: "task",
+      mayFail: true,
+    },
+  );
+  process.stdout.write(
+    q
+      .split("\n")
+      .filter((l) => /qualif/.test(l))
+      .slice(-3)
+      .map((l) => `    ${l}\n`)
+      .join(""),
+  );
   const sessions = join(work, "sessions.json");
   const all = step("sessions build (all)", ["sessions", "build", ds, "--seed", "0", "--out", join(work, "all-sessions.json")]);
   process.stdout.write(`    ${all.trim().split("\n").slice(-1)[0]}\n`);
-  process.stdout.write(step("sessions stats (all)", ["sessions", "stats", join(work, "all-sessions.json")]).split("\n").map((l) => `    ${l}`).join("\n") + "\n");
+  process.stdout.write(
+    step("sessions stats (all)", ["sessions", "stats", join(work, "all-sessions.json")])
+      .split("\n")
+      .map((l) => `    ${l}`)
+      .join("\n") + "\n",
+  );
   const pairs = JSON.parse(readFileSync(join(work, "all-sessions.json"), "utf8")).pairs;
   if (pairs.length === 0) {
-    process.stdout.write("no session pairs can be formed (too few tasks per repository that share no source file): run, verify and report skipped\n");
+    process.stdout.write(
+      "no session pairs can be formed (too few tasks per repository that share no source file): run, verify and report skipped\n",
+    );
   } else {
-  // At most PAIRS of each locality, as many as the dataset has (a dataset may have only one).
-  const near = Math.min(PAIRS, pairs.filter((p) => p.locality === "near").length);
-  const far = Math.min(PAIRS, pairs.filter((p) => p.locality === "far").length);
-  step(`sessions build (${near} near, ${far} far)`, ["sessions", "build", ds, "--seed", "0", "--near", String(near), "--far", String(far), "--out", sessions]);
-  const n = 2 * (near + far);
-  for (const agent of ["oracle", "nop"]) {
-    const run = join(work, `run-${agent}`);
-    step(`run ${agent} (${n} sessions, no verify)`, ["run", "--dataset", ds, "--sessions", sessions, "--agent", agent, "--out", run, "--concurrency", CONC, "--no-verify", "--quiet"]);
-    rmSync(join(work, "cache", "envs"), { recursive: true, force: true });
-    step(`verify ${agent}, cold environments`, ["verify", run, "--concurrency", CONC], { per: n, perWhat: "session", mayFail: agent === "nop" });
-    step(`verify ${agent}, warm (--force)`, ["verify", run, "--concurrency", CONC, "--force"], { per: n, perWhat: "session", mayFail: agent === "nop" });
-  }
-  const report = step("report (oracle, nop)", ["report", join(work, "run-oracle"), join(work, "run-nop"), "--resamples", "1000"]);
-  process.stdout.write(report.split("\n").slice(0, 14).map((l) => `    ${l}`).join("\n") + "\n");
-  // RCM's offline replay of the oracle's switched sessions, with and without the Workspace: lines.
-  const rcm = step("rcm eval (oracle run)", ["rcm", "eval", join(work, "run-oracle")], { mayFail: true });
-  process.stdout.write(rcm.trim().split("\n").map((l) => `    ${l}`).join("\n") + "\n");
+    // At most PAIRS of each locality, as many as the dataset has (a dataset may have only one).
+    const near = Math.min(PAIRS, pairs.filter((p) => p.locality === "near").length);
+    const far = Math.min(PAIRS, pairs.filter((p) => p.locality === "far").length);
+    step(`sessions build (${near} near, ${far} far)`, [
+      "sessions",
+      "build",
+      ds,
+      "--seed",
+      "0",
+      "--near",
+      String(near),
+      "--far",
+      String(far),
+      "--out",
+      sessions,
+    ]);
+    const n = 2 * (near + far);
+    for (const agent of ["oracle", "nop"]) {
+      const run = join(work, `run-${agent}`);
+      step(`run ${agent} (${n} sessions, no verify)`, [
+        "run",
+        "--dataset",
+        ds,
+        "--sessions",
+        sessions,
+        "--agent",
+        agent,
+        "--out",
+        run,
+        "--concurrency",
+        CONC,
+        "--no-verify",
+        "--quiet",
+      ]);
+      rmSync(join(work, "cache", "envs"), { recursive: true, force: true });
+      step(`verify ${agent}, cold environments`, ["verify", run, "--concurrency", CONC], {
+        per: n,
+        perWhat: "session",
+        mayFail: agent === "nop",
+      });
+      step(`verify ${agent}, warm (--force)`, ["verify", run, "--concurrency", CONC, "--force"], {
+        per: n,
+        perWhat: "session",
+        mayFail: agent === "nop",
+      });
+    }
+    const report = step("report (oracle, nop)", ["report", join(work, "run-oracle"), join(work, "run-nop"), "--resamples", "1000"]);
+    process.stdout.write(
+      report
+        .split("\n")
+        .slice(0, 14)
+        .map((l) => `    ${l}`)
+        .join("\n") + "\n",
+    );
+    // RCM's offline replay of the oracle's switched sessions, with and without the Workspace: lines.
+    const rcm = step("rcm eval (oracle run)", ["rcm", "eval", join(work, "run-oracle")], { mayFail: true });
+    process.stdout.write(
+      rcm
+        .trim()
+        .split("\n")
+        .map((l) => `    ${l}`)
+        .join("\n") + "\n",
+    );
   }
 } finally {
   if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true });

@@ -13,7 +13,9 @@ const freePort = () =>
 /** Starts it; `url` to give the CLI, `process` to kill at the end. */
 export async function startRedis() {
   const port = await freePort();
-  const process = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
+  const process = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
+    stdio: "ignore",
+  });
   await new Promise((r) => setTimeout(r, 500));
   return { url: `redis://127.0.0.1:${port}/0`, process };
 }

@@ -75,7 +75,8 @@ function schedules(focus, interruptions, f) {
   const fin = { kind: "finalization", task: focus, workspace: wsOf[focus] };
   const base = [...Array.from({ length: FOCUS_STAGES }, (_, k) => fstep(k + 1)), fin];
   const queue = [];
-  for (let s = 1; s <= INTERRUPTION_STAGES; s++) for (const t of interruptions) queue.push({ kind: "stage", task: t, workspace: wsOf[t], stage: s, text: text(t, s) });
+  for (let s = 1; s <= INTERRUPTION_STAGES; s++)
+    for (const t of interruptions) queue.push({ kind: "stage", task: t, workspace: wsOf[t], stage: s, text: text(t, s) });
   const sw = [fstep(1)];
   for (let k = 2; k <= FOCUS_STAGES; k++) {
     sw.push(queue.shift(), queue.shift(), queue.shift());
@@ -90,7 +91,15 @@ function schedules(focus, interruptions, f) {
 /** A reference patch of 40 added lines with identifiers of its own (task i, stage k). */
 function stagePatch(i, k) {
   const lines = Array.from({ length: 40 }, (_, j) => `+    value_${i}_${k}_${j} = compute_task${i}_stage${k}(item_${j})`);
-  return [`diff --git a/src/t${i}.py b/src/t${i}.py`, `--- a/src/t${i}.py`, `+++ b/src/t${i}.py`, `@@ -1,1 +1,41 @@`, " def existing_function():", ...lines, ""].join("\n");
+  return [
+    `diff --git a/src/t${i}.py b/src/t${i}.py`,
+    `--- a/src/t${i}.py`,
+    `+++ b/src/t${i}.py`,
+    `@@ -1,1 +1,41 @@`,
+    " def existing_function():",
+    ...lines,
+    "",
+  ].join("\n");
 }
 
 const hex = (n) => n.toString(16).padStart(40, "0");
@@ -99,7 +108,16 @@ let blobCounter = 1;
 /** The workspace_state line after request `index`: five trees, and three changed files of its own workspace. */
 function stateLine(t, index, step) {
   const trees = Object.fromEntries(WS.map((w) => [w, { tree: hex(blobCounter++) }]));
-  const changed = step && step.kind === "stage" ? { [step.workspace]: [0, 1, 2].map((j) => ({ path: `src/${step.task}/m${j}.py`, before: hex(blobCounter++), after: hex(blobCounter++) })) } : {};
+  const changed =
+    step && step.kind === "stage"
+      ? {
+          [step.workspace]: [0, 1, 2].map((j) => ({
+            path: `src/${step.task}/m${j}.py`,
+            before: hex(blobCounter++),
+            after: hex(blobCounter++),
+          })),
+        }
+      : {};
   return JSON.stringify({ type: "workspace_state", time: t, ...(index === null ? {} : { index }), trees, changed });
 }
 
@@ -113,11 +131,32 @@ function generate(root) {
     const focus = `task-${String(i).padStart(4, "0")}`;
     const interruptions = [1, 2, 3, 4].map((j) => `task-${String((i + j) % PAIRS).padStart(4, "0")}`);
     const s = schedules(focus, interruptions, i % 5);
-    pairs.push({ id: focus, focus, repo: "r", locality: i % 2 ? "far" : "near", interruptions, workspaces: s.workspaces, source_files: {}, schedules: { base: s.base, switch: s.switch } });
+    pairs.push({
+      id: focus,
+      focus,
+      repo: "r",
+      locality: i % 2 ? "far" : "near",
+      interruptions,
+      workspaces: s.workspaces,
+      source_files: {},
+      schedules: { base: s.base, switch: s.switch },
+    });
     const taskDir = join(datasetDir, "tasks", focus);
     mkdirSync(taskDir, { recursive: true });
-    const requests = Array.from({ length: FOCUS_STAGES }, (_, k) => ({ text: `stage ${k + 1}`, tests: [`tests/test_${i}.py::test_s${k + 1}`] }));
-    writeFileSync(join(taskDir, "task.json"), JSON.stringify({ id: focus, repo: "r", base: "HEAD", requests, verifier: { fail_to_pass: requests.map((r) => r.tests[0]), pass_to_pass: [`tests/test_${i}.py::test_old`] } }));
+    const requests = Array.from({ length: FOCUS_STAGES }, (_, k) => ({
+      text: `stage ${k + 1}`,
+      tests: [`tests/test_${i}.py::test_s${k + 1}`],
+    }));
+    writeFileSync(
+      join(taskDir, "task.json"),
+      JSON.stringify({
+        id: focus,
+        repo: "r",
+        base: "HEAD",
+        requests,
+        verifier: { fail_to_pass: requests.map((r) => r.tests[0]), pass_to_pass: [`tests/test_${i}.py::test_old`] },
+      }),
+    );
     for (let k = 1; k <= FOCUS_STAGES; k++) writeFileSync(join(taskDir, `stage-${k}.patch`), stagePatch(i, k));
     writeFileSync(join(taskDir, "tests.patch"), "");
   }
@@ -139,8 +178,23 @@ function generate(root) {
   );
   // Varied outputs (seeded): 400 characters of words, numbers and paths, 1,000 distinct ones.
   let seed = 12345;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
-  const words = ["passed", "failed", "src/module.py", "def", "return", "assert", "value", "error", "line", "collected", "items", "test_", "ok", "warning"];
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const words = [
+    "passed",
+    "failed",
+    "src/module.py",
+    "def",
+    "return",
+    "assert",
+    "value",
+    "error",
+    "line",
+    "collected",
+    "items",
+    "test_",
+    "ok",
+    "warning",
+  ];
   const outputs = Array.from({ length: 1000 }, () => {
     let t = "";
     while (t.length < 400) t += `${words[Math.floor(rnd() * words.length)]}${Math.floor(rnd() * 1000)} `;
@@ -155,19 +209,66 @@ function generate(root) {
       mkdirSync(dir, { recursive: true });
       const steps = pair.schedules[condition];
       const t = "2025-01-01T00:00:00.000Z";
-      const out = [JSON.stringify({ type: "session_start", time: t, session: id, pair: pair.id, condition, attempt: 1, agent: "synthetic" })];
+      const out = [
+        JSON.stringify({ type: "session_start", time: t, session: id, pair: pair.id, condition, attempt: 1, agent: "synthetic" }),
+      ];
       out.push(stateLine(t, null, null));
       let seenFocus = false;
       steps.forEach((step, index) => {
         const role = step.task === pair.focus ? "focus" : "interruption";
         const prev = steps[index - 1];
-        const focusReturn = role === "focus" && step.kind === "stage" && seenFocus && prev !== undefined && prev.workspace !== step.workspace;
+        const focusReturn =
+          role === "focus" && step.kind === "stage" && seenFocus && prev !== undefined && prev.workspace !== step.workspace;
         if (role === "focus" && step.kind === "stage") seenFocus = true;
-        out.push(JSON.stringify({ type: "request_start", time: t, index, task: step.task, role, workspace: step.workspace, workspace_path: `/work/${step.workspace}`, kind: step.kind, ...(step.kind === "stage" ? { stage: step.stage } : {}), focus_return: focusReturn, message: step.kind === "stage" ? step.text : "Finish the task." }));
+        out.push(
+          JSON.stringify({
+            type: "request_start",
+            time: t,
+            index,
+            task: step.task,
+            role,
+            workspace: step.workspace,
+            workspace_path: `/work/${step.workspace}`,
+            kind: step.kind,
+            ...(step.kind === "stage" ? { stage: step.stage } : {}),
+            focus_return: focusReturn,
+            message: step.kind === "stage" ? step.text : "Finish the task.",
+          }),
+        );
         const calls = Math.floor(CALLS / steps.length) + (index < CALLS % steps.length ? 1 : 0);
         for (let c = 0; c < calls; c++) {
-          out.push(JSON.stringify({ type: "agent_event", time: t, index, event: { kind: "model_call", model: "m", input_tokens: 1200 + c, cached_input_tokens: 8000, output_tokens: 300, reasoning_tokens: 120, reasoning_in_output: true, cost_usd: 0.0021 } }));
-          out.push(JSON.stringify({ type: "agent_event", time: t, index, event: { kind: "tool_call", name: "bash", args: { command: "pytest -q" }, paths: ["src/x.py"], status: "ok", output: outputs[(i * 7919 + index * 131 + c) % outputs.length] } }));
+          out.push(
+            JSON.stringify({
+              type: "agent_event",
+              time: t,
+              index,
+              event: {
+                kind: "model_call",
+                model: "m",
+                input_tokens: 1200 + c,
+                cached_input_tokens: 8000,
+                output_tokens: 300,
+                reasoning_tokens: 120,
+                reasoning_in_output: true,
+                cost_usd: 0.0021,
+              },
+            }),
+          );
+          out.push(
+            JSON.stringify({
+              type: "agent_event",
+              time: t,
+              index,
+              event: {
+                kind: "tool_call",
+                name: "bash",
+                args: { command: "pytest -q" },
+                paths: ["src/x.py"],
+                status: "ok",
+                output: outputs[(i * 7919 + index * 131 + c) % outputs.length],
+              },
+            }),
+          );
         }
         out.push(JSON.stringify({ type: "request_end", time: t, index, outcome: "yielded", duration_ms: 1000 }));
         out.push(stateLine(t, index, step));
@@ -181,11 +282,33 @@ function generate(root) {
       writeFileSync(join(dir, "artifact.patch"), Array.from({ length: FOCUS_STAGES }, (_, k) => stagePatch(i, k + 1)).join(""));
       const resolved = condition === "base" ? i % 10 < 7 : i % 10 < 4;
       const tests = {};
-      for (let k = 1; k <= FOCUS_STAGES; k++) tests[`tests/test_${i}.py::test_s${k}`] = resolved || k !== 1 + (i % FOCUS_STAGES) ? "passed" : "failed";
+      for (let k = 1; k <= FOCUS_STAGES; k++)
+        tests[`tests/test_${i}.py::test_s${k}`] = resolved || k !== 1 + (i % FOCUS_STAGES) ? "passed" : "failed";
       tests[`tests/test_${i}.py::test_old`] = "passed";
       writeFileSync(
         join(dir, "verdict.json"),
-        JSON.stringify({ format: "switch-swe.verdict/1", session: id, task: pair.focus, artifact_sha256: null, applied: true, apply_method: "git-apply", dropped_files: [], tests, fail_to_pass: { passed: resolved ? FOCUS_STAGES : FOCUS_STAGES - 1, total: FOCUS_STAGES }, pass_to_pass: { passed: 1, total: 1 }, resolved, infra_fault: false, timed_out: false, exit_code: 0, result_source: "junit", setup_cached: true, duration_ms: 1, attempts: 1, log: "verify.log", verified_at: t }),
+        JSON.stringify({
+          format: "switch-swe.verdict/1",
+          session: id,
+          task: pair.focus,
+          artifact_sha256: null,
+          applied: true,
+          apply_method: "git-apply",
+          dropped_files: [],
+          tests,
+          fail_to_pass: { passed: resolved ? FOCUS_STAGES : FOCUS_STAGES - 1, total: FOCUS_STAGES },
+          pass_to_pass: { passed: 1, total: 1 },
+          resolved,
+          infra_fault: false,
+          timed_out: false,
+          exit_code: 0,
+          result_source: "junit",
+          setup_cached: true,
+          duration_ms: 1,
+          attempts: 1,
+          log: "verify.log",
+          verified_at: t,
+        }),
       );
     }
   }
@@ -250,24 +373,36 @@ try {
   const g0 = performance.now();
   const { runDir, bytes, lines } = generate(root);
   const genMs = performance.now() - g0;
-  console.log(`synthetic run: ${PAIRS * 2} sessions, ${CALLS} model calls + ${CALLS} tool calls each, 22 requests per switched session; ${lines.toLocaleString("en-US")} trajectory lines, ${(bytes / MB).toFixed(1)} MB (generated in ${(genMs / 1000).toFixed(1)} s)`);
+  console.log(
+    `synthetic run: ${PAIRS * 2} sessions, ${CALLS} model calls + ${CALLS} tool calls each, 22 requests per switched session; ${lines.toLocaleString("en-US")} trajectory lines, ${(bytes / MB).toFixed(1)} MB (generated in ${(genMs / 1000).toFixed(1)} s)`,
+  );
 
-  const inproc = JSON.parse((await run(process.execPath, [fileURLToPath(import.meta.url), "--measure", runDir, join(root, "report.json")])).stdout);
+  const inproc = JSON.parse(
+    (await run(process.execPath, [fileURLToPath(import.meta.url), "--measure", runDir, join(root, "report.json")])).stdout,
+  );
   console.log(`buildReport:           ${(inproc.build_ms / 1000).toFixed(2)} s`);
   console.log(`renderReport json:     ${(inproc.json_ms / 1000).toFixed(2)} s (${(inproc.json_bytes / MB).toFixed(1)} MB)`);
   console.log(`renderReport html:     ${(inproc.html_ms / 1000).toFixed(2)} s (${(inproc.html_bytes / MB).toFixed(1)} MB)`);
-  console.log(`peak RSS (in process): ${(inproc.max_rss_kb / 1024).toFixed(0)} MB; CPU time of the whole process ${(inproc.cpu_ms / 1000).toFixed(2)} s (less sensitive to a loaded machine than wall time)`);
+  console.log(
+    `peak RSS (in process): ${(inproc.max_rss_kb / 1024).toFixed(0)} MB; CPU time of the whole process ${(inproc.cpu_ms / 1000).toFixed(2)} s (less sensitive to a loaded machine than wall time)`,
+  );
 
   const page = await openInChromium(join(root, "report.json.html"));
   const pageOk = page === null || page.open_ms < 2000;
   if (page) {
-    console.log(`html page: ${(inproc.html_bytes / MB).toFixed(1)} MB; Chromium: opened in ${page.open_ms.toFixed(0)} ms (load event, session list drawn), a switched session's ${page.requests} requests in ${page.session_ms.toFixed(0)} ms`);
+    console.log(
+      `html page: ${(inproc.html_bytes / MB).toFixed(1)} MB; Chromium: opened in ${page.open_ms.toFixed(0)} ms (load event, session list drawn), a switched session's ${page.requests} requests in ${page.session_ms.toFixed(0)} ms`,
+    );
     console.log(`target page opens < 2 s: ${pageOk ? "met" : "NOT MET"}`);
   }
 
-  const cliRun = await run(process.execPath, [cli, "report", runDir, "--format", "json", "--out", join(root, "cli.json")], { pollRss: true });
+  const cliRun = await run(process.execPath, [cli, "report", runDir, "--format", "json", "--out", join(root, "cli.json")], {
+    pollRss: true,
+  });
   const size = statSync(join(root, "cli.json")).size;
-  console.log(`CLI report --format json: ${(cliRun.ms / 1000).toFixed(2)} s wall (process start included), peak RSS ${(cliRun.hwmKb / 1024).toFixed(0)} MB (VmHWM), ${(size / MB).toFixed(1)} MB written`);
+  console.log(
+    `CLI report --format json: ${(cliRun.ms / 1000).toFixed(2)} s wall (process start included), peak RSS ${(cliRun.hwmKb / 1024).toFixed(0)} MB (VmHWM), ${(size / MB).toFixed(1)} MB written`,
+  );
   const ok = cliRun.ms < 10_000 && cliRun.hwmKb < 500 * 1024 && inproc.max_rss_kb < 500 * 1024;
   if (SMALL) console.log("target < 10 s and < 500 MB: not checked in the small configuration");
   else console.log(`target < 10 s and < 500 MB: ${ok ? "met" : "NOT MET"}`);

@@ -36,7 +36,10 @@ const REPS = SMALL ? 1 : 3;
 
 const root = mkdtempSync(join(tmpdir(), "switch-swe-bench-run-"));
 process.env.SWITCH_SWE_CACHE = join(root, "cache");
-const load = () => loadavg().map((x) => x.toFixed(1)).join(" ");
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(" ");
 
 const quantile = (xs, q) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -85,7 +88,8 @@ const phases = ["workspace_setup", "agent_start", "request", "evidence", "trajec
 const perRequestPhases = new Set(["request", "evidence", "trajectory"]);
 
 function printPhases(label, totals, sessions, requests) {
-  const cell = (t, per) => `${(t.wall / per).toFixed(1).padStart(8)} ${((t.self + t.children) / per).toFixed(1).padStart(8)} (${(t.self / per).toFixed(1)} + ${(t.children / per).toFixed(1)})`;
+  const cell = (t, per) =>
+    `${(t.wall / per).toFixed(1).padStart(8)} ${((t.self + t.children) / per).toFixed(1).padStart(8)} (${(t.self / per).toFixed(1)} + ${(t.children / per).toFixed(1)})`;
   console.log(`${label}: ${sessions} sessions, ${requests} requests; ms of wall and CPU (node + child processes), load ${load()}`);
   console.log(`  ${"phase".padEnd(16)} ${"count".padStart(6)} | per session: wall      CPU                | per request: wall      CPU`);
   const harness = { wall: 0, self: 0, children: 0 };
@@ -93,7 +97,9 @@ function printPhases(label, totals, sessions, requests) {
     const t = totals.get(name) ?? { n: 0, wall: 0, self: 0, children: 0 };
     if (name !== "request") for (const k of ["wall", "self", "children"]) harness[k] += t[k];
     const per = perRequestPhases.has(name) ? cell(t, requests) : "";
-    console.log(`  ${name.padEnd(16)} ${String(perRequestPhases.has(name) ? t.n : "").padStart(6)} | ${cell(t, sessions).padEnd(38)} | ${per}`);
+    console.log(
+      `  ${name.padEnd(16)} ${String(perRequestPhases.has(name) ? t.n : "").padStart(6)} | ${cell(t, sessions).padEnd(38)} | ${per}`,
+    );
   }
   console.log(`  ${"harness (not request)".padEnd(23)} | ${cell(harness, sessions).padEnd(38)} | ${cell(harness, requests)}`);
 }
@@ -104,20 +110,48 @@ async function samplePasses() {
   const sessionsPath = join(root, "sessions.json");
   const file = buildSessions(dataset, { seed: 0 });
   writeFileSync(sessionsPath, JSON.stringify(file));
-  const all = file.pairs.flatMap((p) => [[`${p.id}.base`, p.schedules.base.length], [`${p.id}.switch`, p.schedules.switch.length]]);
+  const all = file.pairs.flatMap((p) => [
+    [`${p.id}.base`, p.schedules.base.length],
+    [`${p.id}.switch`, p.schedules.switch.length],
+  ]);
   const chosen = all.slice(0, Math.min(all.length, SESSIONS));
   const requests = chosen.reduce((n, [, r]) => n + r, 0);
   const sessionIds = chosen.map(([s]) => s);
   // Warm the repository cache and the per-commit skeletons once, as any run after the first would find them.
   for (const name of Object.keys(dataset.manifest.repos)) await materializeRepo(dataset, name);
-  if (!SMALL) await runSessions({ out: join(root, "run-warm"), resume: false, dataset: datasetDir, sessions: sessionsPath, sessionIds, agent: "nop", agentOptions: {}, concurrency: 1, keepWorkspaces: false, verify: false, progress: () => undefined });
+  if (!SMALL)
+    await runSessions({
+      out: join(root, "run-warm"),
+      resume: false,
+      dataset: datasetDir,
+      sessions: sessionsPath,
+      sessionIds,
+      agent: "nop",
+      agentOptions: {},
+      concurrency: 1,
+      keepWorkspaces: false,
+      verify: false,
+      progress: () => undefined,
+    });
 
   const agentScript = join(root, "agent.sh");
-  writeFileSync(agentScript, `#!/bin/sh\necho "request $SWITCH_SWE_REQUEST_INDEX" >> "$SWITCH_SWE_WORKSPACE/bench-notes.txt"\n`, { mode: 0o755 });
+  writeFileSync(agentScript, `#!/bin/sh\necho "request $SWITCH_SWE_REQUEST_INDEX" >> "$SWITCH_SWE_WORKSPACE/bench-notes.txt"\n`, {
+    mode: 0o755,
+  });
   const passes = [
     { label: "nop agent, --sandbox bwrap", agent: "nop", agentOptions: {}, sandbox: "bwrap" },
-    { label: "command agent (one line appended per request), --sandbox bwrap", agent: "command", agentOptions: { command: agentScript }, sandbox: "bwrap" },
-    { label: "command agent (one line appended per request), --sandbox none", agent: "command", agentOptions: { command: agentScript }, sandbox: "none" },
+    {
+      label: "command agent (one line appended per request), --sandbox bwrap",
+      agent: "command",
+      agentOptions: { command: agentScript },
+      sandbox: "bwrap",
+    },
+    {
+      label: "command agent (one line appended per request), --sandbox none",
+      agent: "command",
+      agentOptions: { command: agentScript },
+      sandbox: "none",
+    },
   ];
   for (const [i, pass] of passes.entries()) {
     const setup = [];
@@ -148,7 +182,8 @@ async function samplePasses() {
           if (e.type === "session_end") collect.push(now - last);
         },
       });
-      if (outcome.finished.length !== chosen.length) throw new Error(`${pass.label}: ${outcome.failed.length} session(s) failed: ${outcome.failed.join(", ")}`);
+      if (outcome.finished.length !== chosen.length)
+        throw new Error(`${pass.label}: ${outcome.failed.length} session(s) failed: ${outcome.failed.join(", ")}`);
     } finally {
       meter.finish();
       observePhases(null);
@@ -181,18 +216,39 @@ async function largeRepo() {
   for (let d = 0; d < 200; d++) {
     const dir = join(repoDir, "src", `pkg${d}`);
     mkdirSync(dir, { recursive: true });
-    for (let f = 0; f < FILES / 200; f++) writeFileSync(join(dir, `mod${f}.py`), `# module ${d}/${f}\nVALUE = ${d * 1000 + f}\n# ${body}\n`);
+    for (let f = 0; f < FILES / 200; f++)
+      writeFileSync(join(dir, `mod${f}.py`), `# module ${d}/${f}\nVALUE = ${d * 1000 + f}\n# ${body}\n`);
   }
   const ids = ["t0", "t1", "t2", "t3", "t4"];
   const dataset = {
     root: join(root, "big"),
     manifest: { name: "big", version: "1", repos: { big: { path: "repos/big" } } },
-    tasks: ids.map((id) => ({ id, repo: "big", base: "HEAD", requests: [{ text: "x" }], verifier: { fail_to_pass: [], pass_to_pass: [], timeout_s: 1 }, dir: "", stagePatches: [""], testsPatch: "" })),
+    tasks: ids.map((id) => ({
+      id,
+      repo: "big",
+      base: "HEAD",
+      requests: [{ text: "x" }],
+      verifier: { fail_to_pass: [], pass_to_pass: [], timeout_s: 1 },
+      dir: "",
+      stagePatches: [""],
+      testsPatch: "",
+    })),
   };
-  const pair = { id: "t0", focus: "t0", repo: "big", locality: "far", interruptions: ids.slice(1), workspaces: { w00: "t0", w01: "t1", w02: "t2", w03: "t3", w04: "t4" }, source_files: {}, schedules: { base: [], switch: [] } };
+  const pair = {
+    id: "t0",
+    focus: "t0",
+    repo: "big",
+    locality: "far",
+    interruptions: ids.slice(1),
+    workspaces: { w00: "t0", w01: "t1", w02: "t2", w03: "t3", w04: "t4" },
+    source_files: {},
+    schedules: { base: [], switch: [] },
+  };
   let t = performance.now();
   await materializeRepo(dataset, "big");
-  console.log(`generated repository: ${FILES} files of ${FILE_BYTES} bytes (${((FILES * FILE_BYTES) / 1e6).toFixed(0)} MB); first caching (one commit in the cache): ${ms(performance.now() - t)}`);
+  console.log(
+    `generated repository: ${FILES} files of ${FILE_BYTES} bytes (${((FILES * FILE_BYTES) / 1e6).toFixed(0)} MB); first caching (one commit in the cache): ${ms(performance.now() - t)}`,
+  );
   for (const mode of ["copy", "overlay"]) {
     if (mode === "copy") process.env.SWITCH_SWE_WORKSPACES = "copy";
     else delete process.env.SWITCH_SWE_WORKSPACES;
@@ -214,21 +270,39 @@ async function largeRepo() {
         const w = workspaceNames[r % 5];
         writeFileSync(join(ws.paths[w], "src", `pkg${r}`, "mod0.py"), `changed = ${r}\n`);
         const snap = await evidence.snapshot();
-        if (snap.changed[w]?.[0]?.path !== `src/pkg${r}/mod0.py`) throw new Error(`${mode}: evidence missed the change of request ${r}: ${JSON.stringify(snap.changed)}`);
+        if (snap.changed[w]?.[0]?.path !== `src/pkg${r}/mod0.py`)
+          throw new Error(`${mode}: evidence missed the change of request ${r}: ${JSON.stringify(snap.changed)}`);
       }
       const perRequest = since(s0);
       s0 = sample();
-      const patches = await Promise.all(workspaceNames.map((w) => collectPatch(ws.paths[w], ws.baseCommits[w], join(root, `big-${w}.patch`), ws.objectStores[w], ws.layers[w] ? overlayChangedPaths(ws.layers[w]) : undefined)));
+      const patches = await Promise.all(
+        workspaceNames.map((w) =>
+          collectPatch(
+            ws.paths[w],
+            ws.baseCommits[w],
+            join(root, `big-${w}.patch`),
+            ws.objectStores[w],
+            ws.layers[w] ? overlayChangedPaths(ws.layers[w]) : undefined,
+          ),
+        ),
+      );
       const collect = since(s0);
       s0 = sample();
       evidence.close();
       await removeWorkDir(work);
       const cleanup = since(s0);
-      const files = patches.flatMap((p) => p.files).sort().join();
-      const expected = Array.from({ length: REQUESTS }, (_, r) => `src/pkg${r}/mod0.py`).sort().join();
+      const files = patches
+        .flatMap((p) => p.files)
+        .sort()
+        .join();
+      const expected = Array.from({ length: REQUESTS }, (_, r) => `src/pkg${r}/mod0.py`)
+        .sort()
+        .join();
       if (files !== expected) throw new Error(`${mode}: unexpected artifacts: ${files}`);
       const per = { wall: perRequest.wall / REQUESTS, cpu: perRequest.cpu / REQUESTS };
-      console.log(`  ${mode}, run ${rep}: set-up of five workspaces with their first evidence ${cost(setup)}; evidence per request ${cost(per)}; five patches ${cost(collect)}; clean-up ${cost(cleanup)}`);
+      console.log(
+        `  ${mode}, run ${rep}: set-up of five workspaces with their first evidence ${cost(setup)}; evidence per request ${cost(per)}; five patches ${cost(collect)}; clean-up ${cost(cleanup)}`,
+      );
     }
   }
   delete process.env.SWITCH_SWE_WORKSPACES;

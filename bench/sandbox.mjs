@@ -36,7 +36,11 @@ function startups(variants) {
     });
     bare.push(time(() => execFileSync("/bin/true", [], { stdio: "ignore" })));
   }
-  variants.forEach(([label], j) => console.log(`${label}: median ${median(xs[j]).toFixed(1)} ms (plain /bin/true spawn: ${median(bare).toFixed(1)} ms; sandbox overhead ${(median(xs[j]) - median(bare)).toFixed(1)} ms)`));
+  variants.forEach(([label], j) =>
+    console.log(
+      `${label}: median ${median(xs[j]).toFixed(1)} ms (plain /bin/true spawn: ${median(bare).toFixed(1)} ms; sandbox overhead ${(median(xs[j]) - median(bare)).toFixed(1)} ms)`,
+    ),
+  );
 }
 
 const ws = Object.fromEntries(["w00", "w01", "w02", "w03", "w04"].map((w) => [w, mkdtempSync(join(root, `${w}-`))]));
@@ -45,15 +49,22 @@ const sb = sessionSandbox({ repo: "demo", workspaces: ws, stateDir: join(root, "
 // model endpoint (loopback) and to the allow-list proxy (a remote endpoint), each waited for before the command.
 const gateLocal = await openEgressGate(endpointsOf(["http://127.0.0.1:4000/v1"]));
 const gateBoth = await openEgressGate(endpointsOf(["http://127.0.0.1:4000/v1", "https://api.anthropic.com"]));
-const sbOf = (egress) => sessionSandbox({ repo: "demo", workspaces: ws, stateDir: join(root, "state"), homeDir: join(root, "home"), network: false, egress });
+const sbOf = (egress) =>
+  sessionSandbox({ repo: "demo", workspaces: ws, stateDir: join(root, "state"), homeDir: join(root, "home"), network: false, egress });
 const sbLocal = sbOf(gateLocal);
 const sbBoth = sbOf(gateBoth);
 const verifierSpec = { binds: [{ src: ws.w00, rw: true }], network: false, chdir: ws.w00 };
 console.log(`hardening applied: ${hardeningSummary()}`);
 startups([
   ["agent request sandbox start-up (--network on)", () => sb.wrap(["/bin/true"], "/workspace/demo/w00", [])],
-  ["agent request sandbox start-up, --network model (one loopback endpoint: one socat relay)", () => sbLocal.wrap(["/bin/true"], "/workspace/demo/w00", [])],
-  ["agent request sandbox start-up, --network model (loopback endpoint + remote one through the proxy: two relays)", () => sbBoth.wrap(["/bin/true"], "/workspace/demo/w00", [])],
+  [
+    "agent request sandbox start-up, --network model (one loopback endpoint: one socat relay)",
+    () => sbLocal.wrap(["/bin/true"], "/workspace/demo/w00", []),
+  ],
+  [
+    "agent request sandbox start-up, --network model (loopback endpoint + remote one through the proxy: two relays)",
+    () => sbBoth.wrap(["/bin/true"], "/workspace/demo/w00", []),
+  ],
   ["verifier test-run sandbox start-up", () => bwrapCommand(verifierSpec, ["/bin/true"])],
   // The same sandbox without user namespace, capability drop and syscall filter (as before issue 32): what they cost.
   ["verifier test-run sandbox start-up, unhardened", () => ({ command: "bwrap", args: bwrapArgs(verifierSpec, ["/bin/true"]) })],
@@ -85,7 +96,10 @@ console.log(`cgroup set-up (make, start /bin/true in it, remove): median ${media
 process.env.SWITCH_SWE_CACHE = join(root, "cache");
 const sample = loadDataset(join(process.cwd(), "datasets", "sample"));
 const repo = await materializeRepo(sample, "textflow");
-for (const [label, fn] of [["shared clone (alternates into the cache)", checkoutAt], ["base-only checkout (depth 1, no alternates)", baseOnlyCheckoutAt]]) {
+for (const [label, fn] of [
+  ["shared clone (alternates into the cache)", checkoutAt],
+  ["base-only checkout (depth 1, no alternates)", baseOnlyCheckoutAt],
+]) {
   const xs = [];
   for (let i = 0; i < (SMALL ? 2 : 10); i++) xs.push(await timeAsync(() => fn(repo, repo.head, join(root, `co-${label.length}-${i}`))));
   console.log(`verifier checkout, ${label}: median ${median(xs).toFixed(1)} ms (textflow, sample dataset)`);
@@ -95,16 +109,26 @@ const cli = join(process.cwd(), "dist", "cli", "main.js");
 const dataset = join(process.cwd(), "datasets", "sample");
 const sessions = join(root, "sessions.json");
 execFileSync(process.execPath, [cli, "sessions", "build", dataset, "--seed", "0", "--out", sessions]);
-const pairs = JSON.parse(readFileSync(sessions, "utf8")).pairs.slice(0, SMALL ? 1 : 2).map((p) => p.focus);
+const pairs = JSON.parse(readFileSync(sessions, "utf8"))
+  .pairs.slice(0, SMALL ? 1 : 2)
+  .map((p) => p.focus);
 const args = SMALL ? ["--session", `${pairs[0]}.base`] : pairs.flatMap((f) => ["--session", `${f}.base`, "--session", `${f}.switch`]);
 const env = { ...process.env, SWITCH_SWE_CACHE: join(root, "cache") };
 for (const mode of SMALL ? ["none", "bwrap"] : ["none", "bwrap", "none", "bwrap"]) {
   const out = join(root, `run-${mode}-${Math.random().toString(36).slice(2)}`);
   const t = time(() => {
-    const r = spawnSync(process.execPath, [cli, "run", "--dataset", dataset, "--sessions", sessions, "--agent", "oracle", "--out", out, "--quiet", "--sandbox", mode, ...args], { env, encoding: "utf8" });
+    const r = spawnSync(
+      process.execPath,
+      [cli, "run", "--dataset", dataset, "--sessions", sessions, "--agent", "oracle", "--out", out, "--quiet", "--sandbox", mode, ...args],
+      { env, encoding: "utf8" },
+    );
     if (r.status !== 0) throw new Error(r.stderr);
   });
   console.log(`run of ${args.length / 2} sessions (oracle, verified) --sandbox ${mode}: ${(t / 1000).toFixed(1)} s`);
 }
-console.log(`machine: ${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(1)).join(" ")}`);
+console.log(
+  `machine: ${cpus().length} cores, load average ${loadavg()
+    .map((x) => x.toFixed(1))
+    .join(" ")}`,
+);
 rmSync(root, { recursive: true, force: true });

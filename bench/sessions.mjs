@@ -64,6 +64,10 @@ if (violations.length > 0) {
   process.exit(1);
 }
 const near = file.pairs.filter((p) => p.locality === "near").length;
-console.log(`tasks: ${dataset.tasks.length} in ${REPOS} repositories -> ${file.pairs.length} pairs (${near} near, ${file.pairs.length - near} far), ${file.excluded.length} excluded`);
-console.log(`build: ${((t1 - t0) / 1000).toFixed(2)} s, validate: ${((t2 - t1) / 1000).toFixed(2)} s, total: ${((t2 - t0) / 1000).toFixed(2)} s (CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s)`);
+console.log(
+  `tasks: ${dataset.tasks.length} in ${REPOS} repositories -> ${file.pairs.length} pairs (${near} near, ${file.pairs.length - near} far), ${file.excluded.length} excluded`,
+);
+console.log(
+  `build: ${((t1 - t0) / 1000).toFixed(2)} s, validate: ${((t2 - t1) / 1000).toFixed(2)} s, total: ${((t2 - t0) / 1000).toFixed(2)} s (CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s)`,
+);
 console.log(`sessions file: ${(text.length / 1e6).toFixed(1)} MB; peak RSS: ${rssMb.toFixed(0)} MB`);

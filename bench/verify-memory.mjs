@@ -11,7 +11,10 @@ import { join } from "node:path";
 import { sampleDatasetDir } from "../dist/core/package-paths.js";
 import { loadDataset } from "../dist/dataset/load.js";
 
-const sizes = process.argv.slice(2).map(Number).filter((n) => Number.isFinite(n) && n >= 0);
+const sizes = process.argv
+  .slice(2)
+  .map(Number)
+  .filter((n) => Number.isFinite(n) && n >= 0);
 const work = mkdtempSync(join(tmpdir(), "switch-swe-bench-verify-memory-"));
 const cache = join(work, "cache");
 
@@ -20,7 +23,10 @@ function writeBigPatch(file, mb) {
   const line = "+" + "0123456789abcdefghijklmnopqrstuvwxyz ".repeat(2) + "\n";
   const lines = Math.ceil((mb * 1024 * 1024) / line.length);
   const fd = openSync(file, "w");
-  writeSync(fd, `diff --git a/big_data.txt b/big_data.txt\nnew file mode 100644\nindex 0000000..1111111\n--- /dev/null\n+++ b/big_data.txt\n@@ -0,0 +1,${lines} @@\n`);
+  writeSync(
+    fd,
+    `diff --git a/big_data.txt b/big_data.txt\nnew file mode 100644\nindex 0000000..1111111\n--- /dev/null\n+++ b/big_data.txt\n@@ -0,0 +1,${lines} @@\n`,
+  );
   const block = line.repeat(10_000);
   for (let i = 0; i < lines; i += 10_000) writeSync(fd, i + 10_000 <= lines ? block : line.repeat(lines - i));
   closeSync(fd);
@@ -52,7 +58,9 @@ try {
       maxBuffer: 1 << 24,
     });
     const r = JSON.parse(out.trim().split("\n").pop());
-    console.log(`artifact ${String(mb).padStart(4)} MB: verifier peak RSS ${r.maxRssMb.toFixed(0)} MB (applied ${r.applied}${r.apply_error ? `: ${r.apply_error}` : ""}${r.infra ? ", INFRA" : ""})`);
+    console.log(
+      `artifact ${String(mb).padStart(4)} MB: verifier peak RSS ${r.maxRssMb.toFixed(0)} MB (applied ${r.applied}${r.apply_error ? `: ${r.apply_error}` : ""}${r.infra ? ", INFRA" : ""})`,
+    );
   }
 } finally {
   rmSync(work, { recursive: true, force: true });

@@ -62,14 +62,19 @@ try {
     });
     git(co, "add", "-A");
     const reference = git(co, "diff", "--cached", "--binary", "HEAD");
-    for (const [condition, artifact] of [["base", reference], ["switch", ""]]) {
+    for (const [condition, artifact] of [
+      ["base", reference],
+      ["switch", ""],
+    ]) {
       const dir = join(runDir, "sessions", `${task.id}.${condition}`);
       mkdirSync(dir, { recursive: true });
       writeFileSync(join(dir, "artifact.patch"), artifact);
     }
   }
   const sessions = tasks.length * 2;
-  console.log(`sample dataset: ${tasks.length} of ${dataset.tasks.length} tasks, ${Object.keys(dataset.manifest.repos).length} repositories; ${sessions} sessions; concurrency ${CONCURRENCY}`);
+  console.log(
+    `sample dataset: ${tasks.length} of ${dataset.tasks.length} tasks, ${Object.keys(dataset.manifest.repos).length} repositories; ${sessions} sessions; concurrency ${CONCURRENCY}`,
+  );
 
   // 3. Cold pass: set-up runs once per repository.
   let t0 = Date.now();
@@ -77,9 +82,12 @@ try {
   const coldWall = Date.now() - t0;
   const coldV = Object.values(cold.verdicts);
   const setupRuns = () => readFileSync(counter, "utf8").split("\n").filter(Boolean).length;
-  console.log(`cold pass: ${(coldWall / 1000).toFixed(1)} s wall; set-up ran ${setupRuns()} time(s); per verification ${stats(coldV.map((v) => v.duration_ms))}`);
+  console.log(
+    `cold pass: ${(coldWall / 1000).toFixed(1)} s wall; set-up ran ${setupRuns()} time(s); per verification ${stats(coldV.map((v) => v.duration_ms))}`,
+  );
   const wrong = coldV.filter((v) => v.resolved !== v.session.endsWith(".base") || v.infra_fault);
-  if (wrong.length > 0) throw new Error(`unexpected verdicts: ${wrong.map((v) => `${v.session} resolved=${v.resolved} infra=${v.infra_fault}`).join(", ")}`);
+  if (wrong.length > 0)
+    throw new Error(`unexpected verdicts: ${wrong.map((v) => `${v.session} resolved=${v.resolved} infra=${v.infra_fault}`).join(", ")}`);
 
   // 4. Warm pass: every environment is reused.
   const before = setupRuns();
@@ -89,26 +97,41 @@ try {
   const warmV = Object.values(warm.verdicts);
   const testMs = warmV.map((v) => Number(/after (\d+) ms; results from/.exec(readFileSync(join(runDir, v.log), "utf8"))?.[1] ?? 0));
   console.log(
-    `warm pass: ${(warmWall / 1000).toFixed(1)} s wall (${((warmWall / sessions) * CONCURRENCY / 1000).toFixed(2)} s per verification per worker); ` +
+    `warm pass: ${(warmWall / 1000).toFixed(1)} s wall (${(((warmWall / sessions) * CONCURRENCY) / 1000).toFixed(2)} s per verification per worker); ` +
       `set-up ran ${setupRuns() - before} time(s); ${warmV.filter((v) => v.setup_cached).length}/${warmV.length} with setup_cached; per verification ${stats(warmV.map((v) => v.duration_ms))}`,
   );
   console.log(`  of which the test command itself: ${stats(testMs)}`);
   // Reference artifacts resolve and get the confirming second run; empty ones do not.
-  for (const [label, suffix] of [["reference (resolved)", ".base"], ["empty (unresolved)", ".switch"]]) console.log(`  ${label}: ${stats(warmV.filter((v) => v.session.endsWith(suffix)).map((v) => v.duration_ms))}`);
+  for (const [label, suffix] of [
+    ["reference (resolved)", ".base"],
+    ["empty (unresolved)", ".switch"],
+  ])
+    console.log(`  ${label}: ${stats(warmV.filter((v) => v.session.endsWith(suffix)).map((v) => v.duration_ms))}`);
   if (setupRuns() !== before || !warmV.every((v) => v.setup_cached)) throw new Error("the warm pass ran set-up");
   const warmWrong = warmV.filter((v) => v.resolved !== v.session.endsWith(".base") || v.infra_fault);
-  if (warmWrong.length > 0) throw new Error(`unexpected verdicts: ${warmWrong.map((v) => `${v.session} resolved=${v.resolved} infra=${v.infra_fault}`).join(", ")}`);
+  if (warmWrong.length > 0)
+    throw new Error(
+      `unexpected verdicts: ${warmWrong.map((v) => `${v.session} resolved=${v.resolved} infra=${v.infra_fault}`).join(", ")}`,
+    );
   // What was planted (a mutant: expected failed with an original; a twin: expected passed with one; else a constant).
   const planted = [...coldV, ...warmV].flatMap((v) => v.canaries?.tests ?? []);
   const kind = (t) => (t.of === undefined ? "constant" : t.expected === "failed" ? "mutant" : "twin");
   const per = (k) => (planted.filter((t) => kind(t) === k).length / (coldV.length + warmV.length)).toFixed(2);
-  console.log(`  canaries per verification: ${per("mutant")} mutants, ${per("twin")} twins, ${per("constant")} constants; untrusted runs: ${[...coldV, ...warmV].filter((v) => v.canaries && !v.canaries.trusted).length}`);
+  console.log(
+    `  canaries per verification: ${per("mutant")} mutants, ${per("twin")} twins, ${per("constant")} constants; untrusted runs: ${[...coldV, ...warmV].filter((v) => v.canaries && !v.canaries.trusted).length}`,
+  );
 
   // 5. The same task verified again, alone: set-up is skipped entirely.
   const task = taskById(dataset).get(dataset.tasks[0].id);
   const artifact = readFileSync(join(runDir, "sessions", `${task.id}.base`, "artifact.patch"), "utf8");
   t0 = Date.now();
-  const again = await verifyArtifact({ dataset, task, artifactText: artifact, workRoot: join(work, "again"), logFile: join(work, "again.log") });
+  const again = await verifyArtifact({
+    dataset,
+    task,
+    artifactText: artifact,
+    workRoot: join(work, "again"),
+    logFile: join(work, "again.log"),
+  });
   console.log(
     `second verification of ${task.id}: ${((Date.now() - t0) / 1000).toFixed(2)} s, setup_cached=${again.setup_cached}, resolved=${again.resolved}; set-up runs in total: ${setupRuns()}`,
   );

@@ -17,7 +17,11 @@ if (!dirA || !dirB) {
 }
 
 // The dataset's path as run.json records it: two checkouts of the project have the sample at different paths.
-const datasetPaths = (dir) => [...new Set(readdirSync(join(dir, "runs")).map((run) => JSON.parse(readFileSync(join(dir, "runs", run, "run.json"), "utf8")).dataset?.path))];
+const datasetPaths = (dir) => [
+  ...new Set(
+    readdirSync(join(dir, "runs")).map((run) => JSON.parse(readFileSync(join(dir, "runs", run, "run.json"), "utf8")).dataset?.path),
+  ),
+];
 const normalize = (text, dir) => {
   let out = text.split(dir).join("<demo>");
   for (const path of datasetPaths(dir)) if (typeof path === "string" && path !== "") out = out.split(path).join("<dataset>");
@@ -32,20 +36,30 @@ const same = (what, a, b) => {
 };
 
 same("sessions.json", sha(join(dirA, "sessions.json")), sha(join(dirB, "sessions.json")));
-same("report.json", normalize(readFileSync(join(dirA, "report.json"), "utf8"), dirA), normalize(readFileSync(join(dirB, "report.json"), "utf8"), dirB));
+same(
+  "report.json",
+  normalize(readFileSync(join(dirA, "report.json"), "utf8"), dirA),
+  normalize(readFileSync(join(dirB, "report.json"), "utf8"), dirB),
+);
 
 // Every artifact and verdict outcome of every session of both runs.
 for (const run of readdirSync(join(dirA, "runs"))) {
   const sessions = readdirSync(join(dirA, "runs", run, "sessions")).sort();
-  const artifacts = (dir) => sessions.map((s) => {
-    const f = join(dir, "runs", run, "sessions", s, "artifact.patch");
-    return `${s} ${existsSync(f) ? sha(f) : "none"}`;
-  }).join("\n");
+  const artifacts = (dir) =>
+    sessions
+      .map((s) => {
+        const f = join(dir, "runs", run, "sessions", s, "artifact.patch");
+        return `${s} ${existsSync(f) ? sha(f) : "none"}`;
+      })
+      .join("\n");
   same(`${run}: artifacts of ${sessions.length} sessions`, artifacts(dirA), artifacts(dirB));
-  const verdicts = (dir) => sessions.map((s) => {
-    const v = JSON.parse(readFileSync(join(dir, "runs", run, "sessions", s, "verdict.json"), "utf8"));
-    return `${s} applied=${v.applied} resolved=${v.resolved} ${JSON.stringify(v.tests)}`;
-  }).join("\n");
+  const verdicts = (dir) =>
+    sessions
+      .map((s) => {
+        const v = JSON.parse(readFileSync(join(dir, "runs", run, "sessions", s, "verdict.json"), "utf8"));
+        return `${s} applied=${v.applied} resolved=${v.resolved} ${JSON.stringify(v.tests)}`;
+      })
+      .join("\n");
   same(`${run}: verdicts of ${sessions.length} sessions`, verdicts(dirA), verdicts(dirB));
 }
 

@@ -25,13 +25,24 @@ try {
       execFileSync("git", ["-C", checkout, "apply", file]);
     });
     const reference = execFileSync("git", ["-C", checkout, "diff"], { encoding: "utf8" });
-    for (const [agent, artifactText] of [["oracle", reference], ["nop", ""]]) {
+    for (const [agent, artifactText] of [
+      ["oracle", reference],
+      ["nop", ""],
+    ]) {
       const t0 = Date.now();
-      const v = await verifyArtifact({ dataset, task, artifactText, workRoot: join(work, `${task.id}-${agent}`), session: `${task.id}.${agent}` });
+      const v = await verifyArtifact({
+        dataset,
+        task,
+        artifactText,
+        workRoot: join(work, `${task.id}-${agent}`),
+        session: `${task.id}.${agent}`,
+      });
       if (v.resolved !== (agent === "oracle") || v.infra_fault) wrong++;
       const fault = v.infra_fault ? `; infrastructure fault: ${v.infra_reason}` : "";
       const s = ((Date.now() - t0) / 1000).toFixed(1);
-      console.log(`${task.id} ${agent}: ${v.resolved ? "resolved" : "unresolved"}; F2P ${v.fail_to_pass.passed}/${v.fail_to_pass.total}, P2P ${v.pass_to_pass.passed}/${v.pass_to_pass.total}${fault}; ${s} s`);
+      console.log(
+        `${task.id} ${agent}: ${v.resolved ? "resolved" : "unresolved"}; F2P ${v.fail_to_pass.passed}/${v.fail_to_pass.total}, P2P ${v.pass_to_pass.passed}/${v.pass_to_pass.total}${fault}; ${s} s`,
+      );
     }
   }
 } finally {

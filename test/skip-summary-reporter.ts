@@ -19,7 +19,10 @@ export default class SkipSummaryReporter implements Reporter {
 
   onTestRunEnd(): void {
     if (!existsSync(this.file)) return;
-    const lines = readFileSync(this.file, "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as SkipLine);
+    const lines = readFileSync(this.file, "utf8")
+      .split("\n")
+      .filter((l) => l.trim() !== "")
+      .map((l) => JSON.parse(l) as SkipLine);
     rmSync(this.file, { force: true });
     if (lines.length === 0) return;
     const files = [...new Set(lines.map((l) => l.file))].sort();

@@ -10,7 +10,12 @@ interface Totals {
   output: number;
 }
 
-const tokensOf = (e: ModelCallEvent): Totals => ({ input: e.input_tokens, cached: e.cached_input_tokens ?? 0, cacheWrite: e.cache_write_tokens ?? 0, output: e.output_tokens });
+const tokensOf = (e: ModelCallEvent): Totals => ({
+  input: e.input_tokens,
+  cached: e.cached_input_tokens ?? 0,
+  cacheWrite: e.cache_write_tokens ?? 0,
+  output: e.output_tokens,
+});
 
 /**
  * Reads `claude -p --output-format stream-json --verbose --include-partial-messages`. One model_call
@@ -52,7 +57,8 @@ export class ClaudeCodeParser implements InvocationParser {
         return this.toolResults(obj(e.message), emit);
       case "result":
         this.result = e;
-        if (e.is_error === true || (str(e.subtype) ?? "success") !== "success") this.error = clip(str(e.result) ?? str(e.subtype) ?? "claude reported an error", 1000);
+        if (e.is_error === true || (str(e.subtype) ?? "success") !== "success")
+          this.error = clip(str(e.result) ?? str(e.subtype) ?? "claude reported an error", 1000);
         return;
       default:
         return;
@@ -64,7 +70,13 @@ export class ClaudeCodeParser implements InvocationParser {
       const m = obj(ev.message);
       const u = obj(m.usage);
       const id = str(m.id) ?? `step${this.steps.size}`;
-      const step: ModelCallEvent = { kind: "model_call", input_tokens: num(u.input_tokens), output_tokens: num(u.output_tokens), cached_input_tokens: num(u.cache_read_input_tokens), cache_write_tokens: num(u.cache_creation_input_tokens) };
+      const step: ModelCallEvent = {
+        kind: "model_call",
+        input_tokens: num(u.input_tokens),
+        output_tokens: num(u.output_tokens),
+        cached_input_tokens: num(u.cache_read_input_tokens),
+        cache_write_tokens: num(u.cache_creation_input_tokens),
+      };
       if (str(m.model)) step.model = str(m.model)!;
       this.steps.set(id, step);
       this.current = id;
@@ -102,7 +114,8 @@ export class ClaudeCodeParser implements InvocationParser {
 
   private assistant(m: Json, emit: EventSink): void {
     for (const block of Array.isArray(m.content) ? (m.content as unknown[]).map(obj) : []) {
-      if (block.type === "tool_use" && str(block.id)) this.tools.set(str(block.id)!, { name: str(block.name) ?? "tool", input: obj(block.input) });
+      if (block.type === "tool_use" && str(block.id))
+        this.tools.set(str(block.id)!, { name: str(block.name) ?? "tool", input: obj(block.input) });
       else if (block.type === "text" && str(block.text)?.trim()) emit({ kind: "text", text: str(block.text)! });
     }
   }
@@ -112,9 +125,21 @@ export class ClaudeCodeParser implements InvocationParser {
       if (block.type !== "tool_result") continue;
       const tool = this.tools.get(str(block.tool_use_id) ?? "");
       if (!tool) continue;
-      const content = typeof block.content === "string" ? block.content : Array.isArray(block.content) ? (block.content as unknown[]).map((p) => str(obj(p).text) ?? "").join("") : "";
+      const content =
+        typeof block.content === "string"
+          ? block.content
+          : Array.isArray(block.content)
+            ? (block.content as unknown[]).map((p) => str(obj(p).text) ?? "").join("")
+            : "";
       const paths = pathsOf(tool.input);
-      emit({ kind: "tool_call", name: tool.name, args: tool.input, ...(paths.length ? { paths } : {}), status: block.is_error === true ? "error" : "completed", output: clip(content) });
+      emit({
+        kind: "tool_call",
+        name: tool.name,
+        args: tool.input,
+        ...(paths.length ? { paths } : {}),
+        status: block.is_error === true ? "error" : "completed",
+        output: clip(content),
+      });
     }
   }
 
@@ -137,16 +162,40 @@ export class ClaudeCodeParser implements InvocationParser {
       if (this.held && delta > 0) this.held.cost_usd = Number(delta.toFixed(9));
     }
     this.flushHeld(emit);
-    return { ...(this.error !== undefined ? { error: this.error } : {}), ...(this.sessionId ? { conversationId: this.sessionId } : {}), modelCalls: this.emitted.length };
+    return {
+      ...(this.error !== undefined ? { error: this.error } : {}),
+      ...(this.sessionId ? { conversationId: this.sessionId } : {}),
+      modelCalls: this.emitted.length,
+    };
   }
 
   /** Tokens `result.usage` counts beyond the streamed messages (calls not streamed), as one model call. */
   private residual(): ModelCallEvent | null {
     if (!this.result) return null;
     const u = obj(this.result.usage);
-    const seen = [...this.emitted, ...(this.held ? [this.held] : [])].map(tokensOf).reduce((a, b) => ({ input: a.input + b.input, cached: a.cached + b.cached, cacheWrite: a.cacheWrite + b.cacheWrite, output: a.output + b.output }), { input: 0, cached: 0, cacheWrite: 0, output: 0 });
-    const r = { input: num(u.input_tokens) - seen.input, cached: num(u.cache_read_input_tokens) - seen.cached, cacheWrite: num(u.cache_creation_input_tokens) - seen.cacheWrite, output: num(u.output_tokens) - seen.output };
+    const seen = [...this.emitted, ...(this.held ? [this.held] : [])].map(tokensOf).reduce(
+      (a, b) => ({
+        input: a.input + b.input,
+        cached: a.cached + b.cached,
+        cacheWrite: a.cacheWrite + b.cacheWrite,
+        output: a.output + b.output,
+      }),
+      { input: 0, cached: 0, cacheWrite: 0, output: 0 },
+    );
+    const r = {
+      input: num(u.input_tokens) - seen.input,
+      cached: num(u.cache_read_input_tokens) - seen.cached,
+      cacheWrite: num(u.cache_creation_input_tokens) - seen.cacheWrite,
+      output: num(u.output_tokens) - seen.output,
+    };
     if (r.input <= 0 && r.cached <= 0 && r.cacheWrite <= 0 && r.output <= 0) return null;
-    return { kind: "model_call", model: "unstreamed", input_tokens: Math.max(0, r.input), output_tokens: Math.max(0, r.output), cached_input_tokens: Math.max(0, r.cached), cache_write_tokens: Math.max(0, r.cacheWrite) };
+    return {
+      kind: "model_call",
+      model: "unstreamed",
+      input_tokens: Math.max(0, r.input),
+      output_tokens: Math.max(0, r.output),
+      cached_input_tokens: Math.max(0, r.cached),
+      cache_write_tokens: Math.max(0, r.cacheWrite),
+    };
   }
 }

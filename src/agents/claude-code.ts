@@ -55,7 +55,12 @@ function claudeDriver(ctx: AgentContext, o: ClaudeCodeOptions): CliDriver {
     cwd: sessionRoot(ctx, "claude-code"),
     env: claudeEnv(ctx, o, cliHome(ctx, join(ctx.stateDir, "home"))),
     args: (_req: AgentRequest, conversation: string | null) => [
-      "-p", "--output-format", "stream-json", "--verbose", "--include-partial-messages", "--dangerously-skip-permissions",
+      "-p",
+      "--output-format",
+      "stream-json",
+      "--verbose",
+      "--include-partial-messages",
+      "--dangerously-skip-permissions",
       ...(o.web === "on" ? [] : ["--disallowedTools", "WebFetch,WebSearch"]),
       ...(o.model ? ["--model", o.model] : []),
       ...effortArgs(o),
@@ -77,7 +82,8 @@ function claudeDriver(ctx: AgentContext, o: ClaudeCodeOptions): CliDriver {
  */
 export const claudeCodeAgent = cliAgent({
   name: "claude-code",
-  description: "real Claude Code (claude -p, stream-json); model=, effort=low..max|default (default max), base_url= (Anthropic Messages endpoint)",
+  description:
+    "real Claude Code (claude -p, stream-json); model=, effort=low..max|default (default max), base_url= (Anthropic Messages endpoint)",
   highestEffort: claudeHighestEffort,
   pkg: claudePackage,
   schema: claudeOptionsSchema,

@@ -63,7 +63,14 @@ export function cliAgent<S extends z.ZodType<CommonOptions>>(spec: CliAgentSpec<
       name: spec.name,
       endpoints: [o.base_url ?? spec.defaultEndpoint],
       startConversation: async (ctx) => new CliConversation(ctx, spec.driver(ctx, o), spec.presetConversation ? ctx.conversationId : null),
-      describe: async () => ({ name: spec.name, package: spec.pkg.npm, version: await cliVersion(o.binaryPath), binary: o.binaryPath, model: o.model ?? null, effort: spec.highestEffort === undefined ? null : effectiveEffort(o.effort, spec.highestEffort) }),
+      describe: async () => ({
+        name: spec.name,
+        package: spec.pkg.npm,
+        version: await cliVersion(o.binaryPath),
+        binary: o.binaryPath,
+        model: o.model ?? null,
+        effort: spec.highestEffort === undefined ? null : effectiveEffort(o.effort, spec.highestEffort),
+      }),
     }),
   };
 }

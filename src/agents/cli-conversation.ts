@@ -96,7 +96,11 @@ export class CliConversation implements Conversation {
       if (summary.conversationId) this.conversation = summary.conversationId;
       if (summary.modelCalls > 0 || summary.conversationId) this.started = true;
       keepStderr(this.ctx.logDir, req, r.stderr);
-      return requestOutcome(d.cli, r, req, { ...(summary.error !== undefined ? { error: summary.error } : {}), conversation: this.conversation, modelCalls: summary.modelCalls });
+      return requestOutcome(d.cli, r, req, {
+        ...(summary.error !== undefined ? { error: summary.error } : {}),
+        conversation: this.conversation,
+        modelCalls: summary.modelCalls,
+      });
     } finally {
       req.signal.removeEventListener("abort", onAbort);
     }
@@ -115,12 +119,18 @@ export function keepStderr(logDir: string, req: AgentRequest, stderr: string): v
  * is a timeout; an error the CLI reported, a non-zero exit, no conversation id, or no model call on
  * the first request is the agent's error (never retried).
  */
-export function requestOutcome(cli: string, r: RunResult, req: AgentRequest, seen: { error?: string; conversation: string | null; modelCalls: number }): AgentResult {
+export function requestOutcome(
+  cli: string,
+  r: RunResult,
+  req: AgentRequest,
+  seen: { error?: string; conversation: string | null; modelCalls: number },
+): AgentResult {
   const tail = r.stderr.trim().slice(-1000);
   const why = tail ? `: ${tail}` : "";
   if (r.spawnError) return { outcome: "infra_fault", detail: `cannot start ${cli}: ${r.spawnError}` };
   // bubblewrap's own failure (before the CLI ran): the machine's fault, not the agent's.
-  if (r.code === 1 && r.stderr.startsWith("bwrap: ")) return { outcome: "infra_fault", detail: `the sandbox could not start ${cli}: ${tail}` };
+  if (r.code === 1 && r.stderr.startsWith("bwrap: "))
+    return { outcome: "infra_fault", detail: `the sandbox could not start ${cli}: ${tail}` };
   if (r.timedOut) return { outcome: "timeout", detail: `no yield within ${Math.round(req.timeoutMs / 1000)} s; process group killed` };
   if (req.signal.aborted) return { outcome: "agent_error", detail: "stopped: the run was interrupted" };
   if (seen.error !== undefined) return { outcome: "agent_error", detail: seen.error };

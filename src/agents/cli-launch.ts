@@ -80,7 +80,16 @@ export interface Launch {
  * `bwrap` (its PID namespace dies with it; `--die-with-parent` covers a harness killed with -9), with
  * the CLI's install and `binds` read-only.
  */
-export function cliLaunch(ctx: AgentContext, binary: string, args: readonly string[], cwd: string, env: Record<string, string>, pidFile: string, binds: readonly string[], signal: AbortSignal): Launch {
+export function cliLaunch(
+  ctx: AgentContext,
+  binary: string,
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string>,
+  pidFile: string,
+  binds: readonly string[],
+  signal: AbortSignal,
+): Launch {
   if (ctx.sandbox) {
     const w = ctx.sandbox.wrap([binary, ...args], cwd, [...installDirs(binary), ...binds]);
     return { ...w, ...limited(ctx, w.command, w.args), cwd: "/", env, signal };

@@ -38,7 +38,8 @@ export function extraArgs(value: string | undefined): string[] {
     } catch {
       throw inputError("--agent-opt", "arg", "starts with [ but is not a JSON list of strings");
     }
-    if (!Array.isArray(parsed) || !parsed.every((a) => typeof a === "string")) throw inputError("--agent-opt", "arg", "must be a JSON list of strings");
+    if (!Array.isArray(parsed) || !parsed.every((a) => typeof a === "string"))
+      throw inputError("--agent-opt", "arg", "must be a JSON list of strings");
     return parsed as string[];
   }
   return text.split(/\s+/);
@@ -65,7 +66,11 @@ export function findCli(pkg: CliPackage, bin: string | undefined): string {
   }
   const found = locateCli(pkg);
   if (found !== null) return found;
-  throw inputError("--agent-opt", "bin", `${pkg.command} not found: install it with npm install -g ${pkg.npm}@${pkg.version} (or give bin=PATH)`);
+  throw inputError(
+    "--agent-opt",
+    "bin",
+    `${pkg.command} not found: install it with npm install -g ${pkg.npm}@${pkg.version} (or give bin=PATH)`,
+  );
 }
 
 /** The copy installed with switch-swe, else the command on PATH, else null. */

@@ -17,7 +17,12 @@ export const zeroUsage: CodexUsage = { input: 0, cached: 0, output: 0, reasoning
 
 export function codexUsage(u: unknown): CodexUsage {
   const o = obj(u);
-  return { input: num(o.input_tokens), cached: num(o.cached_input_tokens), output: num(o.output_tokens), reasoning: num(o.reasoning_output_tokens) };
+  return {
+    input: num(o.input_tokens),
+    cached: num(o.cached_input_tokens),
+    output: num(o.output_tokens),
+    reasoning: num(o.reasoning_output_tokens),
+  };
 }
 
 /**
@@ -25,7 +30,12 @@ export function codexUsage(u: unknown): CodexUsage {
  * OpenAI counts cached input inside input and reasoning inside output.
  */
 export function callFromDifference(before: CodexUsage, after: CodexUsage, model: string | undefined): ModelCallEvent | null {
-  const d = { input: after.input - before.input, cached: after.cached - before.cached, output: after.output - before.output, reasoning: after.reasoning - before.reasoning };
+  const d = {
+    input: after.input - before.input,
+    cached: after.cached - before.cached,
+    output: after.output - before.output,
+    reasoning: after.reasoning - before.reasoning,
+  };
   if (d.input <= 0 && d.output <= 0) return null;
   const cached = Math.max(0, d.cached);
   return {
@@ -128,18 +138,35 @@ export class CodexParser implements InvocationParser {
         return;
       case "command_execution": {
         const code = item.exit_code;
-        emit({ kind: "tool_call", name: "exec_command", args: { command: item.command }, status: code === 0 ? "completed" : `exit ${String(code ?? item.status ?? "?")}`, output: clip(str(item.aggregated_output) ?? "") });
+        emit({
+          kind: "tool_call",
+          name: "exec_command",
+          args: { command: item.command },
+          status: code === 0 ? "completed" : `exit ${String(code ?? item.status ?? "?")}`,
+          output: clip(str(item.aggregated_output) ?? ""),
+        });
         return;
       }
       case "file_change": {
         const changes = Array.isArray(item.changes) ? (item.changes as unknown[]).map(obj) : [];
         const paths = changes.flatMap((c) => (str(c.path) ? [str(c.path)!] : []));
-        emit({ kind: "tool_call", name: "apply_patch", args: { changes }, ...(paths.length ? { paths } : {}), status: str(item.status) ?? "completed" });
+        emit({
+          kind: "tool_call",
+          name: "apply_patch",
+          args: { changes },
+          ...(paths.length ? { paths } : {}),
+          status: str(item.status) ?? "completed",
+        });
         return;
       }
       case "mcp_tool_call":
       case "web_search":
-        emit({ kind: "tool_call", name: item.type === "web_search" ? "web_search" : `${str(item.server) ?? "mcp"}.${str(item.tool) ?? "tool"}`, args: item.arguments ?? { query: item.query }, status: str(item.status) ?? "completed" });
+        emit({
+          kind: "tool_call",
+          name: item.type === "web_search" ? "web_search" : `${str(item.server) ?? "mcp"}.${str(item.tool) ?? "tool"}`,
+          args: item.arguments ?? { query: item.query },
+          status: str(item.status) ?? "completed",
+        });
         return;
       case "error":
         if (str(item.message)) emit({ kind: "text", text: clip(`codex: ${str(item.message)!}`) });
@@ -170,7 +197,11 @@ export class CodexParser implements InvocationParser {
       push(callFromDifference(this.state.usage, this.turnUsage, this.model));
     }
     if (this.turnUsage && this.turnUsage.input >= this.state.usage.input) this.state.usage = this.turnUsage;
-    return { ...(this.error !== undefined ? { error: this.error } : {}), ...(this.state.thread ? { conversationId: this.state.thread } : {}), modelCalls: calls };
+    return {
+      ...(this.error !== undefined ? { error: this.error } : {}),
+      ...(this.state.thread ? { conversationId: this.state.thread } : {}),
+      modelCalls: calls,
+    };
   }
 
   private readRollout(file: string): string[] {

@@ -67,7 +67,12 @@ function codexDriver(ctx: AgentContext, o: CodexOptions): CliDriver {
     env,
     // `-C`, the sandbox flags and `-c` must come before `resume`; the prompt (`-`) is read from stdin.
     args: (_req: AgentRequest, thread: string | null) => [
-      "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "-C", root,
+      "exec",
+      "--json",
+      "--skip-git-repo-check",
+      "--dangerously-bypass-approvals-and-sandbox",
+      "-C",
+      root,
       ...(o.model ? ["-m", o.model] : []),
       ...configArgs(o),
       ...o.extra,
@@ -87,7 +92,8 @@ function codexDriver(ctx: AgentContext, o: CodexOptions): CliDriver {
  */
 export const codexAgent = cliAgent({
   name: "codex",
-  description: "real Codex (codex exec --json); model=, effort=minimal..xhigh|max|default (default max = xhigh), base_url= (OpenAI Responses endpoint)",
+  description:
+    "real Codex (codex exec --json); model=, effort=minimal..xhigh|max|default (default max = xhigh), base_url= (OpenAI Responses endpoint)",
   highestEffort: codexHighestEffort,
   pkg: codexPackage,
   schema: codexOptionsSchema,

@@ -54,7 +54,10 @@ export const commandAgent: AgentFactory<CommandOptions> = {
   },
   create: (options): Agent => ({
     name: "command",
-    endpoints: (options.endpoints ?? "").split(",").map((u) => u.trim()).filter((u) => u !== ""),
+    endpoints: (options.endpoints ?? "")
+      .split(",")
+      .map((u) => u.trim())
+      .filter((u) => u !== ""),
     startConversation: async (ctx) => {
       mkdirSync(ctx.stateDir, { recursive: true });
       mkdirSync(ctx.logDir, { recursive: true });
@@ -106,7 +109,11 @@ class CommandConversation implements Conversation {
       return { ...w, cwd: "/", env: sb.env({ ...passedVariables(this.pass), ...vars, SWITCH_SWE_STATE_DIR: sb.insideStateDir }) };
     }
     // A private HOME (with XDG directories) per session, and only the variables the caller named.
-    const env = agentEnv(join(this.ctx.stateDir, "home"), this.pass, { ...vars, SWITCH_SWE_STATE_DIR: this.ctx.stateDir, SWITCH_SWE_PIDFILE: this.pidFile });
+    const env = agentEnv(join(this.ctx.stateDir, "home"), this.pass, {
+      ...vars,
+      SWITCH_SWE_STATE_DIR: this.ctx.stateDir,
+      SWITCH_SWE_PIDFILE: this.pidFile,
+    });
     // The first line records the process group id (the shell's pid), so the group can be ended on Ctrl-C
     // and found again after the harness itself was killed. The user's command follows unchanged.
     return { command: "sh", args: ["-c", `echo $$ > "$SWITCH_SWE_PIDFILE"\n${this.command}`], cwd: req.workspacePath, env };
@@ -135,7 +142,10 @@ class CommandConversation implements Conversation {
         },
       });
       if (r.stderr) {
-        appendFileSync(join(this.ctx.logDir, "stderr.log"), `--- request ${req.index}${req.continuation ? " (continuation)" : ""}\n${r.stderr}`);
+        appendFileSync(
+          join(this.ctx.logDir, "stderr.log"),
+          `--- request ${req.index}${req.continuation ? " (continuation)" : ""}\n${r.stderr}`,
+        );
       }
       const stderrTail = r.stderr.trim().slice(-maxDetailChars);
       if (r.spawnError) return { outcome: "infra_fault", detail: `cannot start sh: ${r.spawnError}` };
@@ -143,7 +153,8 @@ class CommandConversation implements Conversation {
       if (req.signal.aborted) return { outcome: "agent_error", detail: "stopped: the run was interrupted" };
       if (r.code === 0) return { outcome: "yielded" };
       // 126/127: the shell could not run the program (not found, not executable): a fault outside the agent.
-      if (r.code === 126 || r.code === 127) return { outcome: "infra_fault", detail: `command cannot start (exit ${r.code}): ${stderrTail}` };
+      if (r.code === 126 || r.code === 127)
+        return { outcome: "infra_fault", detail: `command cannot start (exit ${r.code}): ${stderrTail}` };
       const code = r.code === null ? `signal ${r.signal ?? "?"}` : `exit ${r.code}`;
       const atOnce = req.turn === 0 && !sawOutput && r.durationMs < 2000 ? "exited at once, no output; " : "";
       return { outcome: "agent_error", detail: `${atOnce}${code}${stderrTail ? `: ${stderrTail}` : ""}` };

@@ -26,7 +26,11 @@ export const defaultContextLimit = 128_000;
  * The context limit OpenCode is told for a model. Without a custom endpoint OpenCode's own model
  * database applies (null); `context=N` wins (0 turns auto-compaction off); then the table; then the default.
  */
-export function contextLimit(model: string, customEndpoint: boolean, option: number | undefined): { limit: number | null; source: ContextLimitSource } {
+export function contextLimit(
+  model: string,
+  customEndpoint: boolean,
+  option: number | undefined,
+): { limit: number | null; source: ContextLimitSource } {
   if (option !== undefined) return { limit: option, source: "option" };
   if (!customEndpoint) return { limit: null, source: "opencode" };
   const known = knownLimits.find(([re]) => re.test(model));

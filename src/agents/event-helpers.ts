@@ -39,7 +39,13 @@ export function pathsOf(args: Json): string[] {
 }
 
 /** RCM's auxiliary model call as a `model_call` event of the session (counted apart as auxiliary usage). */
-export function auxModelCall(u: { model?: string; input_tokens?: number; output_tokens?: number; cached_input_tokens?: number; reasoning_tokens?: number }): AgentEvent {
+export function auxModelCall(u: {
+  model?: string;
+  input_tokens?: number;
+  output_tokens?: number;
+  cached_input_tokens?: number;
+  reasoning_tokens?: number;
+}): AgentEvent {
   return {
     kind: "model_call",
     model: u.model ?? "rcm-aux",

@@ -26,14 +26,25 @@ export function chatFiles(geminiDir: string, session: string): string[] {
   const suffix = `-${session.slice(0, 8)}.jsonl`;
   return readdirSync(tmp).flatMap((project) => {
     const chats = join(tmp, project, "chats");
-    return existsSync(chats) ? readdirSync(chats).filter((f) => f.startsWith("session-") && f.endsWith(suffix)).map((f) => join(chats, f)) : [];
+    return existsSync(chats)
+      ? readdirSync(chats)
+          .filter((f) => f.startsWith("session-") && f.endsWith(suffix))
+          .map((f) => join(chats, f))
+      : [];
   });
 }
 
 /** A chat file's model message as a model call: its `input` counts the cached part, `output` excludes thoughts. */
 export function callFromTokens(tokens: Json, model: string | undefined): ModelCallEvent {
   const cached = num(tokens.cached);
-  return { kind: "model_call", ...(model ? { model } : {}), input_tokens: Math.max(0, num(tokens.input) - cached), cached_input_tokens: cached, output_tokens: num(tokens.output), reasoning_tokens: num(tokens.thoughts) };
+  return {
+    kind: "model_call",
+    ...(model ? { model } : {}),
+    input_tokens: Math.max(0, num(tokens.input) - cached),
+    cached_input_tokens: cached,
+    output_tokens: num(tokens.output),
+    reasoning_tokens: num(tokens.thoughts),
+  };
 }
 
 /**
@@ -83,7 +94,14 @@ export class GeminiParser implements InvocationParser {
     this.tools.delete(id);
     const paths = pathsOf(tool.args);
     const output = str(e.output) ?? str(obj(e.error).message) ?? "";
-    emit({ kind: "tool_call", name: tool.name, args: tool.args, ...(paths.length ? { paths } : {}), status: str(e.status) ?? "completed", ...(output ? { output: clip(output) } : {}) });
+    emit({
+      kind: "tool_call",
+      name: tool.name,
+      args: tool.args,
+      ...(paths.length ? { paths } : {}),
+      status: str(e.status) ?? "completed",
+      ...(output ? { output: clip(output) } : {}),
+    });
   }
 
   end(emit: EventSink): InvocationSummary {
@@ -92,7 +110,11 @@ export class GeminiParser implements InvocationParser {
     const residual = this.residual(calls);
     if (residual) calls.push(residual);
     calls.forEach(emit);
-    return { ...(this.error !== undefined ? { error: this.error } : {}), ...(this.state.session ? { conversationId: this.state.session } : {}), modelCalls: calls.length };
+    return {
+      ...(this.error !== undefined ? { error: this.error } : {}),
+      ...(this.state.session ? { conversationId: this.state.session } : {}),
+      modelCalls: calls.length,
+    };
   }
 
   /** New model messages of the session's chat files (a message is written more than once: the last wins). */
@@ -121,6 +143,12 @@ export class GeminiParser implements InvocationParser {
     const cached = Math.max(0, num(this.stats.cached) - seenCached);
     const output = num(this.stats.output_tokens) - seenOutput;
     if (input <= 0 && output <= 0) return null;
-    return { kind: "model_call", model: calls.length > 0 ? "unattributed" : "gemini", input_tokens: Math.max(0, input - cached), cached_input_tokens: cached, output_tokens: Math.max(0, output) };
+    return {
+      kind: "model_call",
+      model: calls.length > 0 ? "unattributed" : "gemini",
+      input_tokens: Math.max(0, input - cached),
+      cached_input_tokens: cached,
+      output_tokens: Math.max(0, output),
+    };
   }
 }

@@ -31,7 +31,10 @@ function geminiDriver(ctx: AgentContext, o: GeminiOptions): CliDriver {
   const home = cliHome(ctx, join(ctx.stateDir, "home"));
   // Written and read (the chat files) on the host side; the CLI finds it as ~/.gemini.
   const geminiDir = join(home.host, ".gemini");
-  const own: Record<string, string> = { GEMINI_API_KEY: process.env[o.api_key_env ?? "GEMINI_API_KEY"] ?? "switch-swe", GEMINI_CLI_NO_RELAUNCH: "true" };
+  const own: Record<string, string> = {
+    GEMINI_API_KEY: process.env[o.api_key_env ?? "GEMINI_API_KEY"] ?? "switch-swe",
+    GEMINI_CLI_NO_RELAUNCH: "true",
+  };
   if (o.base_url) own.GOOGLE_GEMINI_BASE_URL = o.base_url.replace(/\/+$/, "").replace(/\/v1beta$/, "");
   const env = cliEnv(ctx, home, o.pass, own);
   mkdirSync(geminiDir, { recursive: true });
@@ -45,7 +48,10 @@ function geminiDriver(ctx: AgentContext, o: GeminiOptions): CliDriver {
     cwd: sessionRoot(ctx, "gemini"),
     env,
     args: (_req: AgentRequest, session: string | null) => [
-      "-o", "stream-json", "--skip-trust", "--yolo",
+      "-o",
+      "stream-json",
+      "--skip-trust",
+      "--yolo",
       ...(o.model ? ["-m", o.model] : []),
       ...(session ? ["--resume", session] : []),
       ...o.extra,

@@ -17,7 +17,7 @@ export async function cliVersion(binary: string, args: readonly string[] = ["--v
   const home = mkdtempSync(join(tmpdir(), "switch-swe-version-"));
   try {
     const r = await runProcess(binary, args, { env: agentEnv(home, []), timeoutMs: 60_000, cwd: home });
-    return r.code === 0 ? versionIn(r.stdout) ?? versionIn(r.stderr) : null;
+    return r.code === 0 ? (versionIn(r.stdout) ?? versionIn(r.stderr)) : null;
   } finally {
     rmSync(home, { recursive: true, force: true });
   }

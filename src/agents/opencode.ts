@@ -23,9 +23,7 @@ import type { Agent, AgentContext, AgentFactory, AgentRequest, AgentResult, Conv
 const opencodeOptionsSchema = z
   .object({
     /** PROVIDER/MODEL as OpenCode names it (`-m`). */
-    model: z
-      .string({ error: "required: --agent-opt model=PROVIDER/MODEL" })
-      .regex(/^[^/\s]+\/\S+$/, "must be PROVIDER/MODEL"),
+    model: z.string({ error: "required: --agent-opt model=PROVIDER/MODEL" }).regex(/^[^/\s]+\/\S+$/, "must be PROVIDER/MODEL"),
     /** RCM plugin mode: off (native OpenCode), router, rcm. */
     rcm: z.enum(["off", "router", "rcm"]).default("off"),
     /** RCM routing threshold. */
@@ -33,11 +31,17 @@ const opencodeOptionsSchema = z
     /** An OpenAI-compatible endpoint for PROVIDER (e.g. `switch-swe mock-model`): defines a custom provider. */
     base_url: z.string().url().optional(),
     /** Name of the environment variable holding the API key of the custom provider. */
-    api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
+    api_key_env: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+      .optional(),
     /** Context limit of the custom model (default: its known limit, see context-limits.ts); 0 turns OpenCode's auto-compaction off. */
     context: z.coerce.number().int().nonnegative().optional(),
     /** Reasoning effort: OpenCode's model variant (`--variant`, e.g. minimal, low, medium, high, max); default max = the model family's highest (effort.ts), `default`: none. */
-    effort: z.string().regex(/^[a-z][a-z0-9_-]*$/, "must be a variant name such as high").optional(),
+    effort: z
+      .string()
+      .regex(/^[a-z][a-z0-9_-]*$/, "must be a variant name such as high")
+      .optional(),
     /** OpenCode's own web fetch and search tools: off by default (docs/agents.md). */
     web: cliOptionFields.web,
     /** Variables of the caller's environment OpenCode gets, comma-separated (nothing else leaks in). */
@@ -80,15 +84,24 @@ function findBinary(explicit: string | undefined): string | null {
  */
 export const opencodeAgent: AgentFactory<OpencodeOptions> = {
   name: "opencode",
-  description: "real OpenCode (opencode run --format json); model=PROVIDER/MODEL, rcm=off|router|rcm, rcm_state=extractive|model, base_url=URL",
+  description:
+    "real OpenCode (opencode run --format json); model=PROVIDER/MODEL, rcm=off|router|rcm, rcm_state=extractive|model, base_url=URL",
   capabilities: { confinable: true, limits: true, harnessSide: false, cli: opencodePackage, submission: "agent" },
   parse: (options) => {
     const parsed = validateAgentOptions("opencode", opencodeOptionsSchema, options);
     const binaryPath = findBinary(parsed.binary);
-    if (binaryPath === null) throw inputError("--agent-opt", "binary", `opencode not found${parsed.binary ? `: ${parsed.binary}` : " (npm install opencode-ai@1.18.33)"}`);
-    if (parsed.rcm !== "off" && !existsSync(rcmPluginEntry)) throw inputError("--agent-opt", "rcm", `the RCM plugin is not built (${rcmPluginEntry}); run npm run build`);
-    if (parsed.rcm_state === "model" && parsed.aux_model === "off") throw inputError("--agent-opt", "rcm_state", "model-written state needs the auxiliary model (aux_model is off)");
-    if (parsed.api_key_env && process.env[parsed.api_key_env] === undefined) throw inputError("--agent-opt", "api_key_env", `${parsed.api_key_env} is not set`);
+    if (binaryPath === null)
+      throw inputError(
+        "--agent-opt",
+        "binary",
+        `opencode not found${parsed.binary ? `: ${parsed.binary}` : " (npm install opencode-ai@1.18.33)"}`,
+      );
+    if (parsed.rcm !== "off" && !existsSync(rcmPluginEntry))
+      throw inputError("--agent-opt", "rcm", `the RCM plugin is not built (${rcmPluginEntry}); run npm run build`);
+    if (parsed.rcm_state === "model" && parsed.aux_model === "off")
+      throw inputError("--agent-opt", "rcm_state", "model-written state needs the auxiliary model (aux_model is off)");
+    if (parsed.api_key_env && process.env[parsed.api_key_env] === undefined)
+      throw inputError("--agent-opt", "api_key_env", `${parsed.api_key_env} is not set`);
     const pass = envNames(parsed.env);
     requireVariables(pass, "env");
     return { ...parsed, binaryPath, pass: [...pass, ...(parsed.api_key_env ? [parsed.api_key_env] : [])] };
@@ -106,7 +119,12 @@ export const opencodeAgent: AgentFactory<OpencodeOptions> = {
         binary: options.binaryPath,
         model: options.model,
         effort: opencodeEffort(options),
-        settings: { rcm: options.rcm, context_limit: context.limit, context_limit_source: context.source, auto_compaction: context.limit !== 0 },
+        settings: {
+          rcm: options.rcm,
+          context_limit: context.limit,
+          context_limit_source: context.source,
+          auto_compaction: context.limit !== 0,
+        },
       };
     },
   }),
@@ -152,7 +170,12 @@ function opencodeEndpoints(o: OpencodeOptions): string[] | undefined {
  */
 function settleConfigDependencies(configDir: string): void {
   mkdirSync(join(configDir, "node_modules"), { recursive: true });
-  const lock = { name: "opencode-config", lockfileVersion: 3, requires: true, packages: { "": { dependencies: { "@opencode-ai/plugin": "*" } } } };
+  const lock = {
+    name: "opencode-config",
+    lockfileVersion: 3,
+    requires: true,
+    packages: { "": { dependencies: { "@opencode-ai/plugin": "*" } } },
+  };
   writeFileSync(join(configDir, "package-lock.json"), `${JSON.stringify(lock, null, 2)}\n`);
 }
 
@@ -165,7 +188,15 @@ export function opencodeConfig(o: OpencodeOptions, rcmStateDir: string): Record<
     $schema: "https://opencode.ai/config.json",
     autoupdate: false,
     share: "disabled",
-    permission: { edit: "allow", bash: "allow", webfetch: web, websearch: web, codesearch: web, external_directory: "allow", doom_loop: "allow" },
+    permission: {
+      edit: "allow",
+      bash: "allow",
+      webfetch: web,
+      websearch: web,
+      codesearch: web,
+      external_directory: "allow",
+      doom_loop: "allow",
+    },
   };
   if (o.base_url) {
     config.provider = {
@@ -187,7 +218,8 @@ export function opencodeConfig(o: OpencodeOptions, rcmStateDir: string): Record<
     const pluginOptions: Record<string, unknown> = { mode: o.rcm, threshold: o.threshold, stateDir: rcmStateDir };
     const stateUpdates = o.rcm_state === "model" ? { stateUpdates: true } : {};
     if (o.aux_model === "off") pluginOptions.auxModel = "off";
-    else if (o.aux_model === "host" || o.aux_model === undefined) pluginOptions.auxModel = o.rcm_state === "model" ? { host: true, ...stateUpdates } : o.aux_model;
+    else if (o.aux_model === "host" || o.aux_model === undefined)
+      pluginOptions.auxModel = o.rcm_state === "model" ? { host: true, ...stateUpdates } : o.aux_model;
     else if (!o.aux_model.includes("|")) pluginOptions.auxModel = { host: true, model: o.aux_model, ...stateUpdates };
     else {
       const [baseURL, auxModel] = o.aux_model.split("|") as [string, string];
@@ -329,7 +361,11 @@ class OpencodeConversation implements Conversation {
       });
       this.emitAuxUsage(onEvent);
       keepStderr(this.ctx.logDir, req, r.stderr);
-      return requestOutcome("opencode", r, req, { ...(error !== undefined ? { error } : {}), conversation: this.sessionID, modelCalls: steps });
+      return requestOutcome("opencode", r, req, {
+        ...(error !== undefined ? { error } : {}),
+        conversation: this.sessionID,
+        modelCalls: steps,
+      });
     } finally {
       req.signal.removeEventListener("abort", onAbort);
     }
@@ -347,7 +383,13 @@ class OpencodeConversation implements Conversation {
     this.usageOffset += Buffer.byteLength(text.slice(0, end + 1));
     for (const line of text.slice(0, end).split("\n")) {
       try {
-        const u = JSON.parse(line) as { model?: string; input_tokens?: number; output_tokens?: number; cached_input_tokens?: number; reasoning_tokens?: number };
+        const u = JSON.parse(line) as {
+          model?: string;
+          input_tokens?: number;
+          output_tokens?: number;
+          cached_input_tokens?: number;
+          reasoning_tokens?: number;
+        };
         onEvent(auxModelCall(u));
       } catch {
         // a torn line is skipped

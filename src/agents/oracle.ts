@@ -88,15 +88,31 @@ class OracleConversation implements Conversation {
       await this.revert(cwd, req.workspace);
       const r = await gitTry(["apply", "--3way", "--whitespace=nowarn", "-"], { cwd, input: patch });
       if (r.code !== 0) await this.revert(cwd, req.workspace);
-      onEvent({ kind: "tool_call", name: "apply_patch", args: { stage: step.stage, forgot_earlier_stages: true }, paths, status: r.code === 0 ? "ok" : "failed" });
+      onEvent({
+        kind: "tool_call",
+        name: "apply_patch",
+        args: { stage: step.stage, forgot_earlier_stages: true },
+        paths,
+        status: r.code === 0 ? "ok" : "failed",
+      });
       this.applied.set(req.workspace, step.stage);
-      onEvent({ kind: "text", text: r.code === 0 ? "Started over from the base revision." : "Started over; the change did not apply on its own." });
+      onEvent({
+        kind: "text",
+        text: r.code === 0 ? "Started over from the base revision." : "Started over; the change did not apply on its own.",
+      });
       return { outcome: "yielded" };
     }
 
     let r = await gitTry(["apply", "--whitespace=nowarn", "-"], { cwd, input: patch });
     if (r.code !== 0) r = await gitTry(["apply", "--3way", "--whitespace=nowarn", "-"], { cwd, input: patch });
-    onEvent({ kind: "tool_call", name: "apply_patch", args: { stage: step.stage }, paths, status: r.code === 0 ? "ok" : "failed", ...(r.code === 0 ? {} : { output: r.stderr.slice(-2000) }) });
+    onEvent({
+      kind: "tool_call",
+      name: "apply_patch",
+      args: { stage: step.stage },
+      paths,
+      status: r.code === 0 ? "ok" : "failed",
+      ...(r.code === 0 ? {} : { output: r.stderr.slice(-2000) }),
+    });
     this.applied.set(req.workspace, step.stage);
     // After a forgotten return the later stages may no longer apply: the oracle reports it and yields.
     if (r.code !== 0) onEvent({ kind: "text", text: `The change for this request did not apply: ${r.stderr.trim().split("\n")[0] ?? ""}` });
@@ -109,7 +125,8 @@ class OracleConversation implements Conversation {
     // The file is at the root of the workspace being finalized (the focus workspace).
     const file = join(cwd, basename(this.ctx.submissionPath!));
     const add = await gitTry(["add", "-A"], { cwd });
-    const diff = add.code === 0 ? await gitTry(["diff", "--cached", "--binary", "--no-renames", this.ctx.baseCommits[req.workspace]], { cwd }) : add;
+    const diff =
+      add.code === 0 ? await gitTry(["diff", "--cached", "--binary", "--no-renames", this.ctx.baseCommits[req.workspace]], { cwd }) : add;
     if (diff.code !== 0) return { outcome: "agent_error", detail: `oracle: git diff failed: ${diff.stderr.trim().slice(0, 300)}` };
     writeFileSync(file, diff.stdout);
     onEvent({ kind: "tool_call", name: "write", args: { path: this.ctx.submissionPath! }, paths: [basename(file)], status: "ok" });

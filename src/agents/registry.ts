@@ -13,7 +13,15 @@ import type { CliPackage } from "./cli-options.js";
  * Every agent by name. To add one, write its factory in its own file (with its capabilities: what it can
  * be confined and limited by, its CLI package, its default artifact) and list it here; nothing else names it.
  */
-const factories: Array<AgentFactory<unknown>> = [oracleAgent, nopAgent, commandAgent, opencodeAgent, claudeCodeAgent, codexAgent, geminiAgent];
+const factories: Array<AgentFactory<unknown>> = [
+  oracleAgent,
+  nopAgent,
+  commandAgent,
+  opencodeAgent,
+  claudeCodeAgent,
+  codexAgent,
+  geminiAgent,
+];
 
 /** Adds an agent at run time (a test double; the built-in ones are listed above). */
 export function registerAgent(factory: AgentFactory<unknown>): void {

@@ -123,4 +123,3 @@ export interface AgentFactory<O = unknown> {
   parse(options: Record<string, string>): O;
   create(options: O): Agent;
 }
-

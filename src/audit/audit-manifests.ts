@@ -62,7 +62,10 @@ export async function auditManifests(opts: AuditOptions): Promise<AuditReport> {
       const dataset = datasetOfManifest(manifest, join(scratch, "repos"), mine);
       const gitDirs = new Map<string, string>();
       for (const name of Object.keys(mine)) gitDirs.set(name, (await materializeRepo(dataset, name)).gitDir);
-      const tested = opts.runTests && gitDirs.size > 0 ? await testedAudit(manifest, mine, join(scratch, `run-${tasks.length}`)) : new Map<string, AuditFinding[]>();
+      const tested =
+        opts.runTests && gitDirs.size > 0
+          ? await testedAudit(manifest, mine, join(scratch, `run-${tasks.length}`))
+          : new Map<string, AuditFinding[]>();
       for (const t of manifest.tasks) {
         const findings = await staticAudit(t, manifest.repos[t.repo]!, gitDirs.get(t.repo) ?? null);
         findings.push(...(tested.get(t.id) ?? []));

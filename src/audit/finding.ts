@@ -23,7 +23,13 @@ const severityOf: Record<AuditKind, Severity> = {
 };
 
 /** A finding with its kind's severity, unless the rule that found it knows its evidence is weaker. */
-export function finding(kind: AuditKind, stage: number | null, what: string, evidence: string, severity: Severity = severityOf[kind]): AuditFinding {
+export function finding(
+  kind: AuditKind,
+  stage: number | null,
+  what: string,
+  evidence: string,
+  severity: Severity = severityOf[kind],
+): AuditFinding {
   return { kind, severity, stage, what, evidence };
 }
 

@@ -13,14 +13,23 @@ const cues: ReadonlyArray<{ what: string; pattern: RegExp }> = [
     pattern:
       /\b(?:is|are|be|being|becomes?|stays?|remains?)\s+(?:strictly\s+)?(?:positive|negative|non-negative|non-positive|zero|greater|less|smaller|larger|bigger|higher|lower)\b|\b(?:greater|less|smaller|larger|more|fewer)\s+than\b|\bat\s+(?:least|most)\b|\bexceeds?\b|(?:^|\s)(?:>=|<=|<|>)(?=\s)/gi,
   },
-  { what: "arithmetic", pattern: /\b(?:minus|divided\s+by|multiplied\s+by|rounded|round(?:ed|ing)?\s+(?:up|down)|floor(?:ed)?|ceil(?:ing|ed)?|modulo|half\s+of)\b/gi },
+  {
+    what: "arithmetic",
+    pattern:
+      /\b(?:minus|divided\s+by|multiplied\s+by|rounded|round(?:ed|ing)?\s+(?:up|down)|floor(?:ed)?|ceil(?:ing|ed)?|modulo|half\s+of)\b/gi,
+  },
   { what: "choice", pattern: /\b(?:prefer(?:ring)?|pick(?:ing)?|choos(?:e|ing)|tak(?:e|ing))\s+the\s+(?:[a-z]+est|first|last)\b/gi },
-  { what: "loop", pattern: /\b(?:loop(?:ing)?\s+(?:over|through)|walk(?:ing)?\s+(?:over|through|up|down)|repeat(?:ing)?\s+(?:until|while)|until\s+no\s+more|for\s+each\s+[a-z]+\s+(?:in|of)\b)/gi },
+  {
+    what: "loop",
+    pattern:
+      /\b(?:loop(?:ing)?\s+(?:over|through)|walk(?:ing)?\s+(?:over|through|up|down)|repeat(?:ing)?\s+(?:until|while)|until\s+no\s+more|for\s+each\s+[a-z]+\s+(?:in|of)\b)/gi,
+  },
   { what: "constant", pattern: /\b(?:threshold|tolerance|epsilon|margin|cap|limit)\s+(?:of|at|to)\s+-?\d/gi },
 ];
 
 /** A result a user can observe. */
-const result = /\b(?:should|must|returns?|returning|raises?|raising|prints?|printing|outputs?|shows?|showing|displays?|gives?|yields?|produces?|renders?|emits?|reports?|errors?|fails?|warns?)\b|→|=>/i;
+const result =
+  /\b(?:should|must|returns?|returning|raises?|raising|prints?|printing|outputs?|shows?|showing|displays?|gives?|yields?|produces?|renders?|emits?|reports?|errors?|fails?|warns?)\b|→|=>/i;
 /** A concrete input or example: code, a quoted literal, a number, or an announced example. */
 const example = /`[^`]+`|"[^"]+"|'[^']+'|\d|\be\.g\.|\bfor\s+example\b|\bfor\s+instance\b|\bsuch\s+as\b/i;
 

@@ -5,7 +5,21 @@ import { privateNamesIn } from "../mine/writer-check.js";
 import { finding, listed } from "./finding.js";
 
 /** Methods only Python 2 calls: a stage that changes only these changes nothing on Python 3. */
-const python2Methods = ["__nonzero__", "__unicode__", "__div__", "__rdiv__", "__idiv__", "__cmp__", "__getslice__", "__setslice__", "__delslice__", "__coerce__", "__long__", "__oct__", "__hex__"];
+const python2Methods = [
+  "__nonzero__",
+  "__unicode__",
+  "__div__",
+  "__rdiv__",
+  "__idiv__",
+  "__cmp__",
+  "__getslice__",
+  "__setslice__",
+  "__delslice__",
+  "__coerce__",
+  "__long__",
+  "__oct__",
+  "__hex__",
+];
 const py2Def = new RegExp(`^(\\s*)def\\s+(?:${python2Methods.join("|")})\\s*\\(`);
 const py2Name = new RegExp(`\\b(?:${python2Methods.join("|")})\\b`);
 const importLine = /^\s*(?:from\s+\S+\s+)?import\s+/;
@@ -56,11 +70,25 @@ export function noBehaviourStages(patches: readonly string[], isSource: (p: stri
   return patches.flatMap((patch, i): AuditFinding[] => {
     const c = classes[i]!;
     const k = i + 1;
-    if (!c.substantive && !c.rule.startsWith("revert")) return [finding("no-behaviour-stage", k, `the stage changes no behaviour (${c.rule})`, `stage-${k}.patch read by the substance rules`)];
+    if (!c.substantive && !c.rule.startsWith("revert"))
+      return [
+        finding("no-behaviour-stage", k, `the stage changes no behaviour (${c.rule})`, `stage-${k}.patch read by the substance rules`),
+      ];
     const hunks = hunksOf(patch, isSource);
-    if (onlyPython2(hunks)) return [finding("no-behaviour-stage", k, "the stage changes only Python-2-only methods, which Python 3 never calls", listed(python2Methods.filter((m) => patch.includes(m))))];
+    if (onlyPython2(hunks))
+      return [
+        finding(
+          "no-behaviour-stage",
+          k,
+          "the stage changes only Python-2-only methods, which Python 3 never calls",
+          listed(python2Methods.filter((m) => patch.includes(m))),
+        ),
+      ];
     if (onlyImportRemovals(hunks)) {
-      const removed = hunks.flat().filter(meaningful).map((l) => l.text.trim());
+      const removed = hunks
+        .flat()
+        .filter(meaningful)
+        .map((l) => l.text.trim());
       return [finding("no-behaviour-stage", k, "the stage only removes imports", listed(removed.map((r) => JSON.stringify(r))), "warning")];
     }
     return [];
@@ -106,14 +134,30 @@ function replacementOf(hunk: readonly Line[], i: number): Line[] {
  * opposite, lines an upstream stage of the task added. `upstream` are the upstream stage patches;
  * `authored` the authored ones, numbered after them.
  */
-export function contradictedUpstream(upstream: readonly string[], authored: readonly string[], isSource: (p: string) => boolean): AuditFinding[] {
-  const added = new Set(upstream.flatMap((p) => hunksOf(p, isSource).flat().filter((l) => l.type === "add" && l.text.trim() !== "").map((l) => l.text.trim())));
+export function contradictedUpstream(
+  upstream: readonly string[],
+  authored: readonly string[],
+  isSource: (p: string) => boolean,
+): AuditFinding[] {
+  const added = new Set(
+    upstream.flatMap((p) =>
+      hunksOf(p, isSource)
+        .flat()
+        .filter((l) => l.type === "add" && l.text.trim() !== "")
+        .map((l) => l.text.trim()),
+    ),
+  );
   return authored.flatMap((patch, j): AuditFinding[] => {
     const k = upstream.length + j + 1;
     const evidence: string[] = [];
     const hunks = hunksOf(patch, isSource);
     // A line moved (deleted here, added there, re-indented) is not taken back.
-    const readded = new Set(hunks.flat().filter((l) => l.type === "add").map((l) => l.text.trim()));
+    const readded = new Set(
+      hunks
+        .flat()
+        .filter((l) => l.type === "add")
+        .map((l) => l.text.trim()),
+    );
     for (const hunk of hunks) {
       const hunkAdds = hunk.some((l) => l.type === "add");
       hunk.forEach((d, i) => {
@@ -124,13 +168,17 @@ export function contradictedUpstream(upstream: readonly string[], authored: read
         else if (!hunkAdds) evidence.push(`${JSON.stringify(d.text.trim())} deleted`);
       });
     }
-    return evidence.length > 0 ? [finding("authored-contradicted", k, "the authored stage takes back what an upstream stage of the task added", listed(evidence, 3))] : [];
+    return evidence.length > 0
+      ? [finding("authored-contradicted", k, "the authored stage takes back what an upstream stage of the task added", listed(evidence, 3))]
+      : [];
   });
 }
 
 /** A test's own added lines in tests.patch: its `def` line and the deeper-indented lines after it. */
 function addedTestBody(testsPatch: string, name: string): string[] {
-  const lines = parseDiff(testsPatch).flatMap((f) => f.chunks.flatMap((c) => c.changes.map((ch) => ({ add: ch.type === "add", text: ch.content.slice(1) }))));
+  const lines = parseDiff(testsPatch).flatMap((f) =>
+    f.chunks.flatMap((c) => c.changes.map((ch) => ({ add: ch.type === "add", text: ch.content.slice(1) }))),
+  );
   const at = lines.findIndex((l) => l.add && new RegExp(`^\\s*(?:async\\s+)?def\\s+${name}\\s*\\(`).test(l.text));
   if (at < 0) return [];
   const indent = lines[at]!.text.length - lines[at]!.text.trimStart().length;
@@ -147,11 +195,21 @@ function addedTestBody(testsPatch: string, name: string): string[] {
  * the task's stages define. It fails at the base because the name does not exist yet, so it measures
  * the name a request dictates, not behaviour a user asked for.
  */
-export function privateTargets(stageTests: ReadonlyArray<readonly string[]>, stagePatches: readonly string[], testsPatch: string): AuditFinding[] {
+export function privateTargets(
+  stageTests: ReadonlyArray<readonly string[]>,
+  stagePatches: readonly string[],
+  testsPatch: string,
+): AuditFinding[] {
   const defined = new Set(
     stagePatches.flatMap((p) =>
       parseDiff(p).flatMap((f) =>
-        f.chunks.flatMap((c) => c.changes.filter((ch) => ch.type === "add").flatMap((ch) => [...ch.content.matchAll(/(?:def|class)\s+(_[A-Za-z]\w*)|^\+\s*(?:self\.)?(_[A-Za-z]\w*)\s*=/g)].map((m) => m[1] ?? m[2]!))),
+        f.chunks.flatMap((c) =>
+          c.changes
+            .filter((ch) => ch.type === "add")
+            .flatMap((ch) =>
+              [...ch.content.matchAll(/(?:def|class)\s+(_[A-Za-z]\w*)|^\+\s*(?:self\.)?(_[A-Za-z]\w*)\s*=/g)].map((m) => m[1] ?? m[2]!),
+            ),
+        ),
       ),
     ),
   );
@@ -162,7 +220,16 @@ export function privateTargets(stageTests: ReadonlyArray<readonly string[]>, sta
       const used = privateNamesIn(addedTestBody(testsPatch, name)).filter((n) => defined.has(n) && !/^_[A-Za-z]\w*_$/.test(n));
       return used.length > 0 ? [`${id} uses ${used.join(", ")}`] : [];
     });
-    return hits.length > 0 ? [finding("f2p-elsewhere", i + 1, `${hits.length} F2P test(s) use a private name the stages define: they measure an internal name, not behaviour`, listed(hits, 3))] : [];
+    return hits.length > 0
+      ? [
+          finding(
+            "f2p-elsewhere",
+            i + 1,
+            `${hits.length} F2P test(s) use a private name the stages define: they measure an internal name, not behaviour`,
+            listed(hits, 3),
+          ),
+        ]
+      : [];
   });
 }
 
@@ -179,7 +246,17 @@ export function repairStages(upstream: readonly string[], isSource: (p: string) 
     const removed = lines.filter((l) => l.type === "del").map((l) => l.text.trim());
     const added = lines.filter((l) => l.type === "add").map((l) => l.text.trim());
     if (i > 0 && removed.length > 0 && added.length <= removed.length && removed.every((l) => earlier.has(l))) {
-      out.push(finding("repair-stage", i + 1, "the stage only reworks lines an earlier stage of the task added", listed(removed.map((r) => JSON.stringify(r)), 3)));
+      out.push(
+        finding(
+          "repair-stage",
+          i + 1,
+          "the stage only reworks lines an earlier stage of the task added",
+          listed(
+            removed.map((r) => JSON.stringify(r)),
+            3,
+          ),
+        ),
+      );
     }
     for (const a of added) earlier.add(a);
   });

@@ -18,7 +18,15 @@ async function syntaxTreeFolds(gitDir: string, repo: ManifestRepo, t: ManifestTa
   for (const [i, s] of t.stages.entries()) {
     if (isAuthored(s) || s.cut === undefined) break;
     const rule = seen.has(i + 1) ? null : await pythonFold(gitDir, t.base, from, s.cut, isSource);
-    if (rule) out.push(finding("no-behaviour-stage", i + 1, `the stage changes no behaviour (${rule})`, `Python's syntax tree of each changed file, ${from.slice(0, 12)}..${s.cut.slice(0, 12)}`));
+    if (rule)
+      out.push(
+        finding(
+          "no-behaviour-stage",
+          i + 1,
+          `the stage changes no behaviour (${rule})`,
+          `Python's syntax tree of each changed file, ${from.slice(0, 12)}..${s.cut.slice(0, 12)}`,
+        ),
+      );
     from = s.cut;
   }
   return out;
@@ -42,7 +50,8 @@ async function severalFeatureFindings(gitDir: string, repo: ManifestRepo, t: Man
   if (several) out.push(finding("several-features", null, "the steps name different pull requests or issues", several));
   if (t.provenance.startsWith("chain of commits")) {
     const unrelated = await unrelatedStage(gitDir, t.base, cuts, sourceMatcher(repo), testFileMatcher(repo));
-    if (unrelated) out.push(finding("several-features", null, "a stage of the chain shares no source file with the stages before", unrelated));
+    if (unrelated)
+      out.push(finding("several-features", null, "a stage of the chain shares no source file with the stages before", unrelated));
   }
   return out;
 }
@@ -52,17 +61,41 @@ async function severalFeatureFindings(gitDir: string, repo: ManifestRepo, t: Man
  * (`gitDir`), what the stage patches and tests.patch decide too. No test runs.
  */
 export async function staticAudit(t: ManifestTask, repo: ManifestRepo, gitDir: string | null): Promise<AuditFinding[]> {
-  if (gitDir === null) return textChecks(t, t.stages.map((s) => s.text ?? null));
+  if (gitDir === null)
+    return textChecks(
+      t,
+      t.stages.map((s) => s.text ?? null),
+    );
   const d = await deriveTask(gitDir, repo, t).catch((e: Error) => e.message.split("\n")[0]!);
   // A task the repository cannot give is judged on its manifest alone, and says why.
-  if (typeof d === "string") return [...textChecks(t, t.stages.map((s) => s.text ?? null)), finding("env-failure", null, "the task cannot be derived from the repository given with --repo", d)];
-  if (d.mismatches.length > 0) return [...textChecks(t, t.stages.map((s) => s.text ?? null)), finding("env-failure", null, "the repository does not give the patches the manifest records", listed(d.mismatches, 3))];
+  if (typeof d === "string")
+    return [
+      ...textChecks(
+        t,
+        t.stages.map((s) => s.text ?? null),
+      ),
+      finding("env-failure", null, "the task cannot be derived from the repository given with --repo", d),
+    ];
+  if (d.mismatches.length > 0)
+    return [
+      ...textChecks(
+        t,
+        t.stages.map((s) => s.text ?? null),
+      ),
+      finding("env-failure", null, "the repository does not give the patches the manifest records", listed(d.mismatches, 3)),
+    ];
   const isSource = sourceMatcher(repo);
-  const findings = textChecks(t, d.spec.requests.map((r) => r.text));
+  const findings = textChecks(
+    t,
+    d.spec.requests.map((r) => r.text),
+  );
   const noBehaviour = noBehaviourStages(d.stages, isSource);
   findings.push(...noBehaviour, ...(await syntaxTreeFolds(gitDir, repo, t, new Set(noBehaviour.map((f) => f.stage!)))));
   const upstream = t.stages.filter((s) => !isAuthored(s)).length;
-  findings.push(...contradictedUpstream(d.stages.slice(0, upstream), d.stages.slice(upstream), isSource), ...repairStages(d.stages.slice(0, upstream), isSource));
+  findings.push(
+    ...contradictedUpstream(d.stages.slice(0, upstream), d.stages.slice(upstream), isSource),
+    ...repairStages(d.stages.slice(0, upstream), isSource),
+  );
   findings.push(...(await severalFeatureFindings(gitDir, repo, t)));
   const stageTests = t.stages.length === 1 ? [t.verifier.fail_to_pass] : t.stages.map((s) => s.tests);
   findings.push(...privateTargets(stageTests, d.stages, d.testsPatch));

@@ -21,7 +21,10 @@ export function firstPassing(states: readonly boolean[]): number | null {
  */
 function p2pFailingWhat(failing: readonly string[], uncollectedAtBase: ReadonlySet<string>): string {
   const gated = failing.filter((id) => uncollectedAtBase.has(id)).length;
-  const why = gated === 0 ? "" : `; ${gated} of them only because their module cannot be collected there (an old test a stage's import gates is neither F2P nor P2P)`;
+  const why =
+    gated === 0
+      ? ""
+      : `; ${gated} of them only because their module cannot be collected there (an old test a stage's import gates is neither F2P nor P2P)`;
   return `${failing.length} declared P2P test(s) do not pass at the base: the verifier scores a requirement no request states${why}`;
 }
 
@@ -34,16 +37,28 @@ export function judgeOutcomes(t: ManifestTask, passes: PassTable, uncollectedAtB
   const out: AuditFinding[] = [];
   const at = (id: string) => passes.get(id);
   const p2pFailing = t.verifier.pass_to_pass.filter((id) => at(id)?.[0] !== true);
-  if (p2pFailing.length > 0) out.push(finding("p2p-fails-at-base", null, p2pFailingWhat(p2pFailing, uncollectedAtBase), listed(p2pFailing)));
+  if (p2pFailing.length > 0)
+    out.push(finding("p2p-fails-at-base", null, p2pFailingWhat(p2pFailing, uncollectedAtBase), listed(p2pFailing)));
   const f2pPassing = t.verifier.fail_to_pass.filter((id) => at(id)?.[0] === true);
-  if (f2pPassing.length > 0) out.push(finding("f2p-elsewhere", null, `${f2pPassing.length} declared F2P test(s) already pass at the base: they measure nothing the requests ask`, listed(f2pPassing)));
+  if (f2pPassing.length > 0)
+    out.push(
+      finding(
+        "f2p-elsewhere",
+        null,
+        `${f2pPassing.length} declared F2P test(s) already pass at the base: they measure nothing the requests ask`,
+        listed(f2pPassing),
+      ),
+    );
   if (t.stages.length < 2) return out;
   t.stages.forEach((s, i) => {
     const moved = s.tests.flatMap((id) => {
       const first = firstPassing(at(id) ?? []);
       return first !== null && first > 0 && first !== i + 1 ? [`${id} first passes after stage ${first}`] : [];
     });
-    if (moved.length > 0) out.push(finding("f2p-wrong-stage", i + 1, `${moved.length} F2P test(s) mapped to this stage first pass at another`, listed(moved, 3)));
+    if (moved.length > 0)
+      out.push(
+        finding("f2p-wrong-stage", i + 1, `${moved.length} F2P test(s) mapped to this stage first pass at another`, listed(moved, 3)),
+      );
   });
   return out;
 }
@@ -54,7 +69,11 @@ export function judgeOutcomes(t: ManifestTask, passes: PassTable, uncollectedAtB
  * dependency not installed: mining's failing modules, hypothesis's libcst codemods): the verifier
  * never runs it, so the base is not broken for the task. Every other one is the base's. Pure.
  */
-export function baseCollectionErrors(atBase: readonly string[], afterLast: readonly string[], declared: readonly string[]): { base: string[]; environment: string[] } {
+export function baseCollectionErrors(
+  atBase: readonly string[],
+  afterLast: readonly string[],
+  declared: readonly string[],
+): { base: string[]; environment: string[] } {
   const environment = atBase.filter((scope) => afterLast.includes(scope) && !declared.some((id) => inScope(id, scope)));
   return { base: atBase.filter((scope) => !environment.includes(scope)), environment };
 }

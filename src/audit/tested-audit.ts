@@ -39,7 +39,12 @@ async function aloneFindings(
     // A run that cannot be used judges none of its ids (its module's trouble is another finding's).
     if (typeof run !== "string") for (const id of group) alone.set(id, passed(run, id));
   }
-  return orderDependence(k, ids, (id) => passed(full, id), (id) => alone.get(id));
+  return orderDependence(
+    k,
+    ids,
+    (id) => passed(full, id),
+    (id) => alone.get(id),
+  );
 }
 
 /**
@@ -61,7 +66,8 @@ async function auditTask(dataset: Dataset, task: LoadedTask, mt: TaskManifest["t
   const out: AuditFinding[] = [];
   const pristine = await stateRun(dataset, task, env, work, "pristine", [], modules);
   // Modules the tests patch creates are not judged at the base (as mining judges them): with none left, nothing is broken.
-  if (typeof pristine === "string" && pristine !== NO_MODULE) out.push(finding("base-broken", null, "the test modules that exist at the base cannot be run there", pristine));
+  if (typeof pristine === "string" && pristine !== NO_MODULE)
+    out.push(finding("base-broken", null, "the test modules that exist at the base cannot be run there", pristine));
   const tests = { name: "tests.patch", text: task.testsPatch };
   const stages = task.stagePatches.map((text, k) => ({ name: `stage-${k + 1}.patch`, text }));
   const passes = new Map<string, boolean[]>();
@@ -95,7 +101,8 @@ function baseFindings(atBase: readonly string[], afterLast: readonly string[], d
   const out: AuditFinding[] = [];
   if (base.length > 0) out.push(finding("base-broken", null, "test collection (or the package's import) fails at the base", listed(base)));
   if (environment.length > 0) {
-    const what = "test module(s) cannot be collected at the base nor after the last stage (the environment lacks what they import): no test of theirs is declared";
+    const what =
+      "test module(s) cannot be collected at the base nor after the last stage (the environment lacks what they import): no test of theirs is declared";
     out.push(finding("env-failure", null, what, listed(environment), "warning"));
   }
   return out;
@@ -106,8 +113,16 @@ function baseFindings(atBase: readonly string[], afterLast: readonly string[], d
  * tasks) materialized under `work` with every digest checked, then each task's runs, sandboxed as
  * `tasks qualify` runs them. Per task id, its findings.
  */
-export async function testedAudit(manifest: TaskManifest, sources: Record<string, string>, work: string): Promise<Map<string, AuditFinding[]>> {
-  const subset: TaskManifest = { ...manifest, repos: Object.fromEntries(Object.entries(manifest.repos).filter(([n]) => n in sources)), tasks: manifest.tasks.filter((t) => t.repo in sources) };
+export async function testedAudit(
+  manifest: TaskManifest,
+  sources: Record<string, string>,
+  work: string,
+): Promise<Map<string, AuditFinding[]>> {
+  const subset: TaskManifest = {
+    ...manifest,
+    repos: Object.fromEntries(Object.entries(manifest.repos).filter(([n]) => n in sources)),
+    tasks: manifest.tasks.filter((t) => t.repo in sources),
+  };
   mkdirSync(work, { recursive: true });
   const subsetFile = join(work, "manifest.json");
   writeFileSync(subsetFile, toJsonText(subset));
@@ -117,7 +132,15 @@ export async function testedAudit(manifest: TaskManifest, sources: Record<string
   for (const task of dataset.tasks) {
     const taskWork = join(work, "runs", task.id);
     mkdirSync(taskWork, { recursive: true });
-    out.set(task.id, await auditTask(dataset, task, subset.tasks.find((t) => t.id === task.id)!, taskWork));
+    out.set(
+      task.id,
+      await auditTask(
+        dataset,
+        task,
+        subset.tasks.find((t) => t.id === task.id)!,
+        taskWork,
+      ),
+    );
     rmSync(taskWork, { recursive: true, force: true });
   }
   return out;

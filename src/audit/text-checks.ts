@@ -33,19 +33,51 @@ export function textChecks(t: ManifestTask, texts: ReadonlyArray<string | null>)
   t.stages.forEach((s, i) => {
     const k = i + 1;
     const tested = t.stages.length === 1 ? t.verifier.fail_to_pass.length > 0 : s.tests.length > 0;
-    if (!tested) out.push(finding("untested-stage", k, "no F2P test of its own: a solver who skips this request loses nothing the verifier sees", "stages[].tests is empty"));
+    if (!tested)
+      out.push(
+        finding(
+          "untested-stage",
+          k,
+          "no F2P test of its own: a solver who skips this request loses nothing the verifier sees",
+          "stages[].tests is empty",
+        ),
+      );
     if (s.text === undefined || s.draft === true) {
-      out.push(finding("commit-text", k, "the request text is derived from commit messages (a draft), not written for the dataset", s.draft === true ? "draft: true" : "no text in the manifest"));
+      out.push(
+        finding(
+          "commit-text",
+          k,
+          "the request text is derived from commit messages (a draft), not written for the dataset",
+          s.draft === true ? "draft: true" : "no text in the manifest",
+        ),
+      );
     }
     out.push(...reviewFindings(s, k));
     const text = texts[i] ?? null;
     if (text === null) return;
-    for (const m of commitMarks(text)) out.push(finding("commit-text", k, `the text holds ${m.what}`, listed(m.evidence.map((e) => JSON.stringify(e)))));
-    for (const l of leakingSentences(text)) out.push(finding("leak", k, "a sentence prescribes how without an observable input and result", `${JSON.stringify(l.sentence)}: ${l.cues.join(", ")}`));
+    for (const m of commitMarks(text))
+      out.push(finding("commit-text", k, `the text holds ${m.what}`, listed(m.evidence.map((e) => JSON.stringify(e)))));
+    for (const l of leakingSentences(text))
+      out.push(
+        finding(
+          "leak",
+          k,
+          "a sentence prescribes how without an observable input and result",
+          `${JSON.stringify(l.sentence)}: ${l.cues.join(", ")}`,
+        ),
+      );
   });
   t.stages.forEach((s, i) => {
     const privates = (t.stages.length === 1 ? t.verifier.fail_to_pass : s.tests).filter((id) => /^test__[A-Za-z]/.test(testFunction(id)));
-    if (privates.length > 0) out.push(finding("f2p-elsewhere", i + 1, `${privates.length} F2P test(s) named for a private function: they measure an internal name, not what the request asks`, listed(privates)));
+    if (privates.length > 0)
+      out.push(
+        finding(
+          "f2p-elsewhere",
+          i + 1,
+          `${privates.length} F2P test(s) named for a private function: they measure an internal name, not what the request asks`,
+          listed(privates),
+        ),
+      );
   });
   return out;
 }

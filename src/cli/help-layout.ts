@@ -19,7 +19,21 @@ export const commandGroups: ReadonlyArray<{ heading: string; commands: readonly 
 /** Option groups of a command, by long flag; options not named stay under "Options:" at the end. */
 export const optionGroups: Readonly<Record<string, ReadonlyArray<{ heading: string; flags: readonly string[] }>>> = {
   run: [
-    { heading: "What to run:", flags: ["--dataset", "--sessions", "--condition", "--session", "--out", "--resume", "--seed", "--concurrency", "--request-timeout", "--queue"] },
+    {
+      heading: "What to run:",
+      flags: [
+        "--dataset",
+        "--sessions",
+        "--condition",
+        "--session",
+        "--out",
+        "--resume",
+        "--seed",
+        "--concurrency",
+        "--request-timeout",
+        "--queue",
+      ],
+    },
     { heading: "Agent:", flags: ["--agent", "--agent-opt", "--submission", "--label"] },
     { heading: "Confinement:", flags: ["--sandbox", "--network", "--limits"] },
     { heading: "RCM:", flags: ["--rcm", "--rcm-state"] },
@@ -34,16 +48,34 @@ export const optionGroups: Readonly<Record<string, ReadonlyArray<{ heading: stri
 
 /** Two examples per main command, shown under its options. */
 export const examples: Readonly<Record<string, readonly string[]>> = {
-  doctor: ["switch-swe doctor                  # every tool, what it enables, how to install it", "switch-swe doctor --for run         # exit 0 when this machine can run agents"],
-  demo: ["switch-swe demo                          # the sample dataset, into ./switch-swe-demo", "switch-swe demo --out /tmp/d --forget 0.3 # a smaller known gap, elsewhere"],
+  doctor: [
+    "switch-swe doctor                  # every tool, what it enables, how to install it",
+    "switch-swe doctor --for run         # exit 0 when this machine can run agents",
+  ],
+  demo: [
+    "switch-swe demo                          # the sample dataset, into ./switch-swe-demo",
+    "switch-swe demo --out /tmp/d --forget 0.3 # a smaller known gap, elsewhere",
+  ],
   run: [
     "switch-swe run --dataset datasets/sample --sessions sessions.json --agent oracle --out runs/oracle",
     "switch-swe run --dataset D --sessions S --agent codex --agent-opt model=gpt-5 --agent-opt effort=high --out runs/codex",
   ],
-  verify: ["switch-swe verify runs/oracle                    # every session without a verdict", "switch-swe verify runs/oracle --session t01.switch --force"],
-  report: ["switch-swe report runs/oracle runs/codex          # the result first, as text", "switch-swe report runs/codex --out report.html     # one self-contained page"],
-  compare: ["switch-swe compare runs/codex runs/codex-rcm", "switch-swe compare --native runs/codex --rcm runs/codex-rcm --format markdown"],
-  sessions: ["switch-swe sessions build datasets/sample --seed 0 --out sessions.json", "switch-swe sessions stats sessions.json --dataset datasets/sample"],
+  verify: [
+    "switch-swe verify runs/oracle                    # every session without a verdict",
+    "switch-swe verify runs/oracle --session t01.switch --force",
+  ],
+  report: [
+    "switch-swe report runs/oracle runs/codex          # the result first, as text",
+    "switch-swe report runs/codex --out report.html     # one self-contained page",
+  ],
+  compare: [
+    "switch-swe compare runs/codex runs/codex-rcm",
+    "switch-swe compare --native runs/codex --rcm runs/codex-rcm --format markdown",
+  ],
+  sessions: [
+    "switch-swe sessions build datasets/sample --seed 0 --out sessions.json",
+    "switch-swe sessions stats sessions.json --dataset datasets/sample",
+  ],
   export: ["switch-swe export atif runs/oracle --out atif/", "switch-swe export atif runs/codex --out /tmp/codex-atif"],
 };
 
@@ -69,7 +101,10 @@ export function layOutHelp(program: Command): void {
   // commander lists groups, and commands within them, in the order of program.commands.
   (program.commands as Command[]).splice(0, program.commands.length, ...ordered);
   program.commandsGroup("Help:").helpCommand("help [command]", "display help for a command");
-  program.addHelpText("after", "\nNew here: `switch-swe doctor`, then `switch-swe demo`. `switch-swe <command> --help` has each command's options and examples.\n");
+  program.addHelpText(
+    "after",
+    "\nNew here: `switch-swe doctor`, then `switch-swe demo`. `switch-swe <command> --help` has each command's options and examples.\n",
+  );
 
   for (const [name, groups] of Object.entries(optionGroups)) {
     const cmd = byName.get(name)!;

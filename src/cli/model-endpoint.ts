@@ -25,7 +25,8 @@ export function parseTemperature(flag: string) {
   return (value: string): number | null => {
     if (value === "default") return null;
     const t = Number(value);
-    if (value.trim() === "" || !Number.isFinite(t) || t < 0) throw new InvalidArgumentError(`${flag} is a number >= 0 or "default", got "${value}"`);
+    if (value.trim() === "" || !Number.isFinite(t) || t < 0)
+      throw new InvalidArgumentError(`${flag} is a number >= 0 or "default", got "${value}"`);
     return t;
   };
 }

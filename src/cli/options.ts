@@ -2,10 +2,18 @@ import { InvalidArgumentError } from "commander";
 
 /** The one integer parser of the CLI: a commander parser for integers in [min, max] that names the option. */
 export function parseInteger(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
-  const what = max === Number.MAX_SAFE_INTEGER ? (min === 0 ? "a non-negative integer" : min === 1 ? "a positive integer" : `an integer >= ${min}`) : `an integer from ${min} to ${max}`;
+  const what =
+    max === Number.MAX_SAFE_INTEGER
+      ? min === 0
+        ? "a non-negative integer"
+        : min === 1
+          ? "a positive integer"
+          : `an integer >= ${min}`
+      : `an integer from ${min} to ${max}`;
   return (value: string): number => {
     const n = Number(value);
-    if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be ${what}, got "${value}"`);
+    if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < min || n > max)
+      throw new InvalidArgumentError(`${name} must be ${what}, got "${value}"`);
     return n;
   };
 }
@@ -20,7 +28,8 @@ export const parsePositive = (name: string) => parseInteger(name, 1);
 export function parsePositiveNumber(name: string) {
   return (value: string): number => {
     const n = Number(value);
-    if (value.trim() === "" || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a positive number, got "${value}"`);
+    if (value.trim() === "" || !Number.isFinite(n) || n <= 0)
+      throw new InvalidArgumentError(`${name} must be a positive number, got "${value}"`);
     return n;
   };
 }

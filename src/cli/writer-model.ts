@@ -32,8 +32,17 @@ export function addWriterOptions(cmd: Command, required: boolean): Command {
   else cmd.option("--writer-model <provider:model>", help, writerModel);
   return cmd
     .option("--writer-base-url <url>", `OpenAI-compatible base URL of the writer (default for ${Object.keys(KNOWN_BASE_URLS).join(", ")})`)
-    .option("--writer-api-key-env <name>", "environment variable holding the writer's API key (may be unset for local servers)", "OPENAI_API_KEY")
-    .option("--writer-temperature <t>", 'writer sampling temperature, or "default" to send none', parseTemperature("--writer-temperature"), 0)
+    .option(
+      "--writer-api-key-env <name>",
+      "environment variable holding the writer's API key (may be unset for local servers)",
+      "OPENAI_API_KEY",
+    )
+    .option(
+      "--writer-temperature <t>",
+      'writer sampling temperature, or "default" to send none',
+      parseTemperature("--writer-temperature"),
+      0,
+    )
     .option("--writer-timeout-s <n>", "deadline of one writer request", parsePositive("--writer-timeout-s"), 120);
 }
 
@@ -69,7 +78,9 @@ export async function writerFromFlags(o: WriterFlags): Promise<Writer | undefine
 
 /** The summary line, and on a failure the one-line reason and how to resume; returns the exit code. */
 export function reportWriting(target: string, s: WriteSummary, resume: string): number {
-  process.stdout.write(`${target}: ${s.written} request text(s) written, ${s.refused} rewrite(s) refused (derived text kept, reason recorded), ${s.skipped} left as they were\n`);
+  process.stdout.write(
+    `${target}: ${s.written} request text(s) written, ${s.refused} rewrite(s) refused (derived text kept, reason recorded), ${s.skipped} left as they were\n`,
+  );
   if (s.failure === undefined) return 0;
   process.stderr.write(`error: ${s.failure}\n`);
   process.stderr.write(`that stage is unchanged and every text written before it is kept; resume with: ${resume}\n`);

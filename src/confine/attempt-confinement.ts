@@ -60,7 +60,9 @@ export async function confineAttempt(r: AttemptConfinementRequest): Promise<Conf
   const dirs = attemptDirs(r.workDir);
   const where = { repo: r.repo, workspaces: r.workspaces, stateDir: dirs.state, homeDir: dirs.home };
   const env = r.taskEnv ? { taskEnv: r.taskEnv, shimsDir: dirs.shims } : {};
-  const sandbox = r.agent ? await r.agent.backend.agentSandbox({ ...where, network: r.agent.network, allowedEndpoints: r.agent.allowed_endpoints, ...env }) : undefined;
+  const sandbox = r.agent
+    ? await r.agent.backend.agentSandbox({ ...where, network: r.agent.network, allowedEndpoints: r.agent.allowed_endpoints, ...env })
+    : undefined;
   let cgroup: ProcessCgroup | null;
   try {
     cgroup = r.limits ? createCgroup(r.limits) : null;
@@ -69,7 +71,9 @@ export async function confineAttempt(r: AttemptConfinementRequest): Promise<Conf
     throw e;
   }
   const warnings = Object.entries(cgroup?.record ?? {}).flatMap(([resource, rec]) =>
-    rec.status !== "enforced" && rec.limit !== null ? [`resource limits: ${resource}=${rec.limit} is not enforced on this machine: ${rec.detail}`] : [],
+    rec.status !== "enforced" && rec.limit !== null
+      ? [`resource limits: ${resource}=${rec.limit} is not enforced on this machine: ${rec.detail}`]
+      : [],
   );
   return {
     sandbox,

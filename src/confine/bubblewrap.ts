@@ -75,7 +75,15 @@ function hardeningArgs(h: Hardening): string[] {
 
 /** Arguments for `bwrap` that run `argv` in the sandbox `spec` (without hardening: see bwrapCommand). */
 export function bwrapArgs(spec: SandboxSpec, argv: readonly string[], h: Hardening = none): string[] {
-  const a = ["--die-with-parent", ...hardeningArgs(h), "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--new-session"];
+  const a = [
+    "--die-with-parent",
+    ...hardeningArgs(h),
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+    "--new-session",
+  ];
   if (!spec.network) a.push("--unshare-net");
   const bound: string[] = [];
   const bind = (flag: string, src: string, dest: string) => {
@@ -129,7 +137,8 @@ let version: string | null | undefined;
 export function bwrapVersion(): string | null {
   if (version !== undefined) return version;
   try {
-    version = /\d+\.\d+(\.\d+)?/.exec(execFileSync("bwrap", ["--version"], { encoding: "utf8", stdio: "pipe", timeout: 30_000 }))?.[0] ?? null;
+    version =
+      /\d+\.\d+(\.\d+)?/.exec(execFileSync("bwrap", ["--version"], { encoding: "utf8", stdio: "pipe", timeout: 30_000 }))?.[0] ?? null;
   } catch {
     version = null;
   }
@@ -144,7 +153,10 @@ export function bwrapProblem(): string | null {
     probed = null;
   } catch (e) {
     const err = e as NodeJS.ErrnoException & { stderr?: Buffer };
-    probed = err.code === "ENOENT" ? "bwrap is not installed (Debian: apt-get install bubblewrap)" : `bwrap cannot start a sandbox here: ${(err.stderr?.toString() ?? err.message).trim().slice(0, 300)}`;
+    probed =
+      err.code === "ENOENT"
+        ? "bwrap is not installed (Debian: apt-get install bubblewrap)"
+        : `bwrap cannot start a sandbox here: ${(err.stderr?.toString() ?? err.message).trim().slice(0, 300)}`;
   }
   return probed;
 }
@@ -202,8 +214,18 @@ function probeInside(h: Hardening): { capEff: string; seccomp: string; uid: stri
   try {
     const cmd = bwrapCommand({ binds: [], network: false, chdir: "/" }, ["/bin/sh", "-c", script], h);
     const out = execFileSync(cmd.command, cmd.args, { stdio: "pipe", timeout: 30_000, encoding: "utf8" });
-    const field = (name: string) => (new RegExp(`^${name}:\\s*(\\S+)`, "m").exec(out)?.[1] ?? "?");
-    return { capEff: field("CapEff"), seccomp: field("Seccomp"), uid: field("Uid"), uidMap: out.split("\n").filter((l) => /^\s*\d/.test(l)).join("; ").replace(/\s+/g, " ").trim() };
+    const field = (name: string) => new RegExp(`^${name}:\\s*(\\S+)`, "m").exec(out)?.[1] ?? "?";
+    return {
+      capEff: field("CapEff"),
+      seccomp: field("Seccomp"),
+      uid: field("Uid"),
+      uidMap: out
+        .split("\n")
+        .filter((l) => /^\s*\d/.test(l))
+        .join("; ")
+        .replace(/\s+/g, " ")
+        .trim(),
+    };
   } catch (e) {
     const err = e as Error & { stderr?: Buffer | string };
     return (err.stderr?.toString() ?? err.message).trim().split("\n")[0]!.slice(0, 200);
@@ -247,8 +269,14 @@ function probeDrop(owner: number | null): { host: HardeningPart; userns: Hardeni
   const d = probeInside({ ...none, dropTo: owner });
   if (typeof d === "string" || d.uid !== String(owner)) return null;
   return {
-    host: { applied: true, detail: `every sandbox process runs as host uid/gid ${owner} (no account; dropped with setpriv before the command starts), never root: /proc/sys, root's files and set-uid are out of its reach; what it makes belongs to ${owner}` },
-    userns: { applied: true, detail: `not needed: the harness runs as root and every sandbox process is host uid ${owner}, not a namespace's view of root` },
+    host: {
+      applied: true,
+      detail: `every sandbox process runs as host uid/gid ${owner} (no account; dropped with setpriv before the command starts), never root: /proc/sys, root's files and set-uid are out of its reach; what it makes belongs to ${owner}`,
+    },
+    userns: {
+      applied: true,
+      detail: `not needed: the harness runs as root and every sandbox process is host uid ${owner}, not a namespace's view of root`,
+    },
   };
 }
 
@@ -267,12 +295,18 @@ function probeHardening(): { record: SandboxHardening; flags: Hardening } {
   const userns: HardeningPart =
     drop?.userns ??
     (u === null || typeof u === "string" || !u.uidMap.startsWith(`${insideId} `)
-      ? { applied: false, detail: `no user namespace can be made here (${typeof u === "string" ? u : `uid_map ${u?.uidMap ?? "?"}`}): processes inside keep the caller's ids${root ? " (root)" : ""}` }
+      ? {
+          applied: false,
+          detail: `no user namespace can be made here (${typeof u === "string" ? u : `uid_map ${u?.uidMap ?? "?"}`}): processes inside keep the caller's ids${root ? " (root)" : ""}`,
+        }
       : { applied: true, detail: `own user namespace, the caller mapped to uid/gid ${insideId} (uid_map: ${u.uidMap})` });
   const host: HardeningPart =
     drop?.host ??
     (root
-      ? { applied: false, detail: `sandbox processes are host root behind their user namespace (${setprivMissing()}): /proc/sys is read-only but files they make belong to root` }
+      ? {
+          applied: false,
+          detail: `sandbox processes are host root behind their user namespace (${setprivMissing()}): /proc/sys is read-only but files they make belong to root`,
+        }
       : { applied: true, detail: `sandbox processes run as the caller, host uid ${process.getuid?.() ?? "?"} (not root)` });
   const base = { ...none, userns: !drop && userns.applied, dropTo };
   const c = probeInside({ ...base, capDrop: true });
@@ -282,7 +316,9 @@ function probeHardening(): { record: SandboxHardening; flags: Hardening } {
       : { applied: true, detail: "all capabilities dropped (CapEff 0)" };
   const f = probeInside({ ...base, capDrop: caps.applied, seccompFd: seccompFd });
   const filter: HardeningPart =
-    typeof f === "string" || f.seccomp !== "2" ? { applied: false, detail: `the syscall filter could not be loaded (${typeof f === "string" ? f : `Seccomp ${f.seccomp}`})` } : { applied: true, detail: filterWords };
+    typeof f === "string" || f.seccomp !== "2"
+      ? { applied: false, detail: `the syscall filter could not be loaded (${typeof f === "string" ? f : `Seccomp ${f.seccomp}`})` }
+      : { applied: true, detail: filterWords };
   hardening = {
     record: { host_user: host, user_namespace: userns, capabilities: caps, syscall_filter: filter },
     flags: { ...base, capDrop: caps.applied, seccompFd: filter.applied ? seccompFd : null },
@@ -300,7 +336,11 @@ function setprivMissing(): string {
  * names and becomes bwrap (the descriptor is bwrap's only: it reads and closes it before the
  * command starts), so every caller and wrapper (cgroups) passes it on unchanged.
  */
-export function bwrapCommand(spec: SandboxSpec, argv: readonly string[], h: Hardening = probeHardening().flags): { command: string; args: string[] } {
+export function bwrapCommand(
+  spec: SandboxSpec,
+  argv: readonly string[],
+  h: Hardening = probeHardening().flags,
+): { command: string; args: string[] } {
   const args = bwrapArgs(spec, argv, h);
   if (h.seccompFd === null) return { command: "bwrap", args };
   return { command: "/bin/sh", args: ["-c", `exec bwrap "$@" ${h.seccompFd}<"$0"`, seccompFile(), ...args] };
@@ -324,7 +364,9 @@ export function pythonPrefixes(python: string, pathEnv: string): string[] {
       timeout: 60_000,
     });
     const [prefix, base, exe] = out.trim().split("\n");
-    dirs = [prefix, base, exe ? dirname(exe) : undefined].filter((d): d is string => !!d && !systemDirs.some((s) => d === s || d.startsWith(`${s}/`)));
+    dirs = [prefix, base, exe ? dirname(exe) : undefined].filter(
+      (d): d is string => !!d && !systemDirs.some((s) => d === s || d.startsWith(`${s}/`)),
+    );
   } catch {
     dirs = [];
   }
@@ -339,7 +381,11 @@ export function realPythonBin(pathEnv: string): string | null {
   if (realBins.has(pathEnv)) return realBins.get(pathEnv)!;
   let bin: string | null = null;
   try {
-    const exe = execFileSync("python3", ["-I", "-c", "import sys; print(sys.executable)"], { env: { PATH: pathEnv }, encoding: "utf8", timeout: 60_000 }).trim();
+    const exe = execFileSync("python3", ["-I", "-c", "import sys; print(sys.executable)"], {
+      env: { PATH: pathEnv },
+      encoding: "utf8",
+      timeout: 60_000,
+    }).trim();
     bin = exe ? dirname(exe) : null;
   } catch {
     bin = null;

@@ -21,11 +21,17 @@ export const bwrapBackend: ConfineBackend = {
   install: "apt-get install bubblewrap",
   probe: () => {
     const problem = bwrapProblem();
-    return problem ? { problem } : { problem: null, detail: `bubblewrap ${bwrapVersion() ?? "(no version given)"}, starts a sandbox`, hardening: sandboxHardening() };
+    return problem
+      ? { problem }
+      : { problem: null, detail: `bubblewrap ${bwrapVersion() ?? "(no version given)"}, starts a sandbox`, hardening: sandboxHardening() };
   },
   record,
   agentSandbox,
-  testRun: (spec) => ({ wrap: testRunWrap(spec), checkoutInside: testbedPath, note: `bwrap (the checkout and its environment only, no network; ${hardeningSummary()}; the checkout at ${testbedPath})` }),
+  testRun: (spec) => ({
+    wrap: testRunWrap(spec),
+    checkoutInside: testbedPath,
+    note: `bwrap (the checkout and its environment only, no network; ${hardeningSummary()}; the checkout at ${testbedPath})`,
+  }),
 };
 
 /** The session's sandbox; under `--network model` with the relays to the allowed endpoints (egress.ts), closed with it. */
@@ -64,14 +70,24 @@ function testRunWrap(spec: TestRunSpec) {
  */
 function record({ network, agent, unconfinedBecause }: RecordRequest): SandboxRecord {
   const problem = bwrapProblem();
-  if (problem) throw new InputError([{ file: "--sandbox", path: mode, message: `${problem}; or run with --sandbox none (nothing confined); see switch-swe doctor` }]);
+  if (problem)
+    throw new InputError([
+      { file: "--sandbox", path: mode, message: `${problem}; or run with --sandbox none (nothing confined); see switch-swe doctor` },
+    ]);
   // The same for every sandbox of this process: the agent's requests and the verifier's test runs.
   const hardening = sandboxHardening();
   const parts = [hardening.host_user, hardening.user_namespace, hardening.capabilities, hardening.syscall_filter];
   const missing = parts.filter((p) => !p.applied).map((p) => `every sandbox (agent and verifier): ${p.detail}`);
   if (!agent.confinable) {
     const why = unconfinedBecause ?? `agent ${agent.name} cannot be started in the sandbox yet: it runs unconfined`;
-    return { mode: "none", verifier: mode, network: "on", enforced: ["verifier test runs: checkout and environment (read-only) only, no network, new PID namespace"], not_enforced: [why, ...missing], hardening };
+    return {
+      mode: "none",
+      verifier: mode,
+      network: "on",
+      enforced: ["verifier test runs: checkout and environment (read-only) only, no network, new PID namespace"],
+      not_enforced: [why, ...missing],
+      hardening,
+    };
   }
   const allowed = network === "model" ? modelEndpoints(agent.name, agent.endpoints) : undefined;
   return {
@@ -79,18 +95,33 @@ function record({ network, agent, unconfinedBecause }: RecordRequest): SandboxRe
     network,
     ...(allowed ? { allowed_endpoints: allowed } : {}),
     enforced: [
-      ...(parts.every((p) => p.applied) ? ["never host root, no capability in the machine's user namespace, even when the harness runs as root: " + hardening.host_user.detail + "; all capabilities dropped; a syscall filter (file handles, mounts, namespaces, io_uring, ptrace refused); /proc/sys and the rest of /proc runtimes protect read-only; binds nosuid"] : []),
+      ...(parts.every((p) => p.applied)
+        ? [
+            "never host root, no capability in the machine's user namespace, even when the harness runs as root: " +
+              hardening.host_user.detail +
+              "; all capabilities dropped; a syscall filter (file handles, mounts, namespaces, io_uring, ptrace refused); /proc/sys and the rest of /proc runtimes protect read-only; binds nosuid",
+          ]
+        : []),
       "workspaces at /workspace/<repo>/w00..w04 in every session; nothing else of the machine writable",
       "private HOME and TMPDIR; no dataset, run directory, caches, other sessions or caller HOME visible",
       "new PID namespace per request: every process of a request dies when it ends",
-      ...(agent.cli ? ["the CLI's own install (its node_modules tree and node) read-only; its configuration only in the private HOME; only the named variables and the API key enter"] : []),
+      ...(agent.cli
+        ? [
+            "the CLI's own install (its node_modules tree and node) read-only; its configuration only in the private HOME; only the named variables and the API key enter",
+          ]
+        : []),
       ...(network === "none" ? ["no network (only a private loopback)"] : []),
       ...(allowed
-        ? [`network: only the model endpoint${allowed.length === 1 ? "" : "s"} ${allowed.join(", ") || "(none named)"}, relayed into a private loopback (no other host or local port, no DNS); the CLI's own web fetch and search tools off unless web=on`]
+        ? [
+            `network: only the model endpoint${allowed.length === 1 ? "" : "s"} ${allowed.join(", ") || "(none named)"}, relayed into a private loopback (no other host or local port, no DNS); the CLI's own web fetch and search tools off unless web=on`,
+          ]
         : []),
       "verifier test runs: checkout and environment (read-only) only, no network, new PID namespace",
     ],
-    not_enforced: [...missing, ...(network === "on" ? ["network: the agent reaches every host and local port the machine reaches (--network on)"] : [])],
+    not_enforced: [
+      ...missing,
+      ...(network === "on" ? ["network: the agent reaches every host and local port the machine reaches (--network on)"] : []),
+    ],
     hardening,
   };
 }

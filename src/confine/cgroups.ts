@@ -58,15 +58,25 @@ function ownDir(controller: string | null): string {
 
 /** The v1 files that set a limit (written in order; memsw, the memory+swap limit, only where the kernel counts swap). */
 function v1Writes(r: Resource, value: number, dir: string): [string, string][] {
-  if (r === "cpus") return [["cpu.cfs_period_us", String(period)], ["cpu.cfs_quota_us", String(Math.max(1000, Math.round(value * period)))]];
+  if (r === "cpus")
+    return [
+      ["cpu.cfs_period_us", String(period)],
+      ["cpu.cfs_quota_us", String(Math.max(1000, Math.round(value * period)))],
+    ];
   if (r === "pids") return [["pids.max", String(value)]];
-  return [["memory.limit_in_bytes", String(value)], ...(existsSync(join(dir, "memory.memsw.limit_in_bytes")) ? [["memory.memsw.limit_in_bytes", String(value)] as [string, string]] : [])];
+  return [
+    ["memory.limit_in_bytes", String(value)],
+    ...(existsSync(join(dir, "memory.memsw.limit_in_bytes")) ? [["memory.memsw.limit_in_bytes", String(value)] as [string, string]] : []),
+  ];
 }
 
 function v2Writes(r: Resource, value: number, dir: string): [string, string][] {
   if (r === "cpus") return [["cpu.max", `${Math.max(1000, Math.round(value * period))} ${period}`]];
   if (r === "pids") return [["pids.max", String(value)]];
-  return [["memory.max", String(value)], ...(existsSync(join(dir, "memory.swap.max")) ? [["memory.swap.max", "0"] as [string, string]] : [])];
+  return [
+    ["memory.max", String(value)],
+    ...(existsSync(join(dir, "memory.swap.max")) ? [["memory.swap.max", "0"] as [string, string]] : []),
+  ];
 }
 
 function why(e: unknown): string {
@@ -111,7 +121,8 @@ function makeGroups(limits: Limits, name: string): Made {
     const controller = controllerOf[r];
     try {
       const parent = ownDir(v2 ? null : controller);
-      if (!v2 && !existsSync(join(root, controller, "cgroup.procs"))) throw new Error(`no cgroup v1 ${controller} controller at ${join(root, controller)} (and ${root} is not cgroup v2)`);
+      if (!v2 && !existsSync(join(root, controller, "cgroup.procs")))
+        throw new Error(`no cgroup v1 ${controller} controller at ${join(root, controller)} (and ${root} is not cgroup v2)`);
       const problem = v2 ? v2Enable(parent, controller) : null;
       if (problem) throw new Error(problem);
       const dir = join(parent, name);
@@ -121,17 +132,25 @@ function makeGroups(limits: Limits, name: string): Made {
       if (r === "memory") oomFile = join(dir, v2 ? "memory.events" : "memory.oom_control");
       record[r] = { limit, status: "enforced", detail: `cgroup ${v2 ? "v2" : "v1"} ${controller} controller` };
     } catch (e) {
-      record[r] = { limit, status: "not_enforced", detail: e instanceof Error && !(e as NodeJS.ErrnoException).code ? e.message : `cannot make a ${controller} cgroup: ${why(e)}` };
+      record[r] = {
+        limit,
+        status: "not_enforced",
+        detail: e instanceof Error && !(e as NodeJS.ErrnoException).code ? e.message : `cannot make a ${controller} cgroup: ${why(e)}`,
+      };
     }
   }
   return { dirs: [...dirs.values()], record, oomFile };
 }
 
-const enterScript = 'while [ "$1" != -- ]; do echo $$ > "$1" || { echo "switch-swe: cannot enter the cgroup $1" >&2; exit 126; }; shift; done; shift; exec "$@"';
+const enterScript =
+  'while [ "$1" != -- ]; do echo $$ > "$1" || { echo "switch-swe: cannot enter the cgroup $1" >&2; exit 126; }; shift; done; shift; exec "$@"';
 
 function procsOf(dir: string): number[] {
   try {
-    return readFileSync(join(dir, "cgroup.procs"), "utf8").split("\n").filter((l) => l !== "").map(Number);
+    return readFileSync(join(dir, "cgroup.procs"), "utf8")
+      .split("\n")
+      .filter((l) => l !== "")
+      .map(Number);
   } catch {
     return [];
   }
@@ -184,7 +203,10 @@ export function createCgroup(limits: Limits): ProcessCgroup {
   const procs = made.dirs.map((d) => join(d, "cgroup.procs"));
   return {
     record: made.record,
-    wrap: (command, args) => (procs.length === 0 ? { command, args: [...args] } : { command: "/bin/sh", args: ["-c", enterScript, "switch-swe-cgroup", ...procs, "--", command, ...args] }),
+    wrap: (command, args) =>
+      procs.length === 0
+        ? { command, args: [...args] }
+        : { command: "/bin/sh", args: ["-c", enterScript, "switch-swe-cgroup", ...procs, "--", command, ...args] },
     oomKills: () => readOomKills(made.oomFile),
     remove: async () => {
       for (const d of made.dirs) await removeGroup(d);
@@ -243,7 +265,9 @@ export function describeLimits(record: LimitsRecord): string {
   return resources
     .map((r) => {
       const x = record[r];
-      return x.limit === null ? `${r}: not limited` : `${r}=${x.limit} ${x.status === "enforced" ? `enforced (${x.detail})` : `not enforced: ${x.detail}`}`;
+      return x.limit === null
+        ? `${r}: not limited`
+        : `${r}=${x.limit} ${x.status === "enforced" ? `enforced (${x.detail})` : `not enforced: ${x.detail}`}`;
     })
     .join("; ");
 }

@@ -58,7 +58,9 @@ function agentConfinement(record: RunConfig["sandbox"], file: string): AgentConf
  */
 export function recordedTestRuns(record: { mode: string; verifier?: string | undefined } | undefined, file: string): ConfineBackend {
   if (!record) return defaultConfineBackend();
-  return record.verifier !== undefined ? confineBackend(record.verifier, { file, path: "sandbox.verifier" }) : confineBackend(record.mode, { file, path: "sandbox.mode" });
+  return record.verifier !== undefined
+    ? confineBackend(record.verifier, { file, path: "sandbox.verifier" })
+    : confineBackend(record.mode, { file, path: "sandbox.mode" });
 }
 
 /** What a queue job carries of the agent's confinement (null: none), rebuilt on the worker by agentConfinementOfJob. */
@@ -70,7 +72,9 @@ export interface AgentConfinementJob {
 }
 
 export function agentConfinementJob(c: AgentConfinement | null): AgentConfinementJob | null {
-  return c ? { mode: c.backend.mode, network: c.network, ...(c.allowed_endpoints ? { allowed_endpoints: c.allowed_endpoints } : {}) } : null;
+  return c
+    ? { mode: c.backend.mode, network: c.network, ...(c.allowed_endpoints ? { allowed_endpoints: c.allowed_endpoints } : {}) }
+    : null;
 }
 
 export function agentConfinementOfJob(job: AgentConfinementJob | null, where: string): AgentConfinement | null {

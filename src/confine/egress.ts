@@ -74,7 +74,8 @@ export function egressProblem(): string | null {
     execFileSync("socat", ["-V"], { stdio: "pipe", timeout: 30_000 });
     socatChecked = null;
   } catch {
-    socatChecked = "socat is not installed (Debian: apt-get install socat): --network model relays the model endpoint into the sandbox with it";
+    socatChecked =
+      "socat is not installed (Debian: apt-get install socat): --network model relays the model endpoint into the sandbox with it";
   }
   return socatChecked;
 }
@@ -145,10 +146,13 @@ function allowListProxy(path: string, endpoints: readonly Endpoint[], open: Open
       return;
     }
     const u = new URL(req.url!);
-    const out = httpRequest({ host: target.host, port: target.port, method: req.method, path: `${u.pathname}${u.search}`, headers: req.headers }, (up) => {
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      up.pipe(res);
-    });
+    const out = httpRequest(
+      { host: target.host, port: target.port, method: req.method, path: `${u.pathname}${u.search}`, headers: req.headers },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      },
+    );
     out.on("error", () => res.destroy());
     req.pipe(out);
   });
@@ -234,7 +238,10 @@ export async function openEgressGate(endpoints: readonly Endpoint[]): Promise<Eg
   return {
     endpoints,
     dir,
-    env: (): Record<string, string> => (remote.length === 0 ? {} : { HTTPS_PROXY: proxy, https_proxy: proxy, HTTP_PROXY: proxy, http_proxy: proxy, NO_PROXY: noProxy, no_proxy: noProxy }),
+    env: (): Record<string, string> =>
+      remote.length === 0
+        ? {}
+        : { HTTPS_PROXY: proxy, https_proxy: proxy, HTTP_PROXY: proxy, http_proxy: proxy, NO_PROXY: noProxy, no_proxy: noProxy },
     wrap: (argv) => {
       if (listeners.length === 0) return [...argv];
       const start = listeners.map((l) => listener(l.addr, l.port, l.socket)).join("\n");

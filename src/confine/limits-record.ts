@@ -2,7 +2,6 @@ import { probeLimits } from "./cgroups.js";
 import { limitsText, parseLimits, type Limits } from "./limits.js";
 import type { RunConfig } from "../formats/run-config.js";
 
-
 /**
  * What run.json records about `--limits`: what was asked, and per resource whether this machine
  * enforces it (probed by making and removing a group), how, or why not. `agent.limits`: what the agent
@@ -13,12 +12,17 @@ export function limitsRecord(limits: Limits, agent: { name: string; limits: bool
   const probed = [record.cpus, record.memory, record.pids];
   if (!agent.limits) {
     for (const r of probed) {
-      if (r.status === "enforced") Object.assign(r, { status: "not_enforced", detail: `agent ${agent.name} is not started under the limits yet` });
+      if (r.status === "enforced")
+        Object.assign(r, { status: "not_enforced", detail: `agent ${agent.name} is not started under the limits yet` });
     }
   } else if (queued) {
     // This machine's cgroups say nothing about the workers': each one enforces what it can.
     for (const r of probed) {
-      if (r.limit !== null) Object.assign(r, { status: "per_worker", detail: "each queue worker enforces it on its own machine; one that cannot says so in the session's trajectory" });
+      if (r.limit !== null)
+        Object.assign(r, {
+          status: "per_worker",
+          detail: "each queue worker enforces it on its own machine; one that cannot says so in the session's trajectory",
+        });
     }
   }
   return record;

@@ -32,14 +32,21 @@ export function parseSize(text: string): number | null {
 
 /** A size as people write it back: `16g`, `64m`, `1536k`, or bytes. */
 export function formatSize(bytes: number): string {
-  for (const [u, n] of [["t", 1024 ** 4], ["g", 1024 ** 3], ["m", 1024 ** 2], ["k", 1024]] as const) if (bytes % n === 0) return `${bytes / n}${u}`;
+  for (const [u, n] of [
+    ["t", 1024 ** 4],
+    ["g", 1024 ** 3],
+    ["m", 1024 ** 2],
+    ["k", 1024],
+  ] as const)
+    if (bytes % n === 0) return `${bytes / n}${u}`;
   return String(bytes);
 }
 
 function parseValue(key: Resource, value: string): number | string {
   if (key === "memory") return parseSize(value) ?? "not a size (e.g. 16g, 512m)";
   const n = Number(value);
-  if (key === "cpus") return value.trim() !== "" && Number.isFinite(n) && n >= 0.01 && n <= 4096 ? n : "not a number of CPUs (e.g. 4 or 0.5)";
+  if (key === "cpus")
+    return value.trim() !== "" && Number.isFinite(n) && n >= 0.01 && n <= 4096 ? n : "not a number of CPUs (e.g. 4 or 0.5)";
   // Fewer than 8 processes cannot even start the sandbox and a shell.
   return /^\d+$/.test(value) && Number.isSafeInteger(n) && n >= 8 ? n : "not an integer of at least 8";
 }

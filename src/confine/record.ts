@@ -7,13 +7,21 @@ export function hardeningWarning(record: RunConfig["sandbox"]): string | null {
   const h = record?.hardening;
   if (!h) return null;
   const missing = [...(h.host_user ? [h.host_user] : []), h.user_namespace, h.capabilities, h.syscall_filter].filter((p) => !p.applied);
-  return missing.length === 0 ? null : `sandbox weaker than it should be: ${missing.map((p) => p.detail).join("; ")} (run.json sandbox.hardening)`;
+  return missing.length === 0
+    ? null
+    : `sandbox weaker than it should be: ${missing.map((p) => p.detail).join("; ")} (run.json sandbox.hardening)`;
 }
 
 /** The origins `--network model` lets the agent reach, checked now (bad input when there is no way to hold the agent to them). */
 export function modelEndpoints(agent: string, endpoints: readonly string[] | undefined): string[] {
   if (endpoints === undefined) {
-    throw new InputError([{ file: "--network", path: "model", message: `agent ${agent} names no model endpoint it could be held to (give base_url=URL); or run with --network on` }]);
+    throw new InputError([
+      {
+        file: "--network",
+        path: "model",
+        message: `agent ${agent} names no model endpoint it could be held to (give base_url=URL); or run with --network on`,
+      },
+    ]);
   }
   if (endpoints.length > 0) {
     const problem = egressProblem();

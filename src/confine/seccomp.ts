@@ -108,8 +108,9 @@ type Step = { code: number; k: number; jt?: string; jf?: string } | { label: str
 function assemble(steps: readonly Step[]): Buffer {
   const at = new Map<string, number>();
   let n = 0;
-  for (const s of steps) if ("label" in s) at.set(s.label, n);
-  else n++;
+  for (const s of steps)
+    if ("label" in s) at.set(s.label, n);
+    else n++;
   const out = Buffer.alloc(n * 8);
   let i = 0;
   for (const s of steps) {

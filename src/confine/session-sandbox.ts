@@ -69,7 +69,9 @@ export function sessionSandbox(o: SessionSandboxOptions): SessionSandbox {
   const taskEnv = o.taskEnv ? taskEnvInside(o.taskEnv, insidePaths, o.shimsDir ?? join(o.homeDir, "..", "task-env-bin")) : null;
   const insidePath = [...new Set([...(taskEnv?.pathPrefix ?? []), ...(pyBin ? [pyBin] : []), nodeBin, ...pathList(callerPath)])].join(":");
   // The interpreters the task environments' venvs were made from, when they lie outside the system directories.
-  const envPythons = (o.taskEnv ? Object.values(o.taskEnv.envs) : []).flatMap((e) => (e?.pathPrefix[0] ? pythonPrefixes(join(e.pathPrefix[0], "python3"), callerPath).filter((d) => !d.startsWith(`${e.dir}/`)) : []));
+  const envPythons = (o.taskEnv ? Object.values(o.taskEnv.envs) : []).flatMap((e) =>
+    e?.pathPrefix[0] ? pythonPrefixes(join(e.pathPrefix[0], "python3"), callerPath).filter((d) => !d.startsWith(`${e.dir}/`)) : [],
+  );
   const system = [...new Set([...pythonPrefixes("python3", callerPath), ...envPythons, dirname(nodeBin)])];
   return {
     egress: o.egress ?? null,
@@ -93,9 +95,14 @@ export function sessionSandbox(o: SessionSandboxOptions): SessionSandbox {
         ...(o.egress ? [{ src: o.egress.dir, dest: egressInsideDir }] : []),
         ...(taskEnv?.binds ?? []),
       ];
-      const extraSystem = pathList(callerPath).filter((d) => existsSync(d) && !d.startsWith("/usr") && !system.some((s) => d.startsWith(s)));
+      const extraSystem = pathList(callerPath).filter(
+        (d) => existsSync(d) && !d.startsWith("/usr") && !system.some((s) => d.startsWith(s)),
+      );
       const network = o.egress ? false : o.network;
-      return bwrapCommand({ binds, system: [...system, ...extraSystem], network, chdir: cwdInside, hidden: taskEnv?.hidden ?? [] }, o.egress ? o.egress.wrap(argv) : argv);
+      return bwrapCommand(
+        { binds, system: [...system, ...extraSystem], network, chdir: cwdInside, hidden: taskEnv?.hidden ?? [] },
+        o.egress ? o.egress.wrap(argv) : argv,
+      );
     },
   };
 }

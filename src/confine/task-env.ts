@@ -46,7 +46,10 @@ export function taskEnvInside(w: WorkspaceEnvironments, insidePaths: Record<Work
   const distinct = [...new Map(workspaceNames.flatMap((n) => (w.envs[n] ? [[w.envs[n]!.dir, w.envs[n]!] as const] : []))).values()];
   // Relative, like the test command's: resolved against the directory python starts in. Bytecode is not
   // written into the workspaces (it would join the artifact), as in the verifier's test runs.
-  const vars: Record<string, string> = { ...(w.pythonPath !== null ? { PYTHONPATH: w.pythonPath } : {}), ...(distinct.length > 0 ? { PYTHONDONTWRITEBYTECODE: "1" } : {}) };
+  const vars: Record<string, string> = {
+    ...(w.pythonPath !== null ? { PYTHONPATH: w.pythonPath } : {}),
+    ...(distinct.length > 0 ? { PYTHONDONTWRITEBYTECODE: "1" } : {}),
+  };
   const binds: Bind[] = distinct.map((e) => ({ src: e.dir }));
   const hidden = distinct.map((e) => join(e.dir, "checkout"));
   const everywhere = distinct.length === 1 && workspaceNames.every((n) => w.envs[n] !== null);
@@ -64,8 +67,18 @@ function shim(program: (typeof programs)[number], w: WorkspaceEnvironments, insi
     const env = w.envs[n];
     const bin = env?.pathPrefix[0];
     // The shim's own directory leaves PATH, so that a host program is found and the shim never calls itself.
-    const run = bin ? `exec ${quote(join(bin, program === "pytest" ? "python" : program))}${program === "pytest" ? " -m pytest" : ""} "$@"` : `PATH=$(printf %s "$PATH" | sed 's#${shimsInside}:##'); exec ${hostRun}`;
+    const run = bin
+      ? `exec ${quote(join(bin, program === "pytest" ? "python" : program))}${program === "pytest" ? " -m pytest" : ""} "$@"`
+      : `PATH=$(printf %s "$PATH" | sed 's#${shimsInside}:##'); exec ${hostRun}`;
     return `  ${quote(insidePaths[n])}|${quote(insidePaths[n])}/*) ${run} ;;`;
   });
-  return [`#!/bin/sh`, `# ${program} of the task environment of the workspace this runs in (switch-swe).`, `case "$PWD" in`, ...cases, `esac`, `PATH=$(printf %s "$PATH" | sed 's#${shimsInside}:##'); exec ${hostRun}`, ""].join("\n");
+  return [
+    `#!/bin/sh`,
+    `# ${program} of the task environment of the workspace this runs in (switch-swe).`,
+    `case "$PWD" in`,
+    ...cases,
+    `esac`,
+    `PATH=$(printf %s "$PATH" | sed 's#${shimsInside}:##'); exec ${hostRun}`,
+    "",
+  ].join("\n");
 }

@@ -1,4 +1,15 @@
-import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { hostname } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { inputError } from "./errors.js";
@@ -126,7 +137,9 @@ export function claimDir(path: string, kind: DirLockKind): DirClaim {
     dir,
     release,
     abandon: (clear) => {
-      if (clear) for (const name of readdirSync(dir)) if (!isLockFileOf(kind.lockName, name)) rmSync(join(dir, name), { recursive: true, force: true });
+      if (clear)
+        for (const name of readdirSync(dir))
+          if (!isLockFileOf(kind.lockName, name)) rmSync(join(dir, name), { recursive: true, force: true });
       release();
       if (created !== undefined) removeEmptyUpTo(dir, created);
     },

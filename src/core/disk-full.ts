@@ -29,7 +29,9 @@ export function fullDiskBehind(e: unknown, dir: string, minBytes = 1024 * 1024):
     return null;
   }
   if (free >= minBytes) return null;
-  return Object.assign(new Error(`only ${Math.floor(free / 1024)} KB free on the file system of ${dir}: ${firstLine(e)}`), { code: "ENOSPC" });
+  return Object.assign(new Error(`only ${Math.floor(free / 1024)} KB free on the file system of ${dir}: ${firstLine(e)}`), {
+    code: "ENOSPC",
+  });
 }
 
 /** The first line of an error's message, without a stack. */

@@ -33,7 +33,8 @@ export function parseJsonWith<S extends z.ZodType>(file: string, text: string, s
     const problems = zodProblems(file, parsed.error);
     // A file of another format (or none) fails every field after it: its format is the one cause to read.
     const format = problems.findIndex((p) => p.path === "format");
-    if (format >= 0) throw firstProblems([problems[format]!, ...problems.filter((_, i) => i !== format)], 1, "problems that follow from it");
+    if (format >= 0)
+      throw firstProblems([problems[format]!, ...problems.filter((_, i) => i !== format)], 1, "problems that follow from it");
     throw new InputError(problems);
   }
   return parsed.data;

@@ -93,7 +93,7 @@ export function parsePatch(text: string): ParsedPatch {
     out.ignoredLines++;
     out.firstIgnored ??= { line: lineNo, text: text.slice(pos, Math.min(bareEnd, pos + 80)) };
   };
-  for (let pos = 0; pos < text.length; ) {
+  for (let pos = 0; pos < text.length;) {
     const { end, bareEnd } = lineAt(text, pos);
     const at = pos;
     pos = end;
@@ -268,7 +268,7 @@ function toBlock(text: string): PatchBlock {
   const add = (p: string | null) => {
     if (p !== null) paths.add(p);
   };
-  for (let pos = 0; pos < text.length; ) {
+  for (let pos = 0; pos < text.length;) {
     const { end, bareEnd } = lineAt(text, pos);
     const at = pos;
     pos = end;

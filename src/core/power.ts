@@ -97,7 +97,8 @@ export interface DetectableQuery {
  */
 export function minDetectableGap(q: DetectableQuery): number | null {
   const target = q.power ?? DEFAULT_POWER;
-  const at = (tenths: number) => mcnemarPower({ pairs: q.pairs, discordance: q.discordance, gap: Math.min(q.discordance, tenths / 1000), alpha: q.alpha }) >= target;
+  const at = (tenths: number) =>
+    mcnemarPower({ pairs: q.pairs, discordance: q.discordance, gap: Math.min(q.discordance, tenths / 1000), alpha: q.alpha }) >= target;
   let hi = Math.floor(q.discordance * 1000 + 1e-9);
   if (q.pairs === 0 || hi === 0 || !at(hi)) return null;
   let lo = 0; // power at g = 0 is at most alpha < target
@@ -139,7 +140,13 @@ export interface DetectableGap {
 export function detectableGap(pairs: number, discordantPairs: number | null): DetectableGap {
   const assumed = discordantPairs === null || discordantPairs === 0 || pairs === 0;
   const d = assumed ? ASSUMED_DISCORDANCE : discordantPairs / pairs;
-  return { pairs, discordant_pairs: discordantPairs, discordance: 100 * d, assumed, min_detectable_gap: minDetectableGap({ pairs, discordance: d }) };
+  return {
+    pairs,
+    discordant_pairs: discordantPairs,
+    discordance: 100 * d,
+    assumed,
+    min_detectable_gap: minDetectableGap({ pairs, discordance: d }),
+  };
 }
 
 const pts = (x: number) => x.toFixed(1);
@@ -162,7 +169,10 @@ export function detectableGapLine(g: DetectableGap): string {
 export function detectableGapWarning(g: DetectableGap): string | null {
   if (g.min_detectable_gap !== null && g.min_detectable_gap <= REFERENCE_GAP_POINTS) return null;
   const needed = pairsNeeded({ gap: REFERENCE_GAP_POINTS / 100, discordance: g.discordance / 100 });
-  const more = needed === null ? `no number of pairs detects it at ${pts(g.discordance)}% discordance` : `about ${needed} pairs would at ${pts(g.discordance)}% discordance`;
+  const more =
+    needed === null
+      ? `no number of pairs detects it at ${pts(g.discordance)}% discordance`
+      : `about ${needed} pairs would at ${pts(g.discordance)}% discordance`;
   const what = g.min_detectable_gap === null ? "detect no gap at all" : `detect only gaps of ${pts(g.min_detectable_gap)} points or more`;
   return `${g.pairs} session pairs ${what}, not the paper's mean gap of ${REFERENCE_GAP_POINTS} points: a real gap may go unseen (${more})`;
 }

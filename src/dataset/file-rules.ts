@@ -2,8 +2,32 @@ import { pathMatcher } from "../core/path-globs.js";
 import type { RepoSpec } from "./schema.js";
 
 const codeExtensions = [
-  "py", "pyx", "pyi", "js", "mjs", "cjs", "jsx", "ts", "tsx", "go", "rs", "java", "kt", "scala",
-  "c", "h", "cc", "cpp", "hpp", "cs", "rb", "php", "swift", "m", "lua", "sh",
+  "py",
+  "pyx",
+  "pyi",
+  "js",
+  "mjs",
+  "cjs",
+  "jsx",
+  "ts",
+  "tsx",
+  "go",
+  "rs",
+  "java",
+  "kt",
+  "scala",
+  "c",
+  "h",
+  "cc",
+  "cpp",
+  "hpp",
+  "cs",
+  "rb",
+  "php",
+  "swift",
+  "m",
+  "lua",
+  "sh",
 ];
 
 export const defaultSourceInclude = [`**/*.{${codeExtensions.join(",")}}`];

@@ -57,8 +57,9 @@ export function changingIds(runsWithout: ReadonlyArray<ReadonlySet<string>>, run
   for (const id of universe) {
     if (paramsOf(id) === null) continue;
     const f = fn(id);
-    const inconsistentWithin = [runsWithout, runsWith].some((group, g) =>
-      group.some((s, i) => !s.has(id) && fnSets[g === 0 ? i : runsWithout.length + i]!.has(f)) && group.some((s) => s.has(id)),
+    const inconsistentWithin = [runsWithout, runsWith].some(
+      (group, g) =>
+        group.some((s, i) => !s.has(id) && fnSets[g === 0 ? i : runsWithout.length + i]!.has(f)) && group.some((s) => s.has(id)),
     );
     const inconsistentAcross = all.some((s, i) => !s.has(id) && fnSets[i]!.has(f));
     if (inconsistentWithin || (inconsistentAcross && generatedLook(id) !== null)) out.push(id);

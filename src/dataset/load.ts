@@ -83,7 +83,11 @@ export function loadDatasetCollecting(dir: string): LoadResult {
       }
       if (spec.id !== id) problems.push({ file, path: "id", message: `"${spec.id}" does not match its directory name "${id}"` });
       if (manifest && !(spec.repo in manifest.repos)) {
-        problems.push({ file, path: "repo", message: `unknown repository "${spec.repo}" (dataset.json has: ${Object.keys(manifest.repos).join(", ")})` });
+        problems.push({
+          file,
+          path: "repo",
+          message: `unknown repository "${spec.repo}" (dataset.json has: ${Object.keys(manifest.repos).join(", ")})`,
+        });
       }
       const stagePatches = spec.requests.map((_, k) => readText(join(taskDir, `stage-${k + 1}.patch`), problems));
       const extra = readdirSync(taskDir).filter((f) => {
@@ -91,7 +95,11 @@ export function loadDatasetCollecting(dir: string): LoadResult {
         return m !== null && (Number(m[1]) < 1 || Number(m[1]) > spec.requests.length);
       });
       for (const f of extra) {
-        problems.push({ file: join(taskDir, f), path: "", message: `stage patch without a request (the task has ${spec.requests.length} requests)` });
+        problems.push({
+          file: join(taskDir, f),
+          path: "",
+          message: `stage patch without a request (the task has ${spec.requests.length} requests)`,
+        });
       }
       const testsPatch = readText(join(taskDir, "tests.patch"), problems);
       tasks.push({ ...spec, dir: taskDir, stagePatches, testsPatch });
@@ -100,7 +108,6 @@ export function loadDatasetCollecting(dir: string): LoadResult {
   if (manifest) problems.push(...repoPathProblems(root, manifestFile, manifest));
   return { dataset: manifest ? { root, manifest, tasks } : null, problems };
 }
-
 
 /** A local repository directory or mirror the manifest names that is not there. */
 function repoPathProblems(root: string, manifestFile: string, manifest: DatasetManifest): Problem[] {

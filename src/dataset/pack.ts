@@ -74,7 +74,8 @@ function safeRelative(p: string): boolean {
 export function unpackDataset(gz: Buffer, expectedDigest: string, dest: string): number {
   const raw = gunzipSync(gz);
   const digest = sha256(raw);
-  if (digest !== expectedDigest) throw new Error(`dataset pack digest ${digest.slice(0, 12)} differs from the job's ${expectedDigest.slice(0, 12)}`);
+  if (digest !== expectedDigest)
+    throw new Error(`dataset pack digest ${digest.slice(0, 12)} differs from the job's ${expectedDigest.slice(0, 12)}`);
   mkdirSync(dest, { recursive: true });
   let at = 0;
   let files = 0;

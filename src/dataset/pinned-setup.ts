@@ -14,7 +14,31 @@ import type { Environment } from "./schema.js";
 const pinned = /^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?==([A-Za-z0-9][A-Za-z0-9.!+_-]*)$/;
 
 /** pip options that take a value; `-r`, `-c` and `-e` are judged, the others skipped with their value. */
-const valueOptions = new Set(["-i", "--index-url", "--extra-index-url", "-f", "--find-links", "-t", "--target", "--prefix", "--root", "--python-version", "--platform", "--implementation", "--abi", "--src", "--upgrade-strategy", "--progress-bar", "--log", "--timeout", "--retries", "--cache-dir", "--trusted-host", "--proxy", "--report"]);
+const valueOptions = new Set([
+  "-i",
+  "--index-url",
+  "--extra-index-url",
+  "-f",
+  "--find-links",
+  "-t",
+  "--target",
+  "--prefix",
+  "--root",
+  "--python-version",
+  "--platform",
+  "--implementation",
+  "--abi",
+  "--src",
+  "--upgrade-strategy",
+  "--progress-bar",
+  "--log",
+  "--timeout",
+  "--retries",
+  "--cache-dir",
+  "--trusted-host",
+  "--proxy",
+  "--report",
+]);
 
 /** A package name as pip compares them (PEP 503). */
 export const normalizeName = (name: string): string => name.toLowerCase().replace(/[-_.]+/g, "-");
@@ -76,7 +100,9 @@ export function setupPins(setup: readonly string[]): SetupPins {
     for (let i = 0; i < args.length; i++) {
       const a = args[i]!;
       if (["-r", "--requirement", "-c", "--constraint"].includes(a) || /^--(requirement|constraint)=/.test(a)) {
-        unpinned.push(`${a.split("=")[0]} ${args[i + 1] ?? ""}`.trim() + ": a requirements file hides its versions (list each as NAME==VERSION)");
+        unpinned.push(
+          `${a.split("=")[0]} ${args[i + 1] ?? ""}`.trim() + ": a requirements file hides its versions (list each as NAME==VERSION)",
+        );
         i += a.includes("=") ? 0 : 1;
       } else if (a === "-e" || a === "--editable") {
         unpinned.push(`${a} ${args[i + 1] ?? ""}: an editable install is no pinned version`);
@@ -106,9 +132,11 @@ function unpinnedOf(setup: readonly string[] | undefined, python: string | undef
   if (!setup || setup.length === 0) return [`no set-up: tests run on the host's python3 and ${runner}, whose versions nothing declares`];
   const s = setupPins(setup);
   return [
-    ...(python === undefined ? ["the Python minor version is not declared (environment.python, e.g. \"3.11\")"] : []),
+    ...(python === undefined ? ['the Python minor version is not declared (environment.python, e.g. "3.11")'] : []),
     ...(s.venv ? [] : ["the set-up creates no venv ($SWITCH_SWE_ENV/venv), so tests would run the host's python"]),
-    ...(runnerPackage === null || s.pins.has(normalizeName(runnerPackage)) ? [] : [`${runnerPackage} is not pinned (${runnerPackage}==VERSION in a pip install)`]),
+    ...(runnerPackage === null || s.pins.has(normalizeName(runnerPackage))
+      ? []
+      : [`${runnerPackage} is not pinned (${runnerPackage}==VERSION in a pip install)`]),
     ...s.unpinned,
   ];
 }

@@ -16,7 +16,16 @@ function shortHash(text: string): string {
 }
 
 /** Build outputs and caches that a plain source tree may contain but that are never part of it. */
-const localTreeExcludes = ["__pycache__/", "*.pyc", ".pytest_cache/", ".benchmarks/", "*.egg-info/", ".venv/", "node_modules/", ".DS_Store"];
+const localTreeExcludes = [
+  "__pycache__/",
+  "*.pyc",
+  ".pytest_cache/",
+  ".benchmarks/",
+  "*.egg-info/",
+  ".venv/",
+  "node_modules/",
+  ".DS_Store",
+];
 
 export interface MaterializedRepo {
   /** Bare git repository in the cache that holds the base revisions. */
@@ -57,7 +66,10 @@ export function materializeRepo(dataset: Dataset, name: string): Promise<Materia
   const key = sourceKey(dataset, name);
   let p = inFlight.get(key);
   if (!p) {
-    p = "path" in spec ? materializeLocal(resolve(dataset.root, spec.path)) : materializeGit(key, spec.mirror ? resolveSource(dataset.root, spec.mirror) : spec.git, name);
+    p =
+      "path" in spec
+        ? materializeLocal(resolve(dataset.root, spec.path))
+        : materializeGit(key, spec.mirror ? resolveSource(dataset.root, spec.mirror) : spec.git, name);
     inFlight.set(key, p);
     p.catch(() => inFlight.delete(key));
   }
@@ -92,7 +104,10 @@ async function materializeLocal(tree: string): Promise<MaterializedRepo> {
 
 /** git's own explanation, without the temporary clone path it names. */
 function gitReason(stderr: string, tmp: string): string {
-  const lines = stderr.split("\n").map((l) => l.replaceAll(tmp, "<cache>").trim()).filter((l) => l !== "" && !l.startsWith("Cloning into"));
+  const lines = stderr
+    .split("\n")
+    .map((l) => l.replaceAll(tmp, "<cache>").trim())
+    .filter((l) => l !== "" && !l.startsWith("Cloning into"));
   return lines.find((l) => l.startsWith("fatal:")) ?? lines[0] ?? "git clone failed";
 }
 
@@ -111,7 +126,8 @@ async function materializeGit(key: string, source: string, name: string): Promis
         );
       }
       const refs = await gitTry(["--git-dir", tmp, "for-each-ref", "--count=1", "--format=%(objectname)"]);
-      if (refs.code !== 0 || refs.stdout.trim() === "") throw new RepoUnavailable(`${source} is not a usable repository: it has no branch or tag`);
+      if (refs.code !== 0 || refs.stdout.trim() === "")
+        throw new RepoUnavailable(`${source} is not a usable repository: it has no branch or tag`);
       // Rename makes the clone appear whole or not at all.
       try {
         renameSync(tmp, gitDir);
@@ -139,7 +155,9 @@ export async function resolveBase(repo: MaterializedRepo, base: string): Promise
   if (base === "HEAD") return repo.head;
   const found = await revParse(repo.gitDir, base);
   if (found !== null || repo.source === undefined) return found;
-  const fetched = await gitTry(["--git-dir", repo.gitDir, "fetch", "-q", "--prune", repo.source, "+refs/*:refs/*"], { timeoutMs: 10 * 60_000 });
+  const fetched = await gitTry(["--git-dir", repo.gitDir, "fetch", "-q", "--prune", repo.source, "+refs/*:refs/*"], {
+    timeoutMs: 10 * 60_000,
+  });
   return fetched.code === 0 ? revParse(repo.gitDir, base) : null;
 }
 
@@ -159,7 +177,19 @@ export async function baseOnlyCheckoutAt(repo: MaterializedRepo, commit: string,
   if (existsSync(dest)) throw new Error(`${dest} already exists`);
   await git(["init", "-q", "--template=", dest]);
   const uploadPack = "git -c uploadpack.allowAnySHA1InWant=true upload-pack";
-  await git(["-C", dest, "fetch", "-q", "--depth", "1", "--no-tags", "--no-write-fetch-head", `--upload-pack=${uploadPack}`, repo.gitDir, commit]);
+  await git([
+    "-C",
+    dest,
+    "fetch",
+    "-q",
+    "--depth",
+    "1",
+    "--no-tags",
+    "--no-write-fetch-head",
+    `--upload-pack=${uploadPack}`,
+    repo.gitDir,
+    commit,
+  ]);
   await git(["-C", dest, "-c", "checkout.workers=8", "checkout", "-q", "--detach", commit]);
 }
 

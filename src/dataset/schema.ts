@@ -23,7 +23,8 @@ export const sourceRulesSchema = z
       // Names and emptiness in one pass, so every bad group is reported, not only the first kind.
       .superRefine((groups, ctx) => {
         for (const [name, list] of Object.entries(groups)) {
-          if (!repoNamePattern.test(name)) ctx.addIssue({ code: "custom", path: [name], message: "a subsystem name is letters, digits, '.', '_' or '-'" });
+          if (!repoNamePattern.test(name))
+            ctx.addIssue({ code: "custom", path: [name], message: "a subsystem name is letters, digits, '.', '_' or '-'" });
           if (list.length === 0) ctx.addIssue({ code: "custom", path: [name], message: "a subsystem needs at least one glob" });
         }
       })
@@ -40,12 +41,18 @@ const environmentFields = {
    * The test runner the command starts, whose launcher the verifier runs in its place (src/testbed/test-runners.ts:
    * `pytest`, the default, or `unittest`, which also covers a project's own script that wraps unittest).
    */
-  test_runner: z.string().regex(/^[a-z][a-z0-9-]*$/, "a test runner's name, such as pytest or unittest").optional(),
+  test_runner: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]*$/, "a test runner's name, such as pytest or unittest")
+    .optional(),
   /**
    * The Python minor version ("3.11") the set-up's venv must have. Declaring it opts into the pinned
    * rule at set-up: the venv's interpreter and every installed package must be what the set-up pins.
    */
-  python: z.string().regex(/^3\.\d+$/, 'a Python minor version, e.g. "3.11"').optional(),
+  python: z
+    .string()
+    .regex(/^3\.\d+$/, 'a Python minor version, e.g. "3.11"')
+    .optional(),
 };
 
 /**
@@ -53,9 +60,7 @@ const environmentFields = {
  * `setup_commit` (SWE-bench's `environment_setup_commit`), set-up runs once at that commit and the
  * environment is shared by every task of the variant; without it, once per base commit.
  */
-export const environmentVariantSchema = z
-  .object({ ...environmentFields, setup_commit: z.string().min(1).optional() })
-  .strict();
+export const environmentVariantSchema = z.object({ ...environmentFields, setup_commit: z.string().min(1).optional() }).strict();
 
 export const environmentSchema = z
   .object({
@@ -74,13 +79,9 @@ const repoCommon = {
   environment: environmentSchema.optional(),
 };
 
-export const localRepoSchema = z
-  .object({ path: z.string().min(1), ...repoCommon })
-  .strict();
+export const localRepoSchema = z.object({ path: z.string().min(1), ...repoCommon }).strict();
 
-export const gitRepoSchema = z
-  .object({ git: z.string().min(1), mirror: z.string().min(1).optional(), ...repoCommon })
-  .strict();
+export const gitRepoSchema = z.object({ git: z.string().min(1), mirror: z.string().min(1).optional(), ...repoCommon }).strict();
 
 type LocalRepo = z.infer<typeof localRepoSchema>;
 type GitRepo = z.infer<typeof gitRepoSchema>;

@@ -18,7 +18,8 @@ export function testIdPathProblem(id: string, isTest: (path: string) => boolean)
   const file = testIdFile(id);
   if (file === null) return null;
   if (file === "") return `${id}: the test id has no file before "::"`;
-  if (file.startsWith("/") || /^[A-Za-z]:/.test(file) || file.startsWith("~")) return `${id}: the test file must be a path relative to the repository`;
+  if (file.startsWith("/") || /^[A-Za-z]:/.test(file) || file.startsWith("~"))
+    return `${id}: the test file must be a path relative to the repository`;
   if (/[\\\0]/.test(file)) return `${id}: the test file's path must use "/" and no control characters`;
   const segments = file.replace(/\/$/, "").split("/");
   if (segments.includes("..")) return `${id}: the test file must be inside the repository (no ".." segments)`;

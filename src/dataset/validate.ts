@@ -33,9 +33,12 @@ export function checkTaskStatic(task: LoadedTask, dataset: Dataset): Problem[] {
   for (const t of p2p) if (f2pSet.has(t)) p("verifier.pass_to_pass", `${t} is also a fail-to-pass test`);
   const stageOf = new Map<string, number>();
   task.requests.forEach((r, k) => {
-    if (r.provenance === AUTHORED && (r.tests ?? []).length === 0) p(`requests[${k}].tests`, "an authored stage needs the F2P tests its request justifies (its own regression tests)");
-    if (r.provenance === AUTHORED && k === 0) p(`requests[${k}].provenance`, "authored stages extend a task: the first stage is the task's own");
-    if (r.provenance !== AUTHORED && task.requests.slice(0, k).some((e) => e.provenance === AUTHORED)) p(`requests[${k}].provenance`, "follows an authored stage: authored stages come last");
+    if (r.provenance === AUTHORED && (r.tests ?? []).length === 0)
+      p(`requests[${k}].tests`, "an authored stage needs the F2P tests its request justifies (its own regression tests)");
+    if (r.provenance === AUTHORED && k === 0)
+      p(`requests[${k}].provenance`, "authored stages extend a task: the first stage is the task's own");
+    if (r.provenance !== AUTHORED && task.requests.slice(0, k).some((e) => e.provenance === AUTHORED))
+      p(`requests[${k}].provenance`, "follows an authored stage: authored stages come last");
     for (const t of r.tests ?? []) {
       if (!f2pSet.has(t)) p(`requests[${k}].tests`, `${t} is not in verifier.fail_to_pass`);
       if (stageOf.has(t)) p(`requests[${k}].tests`, `${t} is already introduced by stage ${stageOf.get(t)! + 1}`);
@@ -45,16 +48,23 @@ export function checkTaskStatic(task: LoadedTask, dataset: Dataset): Problem[] {
   // Alignment: every F2P test is justified by the stage whose request asks for it. In a one-stage
   // task an absent map is unambiguous (that stage), as SWE-bench instances have it.
   if (task.requests.length > 1) {
-    for (const t of new Set(f2p)) if (!stageOf.has(t)) p("verifier.fail_to_pass", `${t} is mapped to no stage (list it in the tests of the request that asks for it)`);
+    for (const t of new Set(f2p))
+      if (!stageOf.has(t)) p("verifier.fail_to_pass", `${t} is mapped to no stage (list it in the tests of the request that asks for it)`);
   }
   const repo = dataset.manifest.repos[task.repo];
   if (!repo) return out;
   if (task.environment !== undefined && !(task.environment in (repo.environment?.variants ?? {}))) {
     const known = Object.keys(repo.environment?.variants ?? {});
-    p("environment", `"${task.environment}" is not among repository ${task.repo}'s environment.variants (${known.length > 0 ? known.join(", ") : "none declared"})`);
+    p(
+      "environment",
+      `"${task.environment}" is not among repository ${task.repo}'s environment.variants (${known.length > 0 ? known.join(", ") : "none declared"})`,
+    );
   }
   const isTest = testFileMatcher(repo);
-  for (const [field, ids] of [["verifier.fail_to_pass", f2p], ["verifier.pass_to_pass", p2p]] as const) {
+  for (const [field, ids] of [
+    ["verifier.fail_to_pass", f2p],
+    ["verifier.pass_to_pass", p2p],
+  ] as const) {
     for (const id of new Set(ids)) {
       const why = testIdPathProblem(id, isTest);
       if (why) p(field, why);
@@ -67,7 +77,8 @@ export function checkTaskStatic(task: LoadedTask, dataset: Dataset): Problem[] {
       if (files.length === 0) out.push({ file: patchFile, path: "", message: "empty patch: every stage needs a reference change" });
       for (const f of files) {
         const path = f.to ?? f.from ?? "";
-        if (isTest(path)) out.push({ file: patchFile, path, message: "the reference changes a test file (the verifier drops test files from artifacts)" });
+        if (isTest(path))
+          out.push({ file: patchFile, path, message: "the reference changes a test file (the verifier drops test files from artifacts)" });
       }
     } catch (e) {
       out.push({ file: patchFile, path: "", message: `does not parse: ${(e as Error).message}` });
@@ -92,12 +103,17 @@ export function checkTaskStatic(task: LoadedTask, dataset: Dataset): Problem[] {
  * Applies the stage patches in order to the base, and the test patch to the base, in a private index;
  * `read`: test files whose text is returned as they are there (base + tests.patch), when it applies.
  */
-async function checkTaskApplies(task: LoadedTask, repo: MaterializedRepo, read: readonly string[] = []): Promise<{ problems: Problem[]; sources: Map<string, string> }> {
+async function checkTaskApplies(
+  task: LoadedTask,
+  repo: MaterializedRepo,
+  read: readonly string[] = [],
+): Promise<{ problems: Problem[]; sources: Map<string, string> }> {
   const file = join(task.dir, "task.json");
   const sources = new Map<string, string>();
   const base = await resolveBase(repo, task.base);
   if (!base) {
-    const why = task.base === "HEAD" && repo.head === null ? " (the repository's HEAD does not resolve: pin a commit)" : baseNotFoundHint(repo);
+    const why =
+      task.base === "HEAD" && repo.head === null ? " (the repository's HEAD does not resolve: pin a commit)" : baseNotFoundHint(repo);
     return { problems: [{ file, path: "base", message: `revision "${task.base}" not found in repository ${task.repo}${why}` }], sources };
   }
   const index = join(tmpdir(), `switch-swe-validate-${process.pid}-${task.id}-${Math.random().toString(36).slice(2)}`);
@@ -140,7 +156,11 @@ async function materializeUsed(dataset: Dataset, problems: Problem[]): Promise<M
     } catch (e) {
       const n = dataset.tasks.filter((t) => t.repo === name).length;
       const message = (e as Error).message.split("\n")[0];
-      problems.push({ file: join(dataset.root, "dataset.json"), path: `repos.${name}`, message: `${message} (${n} task(s) not checked against it)` });
+      problems.push({
+        file: join(dataset.root, "dataset.json"),
+        path: `repos.${name}`,
+        message: `${message} (${n} task(s) not checked against it)`,
+      });
     }
   }
   return out;
@@ -155,11 +175,18 @@ async function materializeUsed(dataset: Dataset, problems: Problem[]): Promise<M
 export function generatedIdWarnings(task: LoadedTask, sources: ReadonlyMap<string, string> = new Map()): Problem[] {
   const file = join(task.dir, "task.json");
   const out: Problem[] = [];
-  for (const [field, ids] of [["verifier.fail_to_pass", task.verifier.fail_to_pass], ["verifier.pass_to_pass", task.verifier.pass_to_pass]] as const) {
+  for (const [field, ids] of [
+    ["verifier.fail_to_pass", task.verifier.fail_to_pass],
+    ["verifier.pass_to_pass", task.verifier.pass_to_pass],
+  ] as const) {
     for (const id of ids) {
       const m = generatedMatch(id);
       if (!m || sources.get(id.split("::")[0]!)?.includes(m.text)) continue;
-      out.push({ file, path: field, message: `${id} looks generated (${m.why}): it will differ on the next run; run \`tasks qualify --write\` to drop it` });
+      out.push({
+        file,
+        path: field,
+        message: `${id} looks generated (${m.why}): it will differ on the next run; run \`tasks qualify --write\` to drop it`,
+      });
     }
   }
   return out;
@@ -167,7 +194,13 @@ export function generatedIdWarnings(task: LoadedTask, sources: ReadonlyMap<strin
 
 /** The test modules of `task`'s declared ids that look generated (read by checkTaskApplies at the base with tests.patch applied). */
 function generatedIdModules(task: LoadedTask): string[] {
-  return [...new Set([...task.verifier.fail_to_pass, ...task.verifier.pass_to_pass].filter((id) => generatedMatch(id) !== null).map((id) => id.split("::")[0]!))];
+  return [
+    ...new Set(
+      [...task.verifier.fail_to_pass, ...task.verifier.pass_to_pass]
+        .filter((id) => generatedMatch(id) !== null)
+        .map((id) => id.split("::")[0]!),
+    ),
+  ];
 }
 
 export interface ValidateResult {
@@ -187,7 +220,8 @@ export async function validateDataset(dir: string, opts: { pinned?: RunnerPackag
   if (!dataset) return { dataset, problems, warnings: [] };
   if (opts.pinned) {
     for (const [name, repo] of Object.entries(dataset.manifest.repos)) {
-      for (const [path, message] of unpinnedEnvironment(repo.environment, `repos.${name}.environment`, opts.pinned)) problems.push({ file: join(dataset.root, "dataset.json"), path, message: `not pinned: ${message}` });
+      for (const [path, message] of unpinnedEnvironment(repo.environment, `repos.${name}.environment`, opts.pinned))
+        problems.push({ file: join(dataset.root, "dataset.json"), path, message: `not pinned: ${message}` });
     }
   }
   const warnings: Problem[] = [];

@@ -34,7 +34,9 @@ function lastAttempt(lines: TrajectoryLine[]): TrajectoryLine[] {
 /** The model most agent steps name, for `agent.model_name` when the harness did not record one. */
 function usualModel(steps: AtifStep[]): string | undefined {
   const counts = new Map<string, number>();
-  for (const s of steps) if (s.model_name && s.metrics && !(s.extra?.switch_swe as { auxiliary?: boolean } | undefined)?.auxiliary) counts.set(s.model_name, (counts.get(s.model_name) ?? 0) + 1);
+  for (const s of steps)
+    if (s.model_name && s.metrics && !(s.extra?.switch_swe as { auxiliary?: boolean } | undefined)?.auxiliary)
+      counts.set(s.model_name, (counts.get(s.model_name) ?? 0) + 1);
   return [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]?.[0];
 }
 

@@ -25,11 +25,16 @@ const exportRunSchema = runConfigReadSchema.extend({
     name: z.string(),
     options: z.unknown().optional(),
     harness: z
-      .looseObject({ name: z.string().optional(), package: z.string().optional(), version: z.string().nullable().optional(), model: z.string().nullable().optional(), effort: z.string().nullable().optional() })
+      .looseObject({
+        name: z.string().optional(),
+        package: z.string().optional(),
+        version: z.string().nullable().optional(),
+        model: z.string().nullable().optional(),
+        effort: z.string().nullable().optional(),
+      })
       .optional(),
   }),
 });
-
 
 export interface ExportResult {
   /** Files written, in session order. */
@@ -104,7 +109,10 @@ export function exportAtif(runDirArg: string, outDirArg: string): ExportResult {
     ...(config.seed !== undefined ? { seed: config.seed } : {}),
   };
 
-  const sessions = readdirSync(sessionsDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+  const sessions = readdirSync(sessionsDir, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort();
   const withTrajectory = sessions.filter((s) => existsSync(runFiles.trajectory(runDir, s)));
   // Every trajectory is checked before anything is written (bad input writes nothing); they are read
   // again one at a time to write, so a large run is never held in memory whole.
@@ -112,7 +120,12 @@ export function exportAtif(runDirArg: string, outDirArg: string): ExportResult {
   const files: string[] = [];
   for (const session of withTrajectory) {
     const trajectoryFile = runFiles.trajectory(runDir, session);
-    const exported = sessionDocument(agent, run, { session, source: relative(runDir, trajectoryFile), lines: readLines(trajectoryFile), verdict: exportedVerdict(runDir, session) });
+    const exported = sessionDocument(agent, run, {
+      session,
+      source: relative(runDir, trajectoryFile),
+      lines: readLines(trajectoryFile),
+      verdict: exportedVerdict(runDir, session),
+    });
     // Workspace paths of an unconfined run lie under the run directory: named from it, never absolute.
     const doc = replacePaths(exported, new Map([[runDir, basename(runDir)]]));
     const checked = atifTrajectorySchema.safeParse(doc);

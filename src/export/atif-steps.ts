@@ -92,7 +92,16 @@ export class StepBuilder {
           timestamp: line.time,
           source: "system",
           message: `switch-swe session ${line.session} (${line.condition} condition, attempt ${line.attempt}), agent ${line.agent}`,
-          extra: { switch_swe: { line: "session_start", session: line.session, pair: line.pair, condition: line.condition, attempt: line.attempt, ...(line.conversation ? { conversation: line.conversation } : {}) } },
+          extra: {
+            switch_swe: {
+              line: "session_start",
+              session: line.session,
+              pair: line.pair,
+              condition: line.condition,
+              attempt: line.attempt,
+              ...(line.conversation ? { conversation: line.conversation } : {}),
+            },
+          },
         });
       case "request_start":
         return this.requestStart(line);
@@ -105,7 +114,15 @@ export class StepBuilder {
           timestamp: line.time,
           source: "system",
           message: `request ${line.index} ended: ${line.outcome} after ${(line.duration_ms / 1000).toFixed(1)} s${detail}`,
-          extra: { switch_swe: { line: "request_end", request: this.mark(line.index), outcome: line.outcome, duration_ms: line.duration_ms, ...(line.detail ? { detail: line.detail } : {}) } },
+          extra: {
+            switch_swe: {
+              line: "request_end",
+              request: this.mark(line.index),
+              outcome: line.outcome,
+              duration_ms: line.duration_ms,
+              ...(line.detail ? { detail: line.detail } : {}),
+            },
+          },
         });
       }
       case "workspace_state": {
@@ -114,7 +131,9 @@ export class StepBuilder {
         return this.push({
           timestamp: line.time,
           source: "system",
-          message: request ? `after request ${line.index}, ${describeChanges(line.changed)}` : `workspaces ${Object.keys(line.trees).join(", ")} checked out`,
+          message: request
+            ? `after request ${line.index}, ${describeChanges(line.changed)}`
+            : `workspaces ${Object.keys(line.trees).join(", ")} checked out`,
           extra: { switch_swe: { line: "workspace_state", ...(request ? { request } : {}), trees: line.trees, changed: line.changed } },
         });
       }
@@ -124,7 +143,14 @@ export class StepBuilder {
           timestamp: line.time,
           source: "system",
           message: `session ${line.status}${line.finalized ? ", finalized" : ", not finalized"}${line.reason ? `: ${line.reason}` : ""}`,
-          extra: { switch_swe: { line: "session_end", status: line.status, finalized: line.finalized, ...(line.reason ? { reason: line.reason } : {}) } },
+          extra: {
+            switch_swe: {
+              line: "session_end",
+              status: line.status,
+              finalized: line.finalized,
+              ...(line.reason ? { reason: line.reason } : {}),
+            },
+          },
         });
     }
   }
@@ -139,7 +165,12 @@ export class StepBuilder {
       const extra: Record<string, unknown> = {};
       if (event.paths) extra.paths = event.paths;
       if (event.status !== undefined) extra.status = event.status;
-      return { tool_call_id: `call-${stepId}-${k + 1}`, function_name: event.name, arguments: argumentsOf(event.args), ...(Object.keys(extra).length ? { extra } : {}) };
+      return {
+        tool_call_id: `call-${stepId}-${k + 1}`,
+        function_name: event.name,
+        arguments: argumentsOf(event.args),
+        ...(Object.keys(extra).length ? { extra } : {}),
+      };
     });
     const results = o.tools.map(({ event, timestamp }, k) => ({
       source_call_id: `call-${stepId}-${k + 1}`,

@@ -24,7 +24,15 @@ export function exportedVerdict(runDir: string, session: string): AtifVerdict | 
   const parsed = verdictSchema.safeParse(readJson(file));
   if (!parsed.success) return null;
   const v = parsed.data;
-  const outcome = v.infra_fault ? "infra fault" : !v.applied ? "did not apply" : v.resolved ? (v.suspicious ? "suspicious" : "resolved") : "tests failed";
+  const outcome = v.infra_fault
+    ? "infra fault"
+    : !v.applied
+      ? "did not apply"
+      : v.resolved
+        ? v.suspicious
+          ? "suspicious"
+          : "resolved"
+        : "tests failed";
   return {
     outcome,
     resolved: v.resolved,

@@ -42,7 +42,10 @@ const subagentTrajectoryRefSchema = z
     extra: extra.optional(),
   })
   .strict()
-  .refine((r) => r.trajectory_id !== undefined || r.trajectory_path !== undefined, "a subagent reference needs trajectory_id or trajectory_path");
+  .refine(
+    (r) => r.trajectory_id !== undefined || r.trajectory_path !== undefined,
+    "a subagent reference needs trajectory_id or trajectory_path",
+  );
 
 const observationResultSchema = z
   .object({
@@ -130,9 +133,12 @@ interface TrajectoryShape {
 function checkSteps(t: TrajectoryShape, ctx: z.RefinementCtx): void {
   t.steps.forEach((step, i) => {
     const at = (...path: PropertyKey[]) => ["steps", i, ...path];
-    if (step.step_id !== i + 1) ctx.addIssue({ code: "custom", path: at("step_id"), message: `expected ${i + 1} (step ids count from 1 in order)` });
+    if (step.step_id !== i + 1)
+      ctx.addIssue({ code: "custom", path: at("step_id"), message: `expected ${i + 1} (step ids count from 1 in order)` });
     if (step.source !== "agent") {
-      for (const f of agentOnly) if (step[f] !== undefined) ctx.addIssue({ code: "custom", path: at(f), message: `only allowed on agent steps, this one is "${step.source}"` });
+      for (const f of agentOnly)
+        if (step[f] !== undefined)
+          ctx.addIssue({ code: "custom", path: at(f), message: `only allowed on agent steps, this one is "${step.source}"` });
     } else if (step.llm_call_count === 0) {
       for (const f of ["metrics", "reasoning_content"] as const) {
         if (step[f] !== undefined) ctx.addIssue({ code: "custom", path: at(f), message: "must be absent when llm_call_count is 0" });
@@ -141,7 +147,11 @@ function checkSteps(t: TrajectoryShape, ctx: z.RefinementCtx): void {
     const ids = new Set((step.tool_calls ?? []).map((c) => c.tool_call_id));
     step.observation?.results.forEach((r, k) => {
       if (r.source_call_id !== undefined && !ids.has(r.source_call_id)) {
-        ctx.addIssue({ code: "custom", path: at("observation", "results", k, "source_call_id"), message: `"${r.source_call_id}" is no tool_call_id of this step` });
+        ctx.addIssue({
+          code: "custom",
+          path: at("observation", "results", k, "source_call_id"),
+          message: `"${r.source_call_id}" is no tool_call_id of this step`,
+        });
       }
     });
   });
@@ -149,7 +159,16 @@ function checkSteps(t: TrajectoryShape, ctx: z.RefinementCtx): void {
 
 export const atifTrajectorySchema: z.ZodType<TrajectoryShape> = z
   .object({
-    schema_version: z.enum(["ATIF-v1.0", "ATIF-v1.1", "ATIF-v1.2", "ATIF-v1.3", "ATIF-v1.4", "ATIF-v1.5", "ATIF-v1.6", ATIF_SCHEMA_VERSION]),
+    schema_version: z.enum([
+      "ATIF-v1.0",
+      "ATIF-v1.1",
+      "ATIF-v1.2",
+      "ATIF-v1.3",
+      "ATIF-v1.4",
+      "ATIF-v1.5",
+      "ATIF-v1.6",
+      ATIF_SCHEMA_VERSION,
+    ]),
     /** Run-scoped since v1.7 (optional; may be shared by continuation trajectories). */
     session_id: z.string().optional(),
     /** v1.7: this document's own identifier. */

@@ -22,7 +22,15 @@ export const proxyLogEntrySchema = z
     conversation: z.string().optional(),
     /** The current request's group, its task, the routing confidence, whether history was filtered, groups dropped and elided, characters of the record added. */
     step: z
-      .object({ group: z.string(), active: z.string().nullable(), confidence: z.number(), filtered: z.boolean(), dropped: z.number(), elided: z.number(), record_chars: z.number() })
+      .object({
+        group: z.string(),
+        active: z.string().nullable(),
+        confidence: z.number(),
+        filtered: z.boolean(),
+        dropped: z.number(),
+        elided: z.number(),
+        record_chars: z.number(),
+      })
       .strict()
       .optional(),
     /** Groups kept (the current one included), and the dropped and elided ones as `group:task`. */

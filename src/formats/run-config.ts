@@ -76,14 +76,22 @@ export const runConfigSchema = z
          * The python the agent finds inside its sandbox: `set-up`, each task's set-up environment (the verifier's);
          * `host`, the tasks declare none; `mixed`. Absent: unconfined, an agent acting from the harness side, or a run before it was recorded.
          */
-        task_environment: z.object({ source: z.enum(["set-up", "host", "mixed"]), detail: z.string() }).strict().optional(),
+        task_environment: z
+          .object({ source: z.enum(["set-up", "host", "mixed"]), detail: z.string() })
+          .strict()
+          .optional(),
         /**
          * What every bubblewrap sandbox of the run (agent requests, verifier test runs) applied to shed the
          * caller's privileges, probed once when the run started (absent in runs made before it was recorded).
          * `host_user`: which host uid sandbox processes run as (not root; absent in runs before it was recorded).
          */
         hardening: z
-          .object({ host_user: hardeningPartSchema.optional(), user_namespace: hardeningPartSchema, capabilities: hardeningPartSchema, syscall_filter: hardeningPartSchema })
+          .object({
+            host_user: hardeningPartSchema.optional(),
+            user_namespace: hardeningPartSchema,
+            capabilities: hardeningPartSchema,
+            syscall_filter: hardeningPartSchema,
+          })
           .strict()
           .optional(),
       })
@@ -94,7 +102,10 @@ export const runConfigSchema = z
      * upstream) in this mode; absent: no proxy. `state` (`--rcm-state`; absent in runs before it:
      * extractive): the deterministic state updater, or the auxiliary model's items too.
      */
-    rcm: z.object({ mode: z.enum(["off", "router", "rcm"]), state: z.enum(["extractive", "model"]).optional() }).strict().optional(),
+    rcm: z
+      .object({ mode: z.enum(["off", "router", "rcm"]), state: z.enum(["extractive", "model"]).optional() })
+      .strict()
+      .optional(),
     /** Resource limits of each session's processes (`--limits`), and per resource whether they held, how, or why not. */
     limits: z
       .object({
@@ -119,7 +130,12 @@ export const runConfigReadSchema = z.looseObject({
   label: z.string().optional(),
   agent: z.looseObject({ name: z.string(), options: z.unknown().optional() }),
   dataset: z
-    .looseObject({ path: z.string().optional(), name: z.string().optional(), version: z.string().optional(), sha256: z.string().optional() })
+    .looseObject({
+      path: z.string().optional(),
+      name: z.string().optional(),
+      version: z.string().optional(),
+      sha256: z.string().optional(),
+    })
     .optional(),
   /** Required unless the caller names the sessions file (--sessions). */
   sessions_file: z.looseObject({ path: z.string(), sha256: z.string().optional() }).optional(),

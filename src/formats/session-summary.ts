@@ -89,7 +89,10 @@ export const sessionSummaryReadSchema = z.looseObject({
   status: z.string().optional().catch(undefined),
   reason: z.string().optional().catch(undefined),
   finalized: z.boolean().optional().catch(undefined),
-  attempts: z.union([z.number(), z.array(z.unknown())]).optional().catch(undefined),
+  attempts: z
+    .union([z.number(), z.array(z.unknown())])
+    .optional()
+    .catch(undefined),
   timeouts: z.number().optional().catch(undefined),
   continuations: z.number().optional().catch(undefined),
   submission: z.looseObject({ mode: z.string(), status: z.string().optional(), detail: z.string().optional() }).optional().catch(undefined),

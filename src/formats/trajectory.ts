@@ -55,17 +55,13 @@ export const agentEventSchema = z.discriminatedUnion("kind", [
 export const requestOutcomeSchema = z.enum(["yielded", "timeout", "agent_error", "infra_fault"]);
 
 /** One file whose content a request changed: blob ids before and after (null = the file did not exist). */
-export const fileChangeSchema = z
-  .object({ path: z.string(), before: z.string().nullable(), after: z.string().nullable() })
-  .strict();
+export const fileChangeSchema = z.object({ path: z.string(), before: z.string().nullable(), after: z.string().nullable() }).strict();
 
 /**
  * The working state of one workspace: the git tree id of its files (tracked and untracked, minus
  * .gitignore'd and artifact-excluded paths), null when it could not be read (`error` says why).
  */
-export const workspaceTreeSchema = z
-  .object({ tree: z.string().nullable(), error: z.string().optional() })
-  .strict();
+export const workspaceTreeSchema = z.object({ tree: z.string().nullable(), error: z.string().optional() }).strict();
 
 /**
  * Per-request evidence (`workspace_state`): after every delivery of a request (and once before the first,

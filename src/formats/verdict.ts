@@ -45,7 +45,11 @@ export const verdictSchema = z
     canaries: z
       .object({
         // `of`: the required test a mutant (expected failed) or twin (expected passed) copies.
-        tests: z.array(z.object({ id: z.string(), expected: z.enum(["passed", "failed"]), reported: testStatusSchema, of: z.string().optional() }).strict()),
+        tests: z.array(
+          z
+            .object({ id: z.string(), expected: z.enum(["passed", "failed"]), reported: testStatusSchema, of: z.string().optional() })
+            .strict(),
+        ),
         trusted: z.boolean(),
         problems: z.array(z.string()).optional(),
       })

@@ -14,7 +14,9 @@ export function datasetWarnings(file: string, dataset: HandoffDataset): Problem[
       if (c.candidates[field].length !== 1) continue;
       const answer = c.answer[field];
       const emptyKey = !isSingleValue(field) && Array.isArray(answer) && answer.length === 0;
-      const message = emptyKey ? "warning: the only candidate is a distractor (the right answer is the empty set)" : "warning: a single candidate (the field tells nothing apart)";
+      const message = emptyKey
+        ? "warning: the only candidate is a distractor (the right answer is the empty set)"
+        : "warning: a single candidate (the field tells nothing apart)";
       out.push({ file, path: `cases[${i}].candidates.${field}`, message });
     }
   });

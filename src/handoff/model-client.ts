@@ -20,7 +20,10 @@ const int = (n: number | undefined): number | null => (typeof n === "number" && 
  * CLI command paid at start-up when it was imported statically, though only model-calling commands use it.
  */
 async function aiSdk() {
-  const [{ createOpenAICompatible }, { APICallError, generateText }] = await Promise.all([import("@ai-sdk/openai-compatible"), import("ai")]);
+  const [{ createOpenAICompatible }, { APICallError, generateText }] = await Promise.all([
+    import("@ai-sdk/openai-compatible"),
+    import("ai"),
+  ]);
   return { createOpenAICompatible, APICallError, generateText };
 }
 
@@ -47,7 +50,11 @@ export function openAICompatibleClient(o: ModelClientOptions): AskModel {
         modelVersion: result.response.modelId,
         finishReason: result.finishReason,
         ...(result.response.id ? { responseId: result.response.id } : {}),
-        usage: { input_tokens: int(result.usage.inputTokens), output_tokens: int(result.usage.outputTokens), total_tokens: int(result.usage.totalTokens) },
+        usage: {
+          input_tokens: int(result.usage.inputTokens),
+          output_tokens: int(result.usage.outputTokens),
+          total_tokens: int(result.usage.totalTokens),
+        },
         warnings: (result.warnings ?? []).map((w) => JSON.stringify(w)),
       };
     } catch (e) {

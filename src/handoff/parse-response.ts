@@ -1,9 +1,7 @@
 import { FIELDS, type Field } from "./fields.js";
 import type { ConditionAnswers } from "./submission-schema.js";
 
-export type ParsedResponse =
-  | { kind: "answer"; answers: ConditionAnswers; problems: string[] }
-  | { kind: "invalid-json"; detail: string };
+export type ParsedResponse = { kind: "answer"; answers: ConditionAnswers; problems: string[] } | { kind: "invalid-json"; detail: string };
 
 // The whole reply may be one fenced block (```json or bare ```); nothing else is unwrapped or repaired.
 const FENCED = /^```(?:json)?[ \t]*\r?\n([\s\S]*?)\r?\n?```$/;

@@ -52,4 +52,3 @@ export function renderPrompt(c: HandoffCase, condition: Condition): string {
 export function promptFileName(caseId: string, condition: Condition): string {
   return `${caseId}.${condition}.txt`;
 }
-

@@ -5,8 +5,6 @@ import { PROMPT_VERSION } from "./prompt.js";
 import type { ScoreProblem } from "./score.js";
 import type { SubmissionRecord } from "./submission-schema.js";
 
-
-
 export const TOOL = `switch-swe ${packageVersion}`;
 
 export function datasetRef(loaded: LoadedHandoffDataset): SubmissionRecord["dataset"] {
@@ -45,7 +43,10 @@ export function recordProblems(record: SubmissionRecord, loaded: LoadedHandoffDa
     });
   }
   if (record.prompt_version !== PROMPT_VERSION) {
-    problems.push({ path: "record.prompt_version", message: `answers prompt version ${record.prompt_version}; this tool writes version ${PROMPT_VERSION}` });
+    problems.push({
+      path: "record.prompt_version",
+      message: `answers prompt version ${record.prompt_version}; this tool writes version ${PROMPT_VERSION}`,
+    });
   }
   return problems;
 }

@@ -9,7 +9,14 @@ import { RequestFailed, type AskModel, type ModelReply } from "./model-reply.js"
 import { parseModelResponse } from "./parse-response.js";
 import { PROMPT_VERSION, renderPrompt } from "./prompt.js";
 import { TOOL, datasetRef } from "./record.js";
-import { submissionSchema, type ResponseOutcome, type RetryPolicy, type Submission, type SubmissionRecord, type Usage } from "./submission-schema.js";
+import {
+  submissionSchema,
+  type ResponseOutcome,
+  type RetryPolicy,
+  type Submission,
+  type SubmissionRecord,
+  type Usage,
+} from "./submission-schema.js";
 import { sha256 } from "../core/digest.js";
 
 /** Everything that decides what the model was asked: it goes into the record, and a resumed run must match it. */
@@ -71,7 +78,17 @@ function freshRecord(loaded: LoadedHandoffDataset, s: RunSettings, date: Date): 
 
 /** Fields of an existing record that differ from this run's settings; a resumed run must not mix settings. */
 export function settingsMismatch(existing: SubmissionRecord, fresh: SubmissionRecord): string[] {
-  const keys = ["provider", "model", "host", "temperature", "system_prompt", "retry_policy", "max_output_tokens", "seed", "prompt_version"] as const;
+  const keys = [
+    "provider",
+    "model",
+    "host",
+    "temperature",
+    "system_prompt",
+    "retry_policy",
+    "max_output_tokens",
+    "seed",
+    "prompt_version",
+  ] as const;
   const differs = keys.filter((k) => JSON.stringify(existing[k]) !== JSON.stringify(fresh[k]));
   if (existing.dataset.sha256 !== fresh.dataset.sha256) return [...differs, "dataset.sha256"];
   return differs;
@@ -79,7 +96,11 @@ export function settingsMismatch(existing: SubmissionRecord, fresh: SubmissionRe
 
 function addUsage(a: Usage | undefined, b: Usage): Usage {
   const add = (x: number | null | undefined, y: number | null) => (x == null && y == null ? null : (x ?? 0) + (y ?? 0));
-  return { input_tokens: add(a?.input_tokens, b.input_tokens), output_tokens: add(a?.output_tokens, b.output_tokens), total_tokens: add(a?.total_tokens, b.total_tokens) };
+  return {
+    input_tokens: add(a?.input_tokens, b.input_tokens),
+    output_tokens: add(a?.output_tokens, b.output_tokens),
+    total_tokens: add(a?.total_tokens, b.total_tokens),
+  };
 }
 
 function addModelVersion(record: SubmissionRecord, version: string | undefined): void {
@@ -135,7 +156,13 @@ function pendingCases(o: RunOptions, sub: Submission, summary: RunSummary): { ca
 }
 
 /** Counts and logs how one case x condition ended; false when its request failed (nothing recorded). */
-function recordOutcome(o: RunOptions, summary: RunSummary, what: string, outcome: ResponseOutcome | undefined, failure: string | undefined): boolean {
+function recordOutcome(
+  o: RunOptions,
+  summary: RunSummary,
+  what: string,
+  outcome: ResponseOutcome | undefined,
+  failure: string | undefined,
+): boolean {
   if (outcome === undefined) {
     summary.failed++;
     o.log(`${what}: request failed (${failure ?? "unknown"}); not recorded, a later run will ask again`);
@@ -226,7 +253,14 @@ export async function runHandoff(o: RunOptions): Promise<RunSummary> {
   const responses = sub.responses!;
   const raw = rawLogPath(o.out);
   mkdirSync(dirname(raw), { recursive: true });
-  const summary: RunSummary = { answered: 0, invalid: 0, skipped: 0, failed: 0, stoppedEarly: false, usage: { input_tokens: null, output_tokens: null, total_tokens: null } };
+  const summary: RunSummary = {
+    answered: 0,
+    invalid: 0,
+    skipped: 0,
+    failed: 0,
+    stoppedEarly: false,
+    usage: { input_tokens: null, output_tokens: null, total_tokens: null },
+  };
 
   const todo = pendingCases(o, sub, summary);
   if (summary.skipped > 0) o.log(`resuming ${o.out}: skipping ${summary.skipped} case/conditions already answered, ${todo.length} to go`);

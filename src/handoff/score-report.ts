@@ -18,7 +18,10 @@ export function scoreJson(result: ScoreResult, problems: ScoreProblem[], record:
   const cases: ScoreJson["cases"] = {};
   for (const [id, byCondition] of Object.entries(result.cases)) {
     cases[id] = Object.fromEntries(
-      CONDITIONS.map((k) => [k, { score: round4(byCondition[k].score), fields: Object.fromEntries(FIELDS.map((f) => [f, round4(byCondition[k].fields[f])])) }]),
+      CONDITIONS.map((k) => [
+        k,
+        { score: round4(byCondition[k].score), fields: Object.fromEntries(FIELDS.map((f) => [f, round4(byCondition[k].fields[f])])) },
+      ]),
     ) as ScoreJson["cases"][string];
   }
   return {
@@ -32,13 +35,21 @@ export function scoreJson(result: ScoreResult, problems: ScoreProblem[], record:
 
 function table(rows: string[][]): string[] {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ").trimEnd());
+  return rows.map((r) =>
+    r
+      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)))
+      .join("  ")
+      .trimEnd(),
+  );
 }
 
 function recordLines(record: SubmissionRecord): string[] {
   const show = (v: unknown) => (v === "" || v === null || v === undefined ? "-" : typeof v === "string" ? v : JSON.stringify(v));
   const r = record;
-  const retry = r.retry_policy.retries === 0 ? "none" : `${r.retry_policy.retries} on ${r.retry_policy.retry_on.join(", ") || "nothing"}, ${r.retry_policy.delay_ms} ms apart`;
+  const retry =
+    r.retry_policy.retries === 0
+      ? "none"
+      : `${r.retry_policy.retries} on ${r.retry_policy.retry_on.join(", ") || "nothing"}, ${r.retry_policy.delay_ms} ms apart`;
   const lines = [
     `  provider:       ${show(r.provider)}`,
     `  model:          ${show(r.model)}${r.model_version && r.model_version !== r.model ? ` (reported: ${r.model_version})` : ""}`,

@@ -53,14 +53,17 @@ export function scoreField(field: Field, candidateIds: ReadonlySet<string>, key:
       const what = Array.isArray(given) ? "not a list" : "a string";
       return { fraction: 0, problems: [{ suffix: "", message: `${field} takes one candidate id, ${what}` }] };
     }
-    if (!candidateIds.has(given)) return { fraction: 0, problems: [{ suffix: "", message: `"${given}" is not a candidate id of ${field}` }] };
+    if (!candidateIds.has(given))
+      return { fraction: 0, problems: [{ suffix: "", message: `"${given}" is not a candidate id of ${field}` }] };
     return { fraction: given === key ? 1 : 0, problems: [] };
   }
   if (!Array.isArray(given) || given.some((id) => typeof id !== "string")) {
     return { fraction: 0, problems: [{ suffix: "", message: `${field} takes a list of candidate ids` }] };
   }
   const ids = given as string[];
-  const unknown = ids.flatMap((id, i) => (candidateIds.has(id) ? [] : [{ suffix: `[${i}]`, message: `"${id}" is not a candidate id of ${field}` }]));
+  const unknown = ids.flatMap((id, i) =>
+    candidateIds.has(id) ? [] : [{ suffix: `[${i}]`, message: `"${id}" is not a candidate id of ${field}` }],
+  );
   if (unknown.length > 0) return { fraction: 0, problems: unknown };
   return { fraction: setF1(ids, key as readonly string[]), problems: [] };
 }
@@ -89,7 +92,10 @@ export function scoreCaseCondition(
   const base = `answers.${c.id}.${condition}`;
   const response = submission.responses?.[c.id]?.[condition];
   if (response?.outcome === "invalid-json") {
-    problems.push({ path: `responses.${c.id}.${condition}`, message: `the response is not valid JSON (${response.detail ?? "no detail"}); every field scores 0` });
+    problems.push({
+      path: `responses.${c.id}.${condition}`,
+      message: `the response is not valid JSON (${response.detail ?? "no detail"}); every field scores 0`,
+    });
     return { score: 0, fields };
   }
   for (const note of response?.problems ?? []) problems.push({ path: `responses.${c.id}.${condition}`, message: note });
@@ -132,7 +138,10 @@ export function scoreSubmission(dataset: HandoffDataset, submission: Pick<Submis
   const fieldMeans = {} as Record<Condition, Record<Field, number>>;
   for (const condition of CONDITIONS) {
     conditions[condition] = mean(all.map((r) => r[condition].score));
-    fieldMeans[condition] = Object.fromEntries(FIELDS.map((f) => [f, mean(all.map((r) => r[condition].fields[f]))])) as Record<Field, number>;
+    fieldMeans[condition] = Object.fromEntries(FIELDS.map((f) => [f, mean(all.map((r) => r[condition].fields[f]))])) as Record<
+      Field,
+      number
+    >;
   }
   const overall = mean(all.flatMap((r) => CONDITIONS.map((k) => r[k].score)));
   return { overall, conditions, fieldMeans, cases, problems };

@@ -50,10 +50,18 @@ export function runScorerChecks(): ScorerCheck[] {
   const dataset = loaded.dataset;
 
   const perfect = scoreSubmission(dataset, { answers: perfectAnswers(loaded) });
-  check("a perfect submission scores 100", close(perfect.overall, 100) && perfect.problems.length === 0, `overall ${perfect.overall}, ${perfect.problems.length} problems`);
+  check(
+    "a perfect submission scores 100",
+    close(perfect.overall, 100) && perfect.problems.length === 0,
+    `overall ${perfect.overall}, ${perfect.problems.length} problems`,
+  );
 
   const empty = scoreSubmission(dataset, { answers: {} });
-  check("an empty submission scores 0", empty.overall === 0 && empty.problems.length === dataset.cases.length, `overall ${empty.overall}, ${empty.problems.length} problems`);
+  check(
+    "an empty submission scores 0",
+    empty.overall === 0 && empty.problems.length === dataset.cases.length,
+    `overall ${empty.overall}, ${empty.problems.length} problems`,
+  );
 
   const template = scoreSubmission(dataset, makeTemplate(loaded));
   check("the template (every field null) scores 0", template.overall === 0, `overall ${template.overall}`);
@@ -64,7 +72,11 @@ export function runScorerChecks(): ScorerCheck[] {
     answers: perfectAnswers(loaded),
     responses: { f2: { handoff: { outcome: "invalid-json", detail: "Unexpected token", attempts: 1 } } },
   });
-  check("a response that is not valid JSON scores 0 and is listed", invalid.cases.f2?.handoff.score === 0 && problemsAt(invalid, "responses.f2.handoff").length === 1 && close(invalid.overall, 500 / 6), `overall ${invalid.overall}`);
+  check(
+    "a response that is not valid JSON scores 0 and is listed",
+    invalid.cases.f2?.handoff.score === 0 && problemsAt(invalid, "responses.f2.handoff").length === 1 && close(invalid.overall, 500 / 6),
+    `overall ${invalid.overall}`,
+  );
 
   const reordered = perfectAnswers(loaded);
   for (const byCondition of Object.values(reordered)) {
@@ -90,15 +102,42 @@ function partialAnswerChecks(dataset: HandoffDataset, check: (name: string, ok: 
   const partial = scoreSubmission(dataset, {
     answers: { f1: { transcript: PARTIAL_F1_TRANSCRIPT.answer, memory: PARTIAL_F1_MEMORY.answer as never } },
   });
-  for (const [condition, expected] of [["transcript", PARTIAL_F1_TRANSCRIPT], ["memory", PARTIAL_F1_MEMORY]] as const) {
+  for (const [condition, expected] of [
+    ["transcript", PARTIAL_F1_TRANSCRIPT],
+    ["memory", PARTIAL_F1_MEMORY],
+  ] as const) {
     const got = partial.cases.f1?.[condition as Condition];
     const fieldsOk = got !== undefined && FIELDS.every((f) => close(got.fields[f], expected.fields[f]));
-    check(`partial answers (f1, ${condition}) score ${expected.score.toFixed(4)} field by field`, fieldsOk && close(got.score, expected.score), `got ${got?.score}`);
+    check(
+      `partial answers (f1, ${condition}) score ${expected.score.toFixed(4)} field by field`,
+      fieldsOk && close(got.score, expected.score),
+      `got ${got?.score}`,
+    );
   }
   const expectedOverall = (PARTIAL_F1_TRANSCRIPT.score + PARTIAL_F1_MEMORY.score) / 6;
-  check("overall is the mean over every case and condition", close(partial.overall, expectedOverall), `got ${partial.overall}, expected ${expectedOverall}`);
-  check("condition scores are means over cases", close(partial.conditions.transcript, 27.5) && partial.conditions.handoff === 0, `transcript ${partial.conditions.transcript}`);
-  check("a list for a single-value field is listed", problemsAt(partial, "answers.f1.memory.objective").length === 1, problemsAt(partial, "answers.f1.memory.objective").join("; "));
-  check("an id that is not a candidate is listed", problemsAt(partial, "answers.f1.memory.decisions[1]").some((m) => m.includes('"zz"')), problemsAt(partial, "answers.f1.memory.decisions[1]").join("; "));
-  check("a missing answer is listed", problemsAt(partial, "answers.f1.memory.owner").includes("no answer") && problemsAt(partial, "answers.f1.handoff").includes("no answer"), "owner and f1.handoff");
+  check(
+    "overall is the mean over every case and condition",
+    close(partial.overall, expectedOverall),
+    `got ${partial.overall}, expected ${expectedOverall}`,
+  );
+  check(
+    "condition scores are means over cases",
+    close(partial.conditions.transcript, 27.5) && partial.conditions.handoff === 0,
+    `transcript ${partial.conditions.transcript}`,
+  );
+  check(
+    "a list for a single-value field is listed",
+    problemsAt(partial, "answers.f1.memory.objective").length === 1,
+    problemsAt(partial, "answers.f1.memory.objective").join("; "),
+  );
+  check(
+    "an id that is not a candidate is listed",
+    problemsAt(partial, "answers.f1.memory.decisions[1]").some((m) => m.includes('"zz"')),
+    problemsAt(partial, "answers.f1.memory.decisions[1]").join("; "),
+  );
+  check(
+    "a missing answer is listed",
+    problemsAt(partial, "answers.f1.memory.owner").includes("no answer") && problemsAt(partial, "answers.f1.handoff").includes("no answer"),
+    "owner and f1.handoff",
+  );
 }

@@ -6,7 +6,14 @@ import { readJson, readJsonWith, toJsonText, writeJsonAtomic } from "../core/jso
 import { datasetManifestSchema, type DatasetManifest, type Environment, type RepoSpec, type TaskSpec } from "../dataset/schema.js";
 import { isRemoteSource } from "../dataset/source-location.js";
 import { defaultTestRunner, testRunners } from "../testbed/test-runners.js";
-import { followUpSchema, followUpsFileSchema, parseInstance, readInstanceRecords, type FollowUp, type SwebenchInstance } from "./swebench-instance.js";
+import {
+  followUpSchema,
+  followUpsFileSchema,
+  parseInstance,
+  readInstanceRecords,
+  type FollowUp,
+  type SwebenchInstance,
+} from "./swebench-instance.js";
 
 export interface ImportOptions {
   instancesFile: string;
@@ -69,7 +76,13 @@ function runnerOfCommand(command: string): { test_runner: string } | Record<stri
  * The dataset.json entry of a SWE-bench repository: the URL that identifies it, where to clone it
  * from (a `--repo` source wins over the map's `mirror`), its test command, set-up and versions.
  */
-export function repoEntry(repo: string, entry: MapEntry | undefined, cliSource: string | undefined, outDir: string, mapDir: string): RepoSpec {
+export function repoEntry(
+  repo: string,
+  entry: MapEntry | undefined,
+  cliSource: string | undefined,
+  outDir: string,
+  mapDir: string,
+): RepoSpec {
   const e = typeof entry === "string" ? { test_command: entry } : (entry ?? {});
   const testCommand = e.test_command ?? defaultTestRunner().defaultCommand;
   const environment: Environment = { test_command: testCommand, ...runnerOfCommand(testCommand), ...(e.setup ? { setup: e.setup } : {}) };
@@ -77,11 +90,20 @@ export function repoEntry(repo: string, entry: MapEntry | undefined, cliSource: 
     environment.variants = Object.fromEntries(
       Object.entries(e.versions).map(([key, v]) => [
         key,
-        { ...v, ...(v.test_command !== undefined ? runnerOfCommand(v.test_command) : {}), ...(/^[0-9a-f]{40}$/.test(key) ? { setup_commit: key } : {}) },
+        {
+          ...v,
+          ...(v.test_command !== undefined ? runnerOfCommand(v.test_command) : {}),
+          ...(/^[0-9a-f]{40}$/.test(key) ? { setup_commit: key } : {}),
+        },
       ]),
     );
   }
-  const mirror = cliSource !== undefined ? sourceFor(cliSource, process.cwd(), outDir) : "mirror" in e && e.mirror ? sourceFor(e.mirror, mapDir, outDir) : undefined;
+  const mirror =
+    cliSource !== undefined
+      ? sourceFor(cliSource, process.cwd(), outDir)
+      : "mirror" in e && e.mirror
+        ? sourceFor(e.mirror, mapDir, outDir)
+        : undefined;
   return { git: ("git" in e && e.git) || `https://github.com/${repo}.git`, ...(mirror !== undefined ? { mirror } : {}), environment };
 }
 
@@ -101,7 +123,10 @@ function concatPatches(parts: readonly string[]): string {
 }
 
 /** The task a SWE-bench instance becomes (and its files), with optional follow-up stages. */
-export function taskFromInstance(inst: SwebenchInstance, followUps: readonly FollowUp[]): { spec: TaskSpec; stages: string[]; testsPatch: string } {
+export function taskFromInstance(
+  inst: SwebenchInstance,
+  followUps: readonly FollowUp[],
+): { spec: TaskSpec; stages: string[]; testsPatch: string } {
   const staged = followUps.length > 0;
   const requests: TaskSpec["requests"] = [
     {
@@ -177,7 +202,9 @@ export function importSwebench(opts: ImportOptions): ImportResult {
       refused.push({ file: "--repo", path: repo, message: "no instance of this repository in the instances file" });
     }
   }
-  const { followUps, bad: badFollowUps } = opts.requestsFile ? readFollowUps(opts.requestsFile, refused) : { followUps: {}, bad: new Set<string>() };
+  const { followUps, bad: badFollowUps } = opts.requestsFile
+    ? readFollowUps(opts.requestsFile, refused)
+    : { followUps: {}, bad: new Set<string>() };
 
   const manifestFile = join(outDir, "dataset.json");
   let manifest: DatasetManifest = existsSync(manifestFile)
@@ -229,7 +256,8 @@ export function importSwebench(opts: ImportOptions): ImportResult {
       if (!seen.has(id)) refused.push({ file: opts.requestsFile, path: id, message: "no instance with this id in the instances file" });
     }
   }
-  if (imported.length === 0) throw new InputError(refused.length > 0 ? refused : [{ file: opts.instancesFile, path: "", message: "no instance imported" }]);
+  if (imported.length === 0)
+    throw new InputError(refused.length > 0 ? refused : [{ file: opts.instancesFile, path: "", message: "no instance imported" }]);
   writeJsonAtomic(manifestFile, manifest);
   return { datasetDir: outDir, imported, refused };
 }

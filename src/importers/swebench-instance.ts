@@ -21,13 +21,16 @@ const testList = z.preprocess(
   z.array(z.string().min(1), required("an array of test ids (or a JSON-encoded one)")),
 );
 
-const patchText = z.string(required("a unified diff")).refine((t) => t.trim() !== "", "empty").superRefine((t, ctx) => {
-  try {
-    patchFiles(t);
-  } catch (e) {
-    ctx.addIssue({ code: "custom", message: `does not parse: ${(e as Error).message}` });
-  }
-});
+const patchText = z
+  .string(required("a unified diff"))
+  .refine((t) => t.trim() !== "", "empty")
+  .superRefine((t, ctx) => {
+    try {
+      patchFiles(t);
+    } catch (e) {
+      ctx.addIssue({ code: "custom", message: `does not parse: ${(e as Error).message}` });
+    }
+  });
 
 export const swebenchInstanceSchema = z.object({
   instance_id: z.string(required("a string")).regex(taskIdPattern, "instance ids become task ids: letters, digits, . _ -"),
@@ -40,7 +43,10 @@ export const swebenchInstanceSchema = z.object({
   PASS_TO_PASS: testList,
   /** SWE-bench's version of the repository (chooses the environment variant). */
   version: z.union([z.string(), z.number()]).transform(String).optional(),
-  environment_setup_commit: z.string().regex(/^[0-9a-f]{7,40}$/, "a commit id (7 to 40 hex digits)").optional(),
+  environment_setup_commit: z
+    .string()
+    .regex(/^[0-9a-f]{7,40}$/, "a commit id (7 to 40 hex digits)")
+    .optional(),
 });
 
 export type SwebenchInstance = z.infer<typeof swebenchInstanceSchema>;
@@ -65,7 +71,8 @@ export const followUpsFileSchema = z.record(
       if (typeof v === "string") {
         ctx.addIssue({
           code: "custom",
-          message: 'a follow-up needs its own reference diff: {"text": ..., "patch": ...} (the instance\'s patch is the reference for stage 1 only)',
+          message:
+            'a follow-up needs its own reference diff: {"text": ..., "patch": ...} (the instance\'s patch is the reference for stage 1 only)',
         });
         return;
       }

@@ -25,12 +25,23 @@ export function checkManifest(file: string, runnerPackage: RunnerPackage): Manif
   // Commit-derived texts never ship: a draft, or (in files older than the marker) a stage without text.
   parsed.data.tasks.forEach((t, i) =>
     t.stages.forEach((s, k) => {
-      if (s.draft === true) problems.push({ file, path: `tasks[${i}].stages[${k}].draft`, message: `${t.id}: a draft text (derived from commit messages) cannot ship: write the request for the dataset` });
-      else if (s.text === undefined) problems.push({ file, path: `tasks[${i}].stages[${k}].text`, message: `${t.id}: no text, so materialization derives it from commit messages, a draft that cannot ship: write the request for the dataset` });
+      if (s.draft === true)
+        problems.push({
+          file,
+          path: `tasks[${i}].stages[${k}].draft`,
+          message: `${t.id}: a draft text (derived from commit messages) cannot ship: write the request for the dataset`,
+        });
+      else if (s.text === undefined)
+        problems.push({
+          file,
+          path: `tasks[${i}].stages[${k}].text`,
+          message: `${t.id}: no text, so materialization derives it from commit messages, a draft that cannot ship: write the request for the dataset`,
+        });
     }),
   );
   for (const [name, repo] of Object.entries(parsed.data.repos)) {
-    for (const [path, message] of unpinnedEnvironment(repo.environment, `repos.${name}.environment`, runnerPackage)) problems.push({ file, path, message: `not pinned: ${message}` });
+    for (const [path, message] of unpinnedEnvironment(repo.environment, `repos.${name}.environment`, runnerPackage))
+      problems.push({ file, path, message: `not pinned: ${message}` });
   }
   return { file, tasks: parsed.data.tasks.length, problems };
 }

@@ -22,7 +22,9 @@ export async function changedPaths(gitDir: string, from: string, to: string): Pr
 async function diffOf(gitDir: string, from: string, to: string, paths: readonly string[]): Promise<string> {
   if (paths.length === 0) return "";
   // Raw output: trimming would damage a last line that is whitespace only.
-  const r = await git(["--git-dir", gitDir, ...diffArgs, from, to, "--", ...paths.map((p) => `:(literal)${p}`)], { maxBuffer: 256 * 1024 * 1024 });
+  const r = await git(["--git-dir", gitDir, ...diffArgs, from, to, "--", ...paths.map((p) => `:(literal)${p}`)], {
+    maxBuffer: 256 * 1024 * 1024,
+  });
   if (r.stdout.length >= 256 * 1024 * 1024) throw new Error(`the diff ${from}..${to} is too large`);
   return r.stdout;
 }
@@ -46,7 +48,12 @@ export async function testsPatchOf(gitDir: string, base: string, last: string, i
 }
 
 /** The digests a manifest records for a task's upstream part: each stage patch's, and tests.patch's. */
-export async function upstreamDigestsOf(gitDir: string, base: string, cuts: readonly string[], isTest: PathClass): Promise<{ stages: string[]; tests: string }> {
+export async function upstreamDigestsOf(
+  gitDir: string,
+  base: string,
+  cuts: readonly string[],
+  isTest: PathClass,
+): Promise<{ stages: string[]; tests: string }> {
   const stages = await stagePatchesOf(gitDir, base, cuts, isTest);
   return { stages: stages.map(sha256), tests: sha256(await testsPatchOf(gitDir, base, cuts[cuts.length - 1]!, isTest)) };
 }

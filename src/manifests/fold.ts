@@ -56,9 +56,20 @@ export async function foldStage(opts: FoldOptions): Promise<FoldResult> {
   const k = opts.stage - 1;
   const where = `tasks[${i}].stages`;
   const upstream = t.stages.filter((s) => !isAuthored(s)).length;
-  if (k < 0 || k >= t.stages.length) throw new InputError({ file, path: where, message: `${t.id} has ${t.stages.length} stage(s): --stage ${opts.stage} is none of them` });
-  if (isAuthored(t.stages[k]!)) throw new InputError({ file, path: `${where}[${k}]`, message: `${t.id}: stage ${opts.stage} is benchmark-authored: edit or remove it, it is not folded` });
-  if (upstream < 3) throw new InputError({ file, path: where, message: `${t.id} has ${upstream} upstream stage(s): folding would leave one, so the task is no multi-stage task (take it out instead)` });
+  if (k < 0 || k >= t.stages.length)
+    throw new InputError({ file, path: where, message: `${t.id} has ${t.stages.length} stage(s): --stage ${opts.stage} is none of them` });
+  if (isAuthored(t.stages[k]!))
+    throw new InputError({
+      file,
+      path: `${where}[${k}]`,
+      message: `${t.id}: stage ${opts.stage} is benchmark-authored: edit or remove it, it is not folded`,
+    });
+  if (upstream < 3)
+    throw new InputError({
+      file,
+      path: where,
+      message: `${t.id} has ${upstream} upstream stage(s): folding would leave one, so the task is no multi-stage task (take it out instead)`,
+    });
   const { stages, into } = joined(t.stages, k);
   const repo = manifest.repos[t.repo]!;
   const gitDir = (await materializeRepo(datasetOfManifest(manifest, "", opts.sources), t.repo)).gitDir;

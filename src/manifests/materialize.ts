@@ -8,13 +8,26 @@ import { materializeRepo } from "../dataset/repo-cache.js";
 import type { DatasetManifest, RepoSpec, TaskSpec } from "../dataset/schema.js";
 import { resolveSource } from "../dataset/source-location.js";
 import { patchFiles } from "../dataset/patch-files.js";
-import { isAuthored, taskManifestReadSchema, type ManifestRepo, type ManifestStage, type ManifestTask, type TaskManifest } from "./task-manifest.js";
+import {
+  isAuthored,
+  taskManifestReadSchema,
+  type ManifestRepo,
+  type ManifestStage,
+  type ManifestTask,
+  type TaskManifest,
+} from "./task-manifest.js";
 import { sha256 } from "../core/digest.js";
 import { stagePatchesOf, stageText, testsPatchOf } from "./derive.js";
 
 /** The dataset.json entry of a manifest repository (cloned from `mirror` when given). */
 export function datasetRepoOf(repo: ManifestRepo, mirror?: string): RepoSpec {
-  return { git: repo.git, ...(mirror !== undefined ? { mirror } : {}), source: repo.source, tests: repo.tests, ...(repo.environment ? { environment: repo.environment } : {}) };
+  return {
+    git: repo.git,
+    ...(mirror !== undefined ? { mirror } : {}),
+    source: repo.source,
+    tests: repo.tests,
+    ...(repo.environment ? { environment: repo.environment } : {}),
+  };
 }
 
 export interface DerivedTask {
@@ -29,8 +42,10 @@ export interface DerivedTask {
 export function authoredFileProblems(s: ManifestStage, k: number, isTest: (p: string) => boolean): string[] {
   const out: string[] = [];
   const paths = (text: string) => patchFiles(text).map((f) => f.to ?? f.from ?? "");
-  for (const p of paths(s.patch ?? "")) if (isTest(p)) out.push(`stages[${k}].patch: changes the test file ${p} (an authored stage's tests go in its tests_patch)`);
-  for (const p of paths(s.tests_patch ?? "")) if (!isTest(p)) out.push(`stages[${k}].tests_patch: changes ${p}, which is no test file under the repository's test rules`);
+  for (const p of paths(s.patch ?? ""))
+    if (isTest(p)) out.push(`stages[${k}].patch: changes the test file ${p} (an authored stage's tests go in its tests_patch)`);
+  for (const p of paths(s.tests_patch ?? ""))
+    if (!isTest(p)) out.push(`stages[${k}].tests_patch: changes ${p}, which is no test file under the repository's test rules`);
   return out;
 }
 
@@ -48,24 +63,41 @@ export async function deriveTask(gitDir: string, repo: ManifestRepo, t: Manifest
   const testsPatch = concatPatches([upstreamTests, ...t.stages.flatMap((s) => (isAuthored(s) ? [s.tests_patch!] : []))]);
   const mismatches: string[] = [];
   stages.forEach((text, k) => {
-    if (sha256(text) !== t.stages[k]!.patch_sha256) mismatches.push(`stages[${k}]: stage-${k + 1}.patch has sha256 ${sha256(text)}, the manifest records ${t.stages[k]!.patch_sha256}`);
+    if (sha256(text) !== t.stages[k]!.patch_sha256)
+      mismatches.push(`stages[${k}]: stage-${k + 1}.patch has sha256 ${sha256(text)}, the manifest records ${t.stages[k]!.patch_sha256}`);
   });
-  if (sha256(upstreamTests) !== t.tests_patch_sha256) mismatches.push(`tests.patch has sha256 ${sha256(upstreamTests)}, the manifest records ${t.tests_patch_sha256}`);
+  if (sha256(upstreamTests) !== t.tests_patch_sha256)
+    mismatches.push(`tests.patch has sha256 ${sha256(upstreamTests)}, the manifest records ${t.tests_patch_sha256}`);
   t.stages.forEach((s, k) => {
     if (isAuthored(s)) mismatches.push(...authoredFileProblems(s, k, isTest));
   });
   const requests: TaskSpec["requests"] = [];
   for (const [k, s] of t.stages.entries()) {
     const text = s.text ?? (await stageText(gitDir, k === 0 ? t.base : cuts[k - 1]!, s.cut!));
-    requests.push({ text, provenance: s.provenance, ...(s.tests.length > 0 ? { tests: s.tests } : {}), ...(s.writer ? { writer: s.writer } : {}) });
+    requests.push({
+      text,
+      provenance: s.provenance,
+      ...(s.tests.length > 0 ? { tests: s.tests } : {}),
+      ...(s.writer ? { writer: s.writer } : {}),
+    });
   }
-  const spec: TaskSpec = { id: t.id, repo: t.repo, base: t.base, ...(t.environment ? { environment: t.environment } : {}), requests, verifier: t.verifier };
+  const spec: TaskSpec = {
+    id: t.id,
+    repo: t.repo,
+    base: t.base,
+    ...(t.environment ? { environment: t.environment } : {}),
+    requests,
+    verifier: t.verifier,
+  };
   return { spec, stages, testsPatch, mismatches };
 }
 
 /** Patches one after the other, each ending in a newline (`git apply` takes several diffs of one file in order). */
 function concatPatches(parts: readonly string[]): string {
-  return parts.filter((p) => p !== "").map((p) => (p.endsWith("\n") ? p : `${p}\n`)).join("");
+  return parts
+    .filter((p) => p !== "")
+    .map((p) => (p.endsWith("\n") ? p : `${p}\n`))
+    .join("");
 }
 
 /** Writes a task directory whole or not at all (built beside it, then renamed). */
@@ -106,9 +138,16 @@ export interface MaterializeOptions {
 export async function materializeManifest(opts: MaterializeOptions): Promise<{ dir: string; tasks: number }> {
   const manifest: TaskManifest = readJsonWith(opts.manifestFile, taskManifestReadSchema);
   const out = resolve(opts.out);
-  if (existsSync(join(out, "tasks")) && readdirSync(join(out, "tasks")).length > 0) throw new InputError({ file: out, path: "", message: "already holds tasks; materialize into a new directory" });
+  if (existsSync(join(out, "tasks")) && readdirSync(join(out, "tasks")).length > 0)
+    throw new InputError({ file: out, path: "", message: "already holds tasks; materialize into a new directory" });
   const problems: Problem[] = [];
-  for (const name of Object.keys(opts.sources ?? {})) if (!(name in manifest.repos)) problems.push({ file: "--repo", path: name, message: `no repository ${name} in the manifest (${Object.keys(manifest.repos).join(", ")})` });
+  for (const name of Object.keys(opts.sources ?? {}))
+    if (!(name in manifest.repos))
+      problems.push({
+        file: "--repo",
+        path: name,
+        message: `no repository ${name} in the manifest (${Object.keys(manifest.repos).join(", ")})`,
+      });
   if (problems.length > 0) throw new InputError(problems);
   const dataset = datasetOfManifest(manifest, out, opts.sources);
   const derived: DerivedTask[] = [];
@@ -120,8 +159,16 @@ export async function materializeManifest(opts: MaterializeOptions): Promise<{ d
     }
     const gitDir = (await materializeRepo(dataset, t.repo)).gitDir;
     const d = await deriveTask(gitDir, repo, t).catch((e: Error) => ({ error: e.message.split("\n")[0]! }));
-    if ("error" in d) problems.push({ file: opts.manifestFile, path: `tasks[${i}]`, message: `${t.id}: cannot be derived from ${repo.git}: ${d.error}` });
-    else if (d.mismatches.length > 0) problems.push(...d.mismatches.map((m) => ({ file: opts.manifestFile, path: `tasks[${i}].${m.split(":")[0]}`, message: `${t.id}: ${m.slice(m.indexOf(":") + 2)}` })));
+    if ("error" in d)
+      problems.push({ file: opts.manifestFile, path: `tasks[${i}]`, message: `${t.id}: cannot be derived from ${repo.git}: ${d.error}` });
+    else if (d.mismatches.length > 0)
+      problems.push(
+        ...d.mismatches.map((m) => ({
+          file: opts.manifestFile,
+          path: `tasks[${i}].${m.split(":")[0]}`,
+          message: `${t.id}: ${m.slice(m.indexOf(":") + 2)}`,
+        })),
+      );
     else derived.push(d);
   }
   if (problems.length > 0) throw new InputError(problems);

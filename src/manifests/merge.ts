@@ -39,7 +39,11 @@ export function mergeManifests(inputs: readonly MergeInput[], name?: string): Ta
         continue;
       }
       for (const field of differingFields(earlier, entry, `repos.${repo}`)) {
-        problems.push({ file, path: field, message: `differs from ${repoFrom.get(repo)}: tasks judged in other environments or classifications cannot form one dataset` });
+        problems.push({
+          file,
+          path: field,
+          message: `differs from ${repoFrom.get(repo)}: tasks judged in other environments or classifications cannot form one dataset`,
+        });
       }
     }
     manifest.tasks.forEach((t, i) => {
@@ -48,7 +52,11 @@ export function mergeManifests(inputs: readonly MergeInput[], name?: string): Ta
         taskFrom.set(t.id, { file, index: tasks.length });
         tasks.push(t);
       } else if (!isDeepStrictEqual(tasks[seen.index], t)) {
-        problems.push({ file, path: `tasks[${i}].id`, message: `"${t.id}" is also a task of ${seen.file}, with other stages, tests or texts` });
+        problems.push({
+          file,
+          path: `tasks[${i}].id`,
+          message: `"${t.id}" is also a task of ${seen.file}, with other stages, tests or texts`,
+        });
       }
     });
   }
@@ -64,9 +72,16 @@ export function mergeManifests(inputs: readonly MergeInput[], name?: string): Ta
 export function mergeManifestFiles(files: readonly string[], out: string, name?: string): TaskManifest {
   const target = resolve(out);
   if (existsSync(target) && !files.some((f) => resolve(f) === target)) {
-    throw new InputError({ file: out, path: "", message: "already exists and is none of the manifests merged; choose another --out or remove it" });
+    throw new InputError({
+      file: out,
+      path: "",
+      message: "already exists and is none of the manifests merged; choose another --out or remove it",
+    });
   }
-  const merged = mergeManifests(files.map((file) => ({ file, manifest: readJsonWith(file, taskManifestReadSchema) })), name);
+  const merged = mergeManifests(
+    files.map((file) => ({ file, manifest: readJsonWith(file, taskManifestReadSchema) })),
+    name,
+  );
   writeJsonAtomic(target, merged);
   return merged;
 }

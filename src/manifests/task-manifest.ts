@@ -78,10 +78,14 @@ export const manifestStageSchema = z
   .superRefine((s, ctx) => {
     const issue = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
     if (s.writer?.status === "written" && s.text === undefined) issue("text", "a stage written by a writer model needs its text");
-    if (s.writer?.status === "refused" && s.text !== undefined) issue("text", "a stage whose rewrite was refused keeps the derived text, so it has no text here");
+    if (s.writer?.status === "refused" && s.text !== undefined)
+      issue("text", "a stage whose rewrite was refused keeps the derived text, so it has no text here");
     if (s.provenance !== AUTHORED) {
-      if (s.cut === undefined) issue("cut", `an upstream stage needs the commit that ends it (or provenance "${AUTHORED}" with its own patch)`);
-      for (const f of ["patch", "tests_patch", "tests_patch_sha256"] as const) if (s[f] !== undefined) issue(f, `only a "${AUTHORED}" stage carries its own ${f}; an upstream stage's is derived from its commits`);
+      if (s.cut === undefined)
+        issue("cut", `an upstream stage needs the commit that ends it (or provenance "${AUTHORED}" with its own patch)`);
+      for (const f of ["patch", "tests_patch", "tests_patch_sha256"] as const)
+        if (s[f] !== undefined)
+          issue(f, `only a "${AUTHORED}" stage carries its own ${f}; an upstream stage's is derived from its commits`);
       return;
     }
     // An authored stage never mixes with upstream text: no commit, no derived text, no writer model.
@@ -92,7 +96,11 @@ export const manifestStageSchema = z
     if (s.patch === undefined) issue("patch", "an authored stage needs its reference patch");
     else if (sha256(s.patch) !== s.patch_sha256) issue("patch_sha256", `does not match the patch (its sha256 is ${sha256(s.patch)})`);
     if (s.tests_patch === undefined) issue("tests_patch", "an authored stage needs its own regression tests");
-    else if (s.tests_patch_sha256 !== sha256(s.tests_patch)) issue("tests_patch_sha256", `${s.tests_patch_sha256 === undefined ? "missing" : "does not match the tests patch"} (its sha256 is ${sha256(s.tests_patch)})`);
+    else if (s.tests_patch_sha256 !== sha256(s.tests_patch))
+      issue(
+        "tests_patch_sha256",
+        `${s.tests_patch_sha256 === undefined ? "missing" : "does not match the tests patch"} (its sha256 is ${sha256(s.tests_patch)})`,
+      );
     if (s.tests.length === 0) issue("tests", "an authored stage needs the F2P tests its request justifies");
   });
 
@@ -114,10 +122,12 @@ export const manifestTaskSchema = z
   .superRefine((t, ctx) => {
     const issue = (path: (string | number)[], message: string) => ctx.addIssue({ code: "custom", path, message });
     const firstAuthored = t.stages.findIndex(isAuthored);
-    if (firstAuthored === 0) issue(["stages", 0, "provenance"], "authored stages extend an upstream task: the first stage comes from the repository's history");
+    if (firstAuthored === 0)
+      issue(["stages", 0, "provenance"], "authored stages extend an upstream task: the first stage comes from the repository's history");
     if (firstAuthored >= 0) {
       t.stages.forEach((s, k) => {
-        if (k > firstAuthored && !isAuthored(s)) issue(["stages", k, "provenance"], `an upstream stage after the authored stage ${firstAuthored + 1}: authored stages come last`);
+        if (k > firstAuthored && !isAuthored(s))
+          issue(["stages", k, "provenance"], `an upstream stage after the authored stage ${firstAuthored + 1}: authored stages come last`);
       });
     }
     // The requirement→test map: each F2P test justified by exactly one stage's request.
@@ -130,7 +140,10 @@ export const manifestTaskSchema = z
         else stageOf.set(id, k);
       }
     });
-    if (t.stages.length > 1) for (const id of f2p) if (!stageOf.has(id)) issue(["verifier", "fail_to_pass"], `${id} is mapped to no stage (list it in the tests of the stage whose request asks for it)`);
+    if (t.stages.length > 1)
+      for (const id of f2p)
+        if (!stageOf.has(id))
+          issue(["verifier", "fail_to_pass"], `${id} is mapped to no stage (list it in the tests of the stage whose request asks for it)`);
   });
 
 export const taskManifestSchema = z

@@ -19,7 +19,14 @@ export interface BaseCollection {
  * stages add, so only those modules are run again without it, and only when there are some: a sound
  * base costs no run.
  */
-export async function baseCollection(dataset: Dataset, task: LoadedTask, env: PreparedEnv, work: string, withTests: TestRun, testFiles: readonly string[]): Promise<BaseCollection> {
+export async function baseCollection(
+  dataset: Dataset,
+  task: LoadedTask,
+  env: PreparedEnv,
+  work: string,
+  withTests: TestRun,
+  testFiles: readonly string[],
+): Promise<BaseCollection> {
   // The candidate's own test modules (or a directory holding one): another module that cannot be
   // collected (an optional extension not installed) is reported, not a reason to refuse the base.
   const suspects = withTests.collectionErrors.filter((s) => testFiles.some((f) => f === s || (s.endsWith("/") && f.startsWith(s))));

@@ -42,7 +42,10 @@ export interface MineRunFacts {
 
 /** Where candidates' tests run instead of this process: opened once the candidates are known. */
 export interface MineBackend {
-  open(facts: MineRunFacts, onLine: (line: string) => void): Promise<{ test: CandidateTester; jobs: number; close: () => Promise<void>; withdraw: () => Promise<void> }>;
+  open(
+    facts: MineRunFacts,
+    onLine: (line: string) => void,
+  ): Promise<{ test: CandidateTester; jobs: number; close: () => Promise<void>; withdraw: () => Promise<void> }>;
 }
 
 /**
@@ -74,7 +77,15 @@ function testCodeOf(gitDir: string, last: string): TestCode {
     for (const id of ids) {
       const k = functionKey(id);
       const range = k ? ranges.get(k.file)?.[k.key] : undefined;
-      if (k && range) out.set(id, files.get(k.file)!.split("\n").slice(range[0] - 1, range[1]).join("\n"));
+      if (k && range)
+        out.set(
+          id,
+          files
+            .get(k.file)!
+            .split("\n")
+            .slice(range[0] - 1, range[1])
+            .join("\n"),
+        );
     }
     return out;
   };
@@ -85,13 +96,30 @@ function testCodeOf(gitDir: string, last: string): TestCode {
  * The patches are derived from the repository and must match the entry's digests: a worker that derives
  * other patches than the coordinator (another repository under the same name) refuses to judge.
  */
-export async function runCandidateTests(dataset: Dataset, gitDir: string, repo: ManifestRepo, work: string, input: CandidateTestInput): Promise<CandidateTestOutcome> {
+export async function runCandidateTests(
+  dataset: Dataset,
+  gitDir: string,
+  repo: ManifestRepo,
+  work: string,
+  input: CandidateTestInput,
+): Promise<CandidateTestOutcome> {
   const { entry } = input;
   const draft = await deriveTask(gitDir, repo, entry);
-  if (draft.mismatches.length > 0) throw new Error(`the repository gives other patches than the candidate's: ${draft.mismatches.join("; ")}`);
+  if (draft.mismatches.length > 0)
+    throw new Error(`the repository gives other patches than the candidate's: ${draft.mismatches.join("; ")}`);
   const task: LoadedTask = { ...draft.spec, dir: join(work, "tasks", entry.id), stagePatches: draft.stages, testsPatch: draft.testsPatch };
   const last = entry.stages[entry.stages.length - 1]!.cut;
   // Mined stages are commits (only benchmark-authored stages, written later, have none).
   if (last === undefined) throw new Error(`${entry.id}: the last stage of a mined candidate names no commit`);
-  return stageTests(dataset, task, work, input.runs, input.testFiles, input.suite, () => {}, oldTestsOf(gitDir, last, draft.testsPatch), testCodeOf(gitDir, last));
+  return stageTests(
+    dataset,
+    task,
+    work,
+    input.runs,
+    input.testFiles,
+    input.suite,
+    () => {},
+    oldTestsOf(gitDir, last, draft.testsPatch),
+    testCodeOf(gitDir, last),
+  );
 }

@@ -54,7 +54,14 @@ async function mergeCandidate(
   const steps = await lines(gitDir, ["rev-list", "--reverse", "--first-parent", `${base}..${merge}^2`]);
   if (steps.length < 2 || steps.length > maxSteps) return null;
   // The branch's net source changes are a subset of its steps': outside --path, no step need be read.
-  if (paths.length > 0 && !within(paths, (await changedPaths(gitDir, base, `${merge}^2`)).filter((p) => isSource(p) && !isTest(p)))) return null;
+  if (
+    paths.length > 0 &&
+    !within(
+      paths,
+      (await changedPaths(gitDir, base, `${merge}^2`)).filter((p) => isSource(p) && !isTest(p)),
+    )
+  )
+    return null;
   const shapes = await Promise.all(steps.map((c) => stepShape(gitDir, c, isSource, isTest)));
   // Two steps that change source (a stage need not bring tests of its own), and tests somewhere: the
   // task's F2P tests come from the branch. Whether the steps change behaviour is judged later, on diffs.
@@ -116,7 +123,14 @@ export function within(paths: readonly string[], files: readonly string[]): bool
 }
 
 /** Candidates of a history range (default: HEAD), oldest first: merged branches, then chains of commits. */
-export async function findCandidates(gitDir: string, range: string, isSource: PathClass, isTest: PathClass, maxSteps: number, paths: readonly string[] = []): Promise<CandidateScan> {
+export async function findCandidates(
+  gitDir: string,
+  range: string,
+  isSource: PathClass,
+  isTest: PathClass,
+  maxSteps: number,
+  paths: readonly string[] = [],
+): Promise<CandidateScan> {
   const mainline = await lines(gitDir, ["rev-list", "--reverse", "--first-parent", range]);
   const merges = new Set(await lines(gitDir, ["rev-list", "--first-parent", "--merges", range]));
   const candidates: Candidate[] = [];
@@ -133,7 +147,13 @@ export async function findCandidates(gitDir: string, range: string, isSource: Pa
     plain.push(await stepShape(gitDir, c, isSource, isTest));
   }
   for (const chain of chains(plain, maxSteps)) {
-    if (!within(paths, chain.flatMap((s) => s.source))) continue;
+    if (
+      !within(
+        paths,
+        chain.flatMap((s) => s.source),
+      )
+    )
+      continue;
     const first = chain[0]!.commit;
     candidates.push({
       kind: "chain",
@@ -174,12 +194,19 @@ export async function severalFeatures(gitDir: string, cuts: readonly string[]): 
  * it, or null. Each stage must change a source file an earlier stage changed; sharing a directory
  * is how a chain is found, not evidence of one feature.
  */
-export async function unrelatedStage(gitDir: string, base: string, cuts: readonly string[], isSource: PathClass, isTest: PathClass): Promise<string | null> {
+export async function unrelatedStage(
+  gitDir: string,
+  base: string,
+  cuts: readonly string[],
+  isSource: PathClass,
+  isTest: PathClass,
+): Promise<string | null> {
   const seen = new Set<string>();
   let from = base;
   for (const [k, cut] of cuts.entries()) {
     const files = (await changedPaths(gitDir, from, cut)).filter((p) => isSource(p) && !isTest(p));
-    if (k > 0 && !files.some((f) => seen.has(f))) return `stage ${k + 1} (${cut.slice(0, 12)}) changes no source file an earlier stage changed`;
+    if (k > 0 && !files.some((f) => seen.has(f)))
+      return `stage ${k + 1} (${cut.slice(0, 12)}) changes no source file an earlier stage changed`;
     for (const f of files) seen.add(f);
     from = cut;
   }

@@ -12,11 +12,22 @@ type DefinitionChange = "added" | "changed" | "removed";
  * The module-level functions and classes a step changes (`path::name` → how; src/testbed/changed-definitions.py,
  * this machine's python3), or null when a source file it changes is not Python or does not parse.
  */
-async function changedDefinitions(gitDir: string, from: string, to: string, isSource: PathClass): Promise<Map<string, DefinitionChange> | null> {
+async function changedDefinitions(
+  gitDir: string,
+  from: string,
+  to: string,
+  isSource: PathClass,
+): Promise<Map<string, DefinitionChange> | null> {
   const paths = (await changedPaths(gitDir, from, to)).filter(isSource);
   if (!paths.every((p) => p.endsWith(".py"))) return null;
-  const files = await Promise.all(paths.map(async (path) => ({ path, before: await textAt(gitDir, from, path), after: await textAt(gitDir, to, path) })));
-  const r = await runProcess("python3", ["-I", helper], { input: JSON.stringify(files), timeoutMs: 120_000, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C.UTF-8" } });
+  const files = await Promise.all(
+    paths.map(async (path) => ({ path, before: await textAt(gitDir, from, path), after: await textAt(gitDir, to, path) })),
+  );
+  const r = await runProcess("python3", ["-I", helper], {
+    input: JSON.stringify(files),
+    timeoutMs: 120_000,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C.UTF-8" },
+  });
   if (r.code !== 0) return null;
   const changes = JSON.parse(r.stdout) as Array<Record<string, DefinitionChange> | null>;
   if (changes.some((c) => c === null)) return null;
@@ -32,7 +43,13 @@ async function changedDefinitions(gitDir: string, from: string, to: string, isSo
  * definitions may be the feature's next piece and is let through. Only Python is judged: when a
  * stage's source is not Python, does not parse, or changes no definition, the rule says nothing.
  */
-export async function unrelatedDefinitions(gitDir: string, base: string, cuts: readonly string[], isSource: PathClass, isTest: PathClass): Promise<string | null> {
+export async function unrelatedDefinitions(
+  gitDir: string,
+  base: string,
+  cuts: readonly string[],
+  isSource: PathClass,
+  isTest: PathClass,
+): Promise<string | null> {
   const source = (p: string) => isSource(p) && !isTest(p);
   const stages: Array<Map<string, DefinitionChange>> = [];
   let from = base;

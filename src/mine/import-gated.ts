@@ -21,7 +21,10 @@ export function importGate(before: readonly TestRun[], id: string): string | nul
  */
 export async function gatedByOthers(v: StageVerdict, python: string, code: TestCode): Promise<StageVerdict> {
   if (!v.ok || v.importGated.length === 0) return v;
-  const sources = await code(python, v.importGated.map((g) => g.test));
+  const sources = await code(
+    python,
+    v.importGated.map((g) => g.test),
+  );
   const importGated = v.importGated.filter((g) => {
     const name = /cannot import name '(\w+)'/.exec(g.cause)?.[1];
     const src = sources.get(g.test);

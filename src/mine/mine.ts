@@ -10,7 +10,13 @@ import { loadDataset, type Dataset } from "../dataset/load.js";
 import { materializeRepo } from "../dataset/repo-cache.js";
 import { isRemoteSource } from "../dataset/source-location.js";
 import { datasetRepoOf, deriveTask, writeDerivedTask } from "../manifests/materialize.js";
-import { TASK_MANIFEST_FORMAT, taskManifestReadSchema, type ManifestRepo, type ManifestTask, type TaskManifest } from "../manifests/task-manifest.js";
+import {
+  TASK_MANIFEST_FORMAT,
+  taskManifestReadSchema,
+  type ManifestRepo,
+  type ManifestTask,
+  type TaskManifest,
+} from "../manifests/task-manifest.js";
 import { buildSessions } from "../sessions/build.js";
 import { findTestRunner, testRunnerNames } from "../testbed/test-runners.js";
 import type { TestRunner } from "../testbed/test-runner.js";
@@ -60,7 +66,9 @@ export interface MineOptions {
 }
 
 function repoNameOf(repo: string): string {
-  const n = basename(repo.replace(/\/+$/, "")).replace(/\.(git|bundle)$/, "").replace(/[^A-Za-z0-9._-]/g, "-");
+  const n = basename(repo.replace(/\/+$/, ""))
+    .replace(/\.(git|bundle)$/, "")
+    .replace(/[^A-Za-z0-9._-]/g, "-");
   return /^[A-Za-z0-9]/.test(n) ? n : `r${n}`;
 }
 
@@ -68,7 +76,11 @@ function repoNameOf(repo: string): string {
 function runnerOf(opts: MineOptions): TestRunner {
   const runner = findTestRunner(opts.testRunner);
   if (runner !== undefined) return runner;
-  throw new InputError({ file: opts.repo, path: "--test-runner", message: `"${opts.testRunner}" is no test runner; the runners are ${testRunnerNames().join(", ")}` });
+  throw new InputError({
+    file: opts.repo,
+    path: "--test-runner",
+    message: `"${opts.testRunner}" is no test runner; the runners are ${testRunnerNames().join(", ")}`,
+  });
 }
 
 /** The manifest entry: classification of source and test files fixed before any candidate is looked at. */
@@ -108,7 +120,14 @@ interface Ctx {
   test: CandidateTester;
 }
 
-function reject(ctx: Ctx, c: Candidate, reason: RejectReason, detail: string, testRuns = 0, extra: { folded?: FoldedStep[]; failing_modules?: FailingModule[] } = {}): null {
+function reject(
+  ctx: Ctx,
+  c: Candidate,
+  reason: RejectReason,
+  detail: string,
+  testRuns = 0,
+  extra: { folded?: FoldedStep[]; failing_modules?: FailingModule[] } = {},
+): null {
   const folded = extra.folded && extra.folded.length > 0 ? { folded: extra.folded } : {};
   const failing = extra.failing_modules && extra.failing_modules.length > 0 ? { failing_modules: extra.failing_modules } : {};
   ctx.report.rejected.push({ candidate: c.provenance, reason, detail, test_runs: testRuns, ...folded, ...failing });
@@ -124,17 +143,33 @@ const short = (f: FoldedStep): FoldedStep => ({ step: f.step.slice(0, 12), rule:
  * and one feature (no two steps naming different pull requests or issues; for a chain, each stage
  * changes a source file, and a function or class, that an earlier one changed).
  */
-async function preCheck(ctx: Ctx, c: Candidate, isSource: PathClass, isTest: PathClass): Promise<{ cuts: string[]; folded: FoldedStep[] } | null> {
+async function preCheck(
+  ctx: Ctx,
+  c: Candidate,
+  isSource: PathClass,
+  isTest: PathClass,
+): Promise<{ cuts: string[]; folded: FoldedStep[] } | null> {
   const { cuts, folded } = await substantiveStages(ctx.gitDir, c.base, c.cuts, isSource, isTest);
   const foldedShort = folded.map(short);
   const rules = foldedShort.map((f) => `${f.step} ${f.rule}`).join(", ");
   if (cuts.length === 0 && folded.every((f) => f.rule === "progress only" || f.rule === "documentation only")) {
     return reject(ctx, c, "no source change", `no step changes source code${rules ? ` (${rules})` : ""}`, 0, { folded: foldedShort });
   }
-  if (cuts.length < 2) return reject(ctx, c, "fewer than two substantive stages", `${cuts.length} substantive stage(s)${rules ? `; folded: ${rules}` : ""}`, 0, { folded: foldedShort });
+  if (cuts.length < 2)
+    return reject(
+      ctx,
+      c,
+      "fewer than two substantive stages",
+      `${cuts.length} substantive stage(s)${rules ? `; folded: ${rules}` : ""}`,
+      0,
+      { folded: foldedShort },
+    );
   const several =
     (await severalFeatures(ctx.gitDir, c.cuts)) ??
-    (c.kind === "chain" ? ((await unrelatedStage(ctx.gitDir, c.base, cuts, isSource, isTest)) ?? (await unrelatedDefinitions(ctx.gitDir, c.base, cuts, isSource, isTest))) : null);
+    (c.kind === "chain"
+      ? ((await unrelatedStage(ctx.gitDir, c.base, cuts, isSource, isTest)) ??
+        (await unrelatedDefinitions(ctx.gitDir, c.base, cuts, isSource, isTest)))
+      : null);
   if (several) return reject(ctx, c, "several features", several, 0, { folded: foldedShort });
   return { cuts, folded };
 }
@@ -149,7 +184,13 @@ async function draftTask(ctx: Ctx, id: string, base: string, cuts: string[], pro
     base,
     provenance,
     // Texts derived from commit messages are drafts: they never ship (datasets check refuses them).
-    stages: cuts.map((cut, k) => ({ cut, draft: true as const, provenance: `commit ${cut}: request derived from its message`, tests: [], patch_sha256: digests.stages[k]! })),
+    stages: cuts.map((cut, k) => ({
+      cut,
+      draft: true as const,
+      provenance: `commit ${cut}: request derived from its message`,
+      tests: [],
+      patch_sha256: digests.stages[k]!,
+    })),
     tests_patch_sha256: digests.tests,
     verifier: { fail_to_pass: [], pass_to_pass: [], timeout_s: ctx.opts.timeoutS ?? 1800 },
   };
@@ -175,7 +216,11 @@ async function mineCandidate(ctx: Ctx, c: Candidate): Promise<{ entry: ManifestT
   const testFiles = (await changedPaths(ctx.gitDir, c.base, cuts[cuts.length - 1]!)).filter(isTest);
   // The seam: the test runs happen here or on a queue's workers; everything before and after is this process's.
   const { verdict: v, testRuns } = await ctx.test({ entry, testFiles, runs: ctx.opts.runs, suite: ctx.opts.suite ?? "whole" });
-  if (!v.ok) return reject(ctx, c, v.reason, v.detail, testRuns, { folded: foldedShort, ...(v.failingModules ? { failing_modules: v.failingModules } : {}) });
+  if (!v.ok)
+    return reject(ctx, c, v.reason, v.detail, testRuns, {
+      folded: foldedShort,
+      ...(v.failingModules ? { failing_modules: v.failingModules } : {}),
+    });
   // Every F2P test is mapped to the stage from which it passes; a stage may have none.
   entry.stages.forEach((s, k) => (s.tests = v.stageTests[k]!));
   entry.verifier = { fail_to_pass: v.stageTests.flat(), pass_to_pass: v.p2p, timeout_s: ctx.opts.timeoutS ?? 1800 };
@@ -201,7 +246,9 @@ async function mineCandidate(ctx: Ctx, c: Candidate): Promise<{ entry: ManifestT
     ...(v.failingModules.length > 0 ? [`${v.failingModules.length} module(s) failing in every state`] : []),
     ...(v.importGated.length > 0 ? [`${v.importGated.length} F2P test(s) mapped where their module first imports`] : []),
   ];
-  ctx.opts.onLine?.(`mined ${id}: ${cuts.length} stages, ${entry.verifier.fail_to_pass.length} F2P, ${v.p2p.length} P2P (${(ms / 1000).toFixed(1)} s)${notes.length > 0 ? `; ${notes.join(", ")}` : ""}`);
+  ctx.opts.onLine?.(
+    `mined ${id}: ${cuts.length} stages, ${entry.verifier.fail_to_pass.length} F2P, ${v.p2p.length} P2P (${(ms / 1000).toFixed(1)} s)${notes.length > 0 ? `; ${notes.join(", ")}` : ""}`,
+  );
   for (const m of v.failingModules) ctx.opts.onLine?.(`warning: ${id}: ${m.module}: ${m.reason}`);
   for (const line of gatedWarnings(v.importGated)) ctx.opts.onLine?.(`warning: ${id}: ${line}`);
   return { entry, mined };
@@ -227,7 +274,9 @@ function localityWarnings(out: string): string[] {
     const near = file.pairs.filter((p) => p.locality === "near").length;
     const far = file.pairs.length - near;
     if (near > 0 && far > 0) return [];
-    return [`sessions of this dataset have ${near} near and ${far} far pair(s): one side is empty, so the locality comparison cannot be made`];
+    return [
+      `sessions of this dataset have ${near} near and ${far} far pair(s): one side is empty, so the locality comparison cannot be made`,
+    ];
   } catch (e) {
     return [`sessions cannot be built from the mined tasks: ${(e as Error).message.split("\n")[0]}`];
   }
@@ -267,7 +316,12 @@ async function checkPaths(gitDir: string, tip: string, paths: readonly string[])
   for (const p of paths) {
     const clean = repoDir(p);
     const r = await gitTry(["--git-dir", gitDir, "cat-file", "-t", `${tip}:${clean}`]);
-    if (clean === "" || r.stdout.trim() !== "tree") problems.push({ file: gitDir, path: "--path", message: `"${p}" is not a directory at ${tip.slice(0, 12)}, the newest commit of the range` });
+    if (clean === "" || r.stdout.trim() !== "tree")
+      problems.push({
+        file: gitDir,
+        path: "--path",
+        message: `"${p}" is not a directory at ${tip.slice(0, 12)}, the newest commit of the range`,
+      });
   }
   if (problems.length > 0) throw new InputError(problems);
 }
@@ -283,22 +337,44 @@ const retiredReason = "fewer than two stages with tests";
 /** Settings absent from reports written before they existed, and what their absence meant. */
 const absentMeans: Record<string, unknown> = { python: null, test_globs: [], test_runner: findTestRunner(undefined)!.name };
 
-function earlierRun(out: string, repoGit: string, range: string, settings: MineSettings): { report: MineReport; tasks: ManifestTask[]; retired: number } | null {
+function earlierRun(
+  out: string,
+  repoGit: string,
+  range: string,
+  settings: MineSettings,
+): { report: MineReport; tasks: ManifestTask[]; retired: number } | null {
   if (!existsSync(out) || readdirSync(out).every(isMineLockFile)) return null;
   const file = join(out, "mine-report.json");
-  if (!existsSync(file)) throw new InputError({ file: out, path: "", message: "the output directory is not empty and holds no mining run to resume (no mine-report.json)" });
+  if (!existsSync(file))
+    throw new InputError({
+      file: out,
+      path: "",
+      message: "the output directory is not empty and holds no mining run to resume (no mine-report.json)",
+    });
   const report = readJsonWith(file, mineReportSchema);
   const fresh = "resume with the options it was started with, or mine into a new --out";
-  if (!report.settings) throw new InputError({ file, path: "settings", message: `absent: this run was written before runs could be resumed; mine into a new --out` });
+  if (!report.settings)
+    throw new InputError({
+      file,
+      path: "settings",
+      message: `absent: this run was written before runs could be resumed; mine into a new --out`,
+    });
   const problems = [
     ...(report.repo !== repoGit ? [{ file, path: "repo", message: `this run mined ${report.repo}, not ${repoGit}: ${fresh}` }] : []),
     ...(report.range !== range ? [{ file, path: "range", message: `this run scanned ${report.range}, not ${range}: ${fresh}` }] : []),
     // --max-stages and --path only choose which candidates there are; no verdict depends on them.
-    ...Object.entries(settings).filter(([k]) => !choosers.has(k)).flatMap(([k, v]) => {
-      // `python`, `test_globs` and `test_runner` are absent from reports written before they existed: none was given.
-      const was = k in absentMeans && report.settings![k as keyof MineSettings] === undefined ? absentMeans[k] : report.settings![k as keyof MineSettings];
-      return JSON.stringify(was) === JSON.stringify(v) ? [] : [{ file, path: `settings.${k}`, message: `this run used ${JSON.stringify(was)}, not ${JSON.stringify(v)}: ${fresh}` }];
-    }),
+    ...Object.entries(settings)
+      .filter(([k]) => !choosers.has(k))
+      .flatMap(([k, v]) => {
+        // `python`, `test_globs` and `test_runner` are absent from reports written before they existed: none was given.
+        const was =
+          k in absentMeans && report.settings![k as keyof MineSettings] === undefined
+            ? absentMeans[k]
+            : report.settings![k as keyof MineSettings];
+        return JSON.stringify(was) === JSON.stringify(v)
+          ? []
+          : [{ file, path: `settings.${k}`, message: `this run used ${JSON.stringify(was)}, not ${JSON.stringify(v)}: ${fresh}` }];
+      }),
   ];
   if (problems.length > 0) throw new InputError(problems);
   const manifestFile = join(out, "manifest.json");
@@ -332,7 +408,8 @@ function knownCandidates(files: readonly string[], repoGit: string): Map<string,
     }
     const m = readJsonWith(file, taskManifestReadSchema);
     const ours = m.tasks.filter((t) => m.repos[t.repo]?.git === repoGit);
-    if (ours.length === 0) problems.push({ file, path: "tasks", message: `no task of ${repoGit}: --known takes a manifest of the repository being mined` });
+    if (ours.length === 0)
+      problems.push({ file, path: "tasks", message: `no task of ${repoGit}: --known takes a manifest of the repository being mined` });
     for (const t of ours) if (!known.has(t.provenance)) known.set(t.provenance, { task: t.id, manifest: file });
   }
   if (problems.length > 0) throw new InputError(problems);
@@ -343,7 +420,13 @@ function knownCandidates(files: readonly string[], repoGit: string): Map<string,
  * Known candidates are listed in the report (with --known), not judged: they join `decided`. A
  * candidate this run decided before stays as it was. Returns how many were skipped.
  */
-function skipKnown(candidates: readonly Candidate[], known: ReadonlyMap<string, { task: string; manifest: string }>, decided: Set<string>, report: MineReport, listed: boolean): number {
+function skipKnown(
+  candidates: readonly Candidate[],
+  known: ReadonlyMap<string, { task: string; manifest: string }>,
+  decided: Set<string>,
+  report: MineReport,
+  listed: boolean,
+): number {
   const skipped = candidates.filter((c) => known.has(c.provenance) && !decided.has(c.provenance));
   for (const c of skipped) decided.add(c.provenance);
   if (listed) report.known = skipped.map((c) => ({ candidate: c.provenance, ...known.get(c.provenance)! }));
@@ -395,11 +478,16 @@ async function openMining(out: string, opts: MineOptions) {
   const earlier = earlierRun(out, repo.git, range, settings);
   const known = knownCandidates(opts.known ?? [], repo.git);
   const local: ManifestRepo = { ...repo, git: isRemoteSource(opts.repo) ? opts.repo : resolve(opts.repo) };
-  const dataset: Dataset = { root: out, manifest: { name: opts.name ?? `${name}-mined`, version: "1", repos: { [name]: datasetRepoOf(local) } }, tasks: [] };
+  const dataset: Dataset = {
+    root: out,
+    manifest: { name: opts.name ?? `${name}-mined`, version: "1", repos: { [name]: datasetRepoOf(local) } },
+    tasks: [],
+  };
   const gitDir = (await materializeRepo(dataset, name)).gitDir;
   if (opts.setupCommit !== undefined) await pinSetupCommit(gitDir, opts.setupCommit, [repo, dataset.manifest.repos[name]!]);
   const tip = await gitTry(["--git-dir", gitDir, "rev-list", "-n", "1", range]);
-  if (tip.code !== 0) throw new InputError({ file: opts.repo, path: "--range", message: `"${range}" is not a revision range of this repository` });
+  if (tip.code !== 0)
+    throw new InputError({ file: opts.repo, path: "--range", message: `"${range}" is not a revision range of this repository` });
   await checkPaths(gitDir, tip.stdout.trim(), opts.paths ?? []);
   const scan = await findCandidates(gitDir, range, sourceMatcher(repo), testFileMatcher(repo), opts.maxStages, opts.paths ?? []);
   return { name, repo, range, settings, earlier, known, dataset, gitDir, tip, scan };
@@ -421,7 +509,18 @@ function startReport(
   m: Pick<Awaited<ReturnType<typeof openMining>>, "repo" | "range" | "settings" | "earlier" | "known" | "scan">,
 ): { report: MineReport; decided: Set<string> } {
   const { repo, range, settings, earlier, known, scan } = m;
-  const report: MineReport = earlier?.report ?? { format: MINE_REPORT_FORMAT, repo: repo.git, range, settings, commits_seen: 0, candidates_seen: 0, mined: [], rejected: [], rejected_by_reason: {}, warnings: [] };
+  const report: MineReport = earlier?.report ?? {
+    format: MINE_REPORT_FORMAT,
+    repo: repo.git,
+    range,
+    settings,
+    commits_seen: 0,
+    candidates_seen: 0,
+    mined: [],
+    rejected: [],
+    rejected_by_reason: {},
+    warnings: [],
+  };
   Object.assign(report, { commits_seen: scan.commits, candidates_seen: scan.candidates.length });
   opts.onLine?.(`${scan.commits} commits, ${scan.candidates.length} candidate(s)`);
   const decided = new Set([...report.mined.map((m) => m.provenance), ...report.rejected.map((r) => r.candidate)]);
@@ -429,13 +528,16 @@ function startReport(
   if (skipped > 0) opts.onLine?.(`${skipped} candidate(s) already held by --known manifests: not qualified again`);
   if (earlier) {
     const again = earlier.retired > 0 ? ` (${earlier.retired} rejected as "${retiredReason}", a rule since retired, are judged again)` : "";
-    opts.onLine?.(`resuming ${out}: ${report.mined.length} mined and ${report.rejected.length} rejected before, ${scan.candidates.filter((c) => !decided.has(c.provenance)).length} left${again}`);
+    opts.onLine?.(
+      `resuming ${out}: ${report.mined.length} mined and ${report.rejected.length} rejected before, ${scan.candidates.filter((c) => !decided.has(c.provenance)).length} left${again}`,
+    );
   }
   return { report, decided };
 }
 
 async function mineInto(out: string, opts: MineOptions): Promise<MineReport> {
-  if (!isRemoteSource(opts.repo) && !existsSync(opts.repo)) throw new InputError({ file: opts.repo, path: "", message: "repository not found" });
+  if (!isRemoteSource(opts.repo) && !existsSync(opts.repo))
+    throw new InputError({ file: opts.repo, path: "", message: "repository not found" });
   const { name, repo, range, settings, earlier, known, dataset, gitDir, tip, scan } = await openMining(out, opts);
   const { report, decided } = startReport(out, opts, { repo, range, settings, earlier, known, scan });
   mkdirSync(join(out, "tasks"), { recursive: true });
@@ -443,10 +545,19 @@ async function mineInto(out: string, opts: MineOptions): Promise<MineReport> {
   // The verifier's scratch: its test runs' process groups are recorded, so that a stopped or killed
   // run leaves nothing behind (the signal handler, or the next run's reaping, ends and removes them).
   for (const notice of reapNotices(reapStaleScratch())) opts.onLine?.(`warning: ${notice}`);
-  const manifest: TaskManifest = { format: TASK_MANIFEST_FORMAT, name: dataset.manifest.name, version: "1", repos: { [name]: repo }, tasks: earlier?.tasks ?? [] };
+  const manifest: TaskManifest = {
+    format: TASK_MANIFEST_FORMAT,
+    name: dataset.manifest.name,
+    version: "1",
+    repos: { [name]: repo },
+    tasks: earlier?.tasks ?? [],
+  };
   // With several jobs candidates finish in any order; the files keep the history's order.
   const rank = new Map(scan.candidates.map((c, i) => [c.provenance, i]));
-  const byRank = <T>(key: (x: T) => string) => (a: T, b: T) => (rank.get(key(a)) ?? -1) - (rank.get(key(b)) ?? -1);
+  const byRank =
+    <T>(key: (x: T) => string) =>
+    (a: T, b: T) =>
+      (rank.get(key(a)) ?? -1) - (rank.get(key(b)) ?? -1);
   const save = () => {
     manifest.tasks.sort(byRank((t) => t.provenance));
     report.mined.sort(byRank((m) => m.provenance));
@@ -464,25 +575,29 @@ async function mineInto(out: string, opts: MineOptions): Promise<MineReport> {
   const full = () => opts.max !== undefined && manifest.tasks.length >= opts.max;
   let failure: unknown = null;
   try {
-    await mapPool(scan.candidates.filter((c) => !decided.has(c.provenance)), remote?.jobs ?? opts.jobs ?? 1, async (c) => {
-      if (full() || failure !== null) return;
-      try {
-        const judged = await mineCandidate(ctx, c);
-        if (judged) {
-          writeDerivedTask(join(out, "tasks"), await deriveTask(gitDir, repo, judged.entry));
-          // Together and with no await before save(): another job's save() in between would otherwise
-          // write a report that lists this task while the manifest does not hold it yet.
-          manifest.tasks.push(judged.entry);
-          report.mined.push(judged.mined);
+    await mapPool(
+      scan.candidates.filter((c) => !decided.has(c.provenance)),
+      remote?.jobs ?? opts.jobs ?? 1,
+      async (c) => {
+        if (full() || failure !== null) return;
+        try {
+          const judged = await mineCandidate(ctx, c);
+          if (judged) {
+            writeDerivedTask(join(out, "tasks"), await deriveTask(gitDir, repo, judged.entry));
+            // Together and with no await before save(): another job's save() in between would otherwise
+            // write a report that lists this task while the manifest does not hold it yet.
+            manifest.tasks.push(judged.entry);
+            report.mined.push(judged.mined);
+          }
+          save();
+          // --max reached: candidates whose tests no worker has started are left to a resumed run.
+          if (full()) await remote?.withdraw();
+        } catch (e) {
+          // (A candidate withdrawn after --max was reached ends here too: it stays undecided.)
+          if (!full()) failure ??= e;
         }
-        save();
-        // --max reached: candidates whose tests no worker has started are left to a resumed run.
-        if (full()) await remote?.withdraw();
-      } catch (e) {
-        // (A candidate withdrawn after --max was reached ends here too: it stays undecided.)
-        if (!full()) failure ??= e;
-      }
-    });
+      },
+    );
   } finally {
     scratch.close();
     await remote?.close();

@@ -42,7 +42,11 @@ export function pytestSays(runs: readonly TestRun[], id: string): string | null 
 }
 
 /** Touched test modules (`modules`: the runner's) collected in no run of any state (no test of theirs reported), with pytest's words. */
-function uncollectedModules(states: TestRun[][], modules: readonly string[], universe: ReadonlySet<string>): Array<{ module: string; words: string | null }> {
+function uncollectedModules(
+  states: TestRun[][],
+  modules: readonly string[],
+  universe: ReadonlySet<string>,
+): Array<{ module: string; words: string | null }> {
   const all = states.flat();
   if (all.length === 0) return [];
   return modules
@@ -55,11 +59,21 @@ function uncollectedModules(states: TestRun[][], modules: readonly string[], uni
  * error of the interpreter or the packages (`cannot import name 'MutableSet' from 'collections'`),
  * not of a test. Said as such, in pytest's words, rather than as "no test fails and then passes".
  */
-export function environmentVerdict(states: TestRun[][], modules: readonly string[], universe: ReadonlySet<string>, failing: FailingModule[]): StageVerdict | null {
+export function environmentVerdict(
+  states: TestRun[][],
+  modules: readonly string[],
+  universe: ReadonlySet<string>,
+  failing: FailingModule[],
+): StageVerdict | null {
   const broken = uncollectedModules(states, modules, universe).filter((m) => m.words !== null && isLoadError(m.words));
   if (broken.length === 0) return null;
   const more = broken.length > 1 ? ` (and ${broken.length - 1} more module(s))` : "";
-  return { ok: false, reason: "environment", detail: `the tests cannot be loaded in any state: ${broken[0]!.words}${more}`, failingModules: failing };
+  return {
+    ok: false,
+    reason: "environment",
+    detail: `the tests cannot be loaded in any state: ${broken[0]!.words}${more}`,
+    failingModules: failing,
+  };
 }
 
 /**

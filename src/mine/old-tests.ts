@@ -49,7 +49,11 @@ export function functionKey(id: string): { file: string; key: string } | null {
  * ranges in the post-image (null: unknown, e.g. the file does not parse); a test whose function is
  * not found (inherited, generated) counts as changed.
  */
-export function unchangedIds(ids: readonly string[], touches: ReadonlyMap<string, FileTouches>, ranges: ReadonlyMap<string, Record<string, [number, number]> | null>): string[] {
+export function unchangedIds(
+  ids: readonly string[],
+  touches: ReadonlyMap<string, FileTouches>,
+  ranges: ReadonlyMap<string, Record<string, [number, number]> | null>,
+): string[] {
   return ids.filter((id) => {
     const k = functionKey(id);
     if (!k) return false;
@@ -66,9 +70,16 @@ export function unchangedIds(ids: readonly string[], touches: ReadonlyMap<string
 const helper = fileURLToPath(new URL("../testbed/test-functions.py", import.meta.url));
 
 /** Function line ranges of Python files (src/testbed/test-functions.py, run by the tests' own interpreter). */
-export async function functionRanges(python: string, files: ReadonlyMap<string, string>): Promise<Map<string, Record<string, [number, number]> | null>> {
+export async function functionRanges(
+  python: string,
+  files: ReadonlyMap<string, string>,
+): Promise<Map<string, Record<string, [number, number]> | null>> {
   if (files.size === 0) return new Map();
-  const r = await runProcess(python, ["-I", helper], { input: JSON.stringify(Object.fromEntries(files)), timeoutMs: 120_000, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C.UTF-8" } });
+  const r = await runProcess(python, ["-I", helper], {
+    input: JSON.stringify(Object.fromEntries(files)),
+    timeoutMs: 120_000,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C.UTF-8" },
+  });
   if (r.code !== 0) throw new Error(`${python} test-functions.py: exit ${r.code ?? r.signal}: ${r.stderr.trim().slice(-500)}`);
   return new Map(Object.entries(JSON.parse(r.stdout) as Record<string, Record<string, [number, number]> | null>));
 }

@@ -26,8 +26,19 @@ export async function textAt(gitDir: string, rev: string, path: string): Promise
 export async function pythonFold(gitDir: string, base: string, from: string, to: string, isSource: PathClass): Promise<FoldRule | null> {
   const paths = (await changedPaths(gitDir, from, to)).filter(isSource);
   if (paths.length === 0 || !paths.every((p) => p.endsWith(".py"))) return null;
-  const files = await Promise.all(paths.map(async (path) => ({ path, base: await textAt(gitDir, base, path), before: await textAt(gitDir, from, path), after: await textAt(gitDir, to, path) })));
-  const r = await runProcess("python3", ["-I", helper], { input: JSON.stringify(files), timeoutMs: 120_000, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C.UTF-8" } });
+  const files = await Promise.all(
+    paths.map(async (path) => ({
+      path,
+      base: await textAt(gitDir, base, path),
+      before: await textAt(gitDir, from, path),
+      after: await textAt(gitDir, to, path),
+    })),
+  );
+  const r = await runProcess("python3", ["-I", helper], {
+    input: JSON.stringify(files),
+    timeoutMs: 120_000,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C.UTF-8" },
+  });
   // No python3, or the helper failed: the diff rules' answer stands (the step is a stage).
   if (r.code !== 0) return null;
   const verdicts = JSON.parse(r.stdout) as FileVerdict[];

@@ -56,7 +56,14 @@ async function askOnce(w: Writer, prompt: string): Promise<{ request: string; mo
  */
 export async function writeStageRequest(w: Writer, s: StageToWrite): Promise<StageWritten> {
   const diffstat = diffstatOf(s.patch);
-  const input: WriterStageInput = { taskProvenance: s.taskProvenance, stage: s.stage, stages: s.stages, description: s.description, earlier: s.earlier, diffstat };
+  const input: WriterStageInput = {
+    taskProvenance: s.taskProvenance,
+    stage: s.stage,
+    stages: s.stages,
+    description: s.description,
+    earlier: s.earlier,
+    diffstat,
+  };
   const given = [s.taskProvenance, s.description, ...s.earlier, ...diffstat];
   let refused: string | undefined;
   for (let attempt = 1; attempt <= 2; attempt++) {

@@ -81,9 +81,22 @@ async function prepareEnv(dataset: Dataset, task: LoadedTask, work: string, log:
  * Adds `runs` runs of the suite (or of `only` these test files) after stages 1..K (K = from..to), on
  * base + tests.patch, to `states[K]`; a rejection when a run cannot be trusted.
  */
-async function runStates(dataset: Dataset, task: LoadedTask, env: PreparedEnv, work: string, runs: number, only: readonly string[] | null, states: TestRun[][], from = 0, to = task.stagePatches.length): Promise<StageVerdict | null> {
+async function runStates(
+  dataset: Dataset,
+  task: LoadedTask,
+  env: PreparedEnv,
+  work: string,
+  runs: number,
+  only: readonly string[] | null,
+  states: TestRun[][],
+  from = 0,
+  to = task.stagePatches.length,
+): Promise<StageVerdict | null> {
   for (let k = from; k <= to; k++) {
-    const patches = [...task.stagePatches.slice(0, k).map((text, i) => ({ name: `stage-${i + 1}.patch`, text })), { name: "tests.patch", text: task.testsPatch }];
+    const patches = [
+      ...task.stagePatches.slice(0, k).map((text, i) => ({ name: `stage-${i + 1}.patch`, text })),
+      { name: "tests.patch", text: task.testsPatch },
+    ];
     const list = (states[k] ??= []);
     for (let i = 0; i < runs; i++) {
       const scratch = join(work, `k${k}-r${list.length}`);
@@ -99,7 +112,11 @@ async function runStates(dataset: Dataset, task: LoadedTask, env: PreparedEnv, w
         // A conftest that cannot be imported stops pytest before any test: the environment, in pytest's words.
         const conftest = run.timedOut ? null : conftestWords(`${run.stdout}\n${run.stderr}`);
         if (conftest) return { ok: false, reason: "environment", detail: `after ${k} stage(s): the tests cannot be loaded: ${conftest}` };
-        const reason = run.timedOut ? "timed out" : run.interrupted !== null || run.cases.size === 0 ? "collection failure" : "untrusted test run";
+        const reason = run.timedOut
+          ? "timed out"
+          : run.interrupted !== null || run.cases.size === 0
+            ? "collection failure"
+            : "untrusted test run";
         return { ok: false, reason, detail: `after ${k} stage(s): ${why}` };
       }
       list.push(run);
@@ -124,7 +141,9 @@ function importOnly(states: TestRun[][]): string[] {
   const k = states.length - 1;
   const ids = new Set<string>();
   for (const r of states[k]!) for (const [id, o] of r.cases) if (o === "passed") ids.add(id);
-  return [...ids].filter((id) => states[0]!.every((r) => uncollected(r, id)) && states[k]!.every((r) => r.cases.get(id) === "passed")).sort();
+  return [...ids]
+    .filter((id) => states[0]!.every((r) => uncollected(r, id)) && states[k]!.every((r) => r.cases.get(id) === "passed"))
+    .sort();
 }
 
 /** Each stage's tests (see `judge`), over `runs` runs per state; after the first run of each state, a candidate with no F2P costs no more runs. */
@@ -149,7 +168,8 @@ export async function stageTests(
   if ("ok" in env) return done(env);
   const only = suite === "touched" ? modules : null;
   const python = testPython(env.pathPrefix);
-  const judged = async () => gatedByOthers(judge(task, states, testFiles, await oldTests(python, importOnly(states)), isModule), python, testCode);
+  const judged = async () =>
+    gatedByOthers(judge(task, states, testFiles, await oldTests(python, importOnly(states)), isModule), python, testCode);
   // One run per state first: the tests stable over every run are a subset of what one run shows, so
   // a candidate that one run rejects costs a third of the runs.
   const base = async (): Promise<StageVerdict | null> => {
@@ -158,7 +178,11 @@ export async function stageTests(
     return b.problem === null ? null : { ok: false, reason: "base cannot be collected", detail: b.problem };
   };
   // The base first: a base that cannot import or collect its own test modules is refused before the stages run.
-  const first = (await runStates(dataset, task, env, work, 1, only, states, 0, 0)) ?? (await base()) ?? (await runStates(dataset, task, env, work, 1, only, states, 1)) ?? (await judged());
+  const first =
+    (await runStates(dataset, task, env, work, 1, only, states, 0, 0)) ??
+    (await base()) ??
+    (await runStates(dataset, task, env, work, 1, only, states, 1)) ??
+    (await judged());
   if (!first.ok || runs === 1) return done(first);
   return done((await runStates(dataset, task, env, work, runs - 1, only, states)) ?? (await judged()));
 }
@@ -171,9 +195,17 @@ export async function stageTests(
  * P2P, since they fail at the base. P2P: tests of the files
  * tests.patch touches that pass in every state.
  */
-function judge(task: LoadedTask, states: TestRun[][], testFiles: readonly string[], old: ReadonlySet<string>, isModule: (path: string) => boolean): StageVerdict {
+function judge(
+  task: LoadedTask,
+  states: TestRun[][],
+  testFiles: readonly string[],
+  old: ReadonlySet<string>,
+  isModule: (path: string) => boolean,
+): StageVerdict {
   const k = task.stagePatches.length;
-  const changing = new Set(changingIds([...states[0]!.map((r) => new Set(r.cases.keys()))], [...states[k]!.map((r) => new Set(r.cases.keys()))]));
+  const changing = new Set(
+    changingIds([...states[0]!.map((r) => new Set(r.cases.keys()))], [...states[k]!.map((r) => new Set(r.cases.keys()))]),
+  );
   const universe = new Set<string>();
   for (const list of states) for (const r of list) for (const id of r.cases.keys()) if (!changing.has(id)) universe.add(id);
   const stage: string[][] = Array.from({ length: k }, () => []);
@@ -210,8 +242,17 @@ function judge(task: LoadedTask, states: TestRun[][], testFiles: readonly string
   if (stage.every((s) => s.length === 0)) {
     const environment = environmentVerdict(states, modules, universe, failing);
     if (environment) return environment;
-    if (unstable.length > 0) return { ok: false, reason: "unstable", detail: `no stable fail-to-pass test; unstable: ${unstable.slice(0, 5).join(", ")}`, failingModules: failing };
-    const olds = regression.length > 0 ? `; ${regression.length} old unchanged test(s) fail before the stages only because their module cannot be imported there` : "";
+    if (unstable.length > 0)
+      return {
+        ok: false,
+        reason: "unstable",
+        detail: `no stable fail-to-pass test; unstable: ${unstable.slice(0, 5).join(", ")}`,
+        failingModules: failing,
+      };
+    const olds =
+      regression.length > 0
+        ? `; ${regression.length} old unchanged test(s) fail before the stages only because their module cannot be imported there`
+        : "";
     return { ok: false, reason: "no F2P", detail: `no test fails before the stages and passes after them${olds}`, failingModules: failing };
   }
   return { ok: true, stageTests: stage, p2p: p2p.sort(), unstable, regression, failingModules: failing, importGated: gated };

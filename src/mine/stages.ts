@@ -16,7 +16,13 @@ export interface FoldedStep {
  * the rule is applied again to the stages until every stage is substantive. Reads only diffs: no
  * test runs, so a candidate with fewer than two stages costs none.
  */
-export async function substantiveStages(gitDir: string, base: string, steps: readonly string[], isSource: PathClass, isTest: PathClass): Promise<{ cuts: string[]; folded: FoldedStep[] }> {
+export async function substantiveStages(
+  gitDir: string,
+  base: string,
+  steps: readonly string[],
+  isSource: PathClass,
+  isTest: PathClass,
+): Promise<{ cuts: string[]; folded: FoldedStep[] }> {
   let cuts = [...steps];
   const folded: FoldedStep[] = [];
   for (;;) {
@@ -37,10 +43,12 @@ export async function substantiveStages(gitDir: string, base: string, steps: rea
     const recorded = new Set(folded.map((f) => f.step));
     for (const f of folds) {
       const from = f.step === 0 ? 0 : steps.indexOf(cuts[f.step - 1]!) + 1;
-      for (const step of steps.slice(from, steps.indexOf(cuts[f.step]!) + 1)) if (!recorded.has(step)) folded.push({ step, rule: f.rule, into: at(f.into) });
+      for (const step of steps.slice(from, steps.indexOf(cuts[f.step]!) + 1))
+        if (!recorded.has(step)) folded.push({ step, rule: f.rule, into: at(f.into) });
     }
     const next = kept.map((i) => cuts[i]!);
-    if (folds.length === 0 || next.length === 0) return { cuts: next, folded: folded.sort((a, b) => steps.indexOf(a.step) - steps.indexOf(b.step)) };
+    if (folds.length === 0 || next.length === 0)
+      return { cuts: next, folded: folded.sort((a, b) => steps.indexOf(a.step) - steps.indexOf(b.step)) };
     cuts = next;
   }
 }

@@ -8,7 +8,14 @@ import parseDiff from "parse-diff";
  */
 
 /** Why a step is no stage (the words `tasks mine` reports). */
-export type FoldRule = "progress only" | "documentation only" | "formatting only" | "type annotations only" | "leftover removal" | "typo fix" | `revert of step ${number}`;
+export type FoldRule =
+  | "progress only"
+  | "documentation only"
+  | "formatting only"
+  | "type annotations only"
+  | "leftover removal"
+  | "typo fix"
+  | `revert of step ${number}`;
 
 export type StepClass = { substantive: true } | { substantive: false; rule: FoldRule };
 
@@ -155,7 +162,8 @@ function typoOnly(f: FileChange): boolean {
     const [a, b] = [words(p.old), words(p.new)];
     if (a.length !== b.length) return false;
     // Indentation is syntax in Python: a line moved in or out of a block is no typo fix.
-    if (indentSensitive(f.path) && normalize(p.old, f.path, false).split("|")[0] !== normalize(p.new, f.path, false).split("|")[0]) return false;
+    if (indentSensitive(f.path) && normalize(p.old, f.path, false).split("|")[0] !== normalize(p.new, f.path, false).split("|")[0])
+      return false;
     return a.every((w, i) => {
       const v = b[i]!;
       if (w.text === v.text) return true;

@@ -24,7 +24,11 @@ function startingManifest(o: WriteManifestOptions, target: string): TaskManifest
   const existing = readJsonWith(target, taskManifestReadSchema);
   const ids = (m: TaskManifest) => m.tasks.map((t) => `${t.id}@${t.stages.map((s) => s.cut ?? s.patch_sha256).join(",")}`).join(" ");
   if (existing.name !== input.name || ids(existing) !== ids(input)) {
-    throw new InputError({ file: target, path: "", message: `already exists and is not a copy of ${o.manifestFile} (other tasks); choose another --out or remove it` });
+    throw new InputError({
+      file: target,
+      path: "",
+      message: `already exists and is not a copy of ${o.manifestFile} (other tasks); choose another --out or remove it`,
+    });
   }
   return existing;
 }
@@ -39,7 +43,11 @@ export async function writeRequestsInManifest(o: WriteManifestOptions): Promise<
   const manifest = startingManifest(o, target);
   const problems: Problem[] = Object.keys(o.sources ?? {})
     .filter((name) => !(name in manifest.repos))
-    .map((name) => ({ file: "--repo", path: name, message: `no repository ${name} in the manifest (${Object.keys(manifest.repos).join(", ")})` }));
+    .map((name) => ({
+      file: "--repo",
+      path: name,
+      message: `no repository ${name} in the manifest (${Object.keys(manifest.repos).join(", ")})`,
+    }));
   if (problems.length > 0) throw new InputError(problems);
   const scratch = mkdtempSync(join(tmpdir(), "switch-swe-write-requests-"));
   const dataset = datasetOfManifest(manifest, scratch, o.sources);
@@ -49,12 +57,24 @@ export async function writeRequestsInManifest(o: WriteManifestOptions): Promise<
       if (!repo) throw new InputError({ file: o.manifestFile, path: `tasks[${i}].repo`, message: `unknown repository ${t.repo}` });
       const gitDir = (await materializeRepo(dataset, t.repo)).gitDir;
       const d = await deriveTask(gitDir, repo, t);
-      if (d.mismatches.length > 0) throw new InputError(d.mismatches.map((m) => ({ file: o.manifestFile, path: `tasks[${i}].${m.split(":")[0]}`, message: `${t.id}: ${m.slice(m.indexOf(":") + 2)}` })));
+      if (d.mismatches.length > 0)
+        throw new InputError(
+          d.mismatches.map((m) => ({
+            file: o.manifestFile,
+            path: `tasks[${i}].${m.split(":")[0]}`,
+            message: `${t.id}: ${m.slice(m.indexOf(":") + 2)}`,
+          })),
+        );
       // A stage with a writer record was asked before; one with a text and no record was written by hand.
       const leave = t.stages.map((s) => s.writer !== undefined || s.text !== undefined);
       // What the check refuses to see named: only read when a stage will be asked for.
       const names = leave.every(Boolean) ? [] : await privateNamesAtStages(gitDir, t.base, d.stages);
-      const stages = t.stages.map((_, k) => ({ text: d.spec.requests[k]!.text, patch: d.stages[k]!, leave: leave[k]!, privateNames: names[k] }));
+      const stages = t.stages.map((_, k) => ({
+        text: d.spec.requests[k]!.text,
+        patch: d.stages[k]!,
+        leave: leave[k]!,
+        privateNames: names[k],
+      }));
       await writeTaskStages({ id: t.id, provenance: t.provenance, stages }, o, summary, (k, r) => {
         setManifestStage(t.stages[k]!, r.text, r.writer);
         writeJsonAtomic(target, manifest);

@@ -37,19 +37,34 @@ export interface WriteOptions {
 }
 
 /** Writes the stages of one task that are not left alone, calling `save` after each; WriterFailed stops it. */
-export async function writeTaskStages(t: TaskToWrite, o: WriteOptions, summary: WriteSummary, save: (k: number, r: StageWritten) => void): Promise<void> {
+export async function writeTaskStages(
+  t: TaskToWrite,
+  o: WriteOptions,
+  summary: WriteSummary,
+  save: (k: number, r: StageWritten) => void,
+): Promise<void> {
   const texts = t.stages.map((s) => s.text);
   for (const [k, s] of t.stages.entries()) {
     if (s.leave) {
       summary.skipped++;
       continue;
     }
-    const r = await writeStageRequest(o.writer, { taskProvenance: t.provenance, stage: k + 1, stages: t.stages.length, description: s.text, earlier: texts.slice(0, k), patch: s.patch, privateNames: s.privateNames });
+    const r = await writeStageRequest(o.writer, {
+      taskProvenance: t.provenance,
+      stage: k + 1,
+      stages: t.stages.length,
+      description: s.text,
+      earlier: texts.slice(0, k),
+      patch: s.patch,
+      privateNames: s.privateNames,
+    });
     texts[k] = r.text;
     save(k, r);
     if (r.writer.status === "written") summary.written++;
     else summary.refused++;
-    o.onLine?.(`${t.id} stage ${k + 1}: ${r.writer.status === "written" ? "written" : `rewrite refused (${r.writer.reason}); the derived text stays`}`);
+    o.onLine?.(
+      `${t.id} stage ${k + 1}: ${r.writer.status === "written" ? "written" : `rewrite refused (${r.writer.reason}); the derived text stays`}`,
+    );
   }
 }
 

@@ -80,7 +80,8 @@ export interface CheckContext {
  */
 export function privateNamesIn(texts: readonly string[]): string[] {
   const out = new Set<string>();
-  for (const t of texts) for (const name of t.match(/(?<![A-Za-z0-9_$])_+[A-Za-z][A-Za-z0-9_]+/g) ?? []) if (!/^__\w+__$/.test(name)) out.add(name);
+  for (const t of texts)
+    for (const name of t.match(/(?<![A-Za-z0-9_$])_+[A-Za-z][A-Za-z0-9_]+/g) ?? []) if (!/^__\w+__$/.test(name)) out.add(name);
   return [...out].sort();
 }
 
@@ -95,7 +96,8 @@ const testStatements: readonly RegExp[] = [
   /\b(?:a|the)\s+tests?\s+(?:that|which)\b/gi,
 ];
 /** Names of test functions and classes: `test_foo`, `testFoo`, `TestFoo`, `foo_test`. */
-const testNames = /(?<![A-Za-z0-9_$])(?:test_[A-Za-z0-9_]+|test[A-Z][A-Za-z0-9_]*|Test[A-Z][A-Za-z0-9_]*|[A-Za-z0-9_]+_test)(?![A-Za-z0-9_$])/g;
+const testNames =
+  /(?<![A-Za-z0-9_$])(?:test_[A-Za-z0-9_]+|test[A-Z][A-Za-z0-9_]*|Test[A-Z][A-Za-z0-9_]*|[A-Za-z0-9_]+_test)(?![A-Za-z0-9_$])/g;
 
 /** References to later stages: a request is sent alone and knows nothing of what comes next. */
 const laterStages: readonly RegExp[] = [
@@ -110,7 +112,9 @@ const laterStages: readonly RegExp[] = [
 
 /** Every distinct match of the patterns in text order, a match inside a longer one left out. */
 function matchesOf(text: string, patterns: readonly RegExp[]): string[] {
-  const found = patterns.flatMap((p) => [...text.matchAll(p)].map((m) => ({ at: m.index, end: m.index + m[0].length, words: m[0].replace(/\s+/g, " ") })));
+  const found = patterns.flatMap((p) =>
+    [...text.matchAll(p)].map((m) => ({ at: m.index, end: m.index + m[0].length, words: m[0].replace(/\s+/g, " ") })),
+  );
   found.sort((a, b) => a.at - b.at || b.end - a.end);
   const kept: typeof found = [];
   for (const f of found) if (!kept.some((k) => k.at <= f.at && f.end <= k.end)) kept.push(f);
@@ -144,17 +148,21 @@ export function checkRewrite(text: string, ctx: CheckContext): string | null {
   if (t.includes("```")) return "it contains a code block";
   const given = ctx.given.join("\n");
   const leaked = introducedIdentifiers(ctx.patch).filter((name) => !mentions(given, name) && mentions(t, name));
-  if (leaked.length > 0) return `it names ${leaked.length === 1 ? "an identifier" : "identifiers"} that the change introduces: ${leaked.join(", ")}`;
+  if (leaked.length > 0)
+    return `it names ${leaked.length === 1 ? "an identifier" : "identifiers"} that the change introduces: ${leaked.join(", ")}`;
   // Private names give the implementation away even when a commit message names them: no exemption.
   const { added, kept } = patchLines(ctx.patch);
   const privates = new Set([...(ctx.privateNames ?? []), ...privateNamesIn([...added, ...kept])]);
   const named = [...privates].filter((name) => mentions(t, name)).sort();
-  if (named.length > 0) return `private names: it names ${named.length === 1 ? "a private name" : "private names"} of the code: ${named.join(", ")}`;
+  if (named.length > 0)
+    return `private names: it names ${named.length === 1 ? "a private name" : "private names"} of the code: ${named.join(", ")}`;
   const aboutTests = testRemarksIn(t);
   if (aboutTests.length > 0) return `statements about tests: it says what the tests do or names a test: ${quoted(aboutTests)}`;
   const later = laterStageReferencesIn(t);
   if (later.length > 0) return `later stages: it refers to a later stage: ${quoted(later)}`;
-  const copied = patchLines(ctx.patch).added.map((l) => l.trim()).find((l) => l.length >= MIN_CODE_LINE_CHARS && /[^A-Za-z0-9\s,.'"!?-]/.test(l) && t.includes(l));
+  const copied = patchLines(ctx.patch)
+    .added.map((l) => l.trim())
+    .find((l) => l.length >= MIN_CODE_LINE_CHARS && /[^A-Za-z0-9\s,.'"!?-]/.test(l) && t.includes(l));
   if (copied !== undefined) return `it copies a line of the change's code: ${JSON.stringify(copied.slice(0, 60))}`;
   return null;
 }

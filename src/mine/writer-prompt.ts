@@ -16,7 +16,7 @@ export const WRITER_SYSTEM_PROMPT = [
   "You write the message a user of a software project sends to a coding assistant to ask for one step of a change.",
   "You get the step's own description (its commit messages and, when known, the branch it was merged from),",
   "the requests the user already sent for the earlier steps of the same task, and the names of the files the step changes.",
-  "Write what the user wants in the user's own words: the behaviour they need and why, as a request (\"Please ...\", \"I need ...\").",
+  'Write what the user wants in the user\'s own words: the behaviour they need and why, as a request ("Please ...", "I need ...").',
   "Never say how to implement it: do not name functions, classes, variables or other identifiers the change introduces",
   "unless the description already names them, and never include code, diffs or code blocks.",
   "Never name private names of the code (names starting with an underscore), never say what tests check or name a test,",
@@ -39,7 +39,10 @@ export interface WriterStageInput {
 }
 
 export function renderWriterPrompt(input: WriterStageInput, refusedBecause?: string): string {
-  const earlier = input.earlier.length === 0 ? ["(none: this is the first step)"] : input.earlier.map((t, i) => `${i + 1}. ${t.replace(/\s*\n\s*/g, " ")}`);
+  const earlier =
+    input.earlier.length === 0
+      ? ["(none: this is the first step)"]
+      : input.earlier.map((t, i) => `${i + 1}. ${t.replace(/\s*\n\s*/g, " ")}`);
   const lines = [
     `Task: ${input.taskProvenance}`,
     `Step ${input.stage} of ${input.stages}.`,
@@ -71,7 +74,10 @@ const replySchema = z.object({ request: z.string() });
 
 /** The request text of a reply, or why the reply is malformed. A ```json fence around the object is tolerated. */
 export function parseWriterReply(text: string): { ok: true; request: string } | { ok: false; detail: string } {
-  const body = text.trim().replace(/^```(?:json)?\s*\n([\s\S]*?)\n?```$/, "$1").trim();
+  const body = text
+    .trim()
+    .replace(/^```(?:json)?\s*\n([\s\S]*?)\n?```$/, "$1")
+    .trim();
   let value: unknown;
   try {
     value = JSON.parse(body);

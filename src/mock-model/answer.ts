@@ -65,6 +65,10 @@ export function partsText(content: unknown, accept: (part: Record<string, unknow
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   return content
-    .map((p: unknown) => (p && typeof p === "object" && accept(p as Record<string, unknown>) && typeof (p as { text?: unknown }).text === "string" ? (p as { text: string }).text : ""))
+    .map((p: unknown) =>
+      p && typeof p === "object" && accept(p as Record<string, unknown>) && typeof (p as { text?: unknown }).text === "string"
+        ? (p as { text: string }).text
+        : "",
+    )
     .join("");
 }

@@ -73,16 +73,28 @@ export const anthropicMessages: Protocol = {
         s.send("content_block_delta", { type: "content_block_delta", index, delta: { type: "text_delta", text: block.text } });
       } else {
         s.send("content_block_start", { type: "content_block_start", index, content_block: { ...block, input: {} } });
-        s.send("content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) } });
+        s.send("content_block_delta", {
+          type: "content_block_delta",
+          index,
+          delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) },
+        });
       }
       s.send("content_block_stop", { type: "content_block_stop", index });
     });
     const stop = a.toolCalls.length > 0 ? "tool_use" : "end_turn";
-    s.send("message_delta", { type: "message_delta", delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: a.usage.outputTokens } });
+    s.send("message_delta", {
+      type: "message_delta",
+      delta: { stop_reason: stop, stop_sequence: null },
+      usage: { output_tokens: a.usage.outputTokens },
+    });
     s.send("message_stop", { type: "message_stop" });
     s.end();
   },
-  error: (res, status, message) => writeJson(res, status, { type: "error", error: { type: status === 429 ? "rate_limit_error" : status >= 500 ? "api_error" : "invalid_request_error", message } }),
+  error: (res, status, message) =>
+    writeJson(res, status, {
+      type: "error",
+      error: { type: status === 429 ? "rate_limit_error" : status >= 500 ? "api_error" : "invalid_request_error", message },
+    }),
 };
 
 /** `POST /v1/messages/count_tokens`: the same estimate the answers use. */

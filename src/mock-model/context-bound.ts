@@ -44,7 +44,8 @@ export interface BoundAnswer {
 }
 
 // Claude Code's compaction request, OpenCode 1.18.33's (its summary template), and generic wordings.
-const compactionPrompt = /create a detailed summary of the conversation|summari[sz]e (the|this) conversation|write a summary|Output exactly the Markdown structure shown inside <template>/i;
+const compactionPrompt =
+  /create a detailed summary of the conversation|summari[sz]e (the|this) conversation|write a summary|Output exactly the Markdown structure shown inside <template>/i;
 const finalization = /^(Repository:.*\n)?(Workspace:.*\n)?\s*Finish the task in this workspace/m;
 /** As the text stands in a JSON body. */
 const inJson = (s: string) => JSON.stringify(s).slice(1, -1);
@@ -63,7 +64,10 @@ function shellWrite(workspace: string, path: string, content: string, s: Stage):
  * list's `system`/`developer` messages): the window holds the conversation.
  */
 function conversationPart(prompt: unknown): unknown {
-  if (Array.isArray(prompt)) return prompt.filter((m) => !(m && typeof m === "object" && ["system", "developer"].includes((m as { role?: unknown }).role as string)));
+  if (Array.isArray(prompt))
+    return prompt.filter(
+      (m) => !(m && typeof m === "object" && ["system", "developer"].includes((m as { role?: unknown }).role as string)),
+    );
   if (!prompt || typeof prompt !== "object") return prompt;
   return Object.fromEntries(Object.entries(prompt).filter(([k]) => !["system", "instructions", "systemInstruction"].includes(k)));
 }
@@ -92,13 +96,17 @@ export function contextBoundAnswer(table: KnownAnswers, facts: RequestFacts): Bo
   const last = table.stages.filter(present).sort((a, b) => prompt.lastIndexOf(inJson(b.key)) - prompt.lastIndexOf(inJson(a.key)))[0];
   // RCM's state-writing call (model-written state): a state citing the batch's messages.
   if (!facts.hasTools && isStateWritingCall(prompt)) return answer(stateWriterAnswer(facts.lastUserText));
-  if (compactionPrompt.test(facts.lastUserText)) return answer(last ? `<summary>\nThe latest request:\n${last.text}\n</summary>` : "<summary>\nNothing was asked.\n</summary>");
+  if (compactionPrompt.test(facts.lastUserText))
+    return answer(last ? `<summary>\nThe latest request:\n${last.text}\n</summary>` : "<summary>\nNothing was asked.\n</summary>");
   // Only the summary request may exceed the window (it is what makes the conversation fit again).
   if (estimate > table.window) return { ...answer(""), tooLong: `prompt is too long: ${estimate} tokens > ${table.window} maximum` };
   if (finalization.test(facts.lastUserText)) return answer("The task is complete and ready for evaluation.");
   // The request being answered: the stage whose key comes last in the latest user message (a record in
   // front of it may quote earlier stages).
-  const current = table.stages.filter((s) => facts.lastUserText.includes(s.key)).sort((a, b) => facts.lastUserText.lastIndexOf(b.key) - facts.lastUserText.lastIndexOf(a.key))[0] ?? last;
+  const current =
+    table.stages
+      .filter((s) => facts.lastUserText.includes(s.key))
+      .sort((a, b) => facts.lastUserText.lastIndexOf(b.key) - facts.lastUserText.lastIndexOf(a.key))[0] ?? last;
   if (!current || !facts.hasTools) return answer("Done.");
   if (prompt.includes(marker(current))) return answer(`I implemented what I know of ${current.task}, stage ${current.stage}.`);
   const known = table.stages.filter((s) => s.task === current.task && s.stage < current.stage && present(s)).map((s) => s.stage);
@@ -107,6 +115,9 @@ export function contextBoundAnswer(table: KnownAnswers, facts: RequestFacts): Bo
   if (!writes || workspace === null) return answer("I cannot tell where to work.");
   return answer(
     "",
-    Object.entries(writes.files).map(([path, content]) => ({ name: table.shell.name, arguments: { ...table.shell.extra, [table.shell.command]: shellWrite(workspace, path, content, current) } })),
+    Object.entries(writes.files).map(([path, content]) => ({
+      name: table.shell.name,
+      arguments: { ...table.shell.extra, [table.shell.command]: shellWrite(workspace, path, content, current) },
+    })),
   );
 }

@@ -13,7 +13,14 @@ function lastUserText(contents: Content[]): string {
 }
 
 function hasFunctionDeclarations(tools: unknown): boolean {
-  return Array.isArray(tools) && tools.some((t: unknown) => Array.isArray((t as { functionDeclarations?: unknown })?.functionDeclarations) && (t as { functionDeclarations: unknown[] }).functionDeclarations.length > 0);
+  return (
+    Array.isArray(tools) &&
+    tools.some(
+      (t: unknown) =>
+        Array.isArray((t as { functionDeclarations?: unknown })?.functionDeclarations) &&
+        (t as { functionDeclarations: unknown[] }).functionDeclarations.length > 0,
+    )
+  );
 }
 
 /** usageMetadata: promptTokenCount includes the cached part; candidatesTokenCount excludes thoughts. */
@@ -77,7 +84,10 @@ export const geminiGenerate: Protocol = {
     s.send(null, chunk(a, calls.length > 0 ? calls : text.length > 0 ? text : [{ text: "" }], true));
     s.end();
   },
-  error: (res, status, message) => writeJson(res, status, { error: { code: status, message, status: status === 429 ? "RESOURCE_EXHAUSTED" : status >= 500 ? "INTERNAL" : "INVALID_ARGUMENT" } }),
+  error: (res, status, message) =>
+    writeJson(res, status, {
+      error: { code: status, message, status: status === 429 ? "RESOURCE_EXHAUSTED" : status >= 500 ? "INTERNAL" : "INVALID_ARGUMENT" },
+    }),
 };
 
 /** `POST …/models/M:countTokens`: the same estimate the answers use. */

@@ -31,7 +31,11 @@ export function completionBody(a: Answer, id: string, created: number): unknown 
     choices: [
       {
         index: 0,
-        message: { role: "assistant", content: a.text === "" && tool_calls.length > 0 ? null : a.text, ...(tool_calls.length ? { tool_calls } : {}) },
+        message: {
+          role: "assistant",
+          content: a.text === "" && tool_calls.length > 0 ? null : a.text,
+          ...(tool_calls.length ? { tool_calls } : {}),
+        },
         finish_reason: tool_calls.length ? "tool_calls" : "stop",
       },
     ],

@@ -38,7 +38,13 @@ function usage(a: Answer) {
 function outputItems(a: Answer, id: string, custom: ReadonlySet<string>): Item[] {
   const items: Item[] = [];
   if (a.text !== "") {
-    items.push({ type: "message", id: `msg_${id}`, role: "assistant", status: "completed", content: [{ type: "output_text", text: a.text, annotations: [] }] });
+    items.push({
+      type: "message",
+      id: `msg_${id}`,
+      role: "assistant",
+      status: "completed",
+      content: [{ type: "output_text", text: a.text, annotations: [] }],
+    });
   }
   a.toolCalls.forEach((c, i) => {
     const callId = `call_${id}_${i}`;
@@ -46,14 +52,29 @@ function outputItems(a: Answer, id: string, custom: ReadonlySet<string>): Item[]
       const input = typeof c.arguments.input === "string" ? c.arguments.input : JSON.stringify(c.arguments);
       items.push({ type: "custom_tool_call", id: `ctc_${id}_${i}`, status: "completed", call_id: callId, name: c.name, input });
     } else {
-      items.push({ type: "function_call", id: `fc_${id}_${i}`, status: "completed", call_id: callId, name: c.name, arguments: JSON.stringify(c.arguments) });
+      items.push({
+        type: "function_call",
+        id: `fc_${id}_${i}`,
+        status: "completed",
+        call_id: callId,
+        name: c.name,
+        arguments: JSON.stringify(c.arguments),
+      });
     }
   });
   return items;
 }
 
 function responseBody(a: Answer, id: string, output: Item[], status: string): Item {
-  return { id: `resp_${id}`, object: "response", created_at: Math.floor(Date.now() / 1000), status, model: a.model, output, ...(status === "completed" ? { usage: usage(a) } : {}) };
+  return {
+    id: `resp_${id}`,
+    object: "response",
+    created_at: Math.floor(Date.now() / 1000),
+    status,
+    model: a.model,
+    output,
+    ...(status === "completed" ? { usage: usage(a) } : {}),
+  };
 }
 
 /**
@@ -83,7 +104,10 @@ export const openaiResponses: Protocol = {
     const send = (type: string, data: Item) => s.send(type, { type, sequence_number: seq++, ...data });
     send("response.created", { response: responseBody(a, id, [], "in_progress") });
     output.forEach((item, index) => {
-      send("response.output_item.added", { output_index: index, item: item.type === "message" ? { ...item, status: "in_progress", content: [] } : item });
+      send("response.output_item.added", {
+        output_index: index,
+        item: item.type === "message" ? { ...item, status: "in_progress", content: [] } : item,
+      });
       if (item.type === "message") {
         const text = (item.content as { text: string }[])[0]!.text;
         send("response.output_text.delta", { item_id: item.id, output_index: index, content_index: 0, delta: text });
@@ -94,5 +118,6 @@ export const openaiResponses: Protocol = {
     send("response.completed", { response: responseBody(a, id, output, "completed") });
     s.end();
   },
-  error: (res, status, message) => writeJson(res, status, { error: { message, type: status === 429 ? "rate_limit_exceeded" : "server_error", code: null, param: null } }),
+  error: (res, status, message) =>
+    writeJson(res, status, { error: { message, type: status === 429 ? "rate_limit_exceeded" : "server_error", code: null, param: null } }),
 };

@@ -36,7 +36,10 @@ export const scriptTurnSchema = z
     tool_calls: z.array(scriptToolCallSchema).optional(),
     usage: usageSchema.optional(),
     /** Answer with this HTTP status and error message instead (to test error paths). */
-    error: z.object({ status: z.number().int().min(400).max(599), message: z.string() }).strict().optional(),
+    error: z
+      .object({ status: z.number().int().min(400).max(599), message: z.string() })
+      .strict()
+      .optional(),
     /** Wait this long before answering (to test deadlines). */
     delay_ms: z.number().int().nonnegative().optional(),
   })

@@ -50,11 +50,24 @@ export interface MockModelServer {
 const maxBodyBytes = 64 * 1024 * 1024;
 
 /** Count-token endpoints first: their paths end like the generating ones. */
-const protocols: readonly Protocol[] = [anthropicCountTokens, geminiCountTokens, openaiChat, anthropicMessages, openaiResponses, geminiGenerate];
+const protocols: readonly Protocol[] = [
+  anthropicCountTokens,
+  geminiCountTokens,
+  openaiChat,
+  anthropicMessages,
+  openaiResponses,
+  geminiGenerate,
+];
 
 function modelList(script: Script, path: string): unknown {
-  if (path.includes("/v1beta/")) return { models: script.models.map((id) => ({ name: `models/${id}`, displayName: id, supportedGenerationMethods: ["generateContent"] })) };
-  return { object: "list", data: script.models.map((id) => ({ id, object: "model", type: "model", created: 0, display_name: id, owned_by: "switch-swe" })) };
+  if (path.includes("/v1beta/"))
+    return {
+      models: script.models.map((id) => ({ name: `models/${id}`, displayName: id, supportedGenerationMethods: ["generateContent"] })),
+    };
+  return {
+    object: "list",
+    data: script.models.map((id) => ({ id, object: "model", type: "model", created: 0, display_name: id, owned_by: "switch-swe" })),
+  };
 }
 
 /** The answer a turn (or the fallback) gives, with the usage the script names or an estimate. */
@@ -136,7 +149,12 @@ export async function startMockModel(opts: MockModelOptions): Promise<MockModelS
         record(entry);
         return protocol.error(res, 400, bound.tooLong);
       }
-      const answer = answerOf(script, facts, { text: bound.text, tool_calls: bound.toolCalls, requests: "any", usage: { prompt_tokens: bound.inputTokens } }, {});
+      const answer = answerOf(
+        script,
+        facts,
+        { text: bound.text, tool_calls: bound.toolCalls, requests: "any", usage: { prompt_tokens: bound.inputTokens } },
+        {},
+      );
       entry.usage = answer.usage;
       record(entry);
       return protocol.respond(res, answer, String(entry.seq), facts);

@@ -22,7 +22,12 @@ export function stateWriterAnswer(user: string): string {
     return m ? [{ id: m[1]!, role: m[2]!, text: m[3]! }] : [];
   });
   const empty = /Current record:\n\(empty\)/.test(user);
-  const state = { goal: null as null | { text: string; refs: string[] }, constraints: [] as Array<{ text: string; refs: string[] }>, progress: [] as Array<{ text: string; refs: string[] }>, pending: [] as never[] };
+  const state = {
+    goal: null as null | { text: string; refs: string[] },
+    constraints: [] as Array<{ text: string; refs: string[] }>,
+    progress: [] as Array<{ text: string; refs: string[] }>,
+    pending: [] as never[],
+  };
   let request: { id: string; opening: string } | null = null;
   for (const m of messages) {
     if (m.role === "user") {

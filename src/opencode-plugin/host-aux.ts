@@ -25,7 +25,11 @@ interface HostAuxSetup {
 }
 
 /** Usage of one host call in RCM's token rule: input excludes cached input, output includes reasoning. */
-function usageOf(purpose: AuxUsage["purpose"], model: HostModel, info: { tokens?: { input?: number; output?: number; reasoning?: number; cache?: { read?: number } } }): AuxUsage | null {
+function usageOf(
+  purpose: AuxUsage["purpose"],
+  model: HostModel,
+  info: { tokens?: { input?: number; output?: number; reasoning?: number; cache?: { read?: number } } },
+): AuxUsage | null {
   const t = info.tokens;
   if (!t) return null;
   return {
@@ -47,11 +51,17 @@ export function hostAuxChat(h: HostAuxSetup): AuxChat {
   return async (purpose, system, user) => {
     const model = h.model();
     if (!model) throw new Error("auxiliary model: the session's model is not known yet");
-    const created = await h.client.session.create({ body: { parentID: h.parent, title: `switch-swe RCM ${purpose}` }, query: { directory: h.directory } });
+    const created = await h.client.session.create({
+      body: { parentID: h.parent, title: `switch-swe RCM ${purpose}` },
+      query: { directory: h.directory },
+    });
     const id = created.data?.id;
     if (!id) throw new Error("auxiliary model: OpenCode did not create a session");
     h.own.add(id);
-    const timer = setTimeout(() => void h.client.session.abort({ path: { id }, query: { directory: h.directory } }).catch(() => undefined), h.timeoutMs);
+    const timer = setTimeout(
+      () => void h.client.session.abort({ path: { id }, query: { directory: h.directory } }).catch(() => undefined),
+      h.timeoutMs,
+    );
     try {
       const r = await h.client.session.prompt({
         path: { id },

@@ -32,7 +32,9 @@ export function historyView(messages: readonly HostMessage[]): HistoryView {
   const spans: GroupSpan[] = [];
   messages.forEach((m, i) => {
     if (m.info.role === "user") {
-      const texts = m.parts.filter((p): p is Extract<Part, { type: "text" }> => p.type === "text" && !p.ignored && !p.synthetic && !isRcmPart(p));
+      const texts = m.parts.filter(
+        (p): p is Extract<Part, { type: "text" }> => p.type === "text" && !p.ignored && !p.synthetic && !isRcmPart(p),
+      );
       if (texts.length > 0) {
         groups.push({ id: m.info.id, userMessageId: m.info.id, userText: texts.map((p) => p.text).join("\n"), actions: [] });
         spans.push({ user: i, rest: [] });
@@ -77,7 +79,13 @@ function toolAction(p: Extract<Part, { type: "tool" }>, messageId: string): Acti
 export function applyPlan(messages: HostMessage[], view: HistoryView, plan: AssemblyPlan): HistoryEdits {
   const edits = planEdits(view, plan, (i) => messages[i]!.info.role === "assistant");
   const part = (m: HostMessage, kind: "record" | "elided", text: string): Part => ({
-    id: `prt_rcm_${m.info.id}`, sessionID: m.info.sessionID, messageID: m.info.id, type: "text", text, synthetic: true, metadata: { [rcmPartKey]: { part: kind } },
+    id: `prt_rcm_${m.info.id}`,
+    sessionID: m.info.sessionID,
+    messageID: m.info.id,
+    type: "text",
+    text,
+    synthetic: true,
+    metadata: { [rcmPartKey]: { part: kind } },
   });
   const notes = new Map(edits.notes.map((i) => [i, part(messages[i]!, "elided", elidedNote)]));
   const record = edits.record ? part(messages[edits.record.at]!, "record", edits.record.text) : null;

@@ -12,7 +12,8 @@ type Hook<K extends keyof Hooks> = NonNullable<Hooks[K]>;
 function sessionModel(messages: HostMessage[]): HostModel | null {
   for (let i = messages.length - 1; i >= 0; i--) {
     const info = messages[i]!.info;
-    if (info.role === "user" && info.model.providerID && info.model.modelID) return { providerID: info.model.providerID, modelID: info.model.modelID };
+    if (info.role === "user" && info.model.providerID && info.model.modelID)
+      return { providerID: info.model.providerID, modelID: info.model.modelID };
   }
   return null;
 }
@@ -106,7 +107,10 @@ export function createRcmServer(defaults: RcmOptionsInput = {}): Plugin {
     const options = parseRcmOptions({ ...defaults, ...(pluginOptions ?? {}) });
     const slots = new SessionSlots(options, resolveStateDir(options.stateDir, input.directory), input.client, input.directory);
     if (options.mode === "off") return {};
-    slots.log("info", `loaded: mode=${options.mode} threshold=${options.threshold} auxModel=${auxLabel(options)} stateDir=${slots.stateDir} from=${fileURLToPath(import.meta.url)}`);
+    slots.log(
+      "info",
+      `loaded: mode=${options.mode} threshold=${options.threshold} auxModel=${auxLabel(options)} stateDir=${slots.stateDir} from=${fileURLToPath(import.meta.url)}`,
+    );
     return {
       "chat.message": chatMessage(slots),
       "experimental.chat.messages.transform": messagesTransform(slots),

@@ -53,7 +53,14 @@ export class SessionSlots {
     } catch (e) {
       this.log("error", `session ${session}: starting with empty state: ${errorText(e)}`);
     }
-    const memory = saved ? { router: saved.router, states: saved.states, ...(saved.aux ? { aux: saved.aux } : {}), ...(saved.writes ? { writes: saved.writes } : {}) } : undefined;
+    const memory = saved
+      ? {
+          router: saved.router,
+          states: saved.states,
+          ...(saved.aux ? { aux: saved.aux } : {}),
+          ...(saved.writes ? { writes: saved.writes } : {}),
+        }
+      : undefined;
     const s: SessionSlot = {
       engine: new RcmEngine(this.options, memory),
       history: [],
@@ -65,7 +72,14 @@ export class SessionSlots {
     const host = hostAuxOf(this.options);
     if (host) {
       const fixed = host.model ? hostModelOf(host.model) : null;
-      const aux = hostAuxChat({ client: this.client, directory: this.directory, parent: session, model: () => fixed ?? s.model, timeoutMs: host.timeoutMs ?? 60_000, own: this.own });
+      const aux = hostAuxChat({
+        client: this.client,
+        directory: this.directory,
+        parent: session,
+        model: () => fixed ?? s.model,
+        timeoutMs: host.timeoutMs ?? 60_000,
+        own: this.own,
+      });
       s.engine = new RcmEngine(this.options, memory, aux);
     }
     this.slots.set(session, s);
@@ -77,7 +91,10 @@ export class SessionSlots {
     appendAuxUsage(this.stateDir, session, s.engine.drainAuxUsage());
     for (const notice of s.engine.drainNotices()) this.log("warn", `session ${session}: ${notice}`);
     if (!s.engine.takeDirty() && !s.last) return;
-    saveStateFile(this.stateDir, session, this.options.mode, s.engine.memory, { ...(s.last ? { last: s.last } : {}), compactions: s.compactions });
+    saveStateFile(this.stateDir, session, this.options.mode, s.engine.memory, {
+      ...(s.last ? { last: s.last } : {}),
+      compactions: s.compactions,
+    });
   }
 
   compacted(session: string): void {

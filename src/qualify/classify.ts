@@ -53,7 +53,11 @@ export interface Comparison {
  * or was never collected, disqualifies. Undeclared F2P tests and unstable undeclared tests are
  * reported as differences.
  */
-export function compareWithDeclared(classes: ReadonlyMap<string, TestClass>, declared: DeclaredLists, describe: (id: string) => string): Comparison {
+export function compareWithDeclared(
+  classes: ReadonlyMap<string, TestClass>,
+  declared: DeclaredLists,
+  describe: (id: string) => string,
+): Comparison {
   const problems: string[] = [];
   const differences: string[] = [];
   const f2p = [...classes].filter(([, c]) => c === "F2P").map(([id]) => id);
@@ -71,7 +75,10 @@ export function compareWithDeclared(classes: ReadonlyMap<string, TestClass>, dec
   }
   for (const id of f2p) if (!declaredAll.has(id)) differences.push(`${id} is F2P but not declared`);
   const unstable = [...classes].filter(([id, c]) => c === "unstable" && !declaredAll.has(id)).map(([id]) => id);
-  if (unstable.length > 0) differences.push(`${unstable.length} undeclared test(s) are unstable: ${unstable.slice(0, 10).join(", ")}${unstable.length > 10 ? ", ..." : ""}`);
+  if (unstable.length > 0)
+    differences.push(
+      `${unstable.length} undeclared test(s) are unstable: ${unstable.slice(0, 10).join(", ")}${unstable.length > 10 ? ", ..." : ""}`,
+    );
   return { problems, differences };
 }
 
@@ -81,10 +88,16 @@ export function compareWithDeclared(classes: ReadonlyMap<string, TestClass>, dec
  * whole passing suite is deliberately not dumped into P2P: declared P2P tests are the ones a
  * dataset author chose as the guard against regressions, and a longer list only slows verification.
  */
-export function rewrittenLists(classes: ReadonlyMap<string, TestClass>, declared: DeclaredLists): { fail_to_pass: string[]; pass_to_pass: string[] } {
+export function rewrittenLists(
+  classes: ReadonlyMap<string, TestClass>,
+  declared: DeclaredLists,
+): { fail_to_pass: string[]; pass_to_pass: string[] } {
   const isF2P = (id: string) => classes.get(id) === "F2P";
   const keptF2P = declared.fail_to_pass.filter(isF2P);
-  const newF2P = [...classes].filter(([id, c]) => c === "F2P" && !keptF2P.includes(id)).map(([id]) => id).sort();
+  const newF2P = [...classes]
+    .filter(([id, c]) => c === "F2P" && !keptF2P.includes(id))
+    .map(([id]) => id)
+    .sort();
   const seen = new Set<string>();
   const p2p: string[] = [];
   for (const id of [...declared.pass_to_pass, ...declared.fail_to_pass]) {

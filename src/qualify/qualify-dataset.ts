@@ -19,7 +19,14 @@ export interface QualifyDatasetOptions {
 
 /** Runs qualifications elsewhere (a queue's workers); opened once the dataset is loaded and checked. */
 export interface QualifyBackend {
-  open(dataset: Dataset, tasks: number): Promise<{ qualify: (task: LoadedTask, opts: QualifyOptions) => Promise<QualifyReport>; concurrency: number; close: () => Promise<void> }>;
+  open(
+    dataset: Dataset,
+    tasks: number,
+  ): Promise<{
+    qualify: (task: LoadedTask, opts: QualifyOptions) => Promise<QualifyReport>;
+    concurrency: number;
+    close: () => Promise<void>;
+  }>;
 }
 
 /**
@@ -44,7 +51,10 @@ export function writeDeclaredLists(task: LoadedTask, lists: { fail_to_pass: stri
 }
 
 /** Qualifies the chosen tasks of a dataset (all by default); with `write`, updates their declared lists. */
-export async function qualifyDataset(dir: string, opts: QualifyDatasetOptions = {}): Promise<{ dataset: Dataset; reports: QualifyReport[] }> {
+export async function qualifyDataset(
+  dir: string,
+  opts: QualifyDatasetOptions = {},
+): Promise<{ dataset: Dataset; reports: QualifyReport[] }> {
   const dataset = loadDataset(dir);
   const byId = new Map(dataset.tasks.map((t) => [t.id, t]));
   const chosen = opts.tasks && opts.tasks.length > 0 ? [...new Set(opts.tasks)] : dataset.tasks.map((t) => t.id);
@@ -54,7 +64,10 @@ export async function qualifyDataset(dir: string, opts: QualifyDatasetOptions = 
   const qualify = remote?.qualify ?? ((task: LoadedTask, o: QualifyOptions) => qualifyTask(dataset, task, o));
   await mapPool(chosen, remote?.concurrency ?? opts.concurrency ?? 2, async (id, i) => {
     const task = byId.get(id)!;
-    const r = await qualify(task, { ...(opts.runs !== undefined ? { runs: opts.runs } : {}), ...(opts.suite ? { suite: opts.suite } : {}) });
+    const r = await qualify(task, {
+      ...(opts.runs !== undefined ? { runs: opts.runs } : {}),
+      ...(opts.suite ? { suite: opts.suite } : {}),
+    });
     if (opts.write && r.proposed) {
       const removed = writeDeclaredLists(task, r.proposed);
       if (removed.length > 0) r.differences.push(`removed from the stages' tests (no longer F2P): ${removed.join(", ")}`);

@@ -7,7 +7,16 @@ import { testIdFile } from "../dataset/test-id-paths.js";
 import type { PreparedEnv } from "../testbed/env-cache.js";
 import { inScope } from "../testbed/pytest-ids.js";
 import { suiteRunProblem, type TestRun } from "../testbed/test-run.js";
-import { checkoutWithPatches, describeRun, environmentFor, freshCheckout, isTestModuleOf, runWholeSuite, testRunnerOf, type NamedPatch } from "../testbed/task-testbed.js";
+import {
+  checkoutWithPatches,
+  describeRun,
+  environmentFor,
+  freshCheckout,
+  isTestModuleOf,
+  runWholeSuite,
+  testRunnerOf,
+  type NamedPatch,
+} from "../testbed/task-testbed.js";
 import { classifyTest, compareWithDeclared, rewrittenLists, type RunOutcome, type TestClass } from "./classify.js";
 import { changingIds } from "../dataset/generated-ids.js";
 
@@ -180,7 +189,13 @@ function classifyAll(collected: Collected, report: QualifyReport): { classes: Ma
 }
 
 /** Compares what was observed with the declared lists and proposes lists for `--write`. */
-function judge(task: LoadedTask, mangle: (id: string) => string, report: QualifyReport, classes: Map<string, TestClass>, history: Map<string, string>): void {
+function judge(
+  task: LoadedTask,
+  mangle: (id: string) => string,
+  report: QualifyReport,
+  classes: Map<string, TestClass>,
+  history: Map<string, string>,
+): void {
   // Declared ids are matched to observed ones by the runner's JUnit mangling too (a different rootdir spelling).
   const byKey = new Map([...classes.keys()].map((id) => [mangle(id), id]));
   const canonical = (id: string) => (classes.has(id) ? id : (byKey.get(mangle(id)) ?? id));

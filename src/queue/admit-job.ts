@@ -9,7 +9,11 @@ import { authenticateJob } from "./signed-job.js";
  * Otherwise one log line naming the job and why, and the job fails for good (UnrecoverableError: no
  * retry of a job that will never verify; the coordinator sees it failed, with the reason).
  */
-export function admitJob(queue: string, raw: Job, w: { secret: QueueSecret; floor: ConfinementFloor; worker: string; log: (line: string) => void }): Record<string, unknown> {
+export function admitJob(
+  queue: string,
+  raw: Job,
+  w: { secret: QueueSecret; floor: ConfinementFloor; worker: string; log: (line: string) => void },
+): Record<string, unknown> {
   const auth = authenticateJob(w.secret, queue, raw);
   const why = auth.ok ? confinementRefusal(queue, auth.data, w.floor) : `unauthenticated job: ${auth.why}`;
   if (why !== null || !auth.ok) {

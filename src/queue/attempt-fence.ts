@@ -36,6 +36,7 @@ export async function storeResult(redis: Redis, resultKey: string, data: Buffer)
  * Returns false when fenced.
  */
 export async function appendUnlessFenced(redis: Redis, trajectoryKey: string, resultKey: string, bytes: Buffer): Promise<boolean> {
-  const script = "if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end redis.call('APPEND', KEYS[1], ARGV[1]) redis.call('EXPIRE', KEYS[1], ARGV[2]) return 1";
+  const script =
+    "if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end redis.call('APPEND', KEYS[1], ARGV[1]) redis.call('EXPIRE', KEYS[1], ARGV[2]) return 1";
   return (await redis.eval(script, 2, trajectoryKey, resultKey, bytes, String(resultTtlS))) === 1;
 }

@@ -37,6 +37,9 @@ export async function getBlob(redis: Redis, digest: string, secret: QueueSecret)
   const all = Buffer.concat(parts);
   if (all.length !== bytes) return null;
   const plain = secret.decrypt(all, digest);
-  if (plain === null) throw new InfraFault(`blob ${digest.slice(0, 12)} in the queue does not decrypt with this ${queueSecretEnv} (written by someone without it)`);
+  if (plain === null)
+    throw new InfraFault(
+      `blob ${digest.slice(0, 12)} in the queue does not decrypt with this ${queueSecretEnv} (written by someone without it)`,
+    );
   return plain;
 }

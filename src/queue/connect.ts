@@ -16,13 +16,25 @@ export async function connectChecked(target: QueueTarget, timeoutMs = 10_000): P
 
 /** One connection attempt, no retries: a PING answered, or bad input. */
 async function probe(target: QueueTarget, timeoutMs: number): Promise<void> {
-  const redis = new Redis({ ...target.redis, lazyConnect: true, retryStrategy: () => null, enableOfflineQueue: false, connectTimeout: timeoutMs });
+  const redis = new Redis({
+    ...target.redis,
+    lazyConnect: true,
+    retryStrategy: () => null,
+    enableOfflineQueue: false,
+    connectTimeout: timeoutMs,
+  });
   let lastError = "";
   redis.on("error", (e: Error) => {
     lastError = e.message.replace(/redis(s)?:\/\/[^\s]*/g, target.display);
   });
   const ok = await Promise.race([
-    redis.connect().then(() => redis.ping()).then(() => true, () => false),
+    redis
+      .connect()
+      .then(() => redis.ping())
+      .then(
+        () => true,
+        () => false,
+      ),
     new Promise<boolean>((r) => setTimeout(() => r(false), timeoutMs).unref()),
   ]);
   if (!ok) {

@@ -10,7 +10,11 @@ const ttlMs = 30_000;
  * One coordinator per run, across machines: a key in Redis that expires unless renewed. A key left by a
  * dead process of this host is taken over at once; any other live holder is bad input.
  */
-export async function acquireCoordinatorLock(redis: Redis, runId: string, runDir: string): Promise<{ renew: () => Promise<void>; release: () => Promise<void> }> {
+export async function acquireCoordinatorLock(
+  redis: Redis,
+  runId: string,
+  runDir: string,
+): Promise<{ renew: () => Promise<void>; release: () => Promise<void> }> {
   const key = keys.coordinator(runId);
   const me = `${hostname()} ${process.pid} ${new Date().toISOString()}`;
   for (let tries = 0; tries < 2; tries++) {
@@ -24,7 +28,11 @@ export async function acquireCoordinatorLock(redis: Redis, runId: string, runDir
     }
     if (holder === "") continue;
     const left = Math.max(1, Math.ceil((await redis.pttl(key)) / 1000));
-    throw inputError(runDir, "", `another coordinator runs this run (${host} pid ${pidText}, since ${since}); if it is gone, its claim expires in ${left} s`);
+    throw inputError(
+      runDir,
+      "",
+      `another coordinator runs this run (${host} pid ${pidText}, since ${since}); if it is gone, its claim expires in ${left} s`,
+    );
   }
   return {
     renew: async () => {

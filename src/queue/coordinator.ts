@@ -88,7 +88,15 @@ export class QueueCoordinator implements SessionBackend {
 
   async verify(run: BackendRun, sessions: readonly string[]): Promise<string[]> {
     if (!this.redis || !this.shipment) return [];
-    return verifyThroughQueue({ run, sessions, redis: this.redis, target: this.target, runId: this.runId, shipment: this.shipment, renew: () => this.slowTick(run) });
+    return verifyThroughQueue({
+      run,
+      sessions,
+      redis: this.redis,
+      target: this.target,
+      runId: this.runId,
+      shipment: this.shipment,
+      renew: () => this.slowTick(run),
+    });
   }
 
   async close(): Promise<void> {
@@ -141,7 +149,13 @@ export class QueueCoordinator implements SessionBackend {
       if (data === null) continue;
       // Fenced by an earlier coordinator that was killed before it wrote the ledger: lost, as it decided.
       if (isTombstone(data)) {
-        await this.settleLost(t, "its worker stopped renewing its lock (the attempt was given up before the coordinator restarted)", run, outcome, todo);
+        await this.settleLost(
+          t,
+          "its worker stopped renewing its lock (the attempt was given up before the coordinator restarted)",
+          run,
+          outcome,
+          todo,
+        );
         continue;
       }
       await this.settle(t, this.decode(data, t), run, outcome, todo);
@@ -194,7 +208,13 @@ export class QueueCoordinator implements SessionBackend {
       const id = sessionJobId(this.runId, session, t.job.attempt);
       if (!ids.has(id)) continue;
       const job = failed.find((j) => j.id === id)!;
-      await this.settleLost(t, `${job.processedBy ?? "a worker"} stopped renewing its lock or failed: ${job.failedReason ?? "failed"}`, run, outcome, todo);
+      await this.settleLost(
+        t,
+        `${job.processedBy ?? "a worker"} stopped renewing its lock or failed: ${job.failedReason ?? "failed"}`,
+        run,
+        outcome,
+        todo,
+      );
       await job.remove().catch(() => undefined);
     }
   }
@@ -245,7 +265,16 @@ export class QueueCoordinator implements SessionBackend {
     try {
       return decodeResult(data, sessionResultSchema, this.target.secret, keys.result(this.runId, t.job.session, t.job.attempt));
     } catch (e) {
-      return { format: "switch-swe.queue-result/1", session: t.job.session, attempt: t.job.attempt, worker: "?", outcome: "infra_fault", detail: (e as Error).message, summary: null, files: [] };
+      return {
+        format: "switch-swe.queue-result/1",
+        session: t.job.session,
+        attempt: t.job.attempt,
+        worker: "?",
+        outcome: "infra_fault",
+        detail: (e as Error).message,
+        summary: null,
+        files: [],
+      };
     }
   }
 
@@ -257,13 +286,29 @@ export class QueueCoordinator implements SessionBackend {
   }
 
   /** After an attempt ended: done, or the next attempt (as a local run decides). */
-  private async next(t: Tracked, status: SessionResult["outcome"], detail: string | null, summary: SessionResult["summary"], run: BackendRun, outcome: RunOutcome, todo: SelectedSession[]): Promise<void> {
+  private async next(
+    t: Tracked,
+    status: SessionResult["outcome"],
+    detail: string | null,
+    summary: SessionResult["summary"],
+    run: BackendRun,
+    outcome: RunOutcome,
+    todo: SelectedSession[],
+  ): Promise<void> {
     const { session, attempt } = t.job;
     const s = todo.find((x) => x.session === session)!;
     this.tracked.delete(session);
     const faults = t.faults + (status === "infra_fault" ? 1 : 0);
     const retry = (status === "infra_fault" && faults <= run.config.max_infra_retries) || status === "interrupted";
-    run.progress({ type: "session_end", time: nowIso(), session, attempt, status, ...(status === "infra_fault" ? { retry } : {}), ...(detail ? { detail } : {}) });
+    run.progress({
+      type: "session_end",
+      time: nowIso(),
+      session,
+      attempt,
+      status,
+      ...(status === "infra_fault" ? { retry } : {}),
+      ...(detail ? { detail } : {}),
+    });
     if (status === "finished") outcome.finished.push(session);
     else if (retry && !run.signal.aborted) await this.startAttempt(s, run, faults);
     else if (!run.signal.aborted || status !== "interrupted") {

@@ -33,7 +33,10 @@ export async function ship(redis: Redis, s: Shipment, secret: QueueSecret): Prom
 }
 
 /** The dataset as a job names it. */
-export function jobDataset(dataset: Dataset, s: Shipment): { name: string; version: string; digest: string; repos?: Record<string, string> } {
+export function jobDataset(
+  dataset: Dataset,
+  s: Shipment,
+): { name: string; version: string; digest: string; repos?: Record<string, string> } {
   const base = { name: dataset.manifest.name, version: dataset.manifest.version, digest: s.digest };
   return Object.keys(s.repos).length > 0 ? { ...base, repos: s.repos } : base;
 }

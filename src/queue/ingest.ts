@@ -35,7 +35,14 @@ export function ingestSessionResult(runDir: string, ledger: Ledger, r: SessionRe
  * An attempt whose worker died or hung: the trajectory it had sent so far becomes the session's current
  * trajectory (the next attempt archives it, as a local restart does), and the ledger says why.
  */
-export function recordLostAttempt(runDir: string, ledger: Ledger, session: string, attempt: number, trajectory: Buffer | null, detail: string): void {
+export function recordLostAttempt(
+  runDir: string,
+  ledger: Ledger,
+  session: string,
+  attempt: number,
+  trajectory: Buffer | null,
+  detail: string,
+): void {
   const sessionDir = runFiles.sessionDir(runDir, session);
   archivePreviousAttempt(sessionDir);
   if (trajectory && trajectory.length > 0) writeFileAtomic(runFiles.trajectory(runDir, session), trajectory);

@@ -21,7 +21,7 @@ export function wipeInitialEnvironment(names: readonly string[]): number {
       readSync(fd, block, 0, block.length, start);
       let wiped = 0;
       for (const name of names) {
-        for (let at = 0; at < block.length; ) {
+        for (let at = 0; at < block.length;) {
           const i = block.indexOf(`${name}=`, at);
           if (i < 0) break;
           const value = i + name.length + 1;

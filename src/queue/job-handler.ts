@@ -29,7 +29,13 @@ export interface JobHandler<J extends JobCommon> {
  * A job as admitJob authenticated it (`data`, never `raw.data`, which anyone with access to Redis may
  * have written): parsed, refused (handed back for another worker) or handled.
  */
-export async function processJob<J extends JobCommon>(h: JobHandler<J>, raw: Job, data: unknown, token: string | undefined, c: ProcessorContext): Promise<string> {
+export async function processJob<J extends JobCommon>(
+  h: JobHandler<J>,
+  raw: Job,
+  data: unknown,
+  token: string | undefined,
+  c: ProcessorContext,
+): Promise<string> {
   const parsed = h.schema.safeParse(data);
   if (!parsed.success) throw new Error(`malformed ${h.what} job: ${parsed.error.issues[0]?.message ?? "invalid"}`);
   const job = parsed.data;
@@ -60,14 +66,18 @@ export interface ProcessorContext {
 
 /** Why this worker cannot run a job faithfully, or null. */
 export function refusal(job: { switch_swe_version: string }): string | null {
-  if (job.switch_swe_version !== packageVersion) return `the job needs switch-swe ${job.switch_swe_version}, this worker runs ${packageVersion}`;
+  if (job.switch_swe_version !== packageVersion)
+    return `the job needs switch-swe ${job.switch_swe_version}, this worker runs ${packageVersion}`;
   return null;
 }
 
 /** Puts a job back for another worker (a refusal is not an attempt). */
 export async function handBack(job: Job, token: string | undefined, why: string, c: ProcessorContext, runId: string): Promise<never> {
   c.log(`refused job ${job.id}: ${why}`);
-  publishEvent(c.redis, runId, { worker: c.worker, event: { type: "warning", time: new Date().toISOString(), message: `worker ${c.worker} refused a job: ${why}` } });
+  publishEvent(c.redis, runId, {
+    worker: c.worker,
+    event: { type: "warning", time: new Date().toISOString(), message: `worker ${c.worker} refused a job: ${why}` },
+  });
   await job.moveToDelayed(Date.now() + 10_000, token);
   throw new DelayedError();
 }

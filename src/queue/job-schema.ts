@@ -33,12 +33,17 @@ export const sessionJobSchema = z
      * `harness_version`: the agent CLI's version in the coordinator's run.json (null: not a CLI agent, or
      * the CLI could not tell); a worker whose own CLI says another version refuses the job.
      */
-    agent: z.object({ name: z.string().min(1), options: z.record(z.string(), z.string()), harness_version: z.string().nullable() }).strict(),
+    agent: z
+      .object({ name: z.string().min(1), options: z.record(z.string(), z.string()), harness_version: z.string().nullable() })
+      .strict(),
     seed: z.number().int().nonnegative(),
     request_timeout_s: z.number().positive(),
     max_continuations: z.number().int().nonnegative(),
     /** The agent's confinement as run.json records it (null: none; `mode` absent: the default backend), applied by the worker as a local run would. */
-    sandbox: z.object({ mode: z.string().min(1).optional(), network: z.boolean(), allowed_endpoints: z.array(z.string()).optional() }).strict().nullable(),
+    sandbox: z
+      .object({ mode: z.string().min(1).optional(), network: z.boolean(), allowed_endpoints: z.array(z.string()).optional() })
+      .strict()
+      .nullable(),
     /** `--limits` as asked (null: none); the worker enforces what its own machine can and warns of the rest. */
     limits: z.string().nullable(),
     /** `--submission` as run.json records it (absent: checkout, as coordinators before it sent). */

@@ -17,14 +17,26 @@ export function queueQualifyBackend(target: SecuredQueue): QualifyBackend {
     async open(dataset, tasks) {
       const shipment = await prepareShipment(dataset);
       const runId = randomBytes(8).toString("hex");
-      const jobs = await TaskJobs.open(target, runId, { dir: dataset.root, kind: "qualify", label: `tasks qualify ${dataset.manifest.name}`, jobs: tasks }, (redis) => ship(redis, shipment, target.secret), (l) =>
-        process.stderr.write(`${l}\n`),
+      const jobs = await TaskJobs.open(
+        target,
+        runId,
+        { dir: dataset.root, kind: "qualify", label: `tasks qualify ${dataset.manifest.name}`, jobs: tasks },
+        (redis) => ship(redis, shipment, target.secret),
+        (l) => process.stderr.write(`${l}\n`),
       );
       return {
         concurrency: Math.max(1, tasks),
         close: () => jobs.close(),
         qualify: async (task, o) => {
-          const job: QualifyJob = { kind: "qualify", run_id: runId, switch_swe_version: packageVersion, dataset: jobDataset(dataset, shipment), task: task.id, runs: o.runs ?? 3, suite: o.suite ?? "whole" };
+          const job: QualifyJob = {
+            kind: "qualify",
+            run_id: runId,
+            switch_swe_version: packageVersion,
+            dataset: jobDataset(dataset, shipment),
+            task: task.id,
+            runs: o.runs ?? 3,
+            suite: o.suite ?? "whole",
+          };
           const r = await jobs.run(qualifyJobKey(task.id), job);
           if (r.kind !== "qualify") throw new Error(`task ${task.id}: the queue returned a ${r.kind} result`);
           return r.report;

@@ -33,7 +33,12 @@ export function readQueueRun(runDir: string): QueueRun | null {
 export function openQueueRun(runDir: string, display: string): { run: QueueRun; created: boolean } {
   const existing = readQueueRun(runDir);
   if (existing) return { run: existing, created: false };
-  const run: QueueRun = { format: "switch-swe.queue-run/1", run_id: randomBytes(8).toString("hex"), queue: display, created_at: new Date().toISOString() };
+  const run: QueueRun = {
+    format: "switch-swe.queue-run/1",
+    run_id: randomBytes(8).toString("hex"),
+    queue: display,
+    created_at: new Date().toISOString(),
+  };
   writeJsonAtomic(queueRunFile(runDir), run);
   return { run, created: true };
 }

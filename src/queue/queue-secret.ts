@@ -88,9 +88,14 @@ export function takeQueueSecret(env: NodeJS.ProcessEnv = process.env): QueueSecr
   delete env[queueSecretEnv];
   if (env === process.env) wipeInitialEnvironment([queueSecretEnv]);
   if (value === undefined || value === "") {
-    throw inputError(queueSecretEnv, "", `not set: the coordinator and its workers share a secret that authenticates results and encrypts the dataset in Redis; make one with \`openssl rand -hex 32\` and set it for \`run --queue\`, \`verify --queue\` and every \`worker\``);
+    throw inputError(
+      queueSecretEnv,
+      "",
+      `not set: the coordinator and its workers share a secret that authenticates results and encrypts the dataset in Redis; make one with \`openssl rand -hex 32\` and set it for \`run --queue\`, \`verify --queue\` and every \`worker\``,
+    );
   }
-  if (value.length < minChars) throw inputError(queueSecretEnv, "", `${value.length} characters; at least ${minChars} are needed (\`openssl rand -hex 32\` makes 64)`);
+  if (value.length < minChars)
+    throw inputError(queueSecretEnv, "", `${value.length} characters; at least ${minChars} are needed (\`openssl rand -hex 32\` makes 64)`);
   return new QueueSecret(value);
 }
 

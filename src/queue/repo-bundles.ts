@@ -69,7 +69,9 @@ async function bundleRepo(dataset: Dataset, repo: string, tmp: string, revisions
   }
   if (m.head === null) refs.delete("HEAD");
   const file = join(tmp, `${repo}.bundle`);
-  await git(["--git-dir", m.gitDir, "-c", "pack.threads=1", "bundle", "create", "-q", file, ...[...refs].sort()], { timeoutMs: 30 * 60_000 });
+  await git(["--git-dir", m.gitDir, "-c", "pack.threads=1", "bundle", "create", "-q", file, ...[...refs].sort()], {
+    timeoutMs: 30 * 60_000,
+  });
   const bytes = readFileSync(file);
   return { repo, digest: sha256(bytes), bytes };
 }
@@ -84,7 +86,9 @@ async function bundleTree(dataset: Dataset, repo: string, tmp: string): Promise<
   await git(["init", "-q", "--bare", "-b", "main", bare]);
   await git(["--git-dir", bare, "fetch", "-q", "--no-tags", m.gitDir, `${m.head}:refs/heads/main`]);
   const file = join(tmp, `${repo}.bundle`);
-  await git(["--git-dir", bare, "-c", "pack.threads=1", "bundle", "create", "-q", file, "HEAD", "refs/heads/main"], { timeoutMs: 30 * 60_000 });
+  await git(["--git-dir", bare, "-c", "pack.threads=1", "bundle", "create", "-q", file, "HEAD", "refs/heads/main"], {
+    timeoutMs: 30 * 60_000,
+  });
   const bytes = readFileSync(file);
   return { repo, digest: sha256(bytes), bytes };
 }
@@ -122,7 +126,8 @@ async function cachedBundle(redis: Redis, secret: QueueSecret, digest: string): 
   const file = join(dir, `${digest}.bundle`);
   if (existsSync(file)) return file;
   const bytes = await getBlob(redis, digest, secret);
-  if (bytes === null) throw new InfraFault(`repository bundle ${digest.slice(0, 12)} is not in the queue (the coordinator uploads it again)`);
+  if (bytes === null)
+    throw new InfraFault(`repository bundle ${digest.slice(0, 12)} is not in the queue (the coordinator uploads it again)`);
   if (sha256(bytes) !== digest) throw new InfraFault(`repository bundle ${digest.slice(0, 12)} arrived damaged (digest mismatch)`);
   mkdirSync(dir, { recursive: true });
   writeFileAtomic(file, bytes);
@@ -134,7 +139,12 @@ async function cachedBundle(redis: Redis, secret: QueueSecret, digest: string): 
  * The dataset as a worker runs it: each repository that travelled as a bundle is read from the cached
  * bundle (its `mirror`); everything else is as the coordinator's dataset says.
  */
-export async function withBundles(redis: Redis, secret: QueueSecret, dataset: Dataset, bundles: Readonly<Record<string, string>>): Promise<Dataset> {
+export async function withBundles(
+  redis: Redis,
+  secret: QueueSecret,
+  dataset: Dataset,
+  bundles: Readonly<Record<string, string>>,
+): Promise<Dataset> {
   const entries = Object.entries(bundles);
   if (entries.length === 0) return dataset;
   const repos = { ...dataset.manifest.repos };

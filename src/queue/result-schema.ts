@@ -50,7 +50,10 @@ export function encodeResult(value: unknown, secret: QueueSecret, key: string): 
  */
 export function decodeResult<S extends z.ZodType>(data: Buffer, schema: S, secret: QueueSecret, key: string): z.output<S> {
   const payload = secret.verify(data, key);
-  if (payload === null) throw new Error(`unauthenticated result: not signed with this run's ${queueSecretEnv} for ${key} (forged, or written by a worker with another secret)`);
+  if (payload === null)
+    throw new Error(
+      `unauthenticated result: not signed with this run's ${queueSecretEnv} for ${key} (forged, or written by a worker with another secret)`,
+    );
   const parsed = schema.safeParse(JSON.parse(gunzipSync(payload).toString("utf8")));
   if (!parsed.success) {
     const i = parsed.error.issues[0];

@@ -67,5 +67,14 @@ export async function runSessionJob(c: SessionJobContext): Promise<SessionResult
   }
   const files = readSessionFiles(sessionDir);
   rmSync(sessionDir, { recursive: true, force: true });
-  return { format: "switch-swe.queue-result/1", session: job.session, attempt: job.attempt, worker: c.worker, outcome, detail, summary, files };
+  return {
+    format: "switch-swe.queue-result/1",
+    session: job.session,
+    attempt: job.attempt,
+    worker: c.worker,
+    outcome,
+    detail,
+    summary,
+    files,
+  };
 }

@@ -21,7 +21,15 @@ export function readSessionFiles(sessionDir: string): Array<{ path: string; b64:
 
 /** A relative path that stays inside its directory (a worker's result is checked before it is written). */
 export function safeSessionPath(p: string): boolean {
-  return p !== "" && posix.normalize(p) === p && !p.startsWith("/") && !p.startsWith("../") && p !== ".." && !p.includes("\0") && !p.includes("\\");
+  return (
+    p !== "" &&
+    posix.normalize(p) === p &&
+    !p.startsWith("/") &&
+    !p.startsWith("../") &&
+    p !== ".." &&
+    !p.includes("\0") &&
+    !p.includes("\\")
+  );
 }
 
 /** Writes shipped files into a session directory, each atomically; unsafe paths are refused. */
@@ -29,7 +37,8 @@ export function writeSessionFiles(sessionDir: string, files: ReadonlyArray<{ pat
   const root = resolve(sessionDir);
   for (const f of files) {
     const target = resolve(root, f.path);
-    if (!safeSessionPath(f.path) || !target.startsWith(root + sep)) throw new Error(`refused a file outside the session directory: ${JSON.stringify(f.path)}`);
+    if (!safeSessionPath(f.path) || !target.startsWith(root + sep))
+      throw new Error(`refused a file outside the session directory: ${JSON.stringify(f.path)}`);
     mkdirSync(dirname(target), { recursive: true });
     writeFileAtomic(target, Buffer.from(f.b64, "base64"));
   }

@@ -38,7 +38,10 @@ export async function agentVersionRefusal(job: SessionJob, agent: Agent, worker:
   if (wanted === null || !agent.describe) return null;
   let mine = versions.get(agent);
   if (!mine) {
-    mine = agent.describe().then((h) => h.version, () => null);
+    mine = agent.describe().then(
+      (h) => h.version,
+      () => null,
+    );
     versions.set(agent, mine);
   }
   const have = await mine;
@@ -47,14 +50,26 @@ export async function agentVersionRefusal(job: SessionJob, agent: Agent, worker:
 }
 
 /** Session jobs: one attempt, its result stored once under its own key. */
-export const sessionJobs: JobHandler<SessionJob> = { queue: sessionQueue, what: "session", schema: sessionJobSchema, handle: processSessionJob };
+export const sessionJobs: JobHandler<SessionJob> = {
+  queue: sessionQueue,
+  what: "session",
+  schema: sessionJobSchema,
+  handle: processSessionJob,
+};
 
 async function processSessionJob(raw: Job, job: SessionJob, token: string | undefined, c: ProcessorContext): Promise<string> {
   // A worker that hung past the stall timeout and came back may still run the attempt it was given up
   // for (until it sees the fence): it must not take the next attempt of that session beside it, in the
   // same session directory. Handed back: another worker, or this one once the old attempt stopped.
   const own = [...c.running.values()].find((r) => r.job.run_id === job.run_id && r.job.session === job.session);
-  if (own) return handBack(raw, token, `attempt ${own.job.attempt} of ${job.session} still runs on this worker (it was given up while the worker hung); attempt ${job.attempt} waits for another worker or for its end`, c, job.run_id);
+  if (own)
+    return handBack(
+      raw,
+      token,
+      `attempt ${own.job.attempt} of ${job.session} still runs on this worker (it was given up while the worker hung); attempt ${job.attempt} waits for another worker or for its end`,
+      c,
+      job.run_id,
+    );
   const resultKey = keys.result(job.run_id, job.session, job.attempt);
   if ((await c.redis.exists(resultKey)) === 1) return "already done";
   const id = String(raw.id);
@@ -69,7 +84,13 @@ async function processSessionJob(raw: Job, job: SessionJob, token: string | unde
     c.lockLost.add(id);
     controller.abort();
   };
-  const mirror = new TrajectoryMirror(c.redis, runFiles.trajectory(shadowRunDir, job.session), keys.trajectory(job.run_id, job.session, job.attempt), resultKey, fenced);
+  const mirror = new TrajectoryMirror(
+    c.redis,
+    runFiles.trajectory(shadowRunDir, job.session),
+    keys.trajectory(job.run_id, job.session, job.attempt),
+    resultKey,
+    fenced,
+  );
   c.log(`start ${job.session} attempt ${job.attempt} (run ${job.run_id})`);
   try {
     const result = await attemptResult(job, c, controller.signal, shadowRunDir, mirror);
@@ -79,12 +100,16 @@ async function processSessionJob(raw: Job, job: SessionJob, token: string | unde
       return "lock lost";
     }
     if (!(await storeResult(c.redis, resultKey, encodeResult(result, c.secret, resultKey)))) {
-      c.log(`dropped the result of ${job.session} attempt ${job.attempt} (run ${job.run_id}): the coordinator had given this attempt up (or it has a result already)`);
+      c.log(
+        `dropped the result of ${job.session} attempt ${job.attempt} (run ${job.run_id}): the coordinator had given this attempt up (or it has a result already)`,
+      );
       return "fenced";
     }
     // Tells the coordinator which result to read (it need not look at every running attempt's key).
     await c.redis.multi().rpush(keys.done(job.run_id), `${job.session} ${job.attempt}`).expire(keys.done(job.run_id), resultTtlS).exec();
-    c.log(`end ${job.session} attempt ${job.attempt} (run ${job.run_id}): ${result.outcome}${result.detail ? ` (${result.detail.split("\n")[0]})` : ""}`);
+    c.log(
+      `end ${job.session} attempt ${job.attempt} (run ${job.run_id}): ${result.outcome}${result.detail ? ` (${result.detail.split("\n")[0]})` : ""}`,
+    );
     return result.outcome;
   } finally {
     await mirror.stop();
@@ -96,7 +121,13 @@ async function processSessionJob(raw: Job, job: SessionJob, token: string | unde
 }
 
 /** The attempt run on this worker; an infrastructure fault (a refused agent version among them) is a result too. */
-async function attemptResult(job: SessionJob, c: ProcessorContext, signal: AbortSignal, shadowRunDir: string, mirror: TrajectoryMirror): Promise<SessionResult> {
+async function attemptResult(
+  job: SessionJob,
+  c: ProcessorContext,
+  signal: AbortSignal,
+  shadowRunDir: string,
+  mirror: TrajectoryMirror,
+): Promise<SessionResult> {
   try {
     const agent = agentFor(job);
     // A refusal of this kind is a result, not a hand-back: the coordinator records why and retries the
@@ -116,6 +147,15 @@ async function attemptResult(job: SessionJob, c: ProcessorContext, signal: Abort
     });
   } catch (e) {
     if (!(e instanceof InfraFault)) throw e;
-    return { format: "switch-swe.queue-result/1", session: job.session, attempt: job.attempt, worker: c.worker, outcome: "infra_fault", detail: e.message, summary: null, files: [] };
+    return {
+      format: "switch-swe.queue-result/1",
+      session: job.session,
+      attempt: job.attempt,
+      worker: c.worker,
+      outcome: "infra_fault",
+      detail: e.message,
+      summary: null,
+      files: [],
+    };
   }
 }

@@ -16,7 +16,8 @@ const format = "switch-swe.queue-job/1";
  * them: the same bytes for a job however its keys were ordered or its data round-tripped through Redis.
  */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined || typeof v === "function" ? "null" : canonicalJson(v))).join(",")}]`;
+  if (Array.isArray(value))
+    return `[${value.map((v) => (v === undefined || typeof v === "function" ? "null" : canonicalJson(v))).join(",")}]`;
   if (value !== null && typeof value === "object") {
     const o = value as Record<string, unknown>;
     const members = Object.keys(o)
@@ -37,7 +38,13 @@ export function jobMessage(queue: string, name: string, id: string, data: unknow
  * The job's data as it will be stored, with its MAC for this queue, name and id. The data is
  * round-tripped through JSON first, so what is signed is exactly what the worker will read.
  */
-export function signJob<T extends object>(secret: QueueSecret, queue: string, name: string, id: string, data: T): T & { [jobMacField]: string } {
+export function signJob<T extends object>(
+  secret: QueueSecret,
+  queue: string,
+  name: string,
+  id: string,
+  data: T,
+): T & { [jobMacField]: string } {
   const stored = JSON.parse(JSON.stringify(data)) as T;
   if (jobMacField in stored) throw new Error(`a job's data must not have a field "${jobMacField}" of its own`);
   return { ...stored, [jobMacField]: secret.jobMac(jobMessage(queue, name, id, stored)).toString("hex") };
@@ -50,15 +57,26 @@ export type Authenticated = { ok: true; data: Record<string, unknown> } | { ok: 
  * otherwise why not (unsigned, malformed, or not matching: altered, replayed under another id or queue,
  * or signed with another secret).
  */
-export function authenticateJob(secret: QueueSecret, queue: string, job: { id?: string | undefined; name: string; data: unknown }): Authenticated {
+export function authenticateJob(
+  secret: QueueSecret,
+  queue: string,
+  job: { id?: string | undefined; name: string; data: unknown },
+): Authenticated {
   if (job.data === null || typeof job.data !== "object" || Array.isArray(job.data)) return { ok: false, why: "its data is not an object" };
   const { [jobMacField]: mac, ...data } = job.data as Record<string, unknown>;
-  if (mac === undefined) return { ok: false, why: `unsigned: it carries no ${jobMacField} (a coordinator holding this queue's ${queueSecretEnv} signs every job it issues)` };
+  if (mac === undefined)
+    return {
+      ok: false,
+      why: `unsigned: it carries no ${jobMacField} (a coordinator holding this queue's ${queueSecretEnv} signs every job it issues)`,
+    };
   if (typeof mac !== "string" || !/^[0-9a-f]{64}$/.test(mac)) return { ok: false, why: `its ${jobMacField} is not 64 hex digits` };
   if (job.id === undefined) return { ok: false, why: "it has no id" };
   const want = secret.jobMac(jobMessage(queue, job.name, job.id, data));
   if (!timingSafeEqual(Buffer.from(mac, "hex"), want)) {
-    return { ok: false, why: `its ${jobMacField} does not match its data, name, id and queue (altered after signing, replayed under another id, or signed with another ${queueSecretEnv})` };
+    return {
+      ok: false,
+      why: `its ${jobMacField} does not match its data, name, id and queue (altered after signing, replayed under another id, or signed with another ${queueSecretEnv})`,
+    };
   }
   return { ok: true, data };
 }

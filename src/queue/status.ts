@@ -6,9 +6,26 @@ import type { QueueTarget } from "./queue-url.js";
 export interface QueueStatus {
   queue: string;
   /** `running`: a session attempt (`session`, `attempt`) or a mining or qualification job (`job`: what it tests). */
-  workers: Array<{ name: string; host: string; version: string; concurrency: number; running: Array<{ run: string; session?: string; attempt?: number; job?: string; since: string }>; seen: string }>;
+  workers: Array<{
+    name: string;
+    host: string;
+    version: string;
+    concurrency: number;
+    running: Array<{ run: string; session?: string; attempt?: number; job?: string; since: string }>;
+    seen: string;
+  }>;
   /** `kind`: a run of sessions, a mining run (`sessions`: its candidates) or a qualification (`sessions`: its tasks). */
-  runs: Array<{ id: string; kind: "run" | "mine" | "qualify"; run_dir: string; label: string; sessions: number; coordinator: string | null; waiting: number; running: number; verifying: number }>;
+  runs: Array<{
+    id: string;
+    kind: "run" | "mine" | "qualify";
+    run_dir: string;
+    label: string;
+    sessions: number;
+    coordinator: string | null;
+    waiting: number;
+    running: number;
+    verifying: number;
+  }>;
   counts: Record<"sessions" | "verify" | "tasks", Record<string, number>>;
 }
 
@@ -32,20 +49,40 @@ export async function queueStatus(target: QueueTarget): Promise<QueueStatus> {
     const beats = await redis.hgetall(keys.workers());
     const workers: QueueStatus["workers"] = [];
     for (const [name, text] of Object.entries(beats)) {
-      const b = JSON.parse(text) as { host: string; version: string; concurrency: number; running: QueueStatus["workers"][number]["running"]; time: string };
+      const b = JSON.parse(text) as {
+        host: string;
+        version: string;
+        concurrency: number;
+        running: QueueStatus["workers"][number]["running"];
+        time: string;
+      };
       if (Date.now() - Date.parse(b.time) > staleMs) continue;
       workers.push({ name, host: b.host, version: b.version, concurrency: b.concurrency, running: b.running, seen: b.time });
     }
     // Sessions, and mining and qualification jobs (a run has one kind or the other).
-    const waiting = [...(await sq.getJobs(["waiting", "delayed", "prioritized"])), ...(await tq.getJobs(["waiting", "delayed", "prioritized"]))];
+    const waiting = [
+      ...(await sq.getJobs(["waiting", "delayed", "prioritized"])),
+      ...(await tq.getJobs(["waiting", "delayed", "prioritized"])),
+    ];
     const active = [...(await sq.getJobs(["active"])), ...(await tq.getJobs(["active"]))];
     const verifying = await vq.getJobs(["waiting", "delayed", "prioritized", "active"]);
-    const count = (jobs: Array<{ id?: string | undefined } | undefined>, runId: string) => jobs.filter((j) => j?.id?.startsWith(`${runId}.`)).length;
+    const count = (jobs: Array<{ id?: string | undefined } | undefined>, runId: string) =>
+      jobs.filter((j) => j?.id?.startsWith(`${runId}.`)).length;
     const runs: QueueStatus["runs"] = [];
     for (const [id, text] of Object.entries(await redis.hgetall(keys.runs()))) {
       const info = JSON.parse(text) as { run_dir: string; label: string; sessions: number; kind?: "mine" | "qualify" };
       const holder = await redis.get(keys.coordinator(id));
-      const r = { id, kind: info.kind ?? ("run" as const), run_dir: info.run_dir, label: info.label, sessions: info.sessions, coordinator: holder ? holder.split(" ").slice(0, 2).join(" pid ") : null, waiting: count(waiting, id), running: count(active, id), verifying: count(verifying, id) };
+      const r = {
+        id,
+        kind: info.kind ?? ("run" as const),
+        run_dir: info.run_dir,
+        label: info.label,
+        sessions: info.sessions,
+        coordinator: holder ? holder.split(" ").slice(0, 2).join(" pid ") : null,
+        waiting: count(waiting, id),
+        running: count(active, id),
+        verifying: count(verifying, id),
+      };
       if (r.coordinator !== null || r.waiting + r.running + r.verifying > 0) runs.push(r);
     }
     return {
@@ -65,9 +102,14 @@ export async function queueStatus(target: QueueTarget): Promise<QueueStatus> {
 }
 
 export function formatStatus(s: QueueStatus): string {
-  const lines = [`queue ${s.queue}`, `sessions: ${s.counts.sessions.waiting ?? 0} waiting, ${s.counts.sessions.active ?? 0} running, ${s.counts.sessions.delayed ?? 0} delayed, ${s.counts.sessions.failed ?? 0} failed (kept 7 days)`];
+  const lines = [
+    `queue ${s.queue}`,
+    `sessions: ${s.counts.sessions.waiting ?? 0} waiting, ${s.counts.sessions.active ?? 0} running, ${s.counts.sessions.delayed ?? 0} delayed, ${s.counts.sessions.failed ?? 0} failed (kept 7 days)`,
+  ];
   lines.push(`verifications: ${s.counts.verify.waiting ?? 0} waiting, ${s.counts.verify.active ?? 0} running`);
-  lines.push(`mining and qualification jobs: ${s.counts.tasks.waiting ?? 0} waiting, ${s.counts.tasks.active ?? 0} running, ${s.counts.tasks.failed ?? 0} failed`);
+  lines.push(
+    `mining and qualification jobs: ${s.counts.tasks.waiting ?? 0} waiting, ${s.counts.tasks.active ?? 0} running, ${s.counts.tasks.failed ?? 0} failed`,
+  );
   lines.push(`workers: ${s.workers.length}`);
   for (const w of s.workers) {
     const jobs = w.running.map((r) => r.job ?? `${r.session}#${r.attempt}`).join(", ");
@@ -77,7 +119,9 @@ export function formatStatus(s: QueueStatus): string {
   for (const r of s.runs) {
     const what = r.kind === "mine" ? `${r.sessions} candidates` : r.kind === "qualify" ? `${r.sessions} tasks` : `${r.sessions} sessions`;
     const verifying = r.kind === "run" ? `, ${r.verifying} verifications` : "";
-    lines.push(`  ${r.id}  ${r.run_dir}  "${r.label}"  ${what}: ${r.waiting} queued, ${r.running} running${verifying}; coordinator ${r.coordinator ?? "none"}`);
+    lines.push(
+      `  ${r.id}  ${r.run_dir}  "${r.label}"  ${what}: ${r.waiting} queued, ${r.running} running${verifying}; coordinator ${r.coordinator ?? "none"}`,
+    );
   }
   return `${lines.join("\n")}\n`;
 }

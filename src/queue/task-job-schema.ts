@@ -41,9 +41,7 @@ export const qualifyJobSchema = z
     kind: z.literal("qualify"),
     run_id: runId,
     switch_swe_version: z.string().min(1),
-    dataset: z
-      .object({ name: z.string(), version: z.string(), digest, repos: z.record(z.string().min(1), digest).optional() })
-      .strict(),
+    dataset: z.object({ name: z.string(), version: z.string(), digest, repos: z.record(z.string().min(1), digest).optional() }).strict(),
     task: z.string().min(1),
     runs: z.number().int().positive(),
     suite: z.enum(["whole", "touched"]),

@@ -62,7 +62,13 @@ export class TaskJobs {
   }
 
   /** Connects, claims the run (one coordinator per run id), and runs `keepAlive` (re-ship blobs) every few seconds. */
-  static async open(target: SecuredQueue, runId: string, info: TaskJobsInfo, keepAlive: (redis: Redis) => Promise<void>, onLine: (line: string) => void): Promise<TaskJobs> {
+  static async open(
+    target: SecuredQueue,
+    runId: string,
+    info: TaskJobsInfo,
+    keepAlive: (redis: Redis) => Promise<void>,
+    onLine: (line: string) => void,
+  ): Promise<TaskJobs> {
     const redis = await connectChecked(target);
     try {
       const lock = await acquireCoordinatorLock(redis, runId, info.dir);
@@ -79,7 +85,9 @@ export class TaskJobs {
 
   /** The job's result (a result already stored, by a worker of an earlier coordinator of this run, is taken). */
   async run(jobKey: string, job: TaskJob): Promise<Exclude<TaskResult, { kind: "infra_fault" }>> {
-    const result = new Promise<Exclude<TaskResult, { kind: "infra_fault" }>>((resolve, reject) => this.pending.set(jobKey, { job, tries: 1, resolve, reject }));
+    const result = new Promise<Exclude<TaskResult, { kind: "infra_fault" }>>((resolve, reject) =>
+      this.pending.set(jobKey, { job, tries: 1, resolve, reject }),
+    );
     if ((await this.redis.exists(keys.taskResult(this.runId, jobKey))) === 1) this.lastFullScan = 0;
     else await issueJob(this.queue, this.target.secret, job.kind, job, { ...jobOptions, jobId: taskJobId(this.runId, jobKey, 1) });
     this.timer ??= setInterval(() => {
@@ -94,7 +102,13 @@ export class TaskJobs {
       const job = await this.queue.getJob(taskJobId(this.runId, key, p.tries));
       if (!job || !["waiting", "delayed", "prioritized"].includes(await job.getState())) continue;
       // A worker may take it meanwhile (then it is locked and stays, and its result is awaited as usual).
-      if (!(await job.remove().then(() => true, () => false))) continue;
+      if (
+        !(await job.remove().then(
+          () => true,
+          () => false,
+        ))
+      )
+        continue;
       this.pending.delete(key);
       p.reject(new Error(`${key}: withdrawn before a worker started it`));
     }
@@ -178,10 +192,16 @@ export class TaskJobs {
   private async retry(jobKey: string, p: Pending, why: string): Promise<void> {
     if (p.tries >= maxTries) {
       this.pending.delete(jobKey);
-      p.reject(new Error(`${p.job.kind === "mine" ? `candidate ${p.job.candidate}` : `task ${p.job.task}`}: its test job failed ${p.tries} time(s) on the queue's workers; the last: ${why}`));
+      p.reject(
+        new Error(
+          `${p.job.kind === "mine" ? `candidate ${p.job.candidate}` : `task ${p.job.task}`}: its test job failed ${p.tries} time(s) on the queue's workers; the last: ${why}`,
+        ),
+      );
       return;
     }
-    this.onLine(`warning: ${p.job.kind === "mine" ? p.job.candidate : p.job.task}: try ${p.tries} failed (${why.split("\n")[0]}); tried again`);
+    this.onLine(
+      `warning: ${p.job.kind === "mine" ? p.job.candidate : p.job.task}: try ${p.tries} failed (${why.split("\n")[0]}); tried again`,
+    );
     p.tries++;
     await issueJob(this.queue, this.target.secret, p.job.kind, p.job, { ...jobOptions, jobId: taskJobId(this.runId, jobKey, p.tries) });
   }
@@ -218,7 +238,13 @@ export class TaskJobs {
   }
 
   private async publishInfo(): Promise<void> {
-    const info = { run_dir: basename(this.info.dir), label: this.info.label, kind: this.info.kind, sessions: this.info.jobs, time: new Date().toISOString() };
+    const info = {
+      run_dir: basename(this.info.dir),
+      label: this.info.label,
+      kind: this.info.kind,
+      sessions: this.info.jobs,
+      time: new Date().toISOString(),
+    };
     await this.redis.hset(keys.runs(), this.runId, JSON.stringify(info));
   }
 }

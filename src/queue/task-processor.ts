@@ -19,10 +19,19 @@ const format = "switch-swe.queue-task-result/1" as const;
 
 /** A candidate's test runs, as `tasks mine` runs them, from the repository bundle the job names. */
 async function mine(job: MineJob, c: ProcessorContext, work: string): Promise<TaskResult> {
-  const shipped: Dataset = { root: work, manifest: { name: job.dataset_name, version: "1", repos: { [job.repo_name]: datasetRepoOf(job.repo) } }, tasks: [] };
+  const shipped: Dataset = {
+    root: work,
+    manifest: { name: job.dataset_name, version: "1", repos: { [job.repo_name]: datasetRepoOf(job.repo) } },
+    tasks: [],
+  };
   const dataset = await withBundles(c.redis, c.secret, shipped, job.bundle ? { [job.repo_name]: job.bundle } : {});
   const gitDir = (await materializeRepo(dataset, job.repo_name)).gitDir;
-  const r = await runCandidateTests(dataset, gitDir, job.repo, join(work, "run"), { entry: job.entry, testFiles: job.test_files, runs: job.runs, suite: job.suite });
+  const r = await runCandidateTests(dataset, gitDir, job.repo, join(work, "run"), {
+    entry: job.entry,
+    testFiles: job.test_files,
+    runs: job.runs,
+    suite: job.suite,
+  });
   return { format, kind: "mine", worker: c.worker, candidate: job.candidate, verdict: r.verdict, test_runs: r.testRuns };
 }
 
@@ -66,7 +75,9 @@ async function processTaskJob(raw: Job, job: TaskJob, _token: string | undefined
     if (c.lockLost.has(id)) return "lock lost";
     if (!(await storeResult(c.redis, key, encodeResult(result, c.secret, key)))) return "already done";
     await c.redis.multi().rpush(keys.done(job.run_id), jobKey).expire(keys.done(job.run_id), resultTtlS).exec();
-    c.log(`end ${what} (run ${job.run_id}): ${result.kind === "infra_fault" ? `infrastructure fault (${result.detail.split("\n")[0]})` : "done"}`);
+    c.log(
+      `end ${what} (run ${job.run_id}): ${result.kind === "infra_fault" ? `infrastructure fault (${result.detail.split("\n")[0]})` : "done"}`,
+    );
     return result.kind;
   } finally {
     c.tasks.delete(id);

@@ -19,7 +19,9 @@ const stageVerdictSchema = z.discriminatedUnion("ok", [
       importGated: z.array(z.object({ test: z.string(), stage: z.number().int(), cause: z.string() }).strict()),
     })
     .strict(),
-  z.object({ ok: z.literal(false), reason: z.enum(rejectReasons), detail: z.string(), failingModules: z.array(failingModule).optional() }).strict(),
+  z
+    .object({ ok: z.literal(false), reason: z.enum(rejectReasons), detail: z.string(), failingModules: z.array(failingModule).optional() })
+    .strict(),
 ]);
 
 const suiteRunSchema = z
@@ -58,10 +60,26 @@ const qualifyReportSchema = z
  */
 export const taskResultSchema = z.discriminatedUnion("kind", [
   z
-    .object({ format: z.literal("switch-swe.queue-task-result/1"), kind: z.literal("mine"), worker: z.string(), candidate: z.string(), verdict: stageVerdictSchema, test_runs: z.number().int().nonnegative() })
+    .object({
+      format: z.literal("switch-swe.queue-task-result/1"),
+      kind: z.literal("mine"),
+      worker: z.string(),
+      candidate: z.string(),
+      verdict: stageVerdictSchema,
+      test_runs: z.number().int().nonnegative(),
+    })
     .strict(),
-  z.object({ format: z.literal("switch-swe.queue-task-result/1"), kind: z.literal("qualify"), worker: z.string(), report: qualifyReportSchema }).strict(),
-  z.object({ format: z.literal("switch-swe.queue-task-result/1"), kind: z.literal("infra_fault"), worker: z.string(), detail: z.string() }).strict(),
+  z
+    .object({
+      format: z.literal("switch-swe.queue-task-result/1"),
+      kind: z.literal("qualify"),
+      worker: z.string(),
+      report: qualifyReportSchema,
+    })
+    .strict(),
+  z
+    .object({ format: z.literal("switch-swe.queue-task-result/1"), kind: z.literal("infra_fault"), worker: z.string(), detail: z.string() })
+    .strict(),
 ]);
 
 export type TaskResult = z.infer<typeof taskResultSchema>;

@@ -49,8 +49,22 @@ const maxTries = 3;
  * Verifies the sessions' artifacts on the queue's workers: unchanged artifacts keep their verdict, the
  * others become one job each; every verdict and its log are written as `verify` writes them.
  */
-export async function verifyOnQueue(p: QueueVerifyParams): Promise<{ verdicts: Record<string, Verdict>; verified: string[]; reused: string[]; lost: string[]; forged: string[]; unauthenticated: string[] }> {
-  const out = { verdicts: {} as Record<string, Verdict>, verified: [] as string[], reused: [] as string[], lost: [] as string[], forged: [] as string[], unauthenticated: [] as string[] };
+export async function verifyOnQueue(p: QueueVerifyParams): Promise<{
+  verdicts: Record<string, Verdict>;
+  verified: string[];
+  reused: string[];
+  lost: string[];
+  forged: string[];
+  unauthenticated: string[];
+}> {
+  const out = {
+    verdicts: {} as Record<string, Verdict>,
+    verified: [] as string[],
+    reused: [] as string[],
+    lost: [] as string[],
+    forged: [] as string[],
+    unauthenticated: [] as string[],
+  };
   const queue = await openQueue(verifyQueue, p.target);
   const pending = new Map<string, { job: VerifyJob; tries: number }>();
   // Verdicts are sealed here, with the run's key that never leaves the coordinator's run directory.
@@ -62,7 +76,11 @@ export async function verifyOnQueue(p: QueueVerifyParams): Promise<{ verdicts: R
       const r = await prepare(p, session, key, out.forged);
       if (r.kind === "job") {
         pending.set(session, { job: r.job, tries: 1 });
-        await issueJob(queue, p.target.secret, "verify", r.job, { jobId: `${verifyJobId(p.runId, session, r.job.artifact_sha256)}.1`, removeOnComplete: true, removeOnFail: { age: 7 * 24 * 3600 } });
+        await issueJob(queue, p.target.secret, "verify", r.job, {
+          jobId: `${verifyJobId(p.runId, session, r.job.artifact_sha256)}.1`,
+          removeOnComplete: true,
+          removeOnFail: { age: 7 * 24 * 3600 },
+        });
         continue;
       }
       if (r.kind === "reused") out.reused.push(session);
@@ -154,7 +172,12 @@ function focusTask(runDir: string, session: string): string {
   return parseSessionId(session)?.pairId ?? session;
 }
 
-async function retryFailed(queue: Queue, p: QueueVerifyParams, pending: Map<string, { job: VerifyJob; tries: number }>, lost: string[]): Promise<void> {
+async function retryFailed(
+  queue: Queue,
+  p: QueueVerifyParams,
+  pending: Map<string, { job: VerifyJob; tries: number }>,
+  lost: string[],
+): Promise<void> {
   for (const [session, w] of [...pending]) {
     const id = `${verifyJobId(p.runId, session, w.job.artifact_sha256)}.${w.tries}`;
     const state = await queue.getJobState(id);
@@ -166,19 +189,39 @@ async function retryFailed(queue: Queue, p: QueueVerifyParams, pending: Map<stri
 }
 
 /** The session's verification job again, as try `w.tries` (+1 when `next`), or lost after the last try. */
-async function requeue(queue: Queue, p: QueueVerifyParams, session: string, w: { job: VerifyJob; tries: number }, pending: Map<string, unknown>, lost: string[], next = true): Promise<void> {
+async function requeue(
+  queue: Queue,
+  p: QueueVerifyParams,
+  session: string,
+  w: { job: VerifyJob; tries: number },
+  pending: Map<string, unknown>,
+  lost: string[],
+  next = true,
+): Promise<void> {
   if (next) w.tries++;
   if (w.tries > maxTries) {
     pending.delete(session);
     lost.push(session);
     return;
   }
-  await issueJob(queue, p.target.secret, "verify", w.job, { jobId: `${verifyJobId(p.runId, session, w.job.artifact_sha256)}.${w.tries}`, removeOnComplete: true, removeOnFail: { age: 7 * 24 * 3600 } });
+  await issueJob(queue, p.target.secret, "verify", w.job, {
+    jobId: `${verifyJobId(p.runId, session, w.job.artifact_sha256)}.${w.tries}`,
+    removeOnComplete: true,
+    removeOnFail: { age: 7 * 24 * 3600 },
+  });
 }
 
 /** Verification at the end of `run --queue`: every finished session, on the workers. */
 /** Returns the sessions whose verdict is an infrastructure fault (the rule `run` exits by). */
-export async function verifyThroughQueue(a: { run: BackendRun; sessions: readonly string[]; redis: Redis; target: SecuredQueue; runId: string; shipment: Shipment; renew: () => Promise<void> }): Promise<string[]> {
+export async function verifyThroughQueue(a: {
+  run: BackendRun;
+  sessions: readonly string[];
+  redis: Redis;
+  target: SecuredQueue;
+  runId: string;
+  shipment: Shipment;
+  renew: () => Promise<void>;
+}): Promise<string[]> {
   const finished = finishedSessions(a.run.runDir, a.sessions);
   if (finished.length === 0) return [];
   const r = await verifyOnQueue({
@@ -195,5 +238,8 @@ export async function verifyThroughQueue(a: { run: BackendRun; sessions: readonl
     signal: a.run.signal,
     onVerdict: (e) => a.run.progress(verifyEvent(e)),
   });
-  return Object.entries(r.verdicts).filter(([, v]) => v.infra_fault).map(([session]) => session).sort();
+  return Object.entries(r.verdicts)
+    .filter(([, v]) => v.infra_fault)
+    .map(([session]) => session)
+    .sort();
 }

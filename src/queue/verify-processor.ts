@@ -15,7 +15,12 @@ import { workerDataset } from "./worker-dataset.js";
  * Verification jobs: the same verifyArtifact as `verify`, next to this worker's warm environment cache;
  * the verdict and its log are stored once under their own key.
  */
-export const verifyJobs: JobHandler<VerifyJob> = { queue: verifyQueue, what: "verification", schema: verifyJobSchema, handle: processVerifyJob };
+export const verifyJobs: JobHandler<VerifyJob> = {
+  queue: verifyQueue,
+  what: "verification",
+  schema: verifyJobSchema,
+  handle: processVerifyJob,
+};
 
 async function processVerifyJob(raw: Job, job: VerifyJob, _token: string | undefined, c: ProcessorContext): Promise<string> {
   const key = keys.verdict(job.run_id, job.session, job.artifact_sha256);
@@ -39,7 +44,13 @@ async function processVerifyJob(raw: Job, job: VerifyJob, _token: string | undef
       limits: parseLimits(job.limits, "verification job: limits"),
     });
     if (c.lockLost.has(String(raw.id))) return "lock lost";
-    const result: VerifyResult = { format: "switch-swe.queue-verdict/1", session: job.session, worker: c.worker, verdict, log_b64: readFileSync(logFile).toString("base64") };
+    const result: VerifyResult = {
+      format: "switch-swe.queue-verdict/1",
+      session: job.session,
+      worker: c.worker,
+      verdict,
+      log_b64: readFileSync(logFile).toString("base64"),
+    };
     // Not NX: a value someone forged under this key before us (it does not verify) must give way.
     await c.redis.set(key, encodeResult(result, c.secret, key), "EX", resultTtlS);
     c.log(`verified ${job.session}: ${verdict.infra_fault ? "infrastructure fault" : verdict.resolved ? "resolved" : "unresolved"}`);

@@ -32,7 +32,8 @@ export async function verifyRunOnQueue(runDir: string, o: QueueVerifyOptions) {
   const all = sessionDirs(root);
   const chosen = o.sessions && o.sessions.length > 0 ? [...new Set(o.sessions)] : all;
   const unknown = chosen.filter((s) => !all.includes(s));
-  if (unknown.length > 0) throw new InputError(unknown.map((s) => ({ file: join(root, "sessions"), path: s, message: "no such session in the run" })));
+  if (unknown.length > 0)
+    throw new InputError(unknown.map((s) => ({ file: join(root, "sessions"), path: s, message: "no such session in the run" })));
   const redis = await connectChecked(o.target);
   try {
     const shipment = await prepareShipment(dataset);

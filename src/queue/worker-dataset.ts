@@ -20,7 +20,11 @@ const loaded = new Map<string, Promise<Dataset>>();
  * A job's dataset from this machine's cache, fetched from Redis once (content-addressed), with the
  * bundles of its repositories that live outside the dataset directory (fetched once each too).
  */
-export async function workerDataset(redis: Redis, secret: QueueSecret, d: { digest: string; name: string; version: string; repos?: Record<string, string> | undefined }): Promise<Dataset> {
+export async function workerDataset(
+  redis: Redis,
+  secret: QueueSecret,
+  d: { digest: string; name: string; version: string; repos?: Record<string, string> | undefined },
+): Promise<Dataset> {
   return withBundles(redis, secret, await packedDataset(redis, secret, d.digest, d.name, d.version), d.repos ?? {});
 }
 

@@ -1,5 +1,18 @@
 /** Variables every worker keeps: what git, Python and the agents' shells need to run at all. */
-export const baseEnvNames = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "TERM", "SWITCH_SWE_CACHE"];
+export const baseEnvNames = [
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "LANG",
+  "LC_ALL",
+  "LC_CTYPE",
+  "TZ",
+  "TMPDIR",
+  "TERM",
+  "SWITCH_SWE_CACHE",
+];
 
 /**
  * Removes from this process's environment every variable not named (the agents inherit it): a worker

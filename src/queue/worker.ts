@@ -35,7 +35,14 @@ function heartbeat(redis: Redis, name: string, o: WorkerOptions, c: ProcessorCon
     ...[...c.running.values()].map((r) => ({ run: r.job.run_id, session: r.job.session, attempt: r.job.attempt, since: r.since })),
     ...[...c.tasks.values()].map((t) => ({ run: t.run, job: t.job, since: t.since })),
   ];
-  const beat = { host: hostname(), pid: process.pid, version: packageVersion, concurrency: o.concurrency, running, time: new Date().toISOString() };
+  const beat = {
+    host: hostname(),
+    pid: process.pid,
+    version: packageVersion,
+    concurrency: o.concurrency,
+    running,
+    time: new Date().toISOString(),
+  };
   return redis.hset(keys.workers(), name, JSON.stringify(beat)).catch(() => undefined);
 }
 
@@ -50,7 +57,18 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
   redis.on("error", () => undefined);
   const workRoot = o.workRoot ?? join(cacheRoot(), "queue", "work");
   mkdirSync(workRoot, { recursive: true });
-  const ctx: ProcessorContext = { redis, worker: name, workRoot, stopping: o.signal, log: o.log, lockLost: new Set(), running: new Map(), tasks: new Map(), changed: () => void heartbeat(redis, name, o, ctx), secret: o.target.secret };
+  const ctx: ProcessorContext = {
+    redis,
+    worker: name,
+    workRoot,
+    stopping: o.signal,
+    log: o.log,
+    lockLost: new Set(),
+    running: new Map(),
+    tasks: new Map(),
+    changed: () => void heartbeat(redis, name, o, ctx),
+    secret: o.target.secret,
+  };
   const lockMs = Math.round(o.stallTimeoutS * 1000);
   const common = {
     connection: o.target.redis,
@@ -62,7 +80,8 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
   };
   // Nothing of a job is looked at before it is admitted: signed by the coordinator, within the floor.
   const admit = (queue: string, job: Job) => admitJob(queue, job, { secret: o.target.secret, floor: o.floor, worker: name, log: o.log });
-  const workerOf = <J extends JobCommon>(h: JobHandler<J>) => new Worker(h.queue, async (job: Job, token?: string) => processJob(h, job, admit(h.queue, job), token, ctx), common);
+  const workerOf = <J extends JobCommon>(h: JobHandler<J>) =>
+    new Worker(h.queue, async (job: Job, token?: string) => processJob(h, job, admit(h.queue, job), token, ctx), common);
   // Each kind of job its own slots (sessions, verifications, mining and qualification).
   const workers = [workerOf(sessionJobs), workerOf(verifyJobs), workerOf(taskJobs)];
   for (const w of workers) {
@@ -76,8 +95,10 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
     });
   }
   o.log(`worker ${name} (switch-swe ${packageVersion}) on ${o.target.display}, concurrency ${o.concurrency}`);
-  if (o.floor.unconfined) o.log("--allow-unconfined: jobs that ask for no sandbox run their agents and tests as this worker's user, outside any sandbox");
-  if (o.floor.network) o.log("--allow-network: jobs that ask for it give their agents this machine's network (this queue's Redis included)");
+  if (o.floor.unconfined)
+    o.log("--allow-unconfined: jobs that ask for no sandbox run their agents and tests as this worker's user, outside any sandbox");
+  if (o.floor.network)
+    o.log("--allow-network: jobs that ask for it give their agents this machine's network (this queue's Redis included)");
   await heartbeat(redis, name, o, ctx);
   const beat = setInterval(() => void heartbeat(redis, name, o, ctx), 5000);
   try {

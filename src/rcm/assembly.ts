@@ -41,7 +41,14 @@ export function planAssembly(input: AssemblyInput): AssemblyPlan {
   const all = groups.map((): Treatment => "verbatim");
   const current = groups[groups.length - 1];
   const a = current ? assignments[current.id] : undefined;
-  const full = (active: string | null, confidence: number): AssemblyPlan => ({ mode, active, confidence, filtered: false, treatments: all, record: null });
+  const full = (active: string | null, confidence: number): AssemblyPlan => ({
+    mode,
+    active,
+    confidence,
+    filtered: false,
+    treatments: all,
+    record: null,
+  });
   if (mode === "off" || !current || !a) return full(a?.task ?? null, a?.confidence ?? 0);
   if (a.task === null || a.confidence < threshold) return full(a.task, a.confidence);
   const active = a.task;
@@ -81,7 +88,13 @@ export function planAssembly(input: AssemblyInput): AssemblyPlan {
 function coveringRefs(state: TaskState | undefined): Set<string> {
   const out = new Set<string>();
   if (!state) return out;
-  for (const i of [...(state.goal ? [state.goal] : []), ...state.constraints, ...state.completed, ...state.pending, ...state.uncertainties]) {
+  for (const i of [
+    ...(state.goal ? [state.goal] : []),
+    ...state.constraints,
+    ...state.completed,
+    ...state.pending,
+    ...state.uncertainties,
+  ]) {
     for (const r of i.refs ?? [i.source]) out.add(r);
   }
   return out;

@@ -54,24 +54,40 @@ export function endpointChat(cfg: AuxEndpoint): AuxChat {
     const body: unknown = await res.json();
     const r = chatCompletionReply(body);
     const usage: AuxUsage | null = r
-      ? { purpose, model: cfg.model, input_tokens: r.input, output_tokens: r.output, cached_input_tokens: r.cached, reasoning_tokens: r.reasoning }
+      ? {
+          purpose,
+          model: cfg.model,
+          input_tokens: r.input,
+          output_tokens: r.output,
+          cached_input_tokens: r.cached,
+          reasoning_tokens: r.reasoning,
+        }
       : null;
     return { text: r?.text ?? null, usage };
   };
 }
 
 const count = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : 0);
-const field = (o: unknown, k: string): unknown => (o !== null && typeof o === "object" && !Array.isArray(o) ? (o as Record<string, unknown>)[k] : undefined);
+const field = (o: unknown, k: string): unknown =>
+  o !== null && typeof o === "object" && !Array.isArray(o) ? (o as Record<string, unknown>)[k] : undefined;
 
 /** An OpenAI chat completion's text and tokens in RCM's rule (input excludes cached input); null without usage. */
-export function chatCompletionReply(body: unknown): { text: string | null; input: number; cached: number; output: number; reasoning: number } | null {
+export function chatCompletionReply(
+  body: unknown,
+): { text: string | null; input: number; cached: number; output: number; reasoning: number } | null {
   const u = field(body, "usage");
   const choices = field(body, "choices");
   const content = field(field(Array.isArray(choices) ? choices[0] : undefined, "message"), "content");
   const text = typeof content === "string" ? content : null;
   if (u === undefined || u === null || typeof u !== "object") return null;
   const cached = count(field(field(u, "prompt_tokens_details"), "cached_tokens"));
-  return { text, input: Math.max(0, count(field(u, "prompt_tokens")) - cached), cached, output: count(field(u, "completion_tokens")), reasoning: count(field(field(u, "completion_tokens_details"), "reasoning_tokens")) };
+  return {
+    text,
+    input: Math.max(0, count(field(u, "prompt_tokens")) - cached),
+    cached,
+    output: count(field(u, "completion_tokens")),
+    reasoning: count(field(field(u, "completion_tokens_details"), "reasoning_tokens")),
+  };
 }
 
 /** The first JSON object in a model's answer, or null. */
@@ -84,7 +100,12 @@ function jsonOf(text: string | null): unknown {
   }
 }
 
-async function chatJson(chat: AuxChat, purpose: AuxUsage["purpose"], system: string, user: string): Promise<{ json: unknown; usage: AuxUsage | null }> {
+async function chatJson(
+  chat: AuxChat,
+  purpose: AuxUsage["purpose"],
+  system: string,
+  user: string,
+): Promise<{ json: unknown; usage: AuxUsage | null }> {
   const r = await chat(purpose, system, user);
   return { json: jsonOf(r.text), usage: r.usage };
 }
@@ -101,7 +122,10 @@ export async function auxRoute(
 ): Promise<{ decision: AuxRouteDecision | null; usage: AuxUsage | null }> {
   const listing = tasks
     .map((t) => {
-      const reqs = t.groups.slice(-3).map((id) => groupsById.get(id)).filter((g): g is Group => g !== undefined);
+      const reqs = t.groups
+        .slice(-3)
+        .map((id) => groupsById.get(id))
+        .filter((g): g is Group => g !== undefined);
       return `Task ${t.id}${t.workspace ? ` (workspace ${t.workspace})` : ""}:\n${reqs.map((g) => `  - ${clip(requestBody(g.userText), 400)}`).join("\n") || `  - ${t.label}`}`;
     })
     .join("\n");

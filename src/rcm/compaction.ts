@@ -15,7 +15,9 @@ export function compactionContext(mode: "router" | "rcm", router: RouterState, s
   const out = [compactionGuidance];
   if (router.tasks.length === 0) return out;
   if (mode === "router") {
-    out.push(`Tasks seen in this conversation:\n${router.tasks.map((t) => `- ${t.id}${t.workspace ? ` (${t.workspace})` : ""}: ${t.label}`).join("\n")}`);
+    out.push(
+      `Tasks seen in this conversation:\n${router.tasks.map((t) => `- ${t.id}${t.workspace ? ` (${t.workspace})` : ""}: ${t.label}`).join("\n")}`,
+    );
     return out;
   }
   for (const t of router.tasks) {

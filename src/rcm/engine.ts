@@ -156,7 +156,9 @@ export class RcmEngine {
     const a = current ? this.memory.router.assignments[current.id] : undefined;
     if (!a?.task || this.options.related >= 1) return [];
     const active = a.task;
-    return this.memory.router.tasks.filter((t) => t.id !== active && taskRelatedness(this.index, active, t.id) >= this.options.related).map((t) => t.id);
+    return this.memory.router.tasks
+      .filter((t) => t.id !== active && taskRelatedness(this.index, active, t.id) >= this.options.related)
+      .map((t) => t.id);
   }
 
   private plan(groups: readonly Group[]): AssemblyPlan {
@@ -216,7 +218,12 @@ export class RcmEngine {
       const d = r?.decision;
       if (d && d.confidence >= this.options.threshold) {
         const newTask = d.task === "new";
-        return this.commit(g, f, { task: newTask || d.task === "shared" ? null : d.task, confidence: d.confidence, method: "aux", newTask });
+        return this.commit(g, f, {
+          task: newTask || d.task === "shared" ? null : d.task,
+          confidence: d.confidence,
+          method: "aux",
+          newTask,
+        });
       }
     }
     return this.commit(g, f, decision);

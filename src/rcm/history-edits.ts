@@ -54,7 +54,12 @@ export function planEdits(view: HistoryView, plan: AssemblyPlan, isExchange: (in
 }
 
 /** A new list with the edits made: `note` turns an entry into the elided note, `withRecord` puts the record in front of the request. */
-export function applyEdits<T>(list: readonly T[], edits: HistoryEdits, note: (entry: T, index: number) => T, withRecord: (entry: T, record: string) => T): T[] {
+export function applyEdits<T>(
+  list: readonly T[],
+  edits: HistoryEdits,
+  note: (entry: T, index: number) => T,
+  withRecord: (entry: T, record: string) => T,
+): T[] {
   const notes = new Set(edits.notes);
   const out: T[] = [];
   list.forEach((entry, i) => {

@@ -36,7 +36,8 @@ export const rcmModes = ["off", "router", "rcm"] as const;
 export type RcmMode = (typeof rcmModes)[number];
 
 /** Tools whose successful call changes files (OpenCode, Claude Code, Codex, Gemini CLI names). */
-const writingTools = /^(write|edit|multiedit|apply_patch|patch|str_replace|create|insert|notebook_edit|notebookedit|write_file|replace|edit_file)$/i;
+const writingTools =
+  /^(write|edit|multiedit|apply_patch|patch|str_replace|create|insert|notebook_edit|notebookedit|write_file|replace|edit_file)$/i;
 
 export function isWritingTool(name: string | undefined): boolean {
   return name !== undefined && writingTools.test(name);

@@ -20,7 +20,10 @@ export const auxEndpointSchema = z
 export const auxHostSchema = z
   .object({
     host: z.literal(true),
-    model: z.string().regex(/^[^/\s]+\/\S+$/, "must be PROVIDER/MODEL").optional(),
+    model: z
+      .string()
+      .regex(/^[^/\s]+\/\S+$/, "must be PROVIDER/MODEL")
+      .optional(),
     timeoutMs: z.number().int().positive().optional(),
     stateUpdates: z.boolean().optional(),
   })
@@ -86,7 +89,9 @@ export function endpointAuxOf(o: RcmOptions): AuxEndpoint | null {
 export function parseRcmOptions(value: unknown): RcmOptions {
   const parsed = rcmOptionsSchema.safeParse(value ?? {});
   if (parsed.success) return parsed.data;
-  throw new Error(`switch-swe RCM options: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(options)"}: ${i.message}`).join("; ")}`);
+  throw new Error(
+    `switch-swe RCM options: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(options)"}: ${i.message}`).join("; ")}`,
+  );
 }
 
 /**

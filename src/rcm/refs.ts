@@ -17,7 +17,8 @@ export interface Refs {
 const workspaceLine = /^Workspace:[ \t]*(\S.*?)[ \t]*$/m;
 const repositoryLine = /^Repository:[ \t]*(\S.*?)[ \t]*$/m;
 /** a/b/c.ext, ./x.py, /abs/path.ts, plain name.ext with a known source extension. */
-const sourceExtensions = "py|pyi|ts|tsx|js|jsx|mjs|cjs|json|toml|yaml|yml|md|rs|go|java|kt|c|h|cc|cpp|hpp|rb|php|cs|swift|sh|sql|html|css|txt|cfg|ini|csv|lock";
+const sourceExtensions =
+  "py|pyi|ts|tsx|js|jsx|mjs|cjs|json|toml|yaml|yml|md|rs|go|java|kt|c|h|cc|cpp|hpp|rb|php|cs|swift|sh|sql|html|css|txt|cfg|ini|csv|lock";
 const pathToken = new RegExp(`(?:[\\w.@+-]*/)+[\\w.@+-]+|\\b[\\w-]+\\.(?:${sourceExtensions})\\b`, "g");
 const fileExtension = new RegExp(`^(?:${sourceExtensions})$`);
 const identifier = /\b(?:[A-Za-z_][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]|[a-z]+(?:[A-Z][a-z0-9]+){1,}|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+)\b/g;

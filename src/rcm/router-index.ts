@@ -95,7 +95,9 @@ export function toolPaths(paths: string[] | undefined, args: unknown): string[] 
 function writtenCode(args: unknown): string {
   if (!args || typeof args !== "object") return "";
   const a = args as Record<string, unknown>;
-  return ["newString", "new_string", "content", "patchText", "patch"].flatMap((k) => (typeof a[k] === "string" ? [a[k].slice(0, 20_000)] : [])).join("\n");
+  return ["newString", "new_string", "content", "patchText", "patch"]
+    .flatMap((k) => (typeof a[k] === "string" ? [a[k].slice(0, 20_000)] : []))
+    .join("\n");
 }
 
 /** Definitions in written code: `def name`, `class Name`, `function name`, `const name =`. */

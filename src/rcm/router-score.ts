@@ -39,7 +39,8 @@ export interface RequestNovelty {
 
 const keyWeight = 3;
 /** Names of the languages' own types and exceptions: they say nothing about which task a request continues. */
-const generic = /^(?:[A-Z]\w*(?:Error|Exception|Warning)|Decimal|datetime|date|Path|Optional|Any|None|True|False|self|cls|str|int|float|bool|dict|list|tuple|set|bytes|object|Promise|Array|Map|Set|Record|string|number|boolean|undefined|null)$/;
+const generic =
+  /^(?:[A-Z]\w*(?:Error|Exception|Warning)|Decimal|datetime|date|Path|Optional|Any|None|True|False|self|cls|str|int|float|bool|dict|list|tuple|set|bytes|object|Promise|Array|Map|Set|Record|string|number|boolean|undefined|null)$/;
 
 /**
  * The request's symbols that can tell tasks apart: not the languages' own names, and not the name of
@@ -122,7 +123,10 @@ export function scoreTasks(index: RouterIndex, f: RequestFeatures, tasks: readon
  * vocabulary: "the markup renderer"), which tell none of them apart.
  */
 function subjectLikeness(index: RouterIndex, f: RequestFeatures, tasks: readonly string[]): Map<string, number> {
-  const names = [...[...f.refs.paths].filter((p) => /\.\w+$/.test(p) || p.split("/").length > 2 || pathKeys(p).some((k) => index.holders("k", k) > 0)), ...f.refs.symbols];
+  const names = [
+    ...[...f.refs.paths].filter((p) => /\.\w+$/.test(p) || p.split("/").length > 2 || pathKeys(p).some((k) => index.holders("k", k) > 0)),
+    ...f.refs.symbols,
+  ];
   const holders = tasks.filter((t) => f.keys.some((k) => index.profile(t).keys.has(k)));
   const shared = new Set<string>();
   if (holders.length >= 2) {
@@ -157,7 +161,9 @@ export function requestNovelty(index: RouterIndex, f: RequestFeatures): RequestN
 function pairRefs(index: RouterIndex, task: string): Set<string> {
   const p = index.profile(task);
   // A file counts once (its path with and without extension are one reference).
-  const keys = [...p.keys.keys()].filter((k) => !k.startsWith("name:") && index.holders("k", k) <= 2).map((k) => `k:${k.replace(/\.[A-Za-z0-9]+$/, "")}`);
+  const keys = [...p.keys.keys()]
+    .filter((k) => !k.startsWith("name:") && index.holders("k", k) <= 2)
+    .map((k) => `k:${k.replace(/\.[A-Za-z0-9]+$/, "")}`);
   const symbols = [...p.symbols.keys()].filter((s) => !generic.test(s) && s.length >= 4 && index.holders("s", s) <= 2).map((s) => `s:${s}`);
   return new Set([...keys, ...symbols]);
 }

@@ -3,7 +3,8 @@ import type { RequestFeatures, RouterIndex } from "./router-index.js";
 import { requestNovelty, scoreTasks, type RequestNovelty, type TaskScore } from "./router-score.js";
 
 /** How an assignment was decided, strongest first. */
-export type RouteMethod = "first" | "workspace" | "refs" | "multi" | "similarity" | "aux" | "shared" | "closing" | "follow-up" | "new" | "ambiguous";
+export type RouteMethod =
+  "first" | "workspace" | "refs" | "multi" | "similarity" | "aux" | "shared" | "closing" | "follow-up" | "new" | "ambiguous";
 
 /** A group's task (null: shared context, visible to every task) and how sure the router is. */
 export interface Assignment {
@@ -66,7 +67,12 @@ const anaphoric =
 /** A decision before it is recorded: `newTask` asks for a new task id. */
 export type Decision = Assignment & { newTask: boolean };
 
-const decide = (task: string | null, confidence: number, method: RouteMethod, newTask = false): Decision => ({ task, confidence: round(confidence), method, newTask });
+const decide = (task: string | null, confidence: number, method: RouteMethod, newTask = false): Decision => ({
+  task,
+  confidence: round(confidence),
+  method,
+  newTask,
+});
 
 /**
  * Tasks besides `primary` that a request names: files or symbols only they hold, or one of its files
@@ -75,7 +81,10 @@ const decide = (task: string | null, confidence: number, method: RouteMethod, ne
  * to each of them.
  */
 function spannedTasks(scored: readonly TaskScore[], primary: string): string[] {
-  return scored.filter((s) => s.task !== primary && (s.exclusive >= 1 || (s.files >= 1 && s.specific >= 1)) && s.coverage >= 0.25).map((s) => s.task).sort();
+  return scored
+    .filter((s) => s.task !== primary && (s.exclusive >= 1 || (s.files >= 1 && s.specific >= 1)) && s.coverage >= 0.25)
+    .map((s) => s.task)
+    .sort();
 }
 
 /** The decision, assigned to the other tasks it spans as well. */
@@ -110,7 +119,12 @@ export function routeRequest(state: RouterState, index: RouterIndex, f: RequestF
     if (same.length === 1) return decide(same[0]!.id, 0.97, "workspace");
     cands = same;
   }
-  return routeByEvidence(index, f, cands.map((t) => t.id), lastTask);
+  return routeByEvidence(
+    index,
+    f,
+    cands.map((t) => t.id),
+    lastTask,
+  );
 }
 
 function routeByEvidence(index: RouterIndex, f: RequestFeatures, cands: readonly string[], lastTask: string | null): Decision {
@@ -124,13 +138,15 @@ function decideByEvidence(index: RouterIndex, f: RequestFeatures, scored: TaskSc
   const bySim = [...scored].sort((a, b) => b.sim - a.sim);
   const [r1, r2] = [byRef[0]!, byRef[1]];
   const [s1, s2] = [bySim[0]!, bySim[1]];
-  if (process.env.RCM_ROUTER_DEBUG) process.stderr.write(`${JSON.stringify({ novelty, byRef: byRef.slice(0, 3), bySim: bySim.slice(0, 3) })}\n`);
+  if (process.env.RCM_ROUTER_DEBUG)
+    process.stderr.write(`${JSON.stringify({ novelty, byRef: byRef.slice(0, 3), bySim: bySim.slice(0, 3) })}\n`);
   const leansBack = continuing.test(f.body.trim());
   // Many names no task knows, and words like no task's requests (neither with its names nor
   // without, or nothing in common once the names are left out): new work, even when it names
   // classes a task named (tasks of one package name its main classes alike).
   const subject = Math.max(...scored.map((s) => s.subject));
-  if (!leansBack && novelty.weight * novelty.unknown >= manyNewNames && (subject < 0.06 || (s1.sim < 0.2 && subject < 0.15))) return decide(null, 0.85, "new", true);
+  if (!leansBack && novelty.weight * novelty.unknown >= manyNewNames && (subject < 0.06 || (s1.sim < 0.2 && subject < 0.15)))
+    return decide(null, 0.85, "new", true);
   const byMeaning = decideWithinModules(byRef, novelty, leansBack);
   if (byMeaning !== null) return byMeaning;
   // One name alone, and that a one-word class of the project's API that tasks name in passing
@@ -160,7 +176,8 @@ function decideByEvidence(index: RouterIndex, f: RequestFeatures, scored: TaskSc
   const ownWork = r1.exclusive >= 2 && r1.specific >= 2 && r1.subject >= 0.15;
   const mostlyNew = !leansBack && !ownWork && novelty.weight > 0 && novelty.unknown >= 0.7 && r1.coverage < 0.25 && s1.sim < 0.3;
   // Several files or symbols that only one task has named or touched, and none of another task's.
-  if (!mostlyNew && r1.exclusive >= 2 && (r2 === undefined || (r2.exclusive === 0 && r1.ref >= 2 * r2.ref))) return decide(r1.task, 0.85, "refs");
+  if (!mostlyNew && r1.exclusive >= 2 && (r2 === undefined || (r2.exclusive === 0 && r1.ref >= 2 * r2.ref)))
+    return decide(r1.task, 0.85, "refs");
   // Files or symbols that only one task holds, for two or more tasks, and together most of what the
   // request names: the request spans those tasks. The one with the most names of its own leads (a
   // heavily weighted shared module counts less than the symbols only one task has worked on).
@@ -169,11 +186,16 @@ function decideByEvidence(index: RouterIndex, f: RequestFeatures, scored: TaskSc
   const gap = s1.sim - (s2?.sim ?? 0);
   // The request speaks of one task's subject much more than of any other (and no other task holds
   // more of its references): it continues that task even when it names new files.
-  if (s1.sim >= 0.3 && gap >= 0.15 && (leansBack || (r1.ref > 0 && r1.task === s1.task))) return decide(s1.task, Math.min(0.92, 0.75 + gap), "similarity");
+  if (s1.sim >= 0.3 && gap >= 0.15 && (leansBack || (r1.ref > 0 && r1.task === s1.task)))
+    return decide(s1.task, Math.min(0.92, 0.75 + gap), "similarity");
   if (mostlyNew) return decide(null, 0.85, "new", true);
   // One task leads on every count (references, references it alone holds, likeness), or the request
   // says it continues something and one task is clearly the likeliest.
-  const consensus = r1.exclusive >= 1 && r1.task === s1.task && (r2 === undefined || r2.exclusive === 0) && (leansBack || gap >= 0.1 || r1.ref >= 1.5 * (r2?.ref ?? 0));
+  const consensus =
+    r1.exclusive >= 1 &&
+    r1.task === s1.task &&
+    (r2 === undefined || r2.exclusive === 0) &&
+    (leansBack || gap >= 0.1 || r1.ref >= 1.5 * (r2?.ref ?? 0));
   if (consensus) return decide(r1.task, 0.82, "refs");
   if (leansBack && r1.ref === 0 && s1.sim >= 0.15 && gap >= 0.1) return decide(s1.task, 0.8, "similarity");
   if (!leansBack && r1.coverage < 0.25 && f.keys.length > 0 && s1.sim < 0.5) return decide(null, r1.ref === 0 ? 0.75 : 0.7, "new", true);
@@ -263,11 +285,17 @@ export function commitAssignment(
     task = `t${state.next++}`;
     state.tasks.push({ id: task, workspace, label: labelOf(group.userText), groups: [] });
   }
-  const a: Assignment = { task, confidence: decision.confidence, method: decision.method, ...(decision.also && task !== null ? { also: decision.also.filter((t) => t !== task) } : {}) };
+  const a: Assignment = {
+    task,
+    confidence: decision.confidence,
+    method: decision.method,
+    ...(decision.also && task !== null ? { also: decision.also.filter((t) => t !== task) } : {}),
+  };
   state.assignments[group.id] = a;
   if (task !== null) {
     const info = state.tasks.find((t) => t.id === task);
-    if (info && !decision.newTask && threshold !== undefined && a.confidence >= threshold) confirmOpening(state, info, a.confidence, threshold);
+    if (info && !decision.newTask && threshold !== undefined && a.confidence >= threshold)
+      confirmOpening(state, info, a.confidence, threshold);
     if (info && !info.groups.includes(group.id)) info.groups.push(group.id);
     if (info && info.workspace === null && workspace !== null) info.workspace = workspace;
   }
@@ -281,6 +309,9 @@ function confirmOpening(state: RouterState, task: TaskInfo, confidence: number, 
 }
 
 export function labelOf(userText: string): string {
-  const body = userText.replace(/^(Repository|Workspace):.*$/gm, "").trim().replace(/\s+/g, " ");
+  const body = userText
+    .replace(/^(Repository|Workspace):.*$/gm, "")
+    .trim()
+    .replace(/\s+/g, " ");
   return body.length > 80 ? `${body.slice(0, 77)}…` : body;
 }

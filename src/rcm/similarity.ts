@@ -76,7 +76,9 @@ const codeWord = /\b[A-Za-z_]\w*(?:[a-z0-9][A-Z]|_)\w*\b|\b[A-Za-z_]\w*(?=\()/g;
 export function subjectTerms(v: TermVector, names: readonly string[], text = "", common: ReadonlySet<string> = new Set()): TermVector {
   const all = [...names, ...(text.match(codeWord) ?? [])];
   // `MathMLPresentationPrinter` reads as `mathml presentation printer` and as `math mlpresentation printer`.
-  const drop = new Set(all.flatMap((n) => [...terms(n), ...terms(n.replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2").replace(/[/.]/g, " "))]).map(singular));
+  const drop = new Set(
+    all.flatMap((n) => [...terms(n), ...terms(n.replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2").replace(/[/.]/g, " "))]).map(singular),
+  );
   const out: TermVector = new Map();
   for (const [k, n] of v) {
     const w = singular(k);

@@ -16,7 +16,9 @@ export type RefProblem = "no reference" | "unknown message" | "message of anothe
 
 /** Words too common to show that a message says something. */
 const common = new Set(
-  "also about after again been before being both could does done each from have into just like made make more most must need only other over same should some such than that their them then there these they this those under very were what when where which while will with would your task request user code file files work change changes changed please".split(" "),
+  "also about after again been before being both could does done each from have into just like made make more most must need only other over same should some such than that their them then there these they this those under very were what when where which while will with would your task request user code file files work change changes changed please".split(
+    " ",
+  ),
 );
 
 /** The first five letters stand for a word ("rounding", "rounds" → "round"): inflections match, nothing else is guessed. */
@@ -46,7 +48,12 @@ export function saysIt(item: string, cited: readonly string[]): boolean {
 }
 
 /** Why the item's references do not hold, or null when they do. */
-export function checkRefs(item: string, refs: readonly string[], task: string, messages: ReadonlyMap<string, CitedMessage>): RefProblem | null {
+export function checkRefs(
+  item: string,
+  refs: readonly string[],
+  task: string,
+  messages: ReadonlyMap<string, CitedMessage>,
+): RefProblem | null {
   if (refs.length === 0) return "no reference";
   const cited: CitedMessage[] = [];
   for (const r of refs) {
@@ -55,5 +62,10 @@ export function checkRefs(item: string, refs: readonly string[], task: string, m
     if (!m.tasks.includes(task)) return "message of another task";
     cited.push(m);
   }
-  return saysIt(item, cited.map((m) => m.text)) ? null : "the messages do not say it";
+  return saysIt(
+    item,
+    cited.map((m) => m.text),
+  )
+    ? null
+    : "the messages do not say it";
 }

@@ -49,7 +49,20 @@ function clip(text: string, max: number): string {
 }
 
 export function emptyTaskState(task: string, workspace: string | null): TaskState {
-  return { task, workspace, goal: null, constraints: [], completed: [], pending: [], files: [], symbols: [], uncertainties: [], asked: [], covered: [], requests: 0 };
+  return {
+    task,
+    workspace,
+    goal: null,
+    constraints: [],
+    completed: [],
+    pending: [],
+    files: [],
+    symbols: [],
+    uncertainties: [],
+    asked: [],
+    covered: [],
+    requests: 0,
+  };
 }
 
 export const recordOpen = "<task-state";

@@ -4,7 +4,16 @@ import { toolPaths } from "./router-index.js";
 import type { StateItem, TaskState } from "./state-record.js";
 
 /** Bounds of the record: the newest items of each section are kept. */
-export const stateLimits = { constraints: 6, completed: 6, pending: 4, files: 12, symbols: 12, uncertainties: 4, asked: 8, itemChars: 140 } as const;
+export const stateLimits = {
+  constraints: 6,
+  completed: 6,
+  pending: 4,
+  files: 12,
+  symbols: 12,
+  uncertainties: 4,
+  asked: 8,
+  itemChars: 140,
+} as const;
 
 export const constraintWords =
   /\b(must|must not|should|shouldn't|never|always|do not|don't|only|ensure|make sure|keep|leave|unchanged|required|requires|without|instead of|stay(s)?)\b/i;
@@ -45,18 +54,34 @@ export function actionSource(group: Group, a: Action, k: number): string {
 }
 
 /** The assistant's sentences: completion claims (kept when they name tests or files no tool changed) and doubts; its first claim. */
-function foldAssistantText(s: TaskState, text: string, at: { source: string; request: number }, changed: readonly string[]): StateItem | null {
+function foldAssistantText(
+  s: TaskState,
+  text: string,
+  at: { source: string; request: number },
+  changed: readonly string[],
+): StateItem | null {
   let first: StateItem | null = null;
   for (const sentence of sentences(text)) {
     const mentioned = [...extractRefs(sentence, s.workspace).paths];
     if (testsPassClaim.test(sentence) || completionClaim.test(sentence)) {
-      const item: StateItem = { text: clip(sentence), kind: "claim", source: at.source, request: at.request, ...(mentioned.length ? { paths: mentioned } : {}), ...(testsPassClaim.test(sentence) ? { tests: true } : {}) };
+      const item: StateItem = {
+        text: clip(sentence),
+        kind: "claim",
+        source: at.source,
+        request: at.request,
+        ...(mentioned.length ? { paths: mentioned } : {}),
+        ...(testsPassClaim.test(sentence) ? { tests: true } : {}),
+      };
       first ??= item;
       // A claim about files a tool of this group already changed adds nothing to the observation.
       const subsumed = mentioned.length > 0 && mentioned.every((p) => changed.some((c) => c === p || c.endsWith(`/${p}`)));
       if ((item.tests || mentioned.length > 0) && !subsumed) pushBounded(s.completed, item, stateLimits.completed);
     } else if (doubt.test(sentence)) {
-      pushBounded(s.uncertainties, { text: clip(sentence), kind: "claim", source: at.source, request: at.request, ...(mentioned.length ? { paths: mentioned } : {}) }, stateLimits.uncertainties);
+      pushBounded(
+        s.uncertainties,
+        { text: clip(sentence), kind: "claim", source: at.source, request: at.request, ...(mentioned.length ? { paths: mentioned } : {}) },
+        stateLimits.uncertainties,
+      );
     }
   }
   return first;
@@ -71,7 +96,17 @@ function completeRequest(
   const done = s.pending.indexOf(pendingItem);
   if (changed.length > 0 && changedSource !== null) {
     if (done >= 0) s.pending.splice(done, 1);
-    pushBounded(s.completed, { text: clip(`request ${request}: changed ${changed.join(", ")}`), kind: "observation", source: changedSource, request, paths: changed }, stateLimits.completed);
+    pushBounded(
+      s.completed,
+      {
+        text: clip(`request ${request}: changed ${changed.join(", ")}`),
+        kind: "observation",
+        source: changedSource,
+        request,
+        paths: changed,
+      },
+      stateLimits.completed,
+    );
   } else if (claimed !== null) {
     if (done >= 0) s.pending.splice(done, 1);
     const c: StateItem = claimed;
@@ -91,7 +126,13 @@ export function foldGroup(s: TaskState, group: Group): void {
   const request = ++s.requests;
   const body = requestBody(group.userText);
   const src = group.userMessageId;
-  const req = (text: string, extra: Partial<StateItem> = {}): StateItem => ({ text: clip(text), kind: "requirement", source: src, request, ...extra });
+  const req = (text: string, extra: Partial<StateItem> = {}): StateItem => ({
+    text: clip(text),
+    kind: "requirement",
+    source: src,
+    request,
+    ...extra,
+  });
   const parts = sentences(body);
   const first = parts[0] ?? body;
   if (s.goal === null && body !== "") s.goal = req(first);
@@ -114,7 +155,17 @@ export function foldGroup(s: TaskState, group: Group): void {
       const paths = toolPaths(a.paths, a.args).map((p) => normalizePath(p, s.workspace));
       if (a.status === "error") {
         const why = a.text.split("\n").find((l) => l.trim() !== "") ?? "failed";
-        pushBounded(s.uncertainties, { text: clip(`${a.tool ?? "tool"}${paths.length ? ` on ${paths.join(", ")}` : ""} failed: ${why}`), kind: "observation", source, request, paths }, stateLimits.uncertainties);
+        pushBounded(
+          s.uncertainties,
+          {
+            text: clip(`${a.tool ?? "tool"}${paths.length ? ` on ${paths.join(", ")}` : ""} failed: ${why}`),
+            kind: "observation",
+            source,
+            request,
+            paths,
+          },
+          stateLimits.uncertainties,
+        );
         return;
       }
       supportClaims(s, paths, a, source);

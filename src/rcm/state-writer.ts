@@ -15,7 +15,6 @@ import { actionSource, addFile, clip, pushBounded, requestBody, stateLimits } fr
  * deterministic updater folded it (the extractive record), and says why.
  */
 
-
 /** Per batch: at most this many characters of messages go to the model (about 3,000 tokens at four characters a token). */
 export const stateBatchChars = 12_000;
 /** Each request and each exchange is clipped to this many characters in the call. */
@@ -25,7 +24,10 @@ const exchangeChars = 600;
 function groupLines(g: Group): string[] {
   return [
     `[${g.userMessageId}] user: ${clip(requestBody(g.userText), requestChars)}`,
-    ...g.actions.map((a, k) => `[${actionSource(g, a, k)}] ${a.kind === "tool" ? `tool ${a.tool ?? ""}`.trim() : "assistant"}: ${clip(actionText(a), exchangeChars)}`),
+    ...g.actions.map(
+      (a, k) =>
+        `[${actionSource(g, a, k)}] ${a.kind === "tool" ? `tool ${a.tool ?? ""}`.trim() : "assistant"}: ${clip(actionText(a), exchangeChars)}`,
+    ),
   ];
 }
 
@@ -54,7 +56,10 @@ export function stateBatches(groups: readonly Group[], maxGroups: number, maxCha
 }
 
 /** Every message of the conversation by id: its group's tasks, its role and text (what references are checked against). */
-export function citableMessages(groups: readonly Group[], assignments: Readonly<Record<string, Assignment>>): Map<string, CitedMessage & { group: string }> {
+export function citableMessages(
+  groups: readonly Group[],
+  assignments: Readonly<Record<string, Assignment>>,
+): Map<string, CitedMessage & { group: string }> {
   const out = new Map<string, CitedMessage & { group: string }>();
   for (const g of groups) {
     const a = assignments[g.id];
@@ -84,7 +89,13 @@ export const stateSystem = [
 /** The user part of a state-writing call: the record so far and the batch's messages. */
 export function stateRequest(s: TaskState, batch: readonly Group[]): string {
   const record = renderTaskState(s);
-  return [`Task ${s.task}. Current record:`, record ? clip(record, requestChars) : "(empty)", "", "New messages:", ...batch.flatMap(groupLines)].join("\n");
+  return [
+    `Task ${s.task}. Current record:`,
+    record ? clip(record, requestChars) : "(empty)",
+    "",
+    "New messages:",
+    ...batch.flatMap(groupLines),
+  ].join("\n");
 }
 
 /** The JSON of a model's answer, parsed against the reply schema; a string saying what is wrong otherwise. */
@@ -118,7 +129,12 @@ function kindOfRefs(refs: readonly string[], messages: ReadonlyMap<string, Cited
  * pending work and uncertainties give way to the model's items whose references hold; files the model
  * names are added when a message of the task names them. Returns what was used and dropped.
  */
-export function applyStateReply(s: TaskState, reply: StateReply, batch: readonly Group[], messages: ReadonlyMap<string, CitedMessage & { group: string }>): StateWrite {
+export function applyStateReply(
+  s: TaskState,
+  reply: StateReply,
+  batch: readonly Group[],
+  messages: ReadonlyMap<string, CitedMessage & { group: string }>,
+): StateWrite {
   const batchIds = new Set(batch.flatMap((g) => [g.userMessageId, ...g.actions.map((a, k) => actionSource(g, a, k))]));
   const lastRequest = batch[batch.length - 1]!;
   const requestOf = (id: string) => {
@@ -139,12 +155,23 @@ export function applyStateReply(s: TaskState, reply: StateReply, batch: readonly
     }
     kept++;
     const source = refs[0] ?? lastRequest.userMessageId;
-    return { text: clip(it.text), kind: refs.length > 0 ? kindOfRefs(refs, messages) : "claim", source, request: requestOf(source), ...(refs.length > 0 ? { refs } : {}) };
+    return {
+      text: clip(it.text),
+      kind: refs.length > 0 ? kindOfRefs(refs, messages) : "claim",
+      source,
+      request: requestOf(source),
+      ...(refs.length > 0 ? { refs } : {}),
+    };
   };
   // In each section, the batch's extractive items give way to the model's items that checked out (the
   // model saw the same messages); with none, they stay. Earlier batches' items stay.
   const fromBatch = (i: StateItem) => i.refs === undefined && batchIds.has(i.source);
-  const write = (section: (typeof sections)[number], name: string, items: ReadonlyArray<{ text: string; refs?: string[] | undefined }>, required: boolean) => {
+  const write = (
+    section: (typeof sections)[number],
+    name: string,
+    items: ReadonlyArray<{ text: string; refs?: string[] | undefined }>,
+    required: boolean,
+  ) => {
     const good = items.map((it) => checked(name, it, required)).filter((i): i is StateItem => i !== null);
     if (good.length === 0) return;
     s[section] = s[section].filter((i) => !fromBatch(i));
@@ -172,7 +199,13 @@ export function applyStateReply(s: TaskState, reply: StateReply, batch: readonly
       continue;
     }
     kept++;
-    addFile(s, path, "named", { text: path, kind: at[1].role === "user" ? "requirement" : at[1].role === "tool" ? "observation" : "claim", source: at[0], request: requestOf(at[0]), refs: [at[0]] });
+    addFile(s, path, "named", {
+      text: path,
+      kind: at[1].role === "user" ? "requirement" : at[1].role === "tool" ? "observation" : "claim",
+      source: at[0],
+      request: requestOf(at[0]),
+      refs: [at[0]],
+    });
   }
   return { task: s.task, groups: batch.map((g) => g.id), by: "model", kept, dropped };
 }
@@ -190,6 +223,7 @@ export async function writeStateBatch(
   for (const k of [...sections, "files", "symbols", "asked"] as const) before[k] = s[k].filter((i) => !batchIds.has(i.source));
   const r = await chat("state", stateSystem, stateRequest(before, batch));
   const reply = parseStateReply(r.text);
-  if (typeof reply === "string") return { write: { task: s.task, groups: batch.map((g) => g.id), by: "extractive", reason: reply }, usage: r.usage };
+  if (typeof reply === "string")
+    return { write: { task: s.task, groups: batch.map((g) => g.id), by: "extractive", reason: reply }, usage: r.usage };
   return { write: applyStateReply(s, reply, batch, messages), usage: r.usage };
 }

@@ -22,7 +22,6 @@ const itemSchema = z
   })
   .strict();
 
-
 const taskStateSchema = z
   .object({
     task: z.string(),
@@ -60,7 +59,9 @@ export const stateFileSchema = z
     updated_at: z.string(),
     router: z
       .object({
-        tasks: z.array(z.object({ id: z.string(), workspace: z.string().nullable(), label: z.string(), groups: z.array(z.string()) }).strict()),
+        tasks: z.array(
+          z.object({ id: z.string(), workspace: z.string().nullable(), label: z.string(), groups: z.array(z.string()) }).strict(),
+        ),
         assignments: z.record(z.string(), assignmentSchema),
         next: z.number().int().positive(),
       })
@@ -70,7 +71,12 @@ export const stateFileSchema = z
     aux: z.object({ calls: z.number().int().nonnegative(), tokens: z.number().nonnegative(), exhausted: z.boolean() }).strict().optional(),
     /** Model-written state: batches the model wrote, batches left extractive (and why), items dropped by the reference check. */
     writes: z
-      .object({ model: z.number().int().nonnegative(), extractive: z.number().int().nonnegative(), dropped: z.number().int().nonnegative(), recent: z.array(stateWriteSchema) })
+      .object({
+        model: z.number().int().nonnegative(),
+        extractive: z.number().int().nonnegative(),
+        dropped: z.number().int().nonnegative(),
+        recent: z.array(stateWriteSchema),
+      })
       .strict()
       .optional(),
     /** Summary of the last assembled step, for people inspecting the file. */
@@ -111,7 +117,13 @@ export function loadStateFile(dir: string, session: string): StateFile | null {
   return parsed.data;
 }
 
-export function saveStateFile(dir: string, session: string, mode: RcmMode, memory: RcmMemory, extra: Pick<StateFile, "last" | "compactions">): void {
+export function saveStateFile(
+  dir: string,
+  session: string,
+  mode: RcmMode,
+  memory: RcmMemory,
+  extra: Pick<StateFile, "last" | "compactions">,
+): void {
   const file: StateFile = {
     format: stateFileFormat,
     session,

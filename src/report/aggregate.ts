@@ -35,7 +35,11 @@ export function buildConfigReport(input: RunInput, opts: BootstrapOptions = {}):
     label: input.label,
     headline: headlineOf({ label: input.label, run_dir: input.runDir, groups: g.groups, power }),
     run_dir: input.runDir,
-    agent: { name: input.config.agent.name, options: input.config.agent.options ?? null, harness: harnessInfoSchema.safeParse(input.config.agent.harness).data ?? null },
+    agent: {
+      name: input.config.agent.name,
+      options: input.config.agent.options ?? null,
+      harness: harnessInfoSchema.safeParse(input.config.agent.harness).data ?? null,
+    },
     harness: harnessView(agentIdentity(input.config)),
     dataset: {
       name: input.config.dataset?.name ?? input.sessions.dataset.name,

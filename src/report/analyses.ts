@@ -1,5 +1,13 @@
 import type { TaskTests } from "./read-run.js";
-import type { CatalogueEntry, ConfigReport, FarMinusNear, InterruptionReuse, ResolutionByContext, ResumedFocusTokenRatio, SessionEntry } from "./report-schema.js";
+import type {
+  CatalogueEntry,
+  ConfigReport,
+  FarMinusNear,
+  InterruptionReuse,
+  ResolutionByContext,
+  ResumedFocusTokenRatio,
+  SessionEntry,
+} from "./report-schema.js";
 import { bootstrapMeanDifferenceCI, bootstrapRatioCI, gapContributions, percent, summarize, type BootstrapOptions } from "./stats.js";
 import { pairsOf } from "./compare.js";
 
@@ -48,7 +56,12 @@ export const contextBinEdges = [0, 20_000, 50_000, 100_000] as const;
 
 /** Resolution per condition by the largest context the model was sent on the focus task (sessions that ran). */
 export function resolutionByContext(c: AnalysisInput): ResolutionByContext {
-  const bins = contextBinEdges.map((from, i) => ({ from, to: contextBinEdges[i + 1] ?? null, base: { sessions: 0, resolved: 0, rate: null as number | null }, switch: { sessions: 0, resolved: 0, rate: null as number | null } }));
+  const bins = contextBinEdges.map((from, i) => ({
+    from,
+    to: contextBinEdges[i + 1] ?? null,
+    base: { sessions: 0, resolved: 0, rate: null as number | null },
+    switch: { sessions: 0, resolved: 0, rate: null as number | null },
+  }));
   const unmeasured = { base: 0, switch: 0 };
   for (const s of c.sessions) {
     if (!s.usage) continue;
@@ -101,7 +114,11 @@ export function objectiveOf(text: string): string {
  * Each focus task (the paper's Appendix D): objective, stages, locality and verifier size. Verifier sizes
  * come from the dataset; without it, from a verdict of the task (which lists every F2P and P2P test).
  */
-export function catalogue(c: AnalysisInput, repoOf: ReadonlyMap<string, string>, tasks: ReadonlyMap<string, TaskTests> | null): CatalogueEntry[] {
+export function catalogue(
+  c: AnalysisInput,
+  repoOf: ReadonlyMap<string, string>,
+  tasks: ReadonlyMap<string, TaskTests> | null,
+): CatalogueEntry[] {
   const out: CatalogueEntry[] = [];
   const seen = new Set<string>();
   for (const s of c.sessions) {
@@ -109,7 +126,9 @@ export function catalogue(c: AnalysisInput, repoOf: ReadonlyMap<string, string>,
     seen.add(s.focus);
     const t = tasks?.get(s.focus);
     const verdict = c.sessions.find((x) => x.focus === s.focus && x.verdict !== null)?.verdict ?? null;
-    const testedFromVerdict = verdict ? new Set(verdict.tests.filter((x) => x.kind === "F2P" && x.stage !== null).map((x) => x.stage)).size : null;
+    const testedFromVerdict = verdict
+      ? new Set(verdict.tests.filter((x) => x.kind === "F2P" && x.stage !== null).map((x) => x.stage)).size
+      : null;
     out.push({
       task: s.focus,
       repo: repoOf.get(s.focus) ?? null,

@@ -49,12 +49,18 @@ function patchSides(patch: string): PatchSides {
   let file = "";
   for (const line of patch.split("\n")) {
     if (line.startsWith("+++ ")) file = line.slice(4).replace(/^b\//, "");
-    if (line.startsWith("+++ ") || line.startsWith("--- ") || line.startsWith("diff --git ") || line.startsWith("@@") || line.startsWith("index ")) continue;
+    if (
+      line.startsWith("+++ ") ||
+      line.startsWith("--- ") ||
+      line.startsWith("diff --git ") ||
+      line.startsWith("@@") ||
+      line.startsWith("index ")
+    )
+      continue;
     if (line.startsWith("+")) {
       out.added.push(line.slice(1).trim());
       out.addedFiles.push(file);
-    }
-    else if (line.startsWith("-") || line.startsWith(" ")) out.other.push(line.slice(1).trim());
+    } else if (line.startsWith("-") || line.startsWith(" ")) out.other.push(line.slice(1).trim());
   }
   return out;
 }
@@ -106,7 +112,11 @@ export interface ContaminatedLine {
  * holds an identifier the interruption introduces that appears nowhere in the focus task's requests and
  * patches nor around the artifact's own changes.
  */
-export function contaminatedLines(artifact: ArtifactLines, focus: TaskMaterial, interruptions: readonly TaskMaterial[]): ContaminatedLine[] {
+export function contaminatedLines(
+  artifact: ArtifactLines,
+  focus: TaskMaterial,
+  interruptions: readonly TaskMaterial[],
+): ContaminatedLine[] {
   const out: ContaminatedLine[] = [];
   artifact.added.forEach((line, i) => {
     const lineForeign = (t: TaskMaterial) => significant(line) && !focus.allLines.has(line) && t.addedLines.has(line);

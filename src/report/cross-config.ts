@@ -10,7 +10,9 @@ export function crossConfigSummary(configs: readonly ConfigReport[], opts: Boots
   const out = {} as ByGroup<CrossConfig>;
   for (const g of groupNames) {
     const gaps = configs.map((c) => c.groups[g].gap).filter((x): x is number => x !== null);
-    const perConfig = configs.map((c) => gapContributions([...pairsOf(c).values()].filter((e) => g === "overall" || e.locality === g).map((e) => e.pair)));
+    const perConfig = configs.map((c) =>
+      gapContributions([...pairsOf(c).values()].filter((e) => g === "overall" || e.locality === g).map((e) => e.pair)),
+    );
     out[g] = {
       configs: gaps.length,
       mean_gap: gaps.length === 0 ? null : gaps.reduce((a, b) => a + b, 0) / gaps.length,

@@ -86,7 +86,10 @@ export function buildGroupSections(input: RunInput, entryById: ReadonlyMap<strin
     const resolved = (c: Condition) => entries(c).map((s) => s.status === "resolved");
     const base = resolved("base");
     const sw = resolved("switch");
-    groups[g] = groupResult(base.map((b, i) => [b, sw[i]!]), opts);
+    groups[g] = groupResult(
+      base.map((b, i) => [b, sw[i]!]),
+      opts,
+    );
     attribution[g] = { base: attributeStages(entries("base"), input), switch: attributeStages(entries("switch"), input) };
     profile[g] = {} as ByCondition<ProfileEntry>;
     for (const c of conditions) {

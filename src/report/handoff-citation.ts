@@ -35,11 +35,19 @@ export function readHandoffCitation(scoresArg: string, runDir: string): HandoffC
   const version = s.record.dataset.version;
   const [prefix, fingerprint] = version.split("+");
   if (prefix !== FROM_RUN_VERSION || !fingerprint) {
-    throw inputError(file, "record.dataset.version", `"${version}" is not a dataset of handoff from-run (${FROM_RUN_VERSION}+RUN): score the cases of handoff from-run ${runDir}`);
+    throw inputError(
+      file,
+      "record.dataset.version",
+      `"${version}" is not a dataset of handoff from-run (${FROM_RUN_VERSION}+RUN): score the cases of handoff from-run ${runDir}`,
+    );
   }
   const own = runFingerprint(runDir);
   if (own !== fingerprint) {
-    throw inputError(file, "record.dataset.version", `the scores were built from another run (${fingerprint}), not from ${runDir} (${own ?? "no run.json"})`);
+    throw inputError(
+      file,
+      "record.dataset.version",
+      `the scores were built from another run (${fingerprint}), not from ${runDir} (${own ?? "no run.json"})`,
+    );
   }
   return {
     scores_file: scoresArg,

@@ -25,7 +25,16 @@ function headlineText(label: string, run: string, h: Omit<Headline, "text" | "po
 export function headlineOf(c: Pick<ConfigReport, "label" | "run_dir" | "groups" | "power">): Headline {
   const g = c.groups.overall;
   const run = basename(c.run_dir);
-  const figures = { run, pairs: g.n, uninterrupted: g.uninterrupted, switched: g.switched, gap: g.gap, ci95: g.ci95, mcnemar_p: g.mcnemar_p, min_detectable_gap: c.power.groups.overall.min_detectable_gap };
+  const figures = {
+    run,
+    pairs: g.n,
+    uninterrupted: g.uninterrupted,
+    switched: g.switched,
+    gap: g.gap,
+    ci95: g.ci95,
+    mcnemar_p: g.mcnemar_p,
+    min_detectable_gap: c.power.groups.overall.min_detectable_gap,
+  };
   return { ...figures, text: headlineText(c.label, run, figures), power: `${detectableGapLine(c.power.groups.overall)}.` };
 }
 
@@ -36,13 +45,24 @@ export function headlineSection(configs: readonly ConfigReport[]): Section {
     title: "Result: the resumption gap",
     notes: [
       ...configs.map((c) => (configs.length > 1 ? `${c.label}: ${c.headline.power}` : `Power: ${c.headline.power}`)),
-      ...configs.flatMap((c) => (c.power.warning === null ? [] : [`Warning: ${configs.length > 1 ? `${c.label}: ` : ""}${c.power.warning}.`])),
+      ...configs.flatMap((c) =>
+        c.power.warning === null ? [] : [`Warning: ${configs.length > 1 ? `${c.label}: ` : ""}${c.power.warning}.`],
+      ),
       "Gap = uninterrupted − switched resolution, in percentage points; the sections below give the inputs, near and far, and why sessions failed.",
     ],
     columns: [L("Configuration"), L("Run"), R("Pairs"), R("Uninterrupted"), R("Switched"), R("Gap (pp)"), R("95% CI"), R("McNemar p")],
     rows: configs.map((c) => {
       const h = c.headline;
-      return [c.label, h.run, String(h.pairs), fmtPercent(h.uninterrupted), fmtPercent(h.switched), fmtPoints(h.gap), fmtInterval(h.ci95), h.mcnemar_p === null ? "–" : h.mcnemar_p < 0.0001 ? "<0.0001" : h.mcnemar_p.toFixed(4)];
+      return [
+        c.label,
+        h.run,
+        String(h.pairs),
+        fmtPercent(h.uninterrupted),
+        fmtPercent(h.switched),
+        fmtPoints(h.gap),
+        fmtInterval(h.ci95),
+        h.mcnemar_p === null ? "–" : h.mcnemar_p < 0.0001 ? "<0.0001" : h.mcnemar_p.toFixed(4),
+      ];
     }),
   };
 }

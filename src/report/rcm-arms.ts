@@ -20,10 +20,19 @@ export function rcmModeOf(config: RunConfigRead): { mode: "router" | "rcm"; fiel
  * Table 3 compares a native run with runs that used RCM: an "+RCM" arm that never used RCM (or a native
  * arm that did) would put a figure under the wrong name. Throws the first mismatch as one input error.
  */
-export function assertRcmArms(native: { runDir: string; config: RunConfigRead }, rcm: readonly { runDir: string; config: RunConfigRead }[]): void {
+export function assertRcmArms(
+  native: { runDir: string; config: RunConfigRead },
+  rcm: readonly { runDir: string; config: RunConfigRead }[],
+): void {
   const nativeMode = rcmModeOf(native.config);
-  if (nativeMode) throw inputError(runFiles.config(native.runDir), nativeMode.field, `is "${nativeMode.mode}": --native needs a run without RCM`);
+  if (nativeMode)
+    throw inputError(runFiles.config(native.runDir), nativeMode.field, `is "${nativeMode.mode}": --native needs a run without RCM`);
   for (const r of rcm) {
-    if (!rcmModeOf(r.config)) throw inputError(runFiles.config(r.runDir), "rcm.mode", 'missing (nor agent.options.rcm "router" or "rcm"): --rcm needs a run made with RCM (run --rcm, or --agent-opt rcm=…)');
+    if (!rcmModeOf(r.config))
+      throw inputError(
+        runFiles.config(r.runDir),
+        "rcm.mode",
+        'missing (nor agent.options.rcm "router" or "rcm"): --rcm needs a run made with RCM (run --rcm, or --agent-opt rcm=…)',
+      );
   }
 }

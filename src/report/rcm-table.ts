@@ -36,18 +36,42 @@ export function rcmTable(native: ConfigReport, rcm: readonly ConfigReport[], opt
     const nat: Pair[] = ids.map((id) => pn.get(id)!.pair);
     groups[g] = {
       n_common: ids.length,
-      base: rate(nat.map(([b]) => pct(b)), opts),
-      switch: rate(nat.map(([, s]) => pct(s)), opts),
-      gap: points(nat.map(([b, s]) => pct(b) - pct(s)), opts),
+      base: rate(
+        nat.map(([b]) => pct(b)),
+        opts,
+      ),
+      switch: rate(
+        nat.map(([, s]) => pct(s)),
+        opts,
+      ),
+      gap: points(
+        nat.map(([b, s]) => pct(b) - pct(s)),
+        opts,
+      ),
       rcm: rcm.map((c, k) => {
         const arm: Pair[] = ids.map((id) => pr[k]!.get(id)!.pair);
         return {
           label: c.label,
-          uninterrupted: rate(arm.map(([b]) => pct(b)), opts),
-          switched: rate(arm.map(([, s]) => pct(s)), opts),
-          gap: points(arm.map(([b, s]) => pct(b) - pct(s)), opts),
-          recovered: points(arm.map(([, s], i) => pct(s) - pct(nat[i]![1])), opts),
-          remaining_gap: points(arm.map(([, s], i) => pct(nat[i]![0]) - pct(s)), opts),
+          uninterrupted: rate(
+            arm.map(([b]) => pct(b)),
+            opts,
+          ),
+          switched: rate(
+            arm.map(([, s]) => pct(s)),
+            opts,
+          ),
+          gap: points(
+            arm.map(([b, s]) => pct(b) - pct(s)),
+            opts,
+          ),
+          recovered: points(
+            arm.map(([, s], i) => pct(s) - pct(nat[i]![1])),
+            opts,
+          ),
+          remaining_gap: points(
+            arm.map(([, s], i) => pct(nat[i]![0]) - pct(s)),
+            opts,
+          ),
         };
       }),
     };

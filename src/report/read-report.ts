@@ -11,7 +11,10 @@ import { reportReadSchema, type ConfigReport, type ConfigReportRead, type Report
  * (but the focus context, which older runs' documents did not record: those sessions are unmeasured). Pure.
  */
 export function completeConfig(c: ConfigReportRead, bootstrap: Report["bootstrap"]): ConfigReport {
-  const sessions = c.sessions.map((s) => ({ ...s, usage: s.usage === null ? null : { ...s.usage, focus_context_tokens: s.usage.focus_context_tokens ?? null } }));
+  const sessions = c.sessions.map((s) => ({
+    ...s,
+    usage: s.usage === null ? null : { ...s.usage, focus_context_tokens: s.usage.focus_context_tokens ?? null },
+  }));
   const analysed = { groups: c.groups, sessions, request_texts: c.request_texts };
   const opts = { seed: bootstrap.seed, resamples: bootstrap.resamples };
   // label and headline first, as buildConfigReport writes them.

@@ -93,7 +93,10 @@ function taskTestsFrom(dir: string): { tasks: Map<string, TaskTests> | null; not
       f2pStage,
       f2p: new Set(t.verifier.fail_to_pass),
       p2p: new Set(t.verifier.pass_to_pass),
-      material: taskMaterial([...t.stagePatches, t.testsPatch], t.requests.map((r) => r.text)),
+      material: taskMaterial(
+        [...t.stagePatches, t.testsPatch],
+        t.requests.map((r) => r.text),
+      ),
     });
   }
   return { tasks, note: null };
@@ -142,7 +145,17 @@ async function readSession(runDir: string, id: string, trustSuspicious: boolean,
   }
   const artifactFile = runFiles.artifact(runDir, id);
   const artifact = withArtifact ? readArtifact(artifactFile) : null;
-  return { id, trajectory, summary, verdict, verdictProblem, hasArtifact: existsSync(artifactFile), artifact, superseded, ...(trustSuspicious ? { trustSuspicious } : {}) };
+  return {
+    id,
+    trajectory,
+    summary,
+    verdict,
+    verdictProblem,
+    hasArtifact: existsSync(artifactFile),
+    artifact,
+    superseded,
+    ...(trustSuspicious ? { trustSuspicious } : {}),
+  };
 }
 
 /** Reads one run directory: run.json, its sessions file, the dataset's test-to-stage map and every session. */
@@ -158,7 +171,8 @@ export async function readRun(runDirArg: string, opts: ReadRunOptions = {}): Pro
     warnings.push(`${configFile}: format "${config.format}" is not a switch-swe run`);
   }
   // A reader of the verdicts must know they rest on no confinement (the demo without bubblewrap).
-  if (config.sandbox?.mode === "none") warnings.push(`unconfined run (run.json sandbox.mode "none"): ${config.sandbox.not_enforced.join("; ")}`);
+  if (config.sandbox?.mode === "none")
+    warnings.push(`unconfined run (run.json sandbox.mode "none"): ${config.sandbox.not_enforced.join("; ")}`);
 
   let sessionsPath: string;
   if (opts.sessionsPath) sessionsPath = resolve(opts.sessionsPath);
@@ -190,7 +204,9 @@ export async function readRun(runDirArg: string, opts: ReadRunOptions = {}): Pro
   if (existsSync(sessionsDir)) {
     const extra = readdirSync(sessionsDir).filter((d) => !known.has(d));
     if (extra.length > 0) {
-      warnings.push(`${extra.length} session director${extra.length === 1 ? "y is" : "ies are"} not in the sessions file and ignored: ${extra.slice(0, 5).join(", ")}${extra.length > 5 ? ", ..." : ""}`);
+      warnings.push(
+        `${extra.length} session director${extra.length === 1 ? "y is" : "ies are"} not in the sessions file and ignored: ${extra.slice(0, 5).join(", ")}${extra.length > 5 ? ", ..." : ""}`,
+      );
     }
   }
   const read = await mapPool(ids, opts.concurrency ?? 8, (id) => readSession(runDir, id, opts.trustSuspicious === true, tasks !== null));

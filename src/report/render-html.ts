@@ -22,7 +22,11 @@ export interface HtmlOptions {
 /** The run directory as a relative URL from the page's directory ("" when they are the same). */
 export function relativeLink(fromDir: string, runDir: string): string {
   const rel = relative(fromDir, runDir);
-  return rel.split(sep).filter((p) => p !== "").map(encodeURIComponent).join("/");
+  return rel
+    .split(sep)
+    .filter((p) => p !== "")
+    .map(encodeURIComponent)
+    .join("/");
 }
 
 function sectionHtml(s: Section): string {
@@ -30,7 +34,10 @@ function sectionHtml(s: Section): string {
   const body = s.rows
     .map((r) => `<tr>${s.columns.map((c, i) => `<td${c.align === "right" ? ' class="num"' : ""}>${esc(r[i] ?? "")}</td>`).join("")}</tr>`)
     .join("\n");
-  const table = s.rows.length > 0 ? `<div class="table-wrap"><table id="table-${esc(s.id)}"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>` : "";
+  const table =
+    s.rows.length > 0
+      ? `<div class="table-wrap"><table id="table-${esc(s.id)}"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>`
+      : "";
   return `<h3 id="${esc(s.id)}">${esc(s.title)}</h3>\n${table}\n${s.notes.map((n) => `<p class="note">${esc(n)}</p>`).join("\n")}`;
 }
 
@@ -49,7 +56,8 @@ export function renderHtml(local: Report, opts: HtmlOptions = {}): string {
   const report = opts.shared ?? local;
   const labels = report.configs.map((c) => esc(c.label)).join(" · ");
   const multi = report.configs.length > 1;
-  const csp = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
+  const csp =
+    "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -79,7 +87,10 @@ ${sectionHtml(inputsSection(report))}
 <figure><figcaption>Outcome categories (Figure 1b)</figcaption>${failureChart(report)}</figure>
 </div>
 <h2 id="tables">Tables</h2>
-${reportSections(report, { catalogue: true }).filter((s) => !inHeader.has(s.id)).map(sectionHtml).join("\n")}
+${reportSections(report, { catalogue: true })
+  .filter((s) => !inHeader.has(s.id))
+  .map(sectionHtml)
+  .join("\n")}
 <h2 id="sessions">Sessions</h2>
 <p class="note">Select a session to see its schedule, its requests (model and tool calls, files changed, signatures marked) and its verdict; the pair view sets it beside the other condition's session. Keys: ↑/↓ in a list, Enter to open, j/k next/previous session, p pair view, o the other condition. Every view has an address (the URL fragment). Links are relative to this page.</p>
 <div class="sessions-layout">

@@ -39,8 +39,8 @@ export const attributionSchema = z
         not_scored: z.number().int(),
         infra_fault: z.number().int(),
         not_applied: z.number().int(),
-    /** Resolved verdicts marked suspicious: counted as unresolved unless --trust-suspicious. */
-    suspicious: z.number().int().optional(),
+        /** Resolved verdicts marked suspicious: counted as unresolved unless --trust-suspicious. */
+        suspicious: z.number().int().optional(),
         unmapped: z.number().int(),
       })
       .strict(),
@@ -248,7 +248,14 @@ export const sessionEntrySchema = z
   })
   .strict();
 
-export const signatureNames = ["wrong_workspace_edits", "cross_task_contamination", "lost_requirement", "reverted_work", "incomplete_execution", "submission"] as const;
+export const signatureNames = [
+  "wrong_workspace_edits",
+  "cross_task_contamination",
+  "lost_requirement",
+  "reverted_work",
+  "incomplete_execution",
+  "submission",
+] as const;
 export type SignatureName = (typeof signatureNames)[number];
 
 /** One signature over one condition's sessions: how many could be checked, how many show it, how often. */
@@ -256,7 +263,9 @@ export const signatureCountSchema = z
   .object({ available: z.number().int(), sessions: z.number().int().nullable(), count: z.number().int().nullable() })
   .strict();
 
-export const signatureTotalsSchema = z.object(Object.fromEntries(signatureNames.map((n) => [n, signatureCountSchema])) as Record<SignatureName, typeof signatureCountSchema>).strict();
+export const signatureTotalsSchema = z
+  .object(Object.fromEntries(signatureNames.map((n) => [n, signatureCountSchema])) as Record<SignatureName, typeof signatureCountSchema>)
+  .strict();
 
 export const failureCountsSchema = z
   .object({
@@ -400,9 +409,13 @@ export const configReportSchema = z
     /** `harness`: what run.json recorded about a real CLI agent (null for other agents and older runs). */
     agent: z.object({ name: z.string(), options: z.unknown(), harness: harnessInfoSchema.nullable() }).strict(),
     /** The harness table's view of run.json `agent.harness`; null fields = not recorded ("unknown"). */
-    harness: z.object({ name: z.string().nullable(), version: z.string().nullable(), model: z.string().nullable(), effort: z.string().nullable() }).strict(),
+    harness: z
+      .object({ name: z.string().nullable(), version: z.string().nullable(), model: z.string().nullable(), effort: z.string().nullable() })
+      .strict(),
     /** `sha256`: the dataset digest the run ran (run.json's, else that of the dataset read; null: unknown). */
-    dataset: z.object({ name: z.string().nullable(), version: z.string().nullable(), path: z.string().nullable(), sha256: z.string().nullable() }).strict(),
+    dataset: z
+      .object({ name: z.string().nullable(), version: z.string().nullable(), path: z.string().nullable(), sha256: z.string().nullable() })
+      .strict(),
     /** `sha256`: the sessions file the run ran (run.json's digest, else that of the file read). */
     sessions_file: z.object({ path: z.string(), sha256: z.string().nullable(), pairs: z.number().int() }).strict(),
     /**
@@ -447,9 +460,7 @@ export const comparisonGroupSchema = z
   })
   .strict();
 
-export const comparisonSchema = z
-  .object({ a: z.string(), b: z.string(), groups: byGroup(comparisonGroupSchema) })
-  .strict();
+export const comparisonSchema = z.object({ a: z.string(), b: z.string(), groups: byGroup(comparisonGroupSchema) }).strict();
 
 const rateCiSchema = z.object({ rate: num, ci95: interval }).strict();
 const pointsCiSchema = z.object({ points: num, ci95: interval }).strict();
@@ -482,9 +493,7 @@ export const rcmTableGroupSchema = z
   .strict();
 
 /** The paper's Table 3 (`compare --native RUN --rcm RUN...`): base / switch of the native run, +RCM of each RCM run, and the gaps. */
-export const rcmTableSchema = z
-  .object({ native: z.string(), rcm: z.array(z.string()), groups: byGroup(rcmTableGroupSchema) })
-  .strict();
+export const rcmTableSchema = z.object({ native: z.string(), rcm: z.array(z.string()), groups: byGroup(rcmTableGroupSchema) }).strict();
 
 /** Mean of the configurations' gaps (the paper's averages), its range, and a bootstrap CI of the mean. */
 export const crossConfigSchema = z

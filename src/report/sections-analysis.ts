@@ -13,12 +13,21 @@ export function harnessSection(report: Report): Section {
   return {
     id: "harness",
     title: "Configurations",
-    notes: ["From each run.json: the agent adapter and the harness, its version, model and effort: as a real CLI agent recorded them when the run started, or switch-swe itself for its own agents (oracle, nop); the ATIF export says the same. Unknown = not recorded; none = the agent calls no model or sets no effort."],
+    notes: [
+      "From each run.json: the agent adapter and the harness, its version, model and effort: as a real CLI agent recorded them when the run started, or switch-swe itself for its own agents (oracle, nop); the ATIF export says the same. Unknown = not recorded; none = the agent calls no model or sets no effort.",
+    ],
     columns: [L("Configuration"), L("Agent"), L("Harness"), L("Version"), L("Model"), L("Effort")],
     rows: report.configs.map((c) => {
       // The harness's own agents record everything there is: a missing model or effort is none, not unknown.
       const absent = c.harness.name === "switch-swe" ? "none" : unknown;
-      return [c.label, c.agent.name, c.harness.name ?? unknown, c.harness.version ?? unknown, c.harness.model ?? absent, c.harness.effort ?? absent];
+      return [
+        c.label,
+        c.agent.name,
+        c.harness.name ?? unknown,
+        c.harness.version ?? unknown,
+        c.harness.model ?? absent,
+        c.harness.effort ?? absent,
+      ];
     }),
   };
 }
@@ -28,7 +37,9 @@ export function summarySection(report: Report): Section | null {
   return {
     id: "summary",
     title: "Across configurations",
-    notes: [`Mean of the configurations' gaps (each over its own focus tasks), their range, and a 95% percentile bootstrap CI of the mean that resamples each configuration's focus tasks (${report.bootstrap.resamples} resamples).`],
+    notes: [
+      `Mean of the configurations' gaps (each over its own focus tasks), their range, and a 95% percentile bootstrap CI of the mean that resamples each configuration's focus tasks (${report.bootstrap.resamples} resamples).`,
+    ],
     columns: [L("Group"), R("Configurations"), R("Mean gap (pp)"), R("95% CI"), R("Smallest"), R("Largest")],
     rows: groupNames.map((g) => {
       const s = report.summary[g];
@@ -41,7 +52,10 @@ export function summarySection(report: Report): Section | null {
 export function powerSection(report: Report): Section {
   const lines = report.configs.flatMap((c) => {
     const who = report.configs.length > 1 ? `${c.label}: ` : "";
-    return [`${who}${detectableGapLine(c.power.groups.overall)}.`, ...(c.power.warning === null ? [] : [`Warning: ${who}${c.power.warning}.`])];
+    return [
+      `${who}${detectableGapLine(c.power.groups.overall)}.`,
+      ...(c.power.warning === null ? [] : [`Warning: ${who}${c.power.warning}.`]),
+    ];
   });
   return {
     id: "power",
@@ -54,7 +68,14 @@ export function powerSection(report: Report): Section {
     rows: report.configs.flatMap((c) =>
       groupNames.map((g) => {
         const p = c.power.groups[g];
-        return [c.label, groupTitle[g], String(p.pairs), String(p.discordant_pairs ?? "–"), `${fmtPercent(p.discordance)}${p.assumed ? "*" : ""}`, p.min_detectable_gap === null ? "–" : p.min_detectable_gap.toFixed(1)];
+        return [
+          c.label,
+          groupTitle[g],
+          String(p.pairs),
+          String(p.discordant_pairs ?? "–"),
+          `${fmtPercent(p.discordance)}${p.assumed ? "*" : ""}`,
+          p.min_detectable_gap === null ? "–" : p.min_detectable_gap.toFixed(1),
+        ];
       }),
     ),
   };
@@ -81,7 +102,17 @@ export function failureSection(report: Report): Section {
     groupNames.flatMap((g) =>
       (["base", "switch"] as const).map((cond) => {
         const f = c.failure_categories[g][cond];
-        return [c.label, groupTitle[g], conditionTitle[cond], String(f.sessions), String(f.resolved), String(f.implementation), String(f.submission), String(f.incomplete_execution), String(f.not_scored)];
+        return [
+          c.label,
+          groupTitle[g],
+          conditionTitle[cond],
+          String(f.sessions),
+          String(f.resolved),
+          String(f.implementation),
+          String(f.submission),
+          String(f.incomplete_execution),
+          String(f.not_scored),
+        ];
       }),
     ),
   );
@@ -91,7 +122,17 @@ export function failureSection(report: Report): Section {
     notes: [
       "Each unresolved session in one category: incomplete execution (not finalized, or the last focus stage or finalization request timed out or failed), else submission (the artifact did not apply, or the focus checkout at the end is not what the focus requests produced; in a run with --submission agent only what is measured: no submitted patch, not a patch, or a patch that did not apply), else implementation. Not scored: not run, no verdict, infrastructure fault.",
     ],
-    columns: [L("Configuration"), L("Group"), L("Condition"), R("Sessions"), R("Resolved"), R("Implementation"), R("Submission"), R("Incomplete"), R("Not scored")],
+    columns: [
+      L("Configuration"),
+      L("Group"),
+      L("Condition"),
+      R("Sessions"),
+      R("Resolved"),
+      R("Implementation"),
+      R("Submission"),
+      R("Incomplete"),
+      R("Not scored"),
+    ],
     rows,
   };
 }
@@ -106,6 +147,12 @@ export function signaturesSection(report: Report): Section {
       "Sessions showing each signature, with the number of edits, lines or files in parentheses when it differs; n/a = the run holds no evidence for it (runs recorded before per-request workspace states, a dataset that cannot be read). Definitions: docs/report-format.md.",
     ],
     columns: [L("Configuration"), L("Condition"), ...signatureNames.map((n) => R(signatureTitle[n]))],
-    rows: report.configs.flatMap((c) => (["base", "switch"] as const).map((cond) => [c.label, conditionTitle[cond], ...signatureNames.map((n) => signatureCell(c.signatures[cond][n], counted.has(n)))])),
+    rows: report.configs.flatMap((c) =>
+      (["base", "switch"] as const).map((cond) => [
+        c.label,
+        conditionTitle[cond],
+        ...signatureNames.map((n) => signatureCell(c.signatures[cond][n], counted.has(n))),
+      ]),
+    ),
   };
 }

@@ -26,7 +26,17 @@ export function handoffSection(report: Report): Section | null {
     ],
     rows: cited.map((c) => {
       const h = c.handoff!;
-      return [c.label, [h.provider, h.model].filter(Boolean).join("/") || "–", String(h.cases), pts(h.conditions.transcript), pts(h.conditions.memory), pts(h.conditions.handoff), pts(h.overall), String(h.problems), h.scores_file];
+      return [
+        c.label,
+        [h.provider, h.model].filter(Boolean).join("/") || "–",
+        String(h.cases),
+        pts(h.conditions.transcript),
+        pts(h.conditions.memory),
+        pts(h.conditions.handoff),
+        pts(h.overall),
+        String(h.problems),
+        h.scores_file,
+      ];
     }),
   };
 }

@@ -22,9 +22,16 @@ export function inputsSection(report: Report): Section {
   if (differ((c) => c.sessions_file.sha256) || differ((c) => c.dataset.sha256)) {
     notes.push("The configurations ran different sessions files or datasets (--allow-mixed): their averages and comparisons mix them.");
   }
-  if (differ((c) => c.submission)) notes.push("The configurations took their scored patches differently (--submission agent and checkout): a submission failure exists only under agent.");
-  notes.push("Submission: agent = the patch the agent wrote at finalization (the paper's protocol); checkout = the focus checkout's diff (docs/run-format.md).");
-  notes.push("Digests: the first 12 hex digits of the sha256 of the sessions file and of the dataset each run ran (run.json records them; --format json has them in full).");
+  if (differ((c) => c.submission))
+    notes.push(
+      "The configurations took their scored patches differently (--submission agent and checkout): a submission failure exists only under agent.",
+    );
+  notes.push(
+    "Submission: agent = the patch the agent wrote at finalization (the paper's protocol); checkout = the focus checkout's diff (docs/run-format.md).",
+  );
+  notes.push(
+    "Digests: the first 12 hex digits of the sha256 of the sessions file and of the dataset each run ran (run.json records them; --format json has them in full).",
+  );
   return {
     id: "inputs",
     title: "Inputs",

@@ -33,7 +33,17 @@ function resolutionSection(report: Report): Section {
     notes: [
       `Gap = uninterrupted − switched, in percentage points. 95% CI: percentile bootstrap over focus tasks (${report.bootstrap.resamples} resamples, seed ${report.bootstrap.seed}). McNemar: exact two-sided test on the discordant pairs b/c (b = resolved only uninterrupted, c = resolved only switched). Denominator n = focus tasks in the sessions file; sessions not run, not finalized or without verdict count as unresolved.`,
     ],
-    columns: [L("Configuration"), L("Group"), R("n"), R("Uninterrupted"), R("Switched"), R("Gap (pp)"), R("95% CI"), R("McNemar p"), R("b/c")],
+    columns: [
+      L("Configuration"),
+      L("Group"),
+      R("n"),
+      R("Uninterrupted"),
+      R("Switched"),
+      R("Gap (pp)"),
+      R("95% CI"),
+      R("McNemar p"),
+      R("b/c"),
+    ],
     rows,
   };
 }
@@ -44,8 +54,22 @@ function comparisonSection(report: Report): Section | null {
   return {
     id: "comparison",
     title: `Comparison: A = ${cmp.a}, B = ${cmp.b}`,
-    notes: ["Over focus tasks common to both runs; difference = gap(A) − gap(B), paired bootstrap 95% CI; p: exact two-sided sign-flip (paired permutation) test of a zero difference."],
-    columns: [L("Group"), R("n common"), R("A unint."), R("A switched"), R("A gap"), R("B unint."), R("B switched"), R("B gap"), R("Difference (pp)"), R("95% CI"), R("p")],
+    notes: [
+      "Over focus tasks common to both runs; difference = gap(A) − gap(B), paired bootstrap 95% CI; p: exact two-sided sign-flip (paired permutation) test of a zero difference.",
+    ],
+    columns: [
+      L("Group"),
+      R("n common"),
+      R("A unint."),
+      R("A switched"),
+      R("A gap"),
+      R("B unint."),
+      R("B switched"),
+      R("B gap"),
+      R("Difference (pp)"),
+      R("95% CI"),
+      R("p"),
+    ],
     rows: groupNames.map((g) => {
       const r = cmp.groups[g];
       return [
@@ -75,7 +99,16 @@ function rcmTableSection(report: Report): Section | null {
     const r = t.groups[g];
     return [
       [groupTitle[g], t.native, String(r.n_common), ...rate(r.base), ...rate(r.switch), ...pts(r.gap), DASH, DASH, DASH, DASH],
-      ...r.rcm.map((a) => [groupTitle[g], a.label, String(r.n_common), ...rate(a.uninterrupted), ...rate(a.switched), ...pts(a.gap), ...pts(a.recovered), ...pts(a.remaining_gap)]),
+      ...r.rcm.map((a) => [
+        groupTitle[g],
+        a.label,
+        String(r.n_common),
+        ...rate(a.uninterrupted),
+        ...rate(a.switched),
+        ...pts(a.gap),
+        ...pts(a.recovered),
+        ...pts(a.remaining_gap),
+      ]),
     ];
   });
   return {
@@ -84,7 +117,21 @@ function rcmTableSection(report: Report): Section | null {
     notes: [
       "Over the focus tasks every run ran (n). The native row is base (uninterrupted) and switch; an RCM row's Switched column is +RCM. Gap = the row's uninterrupted − switched. Recovered = +RCM − native switched; Remaining = native uninterrupted − +RCM. 95% CI: percentile bootstrap over focus tasks, paired for differences.",
     ],
-    columns: [L("Group"), L("Configuration"), R("n"), R("Uninterrupted"), R("95% CI"), R("Switched"), R("95% CI"), R("Gap (pp)"), R("95% CI"), R("Recovered (pp)"), R("95% CI"), R("Remaining (pp)"), R("95% CI")],
+    columns: [
+      L("Group"),
+      L("Configuration"),
+      R("n"),
+      R("Uninterrupted"),
+      R("95% CI"),
+      R("Switched"),
+      R("95% CI"),
+      R("Gap (pp)"),
+      R("95% CI"),
+      R("Recovered (pp)"),
+      R("95% CI"),
+      R("Remaining (pp)"),
+      R("95% CI"),
+    ],
     rows,
   };
 }
@@ -123,7 +170,18 @@ function attributionSection(report: Report): Section {
     id: "stage-attribution",
     title: "Stage attribution",
     notes,
-    columns: [L("Configuration"), L("Group"), L("Condition"), R("Unresolved"), R("Attributed"), R("Earlier-stage"), R("Share"), R("Last only"), R("P2P only"), L("Failed stages")],
+    columns: [
+      L("Configuration"),
+      L("Group"),
+      L("Condition"),
+      R("Unresolved"),
+      R("Attributed"),
+      R("Earlier-stage"),
+      R("Share"),
+      R("Last only"),
+      R("P2P only"),
+      L("Failed stages"),
+    ],
     rows,
   };
 }
@@ -151,7 +209,13 @@ function workloadSections(report: Report): Section[] {
     ],
     columns: [L("Configuration"), L("Scope"), R("Sessions"), R("Tokens"), R("Model calls"), R("Tool calls"), R("Cost"), R("Aux tokens")],
     rows: report.configs.flatMap((c) =>
-      ([["", c.workload], ["near: ", c.workload_by_locality.near], ["far: ", c.workload_by_locality.far]] as const).flatMap(([prefix, w]) => [
+      (
+        [
+          ["", c.workload],
+          ["near: ", c.workload_by_locality.near],
+          ["far: ", c.workload_by_locality.far],
+        ] as const
+      ).flatMap(([prefix, w]) => [
         usageRow(c, `${prefix}uninterrupted session`, w.uninterrupted),
         usageRow(c, `${prefix}switched session`, w.switched),
         usageRow(c, `${prefix}resumed focus stages`, w.resumed_focus),
@@ -169,7 +233,14 @@ function workloadSections(report: Report): Section[] {
       const b = c.workload.ratios.resumed_focus_over_uninterrupted_same_stages;
       return [
         [c.label, "switched / uninterrupted", fmtRatio(a.tokens), fmtRatio(a.model_calls), fmtRatio(a.tool_calls), fmtRatio(a.cost_usd)],
-        [c.label, "resumed stages / same stages uninterrupted", fmtRatio(b.tokens), fmtRatio(b.model_calls), fmtRatio(b.tool_calls), fmtRatio(b.cost_usd)],
+        [
+          c.label,
+          "resumed stages / same stages uninterrupted",
+          fmtRatio(b.tokens),
+          fmtRatio(b.model_calls),
+          fmtRatio(b.tool_calls),
+          fmtRatio(b.cost_usd),
+        ],
       ];
     }),
   };
@@ -180,8 +251,19 @@ function profileSection(report: Report): Section {
   return {
     id: "profile",
     title: "Schedule profile (median per session)",
-    notes: ["From the sessions file: repositories of the focus tasks, requests, workspace switches (consecutive requests naming different workspaces), focus returns."],
-    columns: [L("Configuration"), L("Group"), L("Condition"), R("Sessions"), R("Repositories"), R("Requests"), R("Workspace switches"), R("Focus returns")],
+    notes: [
+      "From the sessions file: repositories of the focus tasks, requests, workspace switches (consecutive requests naming different workspaces), focus returns.",
+    ],
+    columns: [
+      L("Configuration"),
+      L("Group"),
+      L("Condition"),
+      R("Sessions"),
+      R("Repositories"),
+      R("Requests"),
+      R("Workspace switches"),
+      R("Focus returns"),
+    ],
     rows: report.configs.flatMap((c) =>
       groupNames.flatMap((g) =>
         (["base", "switch"] as const).map((cond) => {
@@ -211,15 +293,55 @@ function errorsSections(report: Report): Section[] {
       id: "errors",
       title: "Errors",
       notes: ["Infra faults (run) = sessions with an infrastructure fault in any attempt; restarts = attempts beyond the first."],
-      columns: [L("Configuration"), L("Condition"), R("Sessions"), R("Not run"), R("Not finalized"), R("No verdict"), R("Infra (run)"), R("Restarts"), R("Infra (verify)"), R("Not applied"), R("Suspicious")],
-      rows: per((e) => [e.sessions, e.not_run, e.not_finalized, e.no_verdict, e.infra_fault_run, e.restarts, e.infra_fault_verify, e.not_applied, e.suspicious ?? 0].map(String)),
+      columns: [
+        L("Configuration"),
+        L("Condition"),
+        R("Sessions"),
+        R("Not run"),
+        R("Not finalized"),
+        R("No verdict"),
+        R("Infra (run)"),
+        R("Restarts"),
+        R("Infra (verify)"),
+        R("Not applied"),
+        R("Suspicious"),
+      ],
+      rows: per((e) =>
+        [
+          e.sessions,
+          e.not_run,
+          e.not_finalized,
+          e.no_verdict,
+          e.infra_fault_run,
+          e.restarts,
+          e.infra_fault_verify,
+          e.not_applied,
+          e.suspicious ?? 0,
+        ].map(String),
+      ),
     },
     {
       id: "errors-time",
       title: "Timeouts and superseded attempts",
-      notes: ["Timeouts = requests that ran out of budget; continuations = timeout continuations used. Superseded tokens and cost = what attempts a restart replaced used (spent, but not in the workload means)."],
-      columns: [L("Configuration"), L("Condition"), R("Timeouts"), R("Continuations"), R("Agent errors"), R("Superseded tokens"), R("Superseded cost")],
-      rows: per((e) => [String(e.timeouts), String(e.continuations), String(e.agent_errors), fmtNumber(e.superseded_tokens, 0), fmtCost(e.superseded_cost_usd)]),
+      notes: [
+        "Timeouts = requests that ran out of budget; continuations = timeout continuations used. Superseded tokens and cost = what attempts a restart replaced used (spent, but not in the workload means).",
+      ],
+      columns: [
+        L("Configuration"),
+        L("Condition"),
+        R("Timeouts"),
+        R("Continuations"),
+        R("Agent errors"),
+        R("Superseded tokens"),
+        R("Superseded cost"),
+      ],
+      rows: per((e) => [
+        String(e.timeouts),
+        String(e.continuations),
+        String(e.agent_errors),
+        fmtNumber(e.superseded_tokens, 0),
+        fmtCost(e.superseded_cost_usd),
+      ]),
     },
   ];
 }

@@ -74,7 +74,16 @@ function verdictEntry(v: Verdict, task: TaskTests | undefined): NonNullable<Sess
 }
 
 /** One session's entry of the report (its outcome, schedule profile, usage, verdict, failed stages). Pure. */
-function sessionEntry(id: string, pair: SessionPair, condition: Condition, data: SessionInput | undefined, outcome: SessionOutcome, fs: number[] | null, task: TaskTests | undefined, usageById: SessionUsage): Omit<SessionEntry, "signatures" | "signature_marks" | "failure_category"> {
+function sessionEntry(
+  id: string,
+  pair: SessionPair,
+  condition: Condition,
+  data: SessionInput | undefined,
+  outcome: SessionOutcome,
+  fs: number[] | null,
+  task: TaskTests | undefined,
+  usageById: SessionUsage,
+): Omit<SessionEntry, "signatures" | "signature_marks" | "failure_category"> {
   const steps = pair.schedules[condition];
   const prof = profileSteps(steps, pair.focus);
   const t = data?.trajectory ?? null;
@@ -140,7 +149,14 @@ export interface SessionSections {
 
 /** The per-session sections of the report: entries, errors, request texts, and their warnings. Pure. */
 export function buildSessionSections(input: RunInput): SessionSections {
-  const out: SessionSections = { entries: [], entryById: new Map(), usageById: new Map(), errors: { base: emptyErrors(), switch: emptyErrors() }, requestTexts: {}, warnings: [] };
+  const out: SessionSections = {
+    entries: [],
+    entryById: new Map(),
+    usageById: new Map(),
+    errors: { base: emptyErrors(), switch: emptyErrors() },
+    requestTexts: {},
+    warnings: [],
+  };
   const unmappedTasks = new Set<string>();
   for (const pair of input.sessions.pairs) {
     for (const condition of conditions) {
@@ -162,14 +178,21 @@ export function buildSessionSections(input: RunInput): SessionSections {
       }
       const signatures = sessionSignatures({ pair, steps: pair.schedules[condition], data, outcome, tasks: input.tasks });
       const signature_marks = signatureMarks({ pair, steps: pair.schedules[condition], data, outcome, tasks: input.tasks }, signatures);
-      const entry: SessionEntry = { ...sessionEntry(id, pair, condition, data, outcome, fs, task, out.usageById), signatures, signature_marks, failure_category: failureCategory(outcome, signatures, input.config.submission === "agent") };
+      const entry: SessionEntry = {
+        ...sessionEntry(id, pair, condition, data, outcome, fs, task, out.usageById),
+        signatures,
+        signature_marks,
+        failure_category: failureCategory(outcome, signatures, input.config.submission === "agent"),
+      };
       out.entries.push(entry);
       out.entryById.set(id, entry);
       countErrors(out.errors[condition], entry, outcome, data);
     }
   }
   if (unmappedTasks.size > 0) {
-    out.warnings.push(`no F2P test-to-stage map (requests[].tests) for ${unmappedTasks.size} task(s): ${[...unmappedTasks].slice(0, 5).join(", ")}`);
+    out.warnings.push(
+      `no F2P test-to-stage map (requests[].tests) for ${unmappedTasks.size} task(s): ${[...unmappedTasks].slice(0, 5).join(", ")}`,
+    );
   }
   return out;
 }

@@ -38,13 +38,11 @@ export function sessionOutcome(s: SessionInput | undefined): SessionOutcome {
   const v = s.verdict;
   if (!v) return out("no verdict", s.verdictProblem);
   if (v.infra_fault) return out("infra fault", `verify: ${v.infra_reason ?? "infrastructure fault"}`);
-  if (v.resolved && v.suspicious && !s.trustSuspicious) return out("suspicious", (v.suspicious_reasons ?? []).join("; ") || "suspicious verdict");
+  if (v.resolved && v.suspicious && !s.trustSuspicious)
+    return out("suspicious", (v.suspicious_reasons ?? []).join("; ") || "suspicious verdict");
   if (v.resolved) return out(null, null);
   if (!v.applied) return out("did not apply", v.apply_error ?? null);
-  return out(
-    "tests failed",
-    `F2P ${v.fail_to_pass.passed}/${v.fail_to_pass.total}, P2P ${v.pass_to_pass.passed}/${v.pass_to_pass.total}`,
-  );
+  return out("tests failed", `F2P ${v.fail_to_pass.passed}/${v.fail_to_pass.total}, P2P ${v.pass_to_pass.passed}/${v.pass_to_pass.total}`);
 }
 
 /** Any attempt of the session hit an infrastructure fault (trajectory outcomes, its end, or session.json's attempts). */

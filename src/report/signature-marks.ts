@@ -75,17 +75,20 @@ function lostRequirementMarks(inp: SignatureInput, focusWs: string | undefined):
   const task = inp.tasks?.get(inp.pair.focus);
   if (!v || !v.applied || v.infra_fault || !task) return [];
   const byStage = new Map<number, string[]>();
-  for (const [id, stage] of task.f2pStage) if (stage < task.lastTestedStage && v.tests[id] !== "passed") byStage.set(stage, [...(byStage.get(stage) ?? []), id]);
-  return [...byStage].sort((a, b) => a[0] - b[0]).map(([stage, tests]) => {
-    const at = inp.steps.findIndex((s: ScheduleStep) => s.task === inp.pair.focus && s.kind === "stage" && s.stage === stage);
-    return {
-      signature: "lost_requirement" as const,
-      request: at >= 0 ? at : null,
-      workspace: (focusWs ?? null) as SignatureMark["workspace"],
-      paths: [],
-      detail: `stage ${stage} asked here; its test(s) ${tests.join(", ")} do not pass in the final artifact`,
-    };
-  });
+  for (const [id, stage] of task.f2pStage)
+    if (stage < task.lastTestedStage && v.tests[id] !== "passed") byStage.set(stage, [...(byStage.get(stage) ?? []), id]);
+  return [...byStage]
+    .sort((a, b) => a[0] - b[0])
+    .map(([stage, tests]) => {
+      const at = inp.steps.findIndex((s: ScheduleStep) => s.task === inp.pair.focus && s.kind === "stage" && s.stage === stage);
+      return {
+        signature: "lost_requirement" as const,
+        request: at >= 0 ? at : null,
+        workspace: (focusWs ?? null) as SignatureMark["workspace"],
+        paths: [],
+        detail: `stage ${stage} asked here; its test(s) ${tests.join(", ")} do not pass in the final artifact`,
+      };
+    });
 }
 
 /** `counted`: the session's signatures as already counted, so that a signature it does not show costs nothing here. */
@@ -93,6 +96,11 @@ export function signatureMarks(inp: SignatureInput, counted: SessionSignatures):
   const focusWs = Object.entries(inp.pair.workspaces).find(([, task]) => task === inp.pair.focus)?.[0];
   const t = inp.data?.trajectory;
   const focus = t && focusWs ? (changesByWorkspace(t.states, t.request_log).get(focusWs) ?? []) : [];
-  const marks = [...wrongWorkspaceMarks(inp), ...(counted.cross_task_contamination ? contaminationMarks(inp, focusWs, focus) : []), ...(counted.lost_requirement ? lostRequirementMarks(inp, focusWs) : []), ...(focusWs ? revertedMarks(focusWs, focus) : [])];
+  const marks = [
+    ...wrongWorkspaceMarks(inp),
+    ...(counted.cross_task_contamination ? contaminationMarks(inp, focusWs, focus) : []),
+    ...(counted.lost_requirement ? lostRequirementMarks(inp, focusWs) : []),
+    ...(focusWs ? revertedMarks(focusWs, focus) : []),
+  ];
   return marks.sort((a, b) => (a.request ?? Infinity) - (b.request ?? Infinity));
 }

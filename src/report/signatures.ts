@@ -44,7 +44,11 @@ export function changesByWorkspace(states: readonly StateRecord[], log: Readonly
   return out;
 }
 
-function wrongWorkspaceEdits(states: readonly StateRecord[], steps: readonly ScheduleStep[], log: ReadonlyMap<number, RequestRecord>): number {
+function wrongWorkspaceEdits(
+  states: readonly StateRecord[],
+  steps: readonly ScheduleStep[],
+  log: ReadonlyMap<number, RequestRecord>,
+): number {
   let n = 0;
   for (const st of states) {
     if (st.index === null) continue;
@@ -95,7 +99,12 @@ function lostRequirement(data: SessionInput | undefined, task: TaskTests | undef
 
 const stalled = (o: RequestRecord["outcome"] | undefined) => o === "timeout" || o === "agent_error";
 
-function incompleteExecution(steps: readonly ScheduleStep[], focus: string, data: SessionInput | undefined, outcome: SessionOutcome): boolean | null {
+function incompleteExecution(
+  steps: readonly ScheduleStep[],
+  focus: string,
+  data: SessionInput | undefined,
+  outcome: SessionOutcome,
+): boolean | null {
   if (outcome.reason === "not run" || outcome.reason === "infra fault") return null;
   if (outcome.reason === "not finalized") return true;
   const log = data?.trajectory?.request_log;
@@ -117,7 +126,10 @@ export function contamination(inp: SignatureInput): Array<ContaminatedLine & { t
   const tasks = Object.values(inp.pair.workspaces).filter((t) => t !== inp.pair.focus);
   const others = tasks.map((t) => inp.tasks!.get(t)?.material);
   if (others.some((m) => m === undefined)) return null;
-  return contaminatedLines(artifact, focus.material, others as NonNullable<(typeof others)[number]>[]).map((c) => ({ ...c, task: tasks[c.from]! }));
+  return contaminatedLines(artifact, focus.material, others as NonNullable<(typeof others)[number]>[]).map((c) => ({
+    ...c,
+    task: tasks[c.from]!,
+  }));
 }
 
 export function sessionSignatures(inp: SignatureInput): SessionSignatures {

@@ -137,10 +137,7 @@ export function bootstrapGapCI(pairs: readonly Pair[], opts: BootstrapOptions = 
  * Paired bootstrap CI of gap(A) − gap(B) over the focus tasks common to both configurations:
  * the same resampled tasks are used for both, so the per-task value is (a.base − a.switch) − (b.base − b.switch).
  */
-export function pairedGapDifferenceCI(
-  common: ReadonlyArray<{ a: Pair; b: Pair }>,
-  opts: BootstrapOptions = {},
-): [number, number] | null {
+export function pairedGapDifferenceCI(common: ReadonlyArray<{ a: Pair; b: Pair }>, opts: BootstrapOptions = {}): [number, number] | null {
   return bootstrapMeanCI(
     common.map(({ a, b }) => 100 * (Number(a[0]) - Number(a[1]) - (Number(b[0]) - Number(b[1])))),
     opts,
@@ -237,7 +234,11 @@ function percentileInterval(resamples: number, stat: (r: number) => number): [nu
  * 95% percentile bootstrap CI of mean(a) − mean(b) for two independent groups of focus tasks (far and near
  * are different tasks, so each is resampled on its own). Null when either group is empty.
  */
-export function bootstrapMeanDifferenceCI(a: readonly number[], b: readonly number[], opts: BootstrapOptions = {}): [number, number] | null {
+export function bootstrapMeanDifferenceCI(
+  a: readonly number[],
+  b: readonly number[],
+  opts: BootstrapOptions = {},
+): [number, number] | null {
   if (a.length === 0 || b.length === 0) return null;
   const rng = bootstrapRandom(opts.seed ?? DEFAULT_SEED);
   const mean = (v: readonly number[]) => {

@@ -76,12 +76,14 @@ const optString = (x: unknown) => x === undefined || typeof x === "string";
 export function fastAgentEvent(raw: unknown): TrajectoryLine | null {
   if (typeof raw !== "object" || raw === null) return null;
   const line = raw as Record<string, unknown>;
-  if (line.type !== "agent_event" || typeof line.time !== "string" || !Number.isInteger(line.index) || (line.index as number) < 0) return null;
+  if (line.type !== "agent_event" || typeof line.time !== "string" || !Number.isInteger(line.index) || (line.index as number) < 0)
+    return null;
   const e = line.event as Record<string, unknown> | null | undefined;
   if (typeof e !== "object" || e === null) return null;
   if (e.kind === "model_call") {
     if (!isCount(e.input_tokens) || !isCount(e.output_tokens)) return null;
-    if (!optCount(e.cached_input_tokens) || !optCount(e.cache_write_tokens) || !optCount(e.reasoning_tokens) || !optCount(e.cost_usd)) return null;
+    if (!optCount(e.cached_input_tokens) || !optCount(e.cache_write_tokens) || !optCount(e.reasoning_tokens) || !optCount(e.cost_usd))
+      return null;
     if (!optBool(e.reasoning_in_output) || !optBool(e.auxiliary) || !optString(e.model)) return null;
     return raw as TrajectoryLine;
   }
@@ -170,7 +172,14 @@ export class TrajectoryAccumulator {
           a.seenFocus = true;
         }
         a.requests.set(line.index, { focusStage, focus: line.role === "focus" });
-        a.log.set(line.index, { task: line.task, role: line.role, workspace: line.workspace, kind: line.kind, stage: line.stage ?? null, outcome: null });
+        a.log.set(line.index, {
+          task: line.task,
+          role: line.role,
+          workspace: line.workspace,
+          kind: line.kind,
+          stage: line.stage ?? null,
+          outcome: null,
+        });
         return;
       }
       case "agent_event": {

@@ -32,7 +32,18 @@ export const artifactExcludes: readonly string[] = [
 ];
 
 /** Settings of the harness-owned git directory (the workspace's own config is never read). */
-const safeConfig = ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "core.autocrlf=false", "-c", "core.safecrlf=false", "-c", "diff.noprefix=false"];
+const safeConfig = [
+  "-c",
+  "core.fsmonitor=false",
+  "-c",
+  "core.hooksPath=/dev/null",
+  "-c",
+  "core.autocrlf=false",
+  "-c",
+  "core.safecrlf=false",
+  "-c",
+  "diff.noprefix=false",
+];
 
 /** Every attribute that changes how git stages or diffs a file, back to unspecified (git detects binary content itself). */
 const neutralAttributes = "* !diff !text !eol !ident !filter !working-tree-encoding !merge !binary";
@@ -48,20 +59,22 @@ export interface CollectedPatch {
 }
 
 /** A directory entry git cannot stage (it reads regular files, links and directories only). */
-const isSpecial = (e: { isFIFO(): boolean; isSocket(): boolean; isBlockDevice(): boolean; isCharacterDevice(): boolean }) => e.isFIFO() || e.isSocket() || e.isBlockDevice() || e.isCharacterDevice();
+const isSpecial = (e: { isFIFO(): boolean; isSocket(): boolean; isBlockDevice(): boolean; isCharacterDevice(): boolean }) =>
+  e.isFIFO() || e.isSocket() || e.isBlockDevice() || e.isCharacterDevice();
 
 /**
  * The special files among `paths`, or of the whole work tree (without `.git` and nested repositories):
  * one FIFO the agent left made `git add` fail and the session's artifact uncollectable.
  */
 export function specialFiles(workspace: string, paths?: readonly string[]): string[] {
-  if (paths) return paths.filter((p) => {
-    try {
-      return isSpecial(lstatSync(join(workspace, p)));
-    } catch {
-      return false; // gone, or a parent is no longer a directory: a deletion, not a special file
-    }
-  });
+  if (paths)
+    return paths.filter((p) => {
+      try {
+        return isSpecial(lstatSync(join(workspace, p)));
+      } catch {
+        return false; // gone, or a parent is no longer a directory: a deletion, not a special file
+      }
+    });
   const out: string[] = [];
   const stack = [""];
   while (stack.length > 0) {
@@ -90,14 +103,26 @@ export function specialFiles(workspace: string, paths?: readonly string[]): stri
  * harness owns, whose objects come from the repository cache (`objectStore`), with the workspace
  * as its work tree.
  */
-export async function collectPatch(workspace: string, baseCommit: string, outFile: string, objectStore: string, changed?: readonly string[]): Promise<CollectedPatch> {
+export async function collectPatch(
+  workspace: string,
+  baseCommit: string,
+  outFile: string,
+  objectStore: string,
+  changed?: readonly string[],
+): Promise<CollectedPatch> {
   // A copy-on-write workspace whose upper layer names nothing collectable is its base: an empty patch, no git.
   if (changed && changed.every((p) => isExcluded(p))) return writePatch(outFile, Buffer.alloc(0), []);
   const skipped = specialFiles(workspace, changed).filter((p) => !isExcluded(p));
   const gitDir = mkdtempSync(join(tmpdir(), "switch-swe-collect-"));
   mkdirSync(dirname(outFile), { recursive: true });
   const tmpOut = join(dirname(outFile), `.${basename(outFile)}.${process.pid}.tmp`);
-  const env = { GIT_DIR: gitDir, GIT_WORK_TREE: workspace, GIT_INDEX_FILE: join(gitDir, "index"), GIT_ATTR_NOSYSTEM: "1", GIT_NO_REPLACE_OBJECTS: "1" };
+  const env = {
+    GIT_DIR: gitDir,
+    GIT_WORK_TREE: workspace,
+    GIT_INDEX_FILE: join(gitDir, "index"),
+    GIT_ATTR_NOSYSTEM: "1",
+    GIT_NO_REPLACE_OBJECTS: "1",
+  };
   try {
     // A git directory is HEAD, objects/ and refs/: laid out by hand, one git process fewer per patch.
     mkdirSync(join(gitDir, "objects", "info"), { recursive: true });
@@ -112,7 +137,11 @@ export async function collectPatch(workspace: string, baseCommit: string, outFil
     await git([...safeConfig, "read-tree", baseCommit], { env, cwd: workspace });
     if (changed) {
       // A copy-on-write workspace: only the paths its upper layer names can differ from the base.
-      const staged = await stageChangedPaths([...safeConfig], changed.filter((p) => !skipped.includes(p)), { env, cwd: workspace });
+      const staged = await stageChangedPaths(
+        [...safeConfig],
+        changed.filter((p) => !skipped.includes(p)),
+        { env, cwd: workspace },
+      );
       if (staged.code !== 0) throw new Error(staged.stderr.trim().split("\n")[0] ?? "git update-index failed");
     } else {
       const excludes = [...artifactExcludes.map((g) => `:(exclude,glob)${g}`), ...skipped.map((p) => `:(exclude,literal)${p}`)];
@@ -150,7 +179,11 @@ export const isExcluded = pathMatcher(artifactExcludes);
  * tree and settings; the index comes from `opts.env`. Used where the paths that can differ are known
  * (the upper layer of a copy-on-write workspace), so nothing else of the tree is read.
  */
-export async function stageChangedPaths(gitArgs: readonly string[], paths: readonly string[], opts: RunOptions): Promise<{ code: number | null; stderr: string }> {
+export async function stageChangedPaths(
+  gitArgs: readonly string[],
+  paths: readonly string[],
+  opts: RunOptions,
+): Promise<{ code: number | null; stderr: string }> {
   const kept = paths.filter((p) => p !== "" && !isExcluded(p));
   if (kept.length === 0) return { code: 0, stderr: "" };
   const input = `${kept.join("\0")}\0`;
@@ -160,13 +193,18 @@ export async function stageChangedPaths(gitArgs: readonly string[], paths: reado
   const ignored = new Set(check.stdout.split("\0"));
   const staged = kept.filter((p) => !ignored.has(p));
   if (staged.length === 0) return { code: 0, stderr: "" };
-  const r = await gitTry([...gitArgs, "update-index", "--add", "--remove", "--replace", "-z", "--stdin"], { ...opts, input: `${staged.join("\0")}\0` });
+  const r = await gitTry([...gitArgs, "update-index", "--add", "--remove", "--replace", "-z", "--stdin"], {
+    ...opts,
+    input: `${staged.join("\0")}\0`,
+  });
   return { code: r.timedOut ? null : r.code, stderr: r.timedOut ? "reading the files took too long" : r.stderr };
 }
 
 /** Changed paths of the staged index against the base, NUL-separated so no path needs unquoting. */
 async function changedPaths(workspace: string, baseCommit: string, env: NodeJS.ProcessEnv): Promise<string[]> {
-  const out = await git([...safeConfig, "-C", workspace, "diff", "--cached", "--no-renames", "--name-only", "-z", baseCommit, "--"], { env });
+  const out = await git([...safeConfig, "-C", workspace, "diff", "--cached", "--no-renames", "--name-only", "-z", baseCommit, "--"], {
+    env,
+  });
   return out.stdout.split("\0").filter((p) => p !== "");
 }
 
@@ -175,7 +213,10 @@ async function dropExcluded(workspace: string, baseCommit: string, env: NodeJS.P
   const paths = await changedPaths(workspace, baseCommit, env);
   const excluded = paths.filter(isExcluded);
   if (excluded.length > 0) {
-    await git([...safeConfig, "-C", workspace, "reset", "-q", "--pathspec-from-file=-", "--pathspec-file-nul", baseCommit], { env, input: `${excluded.join("\0")}\0` });
+    await git([...safeConfig, "-C", workspace, "reset", "-q", "--pathspec-from-file=-", "--pathspec-file-nul", baseCommit], {
+      env,
+      input: `${excluded.join("\0")}\0`,
+    });
   }
   return paths.filter((p) => !isExcluded(p)).sort();
 }

@@ -6,7 +6,17 @@ import type { Dataset } from "../dataset/load.js";
 import { InfraFault } from "../core/infra-fault.js";
 import type { Agent, AgentContext, Conversation } from "../agents/types.js";
 import { workspaceNames, type Condition, type SessionPair, type WorkspaceName } from "../formats/sessions.js";
-import { attemptDirs, confineAttempt, workspaceOwner, type AgentConfinement, type ConfinedAttempt, type Limits, type ProcessCgroup, type SessionSandbox, type WorkspaceEnvironments } from "../confine/attempt-confinement.js";
+import {
+  attemptDirs,
+  confineAttempt,
+  workspaceOwner,
+  type AgentConfinement,
+  type ConfinedAttempt,
+  type Limits,
+  type ProcessCgroup,
+  type SessionSandbox,
+  type WorkspaceEnvironments,
+} from "../confine/attempt-confinement.js";
 import { collectPatch } from "./artifact.js";
 import { withOomNotes } from "./oom-notes.js";
 import { runFiles } from "../formats/run-layout.js";
@@ -112,7 +122,9 @@ function attemptSummary(
 /** The attempt's checkouts and the evidence reader over them (closed again if the set-up fails after opening it). */
 async function setUpWorkspaces(p: AttemptParams, sessionDir: string, recorder: SessionRecorder) {
   const setupStart = Date.now();
-  const ws = await timed("workspace_setup", () => createWorkspaces(p.dataset, p.pair, p.workDir, p.signal, { keep: p.keepWorkspaces, owner: workspaceOwner(p.sandbox) }));
+  const ws = await timed("workspace_setup", () =>
+    createWorkspaces(p.dataset, p.pair, p.workDir, p.signal, { keep: p.keepWorkspaces, owner: workspaceOwner(p.sandbox) }),
+  );
   const evidence = await timed("workspace_setup", () => WorkspaceEvidence.open(ws.paths, ws.layers));
   try {
     recorder.workspacesReady(p.attempt, Date.now() - setupStart, ws.mode);
@@ -127,7 +139,9 @@ async function setUpWorkspaces(p: AttemptParams, sessionDir: string, recorder: S
 /** The task's environment, built (or found cached) before the agent starts: the same the verifier uses. */
 async function taskEnvironmentOf(p: AttemptParams, sessionDir: string) {
   if (!p.sandbox || registeredCapabilities(p.agent.name)?.harnessSide) return undefined;
-  return timed("workspace_setup", () => prepareWorkspaceEnvironments(p.dataset, p.pair, join(attemptLogDir(sessionDir, p.attempt), "environment.log")));
+  return timed("workspace_setup", () =>
+    prepareWorkspaceEnvironments(p.dataset, p.pair, join(attemptLogDir(sessionDir, p.attempt), "environment.log")),
+  );
 }
 
 /**
@@ -145,10 +159,19 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
   const recorder = new SessionRecorder((line) => trajectory.write(line), p.progress, p.session, schedule.length);
   const conversationId = randomUUID();
   const usage = emptyUsage();
-  let delivered: Delivered = { requests: { scheduled: schedule.length, delivered: 0, yielded: 0, timeout: 0, agent_error: 0 }, timeouts: 0, continuations: 0, finalized: false };
+  let delivered: Delivered = {
+    requests: { scheduled: schedule.length, delivered: 0, yielded: 0, timeout: 0, agent_error: 0 },
+    timeouts: 0,
+    continuations: 0,
+    finalized: false,
+  };
   // Read when called: `delivered` grows as the schedule is delivered.
-  const summary = (status: "finished" | "failed", reason?: string, artifact: PatchInfo | null = null, workspaces: Record<string, PatchInfo> = {}) =>
-    attemptSummary(p, { started, conversationId, focusWorkspace, usage, delivered }, { status, reason, artifact, workspaces });
+  const summary = (
+    status: "finished" | "failed",
+    reason?: string,
+    artifact: PatchInfo | null = null,
+    workspaces: Record<string, PatchInfo> = {},
+  ) => attemptSummary(p, { started, conversationId, focusWorkspace, usage, delivered }, { status, reason, artifact, workspaces });
 
   recorder.sessionStart({ pair: p.pair.id, condition: p.condition, attempt: p.attempt, agent: p.agent.name, conversation: conversationId });
   let conversation: Conversation | null = null;
@@ -166,8 +189,23 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
     for (const warning of attempt.warnings) recorder.warning(warning);
     const { sandbox, cgroup: group } = attempt;
     conversation = await timed("agent_start", () => startConversation(p, ws, sessionDir, conversationId, sandbox, group));
-    const deliverParams = { conversation, schedule, repo: p.pair.repo, focus: p.pair.focus, paths: sandbox?.insidePaths ?? ws.paths, recorder, evidence, usage, submission: p.submission ?? "checkout" };
-    delivered = await deliverSchedule({ ...deliverParams, requestTimeoutMs: p.requestTimeoutMs, maxContinuations: p.maxContinuations, signal: p.signal });
+    const deliverParams = {
+      conversation,
+      schedule,
+      repo: p.pair.repo,
+      focus: p.pair.focus,
+      paths: sandbox?.insidePaths ?? ws.paths,
+      recorder,
+      evidence,
+      usage,
+      submission: p.submission ?? "checkout",
+    };
+    delivered = await deliverSchedule({
+      ...deliverParams,
+      requestTimeoutMs: p.requestTimeoutMs,
+      maxContinuations: p.maxContinuations,
+      signal: p.signal,
+    });
     const ended = conversation;
     await timed("cleanup", () => closeQuietly(ended));
     conversation = null;
@@ -195,12 +233,22 @@ export async function runSessionAttempt(p: AttemptParams): Promise<AttemptSummar
  * The artifacts of a finished attempt: the five checkout diffs and, under `--submission agent`, the agent's
  * submission as the artifact with the focus checkout's diff kept beside it; what session.json adds about them.
  */
-async function sessionArtifacts(p: AttemptParams, ws: SessionWorkspaces, sessionDir: string, focus: WorkspaceName, recorder: SessionRecorder) {
+async function sessionArtifacts(
+  p: AttemptParams,
+  ws: SessionWorkspaces,
+  sessionDir: string,
+  focus: WorkspaceName,
+  recorder: SessionRecorder,
+) {
   const patches = await collectAll(p, ws, sessionDir, focus);
   for (const [w, why] of Object.entries(patches.damaged)) recorder.warning(`no patch for ${w}: ${why}`);
-  for (const [w, files] of Object.entries(patches.skipped)) recorder.warning(`${w}: special files (FIFO, socket, device) are not part of its patch: ${files.slice(0, 10).join(", ")}${files.length > 10 ? ` and ${files.length - 10} more` : ""}`);
+  for (const [w, files] of Object.entries(patches.skipped))
+    recorder.warning(
+      `${w}: special files (FIFO, socket, device) are not part of its patch: ${files.slice(0, 10).join(", ")}${files.length > 10 ? ` and ${files.length - 10} more` : ""}`,
+    );
   const submitted = p.submission === "agent" ? takeSubmission(ws.paths[focus], p.runDir, p.session) : null;
-  if (submitted && submitted.record.status !== "submitted") recorder.warning(`submission: ${submitted.record.detail ?? submitted.record.status}`);
+  if (submitted && submitted.record.status !== "submitted")
+    recorder.warning(`submission: ${submitted.record.detail ?? submitted.record.status}`);
   const extra = {
     ...(submitted && patches.artifact ? { checkout: patches.artifact } : {}),
     submission: submitted?.record ?? { mode: "checkout" as const },
@@ -219,7 +267,11 @@ function focusOf(pair: SessionPair): WorkspaceName {
 /** The attempt's confinement (src/confine/attempt-confinement.ts): its agent's sandbox, network and resource limits. */
 async function confine(p: AttemptParams, ws: SessionWorkspaces, taskEnv: WorkspaceEnvironments | undefined): Promise<ConfinedAttempt> {
   // Where workspaces are overlays, the attempt's other bound directories are too: the mount table then names no host path of them.
-  if (p.sandbox && ws.mode.kind === "overlay") await privateOverlays(p.workDir, Object.values(attemptDirs(p.workDir)).map((d) => basename(d)));
+  if (p.sandbox && ws.mode.kind === "overlay")
+    await privateOverlays(
+      p.workDir,
+      Object.values(attemptDirs(p.workDir)).map((d) => basename(d)),
+    );
   return confineAttempt({ agent: p.sandbox, limits: p.limits, repo: p.pair.repo, workspaces: ws.paths, workDir: p.workDir, taskEnv });
 }
 
@@ -277,7 +329,13 @@ async function collectAll(p: AttemptParams, ws: SessionWorkspaces, sessionDir: s
       }
       try {
         const layers = ws.layers[w];
-        const c = await collectPatch(ws.paths[w], ws.baseCommits[w], out, ws.objectStores[w], layers ? overlayChangedPaths(layers) : undefined);
+        const c = await collectPatch(
+          ws.paths[w],
+          ws.baseCommits[w],
+          out,
+          ws.objectStores[w],
+          layers ? overlayChangedPaths(layers) : undefined,
+        );
         const info: PatchInfo = { path: relative(sessionDir, out), bytes: c.bytes, sha256: c.sha256, files: c.files };
         if (c.skipped.length > 0) skipped[w] = c.skipped;
         if (w === focus) artifact = info;
@@ -285,8 +343,11 @@ async function collectAll(p: AttemptParams, ws: SessionWorkspaces, sessionDir: s
       } catch (e) {
         // The agent's .git is never read: the base comes from the harness-owned store.
         const store = await gitTry(["--git-dir", dirname(ws.objectStores[w]), "cat-file", "-e", `${ws.baseCommits[w]}^{tree}`]);
-        if (store.code !== 0) throw new InfraFault(`collecting the patch of ${w} failed: the repository cache lost the base revision: ${errorText(e)}`);
-        damaged[w] = existsSync(ws.paths[w]) ? `its files could not be collected: ${errorText(e).slice(0, 300)}` : "the workspace was deleted";
+        if (store.code !== 0)
+          throw new InfraFault(`collecting the patch of ${w} failed: the repository cache lost the base revision: ${errorText(e)}`);
+        damaged[w] = existsSync(ws.paths[w])
+          ? `its files could not be collected: ${errorText(e).slice(0, 300)}`
+          : "the workspace was deleted";
       }
     }),
   );

@@ -70,7 +70,13 @@ export async function deliverSchedule(p: DeliverParams): Promise<Delivered> {
 }
 
 /** One request of the schedule, with its continuations; returns how its last delivery ended. */
-async function deliverRequest(p: DeliverParams, st: LoopState, index: number, step: ScheduleStep, previous: WorkspaceName | null): Promise<RequestOutcome> {
+async function deliverRequest(
+  p: DeliverParams,
+  st: LoopState,
+  index: number,
+  step: ScheduleStep,
+  previous: WorkspaceName | null,
+): Promise<RequestOutcome> {
   const path = p.paths[step.workspace];
   const role = step.task === p.focus ? "focus" : "interruption";
   const focusReturn = step.kind === "stage" && role === "focus" && previous !== null && previous !== step.workspace;
@@ -86,7 +92,16 @@ async function deliverRequest(p: DeliverParams, st: LoopState, index: number, st
       addEvent(p.usage, event);
       p.recorder.agentEvent(index, event);
     };
-    const request = { index, message, workspace: step.workspace, workspacePath: path, continuation, turn: st.turn, timeoutMs: p.requestTimeoutMs, signal: p.signal };
+    const request = {
+      index,
+      message,
+      workspace: step.workspace,
+      workspacePath: path,
+      continuation,
+      turn: st.turn,
+      timeoutMs: p.requestTimeoutMs,
+      signal: p.signal,
+    };
     const result = await timed("request", () => sendGuarded(p.conversation, request, onEvent, p.signal));
     st.turn++;
     const outcome = result.outcome;
@@ -126,7 +141,10 @@ async function sendGuarded(
       if (timer) clearTimeout(timer);
       timer = setTimeout(() => reject(new Error(why)), ms);
     };
-    fail(request.timeoutMs + adapterGraceMs, `agent adapter did not return within ${Math.round((request.timeoutMs + adapterGraceMs) / 1000)} s of its request deadline`);
+    fail(
+      request.timeoutMs + adapterGraceMs,
+      `agent adapter did not return within ${Math.round((request.timeoutMs + adapterGraceMs) / 1000)} s of its request deadline`,
+    );
     onAbort = () => fail(10_000, "agent adapter did not stop after the run was interrupted");
     signal.addEventListener("abort", onAbort);
   });

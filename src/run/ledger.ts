@@ -89,7 +89,9 @@ export class Ledger {
 
   /** Records this process as an invocation of the run; attempts it starts refer to it. */
   startInvocation(resumed: boolean): number {
-    const r = this.db.prepare("INSERT INTO invocations (pid, started_at, resumed) VALUES (?, ?, ?)").run(process.pid, now(), resumed ? 1 : 0);
+    const r = this.db
+      .prepare("INSERT INTO invocations (pid, started_at, resumed) VALUES (?, ?, ?)")
+      .run(process.pid, now(), resumed ? 1 : 0);
     this.invocation = Number(r.lastInsertRowid);
     return this.invocation;
   }

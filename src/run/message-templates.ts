@@ -4,8 +4,7 @@
  * labels, no roles, no future requests, no summaries of earlier work, no verifier feedback.
  */
 
-export const finalizationText =
-  "Finish the task in this workspace and leave it ready for evaluation. There are no further requirements.";
+export const finalizationText = "Finish the task in this workspace and leave it ready for evaluation. There are no further requirements.";
 
 /** Where the agent writes its submission: this name at the root of the active (focus) workspace, in both conditions. */
 export const submissionFile = "final.patch";

@@ -36,7 +36,12 @@ interface BaseCheckout {
  * The shared read-only checkout of `commit` (made by `checkout`, the same isolated checkout a copied
  * workspace gets: a lone branch, nothing after the base) with its evidence, cached beside the mirror.
  */
-async function baseCheckout(mirror: string, commit: string, checkout: (dest: string) => Promise<void>, owner: number | null): Promise<BaseCheckout> {
+async function baseCheckout(
+  mirror: string,
+  commit: string,
+  checkout: (dest: string) => Promise<void>,
+  owner: number | null,
+): Promise<BaseCheckout> {
   // One per owner: a workspace's files are the lower layer's until written, so the user the agent
   // runs as must own them to write them (a sandbox's unprivileged uid; an unconfined agent, the caller).
   const dir = join(mirror, "switch-swe-base", owner === null ? commit : `${commit}.uid-${owner}`);
@@ -56,7 +61,14 @@ async function baseCheckout(mirror: string, commit: string, checkout: (dest: str
  * work layers are in `workDir/.layers/w` (never bound into a sandbox): the upper layer is what the
  * harness reads to know what changed (src/run/overlay-changes.ts).
  */
-export async function overlayWorkspace(mirror: string, commit: string, workDir: string, w: WorkspaceName, checkout: (dest: string) => Promise<void>, owner: number | null = null): Promise<EvidenceLayers> {
+export async function overlayWorkspace(
+  mirror: string,
+  commit: string,
+  workDir: string,
+  w: WorkspaceName,
+  checkout: (dest: string) => Promise<void>,
+  owner: number | null = null,
+): Promise<EvidenceLayers> {
   const base = await baseCheckout(mirror, commit, checkout, owner);
   // Real paths: the mount table shows these to the agent, and the link RUN_DIR/work/<id> names the run.
   const real = realpathSync(workDir);
@@ -94,5 +106,10 @@ export async function unmountUnder(dir: string): Promise<void> {
 /** The attempt's log of how its workspaces were made (and, for copies, why not as overlays). */
 export function writeWorkspacesLog(file: string, mode: WorkspaceMode): void {
   mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, mode.kind === "overlay" ? "workspaces: overlay (copy-on-write of a shared read-only base checkout)\n" : `workspaces: copy (${mode.reason})\n`);
+  writeFileSync(
+    file,
+    mode.kind === "overlay"
+      ? "workspaces: overlay (copy-on-write of a shared read-only base checkout)\n"
+      : `workspaces: copy (${mode.reason})\n`,
+  );
 }

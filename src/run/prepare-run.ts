@@ -42,7 +42,6 @@ export interface Prepared {
   confinement: Confinement;
 }
 
-
 /** Checks every input before anything is written (the caller holds the run directory's lock). */
 export function prepareRun(runDir: string, opts: RunOptions): Prepared {
   const configFile = runFiles.config(runDir);
@@ -66,13 +65,15 @@ export function prepareRun(runDir: string, opts: RunOptions): Prepared {
   // Model-written state is the default of mode rcm (the agent's own upstream is the auxiliary model); a
   // resumed run keeps what it recorded (absent: a run from before model-written state, extractive).
   const rcmState = opts.rcmState ?? (previous?.rcm ? (previous.rcm.state ?? "extractive") : rcm === "rcm" ? "model" : "extractive");
-  if (opts.rcmState !== undefined && rcm === undefined) throw inputError("--rcm-state", "", "only with --rcm (the proxy's state memory); OpenCode's plugin takes --agent-opt rcm_state=model");
+  if (opts.rcmState !== undefined && rcm === undefined)
+    throw inputError("--rcm-state", "", "only with --rcm (the proxy's state memory); OpenCode's plugin takes --agent-opt rcm_state=model");
   const agent = rcm ? rcmProxiedAgent(agentName, agentOptions, rcm, rcmState) : createAgent(agentName, agentOptions);
   const can = agentCapabilities(agentName);
   const dataset = loadDataset(datasetPath);
   const { sessions, sessionsText } = readSessionsFor(sessionsPath, dataset);
   const condition = opts.condition ?? previous?.condition ?? "both";
-  const filter = opts.sessionIds && opts.sessionIds.length > 0 ? [...opts.sessionIds] : opts.sessionIds ? null : (previous?.session_filter ?? null);
+  const filter =
+    opts.sessionIds && opts.sessionIds.length > 0 ? [...opts.sessionIds] : opts.sessionIds ? null : (previous?.session_filter ?? null);
   const selected = selectSessions(sessions, condition, filter);
   if (selected.length === 0) throw inputError(resolve(sessionsPath), "pairs", "no session to run");
   const requestTimeoutS = opts.requestTimeoutS ?? previous?.request_timeout_s ?? defaultRequestTimeoutS;
@@ -83,7 +84,12 @@ export function prepareRun(runDir: string, opts: RunOptions): Prepared {
     created_at: previous?.created_at ?? nowIso(),
     switch_swe_version: previous?.switch_swe_version ?? packageVersion,
     // A resumed run keeps the digest it started with (run.json is written once).
-    dataset: { path: dataset.root, name: dataset.manifest.name, version: dataset.manifest.version, sha256: previous ? previous.dataset.sha256 : datasetDigest(dataset.root) },
+    dataset: {
+      path: dataset.root,
+      name: dataset.manifest.name,
+      version: dataset.manifest.version,
+      sha256: previous ? previous.dataset.sha256 : datasetDigest(dataset.root),
+    },
     sessions_file: { path: resolve(sessionsPath), sha256: sha256(sessionsText), seed: sessions.seed },
     // A resumed run keeps what the harness said when the run started (queue workers check their CLI against it).
     agent: { name: agentName, options: agentOptions, ...(previous?.agent.harness ? { harness: previous.agent.harness } : {}) },
@@ -97,13 +103,21 @@ export function prepareRun(runDir: string, opts: RunOptions): Prepared {
     request_timeout_s: requestTimeoutS,
     max_continuations: previous?.max_continuations ?? maxContinuations,
     max_infra_retries: previous?.max_infra_retries ?? maxInfraRetries,
-    sandbox: sandboxRecord(opts.sandbox ?? previous?.sandbox?.mode ?? defaultConfineBackend().mode, {
-      network: opts.network ?? previous?.sandbox?.network ?? "model",
-      agent: { name: agentName, confinable: can.confinable, cli: can.cli !== undefined, endpoints: agent.endpoints },
-      unconfinedBecause: opts.unconfinedBecause,
-    }, opts.sandbox === undefined && previous ? { file: configFile, path: "sandbox.mode" } : undefined),
+    sandbox: sandboxRecord(
+      opts.sandbox ?? previous?.sandbox?.mode ?? defaultConfineBackend().mode,
+      {
+        network: opts.network ?? previous?.sandbox?.network ?? "model",
+        agent: { name: agentName, confinable: can.confinable, cli: can.cli !== undefined, endpoints: agent.endpoints },
+        unconfinedBecause: opts.unconfinedBecause,
+      },
+      opts.sandbox === undefined && previous ? { file: configFile, path: "sandbox.mode" } : undefined,
+    ),
     ...(rcm ? { rcm: { mode: rcm, state: rcmState } } : {}),
-    limits: limitsRecord(opts.limits ?? (previous?.limits ? parseLimits(previous.limits.requested, `${configFile}: limits.requested`) : defaultLimits), { name: agentName, limits: can.limits }, opts.backend !== undefined),
+    limits: limitsRecord(
+      opts.limits ?? (previous?.limits ? parseLimits(previous.limits.requested, `${configFile}: limits.requested`) : defaultLimits),
+      { name: agentName, limits: can.limits },
+      opts.backend !== undefined,
+    ),
   };
   const confinement = confinementOf(config, configFile);
   if (confinement.agent && !can.harnessSide) config.sandbox!.task_environment = taskEnvironmentRecord(dataset, selected);
@@ -123,7 +137,8 @@ function readSessionsFor(sessionsPath: string, dataset: Dataset) {
   const sessions = parseJsonWith(resolve(sessionsPath), sessionsText.toString("utf8"), sessionsFileSchema);
   const problems = sessionsMismatch(sessions, resolve(sessionsPath), dataset);
   // Built for another dataset: every other line follows from that one, so it is said alone.
-  if (problems[0]?.path === "dataset") throw firstProblems(problems, 1, "problems that follow from it (its pairs name tasks and texts of that dataset)");
+  if (problems[0]?.path === "dataset")
+    throw firstProblems(problems, 1, "problems that follow from it (its pairs name tasks and texts of that dataset)");
   if (problems.length > 0) throw firstProblems(problems, 3);
   return { sessions, sessionsText };
 }

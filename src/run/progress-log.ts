@@ -1,5 +1,14 @@
 import type { ProgressEvent } from "./progress-events.js";
-import { describe, estimateRemainingMs, formatDuration, jsonReporter, quietReporter, ttyReporter, type ProgressReporter, type WritableLike } from "./progress.js";
+import {
+  describe,
+  estimateRemainingMs,
+  formatDuration,
+  jsonReporter,
+  quietReporter,
+  ttyReporter,
+  type ProgressReporter,
+  type WritableLike,
+} from "./progress.js";
 
 export interface LogReporterOptions {
   /** Only what a long job's log needs: run start and end, counted session ends, verification, warnings (the demo). */

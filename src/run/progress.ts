@@ -97,7 +97,11 @@ function track(c: TtyCounts, e: ProgressEvent, now: number): string | null {
       return null;
     case "request_start": {
       const r = c.running.get(e.session);
-      if (r) Object.assign(r, { request: `request ${e.index + 1}/${e.requests} ${e.kind} ${e.workspace}${e.continuation ? " (continuation)" : ""}`, since: now });
+      if (r)
+        Object.assign(r, {
+          request: `request ${e.index + 1}/${e.requests} ${e.kind} ${e.workspace}${e.continuation ? " (continuation)" : ""}`,
+          since: now,
+        });
       return null;
     }
     case "request_end":

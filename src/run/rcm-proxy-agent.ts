@@ -25,7 +25,8 @@ function saveMemory(proxy: RcmProxy, mode: RcmMode, logDir: string): void {
  */
 export function rcmProxiedAgent(name: string, options: Record<string, string>, mode: RcmMode, state: RcmStateKind = "extractive"): Agent {
   const upstream = options.base_url;
-  if (upstream === undefined) throw inputError("--rcm", "", `needs the agent's model endpoint to stand in front of: give --agent-opt base_url=URL`);
+  if (upstream === undefined)
+    throw inputError("--rcm", "", `needs the agent's model endpoint to stand in front of: give --agent-opt base_url=URL`);
   // Checks the options (and finds the CLI) now, before the run starts, and answers describe().
   const agent = createAgent(name, options);
   return {

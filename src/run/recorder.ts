@@ -53,7 +53,16 @@ export class SessionRecorder {
       ...(r.continuation ? { continuation: true } : {}),
       message: r.message,
     });
-    this.progress({ type: "request_start", time, session: this.session, index, requests: this.requests, kind: step.kind, workspace: step.workspace as WorkspaceName, continuation: r.continuation });
+    this.progress({
+      type: "request_start",
+      time,
+      session: this.session,
+      index,
+      requests: this.requests,
+      kind: step.kind,
+      workspace: step.workspace as WorkspaceName,
+      continuation: r.continuation,
+    });
   }
 
   agentEvent(index: number, event: AgentEvent): void {
@@ -69,7 +78,13 @@ export class SessionRecorder {
 
   /** The per-request evidence: workspace trees and changed files (index absent = before the first request). */
   workspaceState(index: number | null, snap: WorkspaceSnapshot): void {
-    this.writeLine({ type: "workspace_state", time: nowIso(), ...(index === null ? {} : { index }), trees: snap.trees, changed: snap.changed });
+    this.writeLine({
+      type: "workspace_state",
+      time: nowIso(),
+      ...(index === null ? {} : { index }),
+      trees: snap.trees,
+      changed: snap.changed,
+    });
   }
 
   warning(message: string): void {

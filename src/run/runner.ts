@@ -21,7 +21,13 @@ import { runWithRetries } from "./session-retries.js";
 async function settleCutOffAttempts(ledger: Ledger, progress: RunOptions["progress"]): Promise<void> {
   for (const cut of ledger.markInterrupted("cut off: the run process ended while this attempt ran")) {
     const group = killStaleGroup(join(cut.work_dir, "agent", "pid"));
-    if (group !== null) progress({ type: "warning", time: nowIso(), session: cut.session, message: `ended the agent process group ${group} left running by the cut-off attempt ${cut.attempt}` });
+    if (group !== null)
+      progress({
+        type: "warning",
+        time: nowIso(),
+        session: cut.session,
+        message: `ended the agent process group ${group} left running by the cut-off attempt ${cut.attempt}`,
+      });
     await removeWorkDir(cut.work_dir);
   }
 }
@@ -29,7 +35,12 @@ async function settleCutOffAttempts(ledger: Ledger, progress: RunOptions["progre
 /** Said when a run starts: work directories of vanished runs removed; a sandbox weaker than it should be (in one line). */
 async function startWarnings(config: RunConfig, progress: RunOptions["progress"]): Promise<void> {
   const orphans = await reapOrphanWorkDirs();
-  if (orphans.length > 0) progress({ type: "warning", time: nowIso(), message: `removed ${orphans.length} work director${orphans.length === 1 ? "y" : "ies"} under the cache whose run directory no longer links to them: ${orphans.join(", ")}` });
+  if (orphans.length > 0)
+    progress({
+      type: "warning",
+      time: nowIso(),
+      message: `removed ${orphans.length} work director${orphans.length === 1 ? "y" : "ies"} under the cache whose run directory no longer links to them: ${orphans.join(", ")}`,
+    });
   const weak = hardeningWarning(config.sandbox);
   if (weak) progress({ type: "warning", time: nowIso(), message: weak });
 }
@@ -48,7 +59,17 @@ export async function runSessions(opts: RunOptions): Promise<RunOutcome> {
   // Verification is confined whatever the agent could be (an unsandboxed agent's artifact is no safer):
   // run.json's record says how; a resumed run is verified as it ran (a --sandbox none run without the flag, too).
   const { confinement } = prep;
-  const { backend } = opts, backendRun: BackendRun = { runDir, config, dataset: prep.dataset, ledger, progress: opts.progress, signal, concurrency: opts.concurrency, confinement };
+  const { backend } = opts,
+    backendRun: BackendRun = {
+      runDir,
+      config,
+      dataset: prep.dataset,
+      ledger,
+      progress: opts.progress,
+      signal,
+      concurrency: opts.concurrency,
+      confinement,
+    };
   const diskFull = new DiskFullStop();
   try {
     ledger.startInvocation(prep.existing);
@@ -78,7 +99,14 @@ export async function runSessions(opts: RunOptions): Promise<RunOutcome> {
     if (opts.verify && !outcome.interrupted && !diskFull.stopped) {
       outcome.infraFaults = backend
         ? await backend.verify(backendRun, config.sessions_selected)
-        : await verifyAfterRun(runDir, config.sessions_selected, opts.concurrency, opts.progress, confinement.testRuns, confinement.testRunLimits);
+        : await verifyAfterRun(
+            runDir,
+            config.sessions_selected,
+            opts.concurrency,
+            opts.progress,
+            confinement.testRuns,
+            confinement.testRunLimits,
+          );
     }
   } finally {
     await backend?.close();
@@ -91,7 +119,10 @@ export async function runSessions(opts: RunOptions): Promise<RunOutcome> {
       interrupted: signal.aborted,
       elapsed_ms: Date.now() - started,
     });
-    endLedger(ledger, signal.aborted ? "interrupted" : diskFull.stopped ? "disk full" : outcome.failed.length > 0 ? "some sessions failed" : "ok");
+    endLedger(
+      ledger,
+      signal.aborted ? "interrupted" : diskFull.stopped ? "disk full" : outcome.failed.length > 0 ? "some sessions failed" : "ok",
+    );
     claim.release();
   }
   const stop = diskFull.error(

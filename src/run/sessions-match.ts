@@ -35,7 +35,8 @@ export function sessionsMismatch(file: SessionsFile, sessionsPath: string, datas
       const steps = pair.schedules[condition];
       steps.forEach((step, k) => {
         const sp = `${at}.schedules.${condition}[${k}]`;
-        if (pair.workspaces[step.workspace] !== step.task) problem(`${sp}.workspace`, `${step.workspace} holds ${pair.workspaces[step.workspace]}, not ${step.task}`);
+        if (pair.workspaces[step.workspace] !== step.task)
+          problem(`${sp}.workspace`, `${step.workspace} holds ${pair.workspaces[step.workspace]}, not ${step.task}`);
         const task = tasks.get(step.task);
         if (!task) {
           problem(`${sp}.task`, `task "${step.task}" is not in the dataset`);

@@ -74,7 +74,8 @@ function unwrapFences(text: string): string | null {
 /** The contents of `<patch>…</patch>` (SWE-bench's packaging), joined (null: none). */
 function unwrapTags(text: string): string | null {
   const out: string[] = [];
-  for (const m of text.matchAll(/<patch>\n?([\s\S]*?)<\/patch>/g)) if (headerLine.test(m[1]!)) out.push(m[1]!.endsWith("\n") ? m[1]! : `${m[1]!}\n`);
+  for (const m of text.matchAll(/<patch>\n?([\s\S]*?)<\/patch>/g))
+    if (headerLine.test(m[1]!)) out.push(m[1]!.endsWith("\n") ? m[1]! : `${m[1]!}\n`);
   return out.length > 0 ? out.join("") : null;
 }
 
@@ -123,7 +124,8 @@ function prefixBlock(block: string): { text: string; changed: boolean } {
   const git = lines.slice(0, headerEnd).find((l) => l.startsWith("diff --git "));
   const names = git === undefined ? null : gitNames(git.slice(11));
   let ok: boolean;
-  if (minus !== undefined && plus !== undefined) ok = prefixed(splitName(minus.slice(4))[0], "a/") && prefixed(splitName(plus.slice(4))[0], "b/");
+  if (minus !== undefined && plus !== undefined)
+    ok = prefixed(splitName(minus.slice(4))[0], "a/") && prefixed(splitName(plus.slice(4))[0], "b/");
   else ok = names === null || (prefixed(names[0], "a/") && prefixed(names[1], "b/"));
   if (ok) return { text: block, changed: false };
   for (let i = 0; i < headerEnd; i++) {
@@ -184,7 +186,8 @@ export function normalizeSubmission(raw: Buffer): SubmissionResult {
   } catch {
     files = [];
   }
-  if (blocks.length === 0 || files.length === 0) return { status: "unparsable", detail: "the submission is not a unified diff (no file headers)", normalized: steps, raw };
+  if (blocks.length === 0 || files.length === 0)
+    return { status: "unparsable", detail: "the submission is not a unified diff (no file headers)", normalized: steps, raw };
   let changed = false;
   // Text before the first file header (a message) is kept: git apply and the verifier skip it.
   const lead = text.slice(0, text.indexOf(blocks[0]!.text));
@@ -218,12 +221,23 @@ export function readSubmission(workspace: string): SubmissionResult {
     fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    return missing(code === "ENOENT" ? `no ${submissionFile} in the workspace` : code === "ELOOP" ? `${submissionFile} is a symbolic link` : `${submissionFile} could not be read (${code ?? "error"})`);
+    return missing(
+      code === "ENOENT"
+        ? `no ${submissionFile} in the workspace`
+        : code === "ELOOP"
+          ? `${submissionFile} is a symbolic link`
+          : `${submissionFile} could not be read (${code ?? "error"})`,
+    );
   }
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) return missing(`${submissionFile} is not a regular file`);
-    if (st.size > maxSubmissionBytes) return { status: "unparsable", detail: `${submissionFile} is ${st.size} bytes, over the limit of ${maxSubmissionBytes}`, normalized: [] };
+    if (st.size > maxSubmissionBytes)
+      return {
+        status: "unparsable",
+        detail: `${submissionFile} is ${st.size} bytes, over the limit of ${maxSubmissionBytes}`,
+        normalized: [],
+      };
     const buf = Buffer.alloc(st.size);
     let got = 0;
     while (got < st.size) {

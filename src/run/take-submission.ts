@@ -35,7 +35,7 @@ export function takeSubmission(focusWorkspace: string, runDir: string, session: 
     return { artifact: null, record: { mode: "agent", status: r.status, detail: r.detail, normalized: r.normalized } };
   }
   writeAtomic(artifactFile, r.patch);
-  const files = [...new Set(splitPatch(r.patch).flatMap((b) => (b.to ?? b.from) ?? []))].sort();
+  const files = [...new Set(splitPatch(r.patch).flatMap((b) => b.to ?? b.from ?? []))].sort();
   return {
     artifact: { path: relative(sessionDir, artifactFile), bytes: Buffer.byteLength(r.patch), sha256: sha256(r.patch), files },
     record: { mode: "agent", status: "submitted", normalized: r.normalized },

@@ -74,16 +74,28 @@ export async function prepareWorkspaceEnvironments(dataset: Dataset, pair: Sessi
 }
 
 /** run.json `sandbox.task_environment`: whether the selected sessions' tasks bring an environment of their own, or the agent has the host's python. */
-export function taskEnvironmentRecord(dataset: Dataset, selected: readonly SelectedSession[]): NonNullable<NonNullable<RunConfig["sandbox"]>["task_environment"]> {
+export function taskEnvironmentRecord(
+  dataset: Dataset,
+  selected: readonly SelectedSession[],
+): NonNullable<NonNullable<RunConfig["sandbox"]>["task_environment"]> {
   const tasks = taskById(dataset);
   const ids = new Set(selected.flatMap((s) => workspaceNames.map((w) => s.pair.workspaces[w] ?? "")));
   const withSetup = [...ids].filter((id) => {
     const t = tasks.get(id);
     return t !== undefined && taskEnvironment(dataset, t).setup.length > 0;
   });
-  const inside = "read-only at its own path, its bin first on PATH (python, python3 and pytest resolve to it; per workspace when they differ), the set-up's checkout hidden";
+  const inside =
+    "read-only at its own path, its bin first on PATH (python, python3 and pytest resolve to it; per workspace when they differ), the set-up's checkout hidden";
   const imports = "the workspace imported as the test command imports it (cwd, its PYTHONPATH)";
-  if (withSetup.length === ids.size) return { source: "set-up", detail: `each task's set-up environment (the verifier's, built before the session) ${inside}; ${imports}` };
-  if (withSetup.length === 0) return { source: "host", detail: `the tasks declare no set-up: the agent has the host's python (as the verifier's test runs do); ${imports}` };
-  return { source: "mixed", detail: `${withSetup.length} of ${ids.size} tasks set up an environment (${inside}); the others keep the host's python; ${imports}` };
+  if (withSetup.length === ids.size)
+    return { source: "set-up", detail: `each task's set-up environment (the verifier's, built before the session) ${inside}; ${imports}` };
+  if (withSetup.length === 0)
+    return {
+      source: "host",
+      detail: `the tasks declare no set-up: the agent has the host's python (as the verifier's test runs do); ${imports}`,
+    };
+  return {
+    source: "mixed",
+    detail: `${withSetup.length} of ${ids.size} tasks set up an environment (${inside}); the others keep the host's python; ${imports}`,
+  };
 }

@@ -15,14 +15,22 @@ import { overlayChangedPaths, type WorkspaceLayers } from "./overlay-changes.js"
  * line-ending conversion, no filter drivers (none are configured, so .gitattributes `filter=` is inert).
  */
 const harnessConfig = [
-  "-c", "core.fsmonitor=false",
-  "-c", "core.hooksPath=/dev/null",
-  "-c", "core.autocrlf=false",
-  "-c", "core.safecrlf=false",
-  "-c", "core.symlinks=true",
-  "-c", "core.untrackedCache=false",
-  "-c", "safe.directory=*",
-  "-c", "gc.auto=0",
+  "-c",
+  "core.fsmonitor=false",
+  "-c",
+  "core.hooksPath=/dev/null",
+  "-c",
+  "core.autocrlf=false",
+  "-c",
+  "core.safecrlf=false",
+  "-c",
+  "core.symlinks=true",
+  "-c",
+  "core.untrackedCache=false",
+  "-c",
+  "safe.directory=*",
+  "-c",
+  "gc.auto=0",
 ];
 
 /** Deadline of each git command on a workspace (an agent may leave huge files behind). */
@@ -79,7 +87,11 @@ async function unstageExcluded(gitArgs: readonly string[], env: NodeJS.ProcessEn
   const listed = (await git([...gitArgs, "ls-files", "-z"], { env, timeoutMs: deadlineMs })).stdout;
   const excluded = listed.split("\0").filter((p) => p !== "" && isExcluded(p));
   if (excluded.length === 0) return;
-  await git([...gitArgs, "rm", "-q", "--cached", "--pathspec-from-file=-", "--pathspec-file-nul"], { env, input: `${excluded.join("\0")}\0`, timeoutMs: deadlineMs });
+  await git([...gitArgs, "rm", "-q", "--cached", "--pathspec-from-file=-", "--pathspec-file-nul"], {
+    env,
+    input: `${excluded.join("\0")}\0`,
+    timeoutMs: deadlineMs,
+  });
 }
 
 /** Every file of a work tree read into the index `env` names (git add -A), its tree written. */
@@ -152,7 +164,10 @@ export class WorkspaceEvidence {
    * A new evidence store for the five workspaces. A copy-on-write workspace (`layers`) starts from its
    * base's evidence (index and tree, made once per base revision) and is read through its upper layer.
    */
-  static async open(paths: Readonly<Record<WorkspaceName, string>>, layers: Partial<Record<WorkspaceName, EvidenceLayers>> = {}): Promise<WorkspaceEvidence> {
+  static async open(
+    paths: Readonly<Record<WorkspaceName, string>>,
+    layers: Partial<Record<WorkspaceName, EvidenceLayers>> = {},
+  ): Promise<WorkspaceEvidence> {
     const dir = mkdtempSync(join(tmpdir(), "switch-swe-evidence-"));
     try {
       await git(["init", "-q", "--bare", join(dir, "objects.git")]);
@@ -194,7 +209,24 @@ export class WorkspaceEvidence {
 
   private async changes(from: string, to: string): Promise<FileChange[]> {
     if (from === to) return [];
-    const out = (await git([...harnessConfig, "--git-dir", join(this.dir, "objects.git"), "diff-tree", "-r", "-z", "--raw", "--no-renames", "--abbrev=40", from, to], { timeoutMs: deadlineMs })).stdout;
+    const out = (
+      await git(
+        [
+          ...harnessConfig,
+          "--git-dir",
+          join(this.dir, "objects.git"),
+          "diff-tree",
+          "-r",
+          "-z",
+          "--raw",
+          "--no-renames",
+          "--abbrev=40",
+          from,
+          to,
+        ],
+        { timeoutMs: deadlineMs },
+      )
+    ).stdout;
     return parseRawDiff(out);
   }
 
@@ -220,7 +252,12 @@ export class WorkspaceEvidence {
         } catch (e) {
           // A workspace the agent deleted or made unreadable: no tree this time; the next readable
           // state is compared with the last one that was read.
-          return { w, tree: null as string | null, changed: [] as FileChange[], error: (e instanceof Error ? e.message : String(e)).split("\n")[0]!.slice(0, 300) };
+          return {
+            w,
+            tree: null as string | null,
+            changed: [] as FileChange[],
+            error: (e instanceof Error ? e.message : String(e)).split("\n")[0]!.slice(0, 300),
+          };
         }
       }),
     );

@@ -1,4 +1,16 @@
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { cp, rm } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { cachedDir } from "../core/cached-dir.js";
@@ -36,7 +48,13 @@ export interface SessionWorkspaces {
  * longer than a scheduler waits between SIGTERM and SIGKILL.
  */
 /** `owner`: the host uid the agent writes its workspaces as (a sandbox's unprivileged user, sandbox-user.ts); absent: the caller. */
-export async function createWorkspaces(dataset: Dataset, pair: SessionPair, workDir: string, signal?: AbortSignal, opts: { keep?: boolean; owner?: number | null } = {}): Promise<SessionWorkspaces> {
+export async function createWorkspaces(
+  dataset: Dataset,
+  pair: SessionPair,
+  workDir: string,
+  signal?: AbortSignal,
+  opts: { keep?: boolean; owner?: number | null } = {},
+): Promise<SessionWorkspaces> {
   makeWorkDir(workDir);
   const mode = await workspaceMode(stagingRoot(), opts.keep === true);
   const layers: Partial<Record<WorkspaceName, EvidenceLayers>> = {};
@@ -50,8 +68,17 @@ export async function createWorkspaces(dataset: Dataset, pair: SessionPair, work
       try {
         const repo = await materializeRepo(dataset, task.repo);
         const commit = await resolveBase(repo, task.base);
-        if (commit === null) throw new Error(`base ${task.base} of task ${task.id} not found in repository ${task.repo}${baseNotFoundHint(repo)}`);
-        if (mode.kind === "overlay") layers[w] = await overlayWorkspace(repo.gitDir, commit, workDir, w, (tree) => isolatedCheckoutAt(repo.gitDir, commit, tree, signal), opts.owner ?? null);
+        if (commit === null)
+          throw new Error(`base ${task.base} of task ${task.id} not found in repository ${task.repo}${baseNotFoundHint(repo)}`);
+        if (mode.kind === "overlay")
+          layers[w] = await overlayWorkspace(
+            repo.gitDir,
+            commit,
+            workDir,
+            w,
+            (tree) => isolatedCheckoutAt(repo.gitDir, commit, tree, signal),
+            opts.owner ?? null,
+          );
         else await isolatedCheckoutAt(repo.gitDir, commit, dest, signal);
         return [w, dest, commit, join(repo.gitDir, "objects")] as const;
       } catch (e) {
@@ -100,7 +127,19 @@ async function fillSkeleton(mirror: string, commit: string, tmp: string): Promis
   const uploadPack = "git -c uploadpack.allowAnySHA1InWant=true upload-pack";
   // Kept as one pack (git unpacks fetches of under 100 objects): a small repository's history would
   // otherwise be hundreds of loose files that every workspace copies one by one.
-  await git(["-C", tmp, "-c", "fetch.unpackLimit=1", "fetch", "-q", "--no-tags", "--no-write-fetch-head", `--upload-pack=${uploadPack}`, mirror, commit]);
+  await git([
+    "-C",
+    tmp,
+    "-c",
+    "fetch.unpackLimit=1",
+    "fetch",
+    "-q",
+    "--no-tags",
+    "--no-write-fetch-head",
+    `--upload-pack=${uploadPack}`,
+    mirror,
+    commit,
+  ]);
   await git(["-C", tmp, "update-ref", `refs/heads/${workspaceBranch}`, commit]);
 }
 

@@ -67,11 +67,13 @@ function assignLocalities(
     const want = opts[loc];
     if (want === undefined || count[loc] >= want) return [];
     const possible = ids.filter((id) => can(id, loc)).length;
-    return [{
-      file: "sessions build",
-      path: `--${loc}`,
-      message: `asked for ${want} ${loc} sessions, but only ${count[loc]} could be formed (${possible} focus tasks have ${needed} eligible ${loc} interruptions)`,
-    }];
+    return [
+      {
+        file: "sessions build",
+        path: `--${loc}`,
+        message: `asked for ${want} ${loc} sessions, but only ${count[loc]} could be formed (${possible} focus tasks have ${needed} eligible ${loc} interruptions)`,
+      },
+    ];
   });
   if (problems.length > 0) throw new InputError(problems);
   return { assigned, excluded };

@@ -3,7 +3,14 @@ import type { Dataset, LoadedTask } from "../dataset/load.js";
 import { sourceMatcher } from "../dataset/file-rules.js";
 import { touchedPaths } from "../dataset/patch-files.js";
 import { pathMatcher } from "../core/path-globs.js";
-import { sessionId, wantedFocusReturns, type FocusReturnsRule, type ScheduleStep, type SessionPair, type SessionsFile } from "../formats/sessions.js";
+import {
+  sessionId,
+  wantedFocusReturns,
+  type FocusReturnsRule,
+  type ScheduleStep,
+  type SessionPair,
+  type SessionsFile,
+} from "../formats/sessions.js";
 
 /** One violated property of one session. */
 export interface SessionViolation {
@@ -63,14 +70,22 @@ type Report = (condition: "base" | "switch" | null, property: string, message: s
 
 /** One session of a pair: members and their workspaces, texts as the dataset has them, one finalization last, stages in order. */
 function checkSchedule(
-  c: { pair: SessionPair; condition: "base" | "switch"; members: Set<string>; wsOf: Map<string, string>; tasks: Map<string, LoadedTask>; focus: LoadedTask },
+  c: {
+    pair: SessionPair;
+    condition: "base" | "switch";
+    members: Set<string>;
+    wsOf: Map<string, string>;
+    tasks: Map<string, LoadedTask>;
+    focus: LoadedTask;
+  },
   v: Report,
 ): void {
   const { pair, condition, members, wsOf, tasks, focus } = c;
   const steps = pair.schedules[condition];
   for (const [i, s] of steps.entries()) {
     if (!members.has(s.task)) v(condition, "members", `request ${i} names ${s.task}, not a task of this pair`);
-    if (wsOf.get(s.task) !== s.workspace) v(condition, "workspace-path", `request ${i} of ${s.task} goes to ${s.workspace}, its workspace is ${wsOf.get(s.task) ?? "none"}`);
+    if (wsOf.get(s.task) !== s.workspace)
+      v(condition, "workspace-path", `request ${i} of ${s.task} goes to ${s.workspace}, its workspace is ${wsOf.get(s.task) ?? "none"}`);
     if (s.kind === "stage") {
       const text = tasks.get(s.task)?.requests[s.stage - 1]?.text;
       if (text === undefined) v(condition, "payload", `request ${i}: ${s.task} has no stage ${s.stage}`);
@@ -83,11 +98,15 @@ function checkSchedule(
     v(condition, "finalization-last", "exactly one finalization, of the focus, must come last");
   }
   for (const id of members) {
-    const stages = steps.filter((s): s is Extract<ScheduleStep, { kind: "stage" }> => s.kind === "stage" && s.task === id).map((s) => s.stage);
+    const stages = steps
+      .filter((s): s is Extract<ScheduleStep, { kind: "stage" }> => s.kind === "stage" && s.task === id)
+      .map((s) => s.stage);
     const prefix = stages.every((st, k) => st === k + 1);
     if (!prefix) v(condition, "task-order", `${id} requests are not an ordered prefix of its stages: ${stages.join(",")}`);
-    if (condition === "base" && id !== pair.focus && stages.length > 0) v(condition, "uninterrupted", `${id} appears in the uninterrupted session`);
-    if (condition === "switch" && id !== pair.focus && stages.length === 0) v(condition, "interruptions", `${id} never appears in the switched session`);
+    if (condition === "base" && id !== pair.focus && stages.length > 0)
+      v(condition, "uninterrupted", `${id} appears in the uninterrupted session`);
+    if (condition === "switch" && id !== pair.focus && stages.length === 0)
+      v(condition, "interruptions", `${id} never appears in the switched session`);
   }
   const focusStages = steps.filter((s) => s.task === pair.focus && s.kind === "stage").length;
   if (focusStages !== focus.requests.length) v(condition, "focus-complete", `focus has ${focusStages} of ${focus.requests.length} stages`);
@@ -125,7 +144,8 @@ function checkPair(pair: SessionPair, tasks: Map<string, LoadedTask>, dataset: D
     const actual = [...files].some((f) => focusUnits.has(unit(f))) ? "near" : "far";
     if (actual !== pair.locality) v(null, "locality", `${id} is ${actual} to the focus, the pair is ${pair.locality}`);
     const recorded = pair.source_files[id];
-    if (!recorded || recorded.join("\n") !== [...files].sort().join("\n")) v(null, "source-files", `recorded source files of ${id} differ from its patches`);
+    if (!recorded || recorded.join("\n") !== [...files].sort().join("\n"))
+      v(null, "source-files", `recorded source files of ${id} differ from its patches`);
   }
   const recordedFocus = pair.source_files[pair.focus];
   if (!recordedFocus || recordedFocus.join("\n") !== [...focusFiles].sort().join("\n")) {
@@ -136,7 +156,8 @@ function checkPair(pair: SessionPair, tasks: Map<string, LoadedTask>, dataset: D
   const members = new Set([pair.focus, ...ints]);
   const wsOf = new Map<string, string>();
   const names = Object.keys(pair.workspaces).sort();
-  if (names.join() !== WORKSPACES.join()) v(null, "workspaces", `workspaces must be exactly ${WORKSPACES.join(", ")}, found ${names.join(", ")}`);
+  if (names.join() !== WORKSPACES.join())
+    v(null, "workspaces", `workspaces must be exactly ${WORKSPACES.join(", ")}, found ${names.join(", ")}`);
   for (const [w, id] of Object.entries(pair.workspaces)) {
     if (!members.has(id)) v(null, "workspaces", `${w} holds ${id}, which is not a task of this pair`);
     if (wsOf.has(id)) v(null, "workspaces", `${id} has two workspaces`);
@@ -144,7 +165,13 @@ function checkPair(pair: SessionPair, tasks: Map<string, LoadedTask>, dataset: D
   }
 
   for (const condition of ["base", "switch"] as const) checkSchedule({ pair, condition, members, wsOf, tasks, focus }, v);
-  for (const r of switchRuleViolations(pair.schedules.switch, pair.focus, pair.interruptions, (id) => tasks.get(id)?.requests.length, rule)) {
+  for (const r of switchRuleViolations(
+    pair.schedules.switch,
+    pair.focus,
+    pair.interruptions,
+    (id) => tasks.get(id)?.requests.length,
+    rule,
+  )) {
     v("switch", r.property, r.message);
   }
   const project = (steps: ScheduleStep[]) => JSON.stringify(steps.filter((s) => s.task === pair.focus));
@@ -177,11 +204,18 @@ export function switchRuleViolations(
     // Absent altogether is the `interruptions` rule's finding.
     if (total < 2 || at.length === 0) continue;
     if (at.length === 1) {
-      out.push({ property: "interruption-resumed", message: `${id} has ${total} requests but one in the switched session: it is never resumed` });
+      out.push({
+        property: "interruption-resumed",
+        message: `${id} has ${total} requests but one in the switched session: it is never resumed`,
+      });
       continue;
     }
     const between = steps.slice(at[0], at[at.length - 1]).some((s) => s.task !== id);
-    if (!between) out.push({ property: "interruption-resumed", message: `${id}'s ${at.length} requests come one after another: it is never suspended and resumed` });
+    if (!between)
+      out.push({
+        property: "interruption-resumed",
+        message: `${id}'s ${at.length} requests come one after another: it is never suspended and resumed`,
+      });
   }
   const stages = stagesOf(focus) ?? 0;
   const available = interruptions.reduce((n, id) => n + (stagesOf(id) ?? 0), 0);
@@ -191,7 +225,10 @@ export function switchRuleViolations(
     if (i > 0 && s.kind === "stage" && s.task === focus && steps[i - 1]!.task !== focus) returns++;
   });
   if (returns < need) {
-    out.push({ property: "focus-returns", message: `the focus returns ${returns} time(s) after work on another task, at least ${need} needed (${rule === "every-stage" ? "stages − 1" : "min(2, stages − 1)"} with ${stages} stages)` });
+    out.push({
+      property: "focus-returns",
+      message: `the focus returns ${returns} time(s) after work on another task, at least ${need} needed (${rule === "every-stage" ? "stages − 1" : "min(2, stages − 1)"} with ${stages} stages)`,
+    });
   }
   return out;
 }

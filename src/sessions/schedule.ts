@@ -14,10 +14,7 @@ function stageStep(t: ScheduledTask, stage: number): ScheduleStep {
 
 /** The uninterrupted schedule: the focus stages in order, then finalization. */
 export function baseSchedule(focus: ScheduledTask): ScheduleStep[] {
-  return [
-    ...focus.requests.map((_, k) => stageStep(focus, k + 1)),
-    { kind: "finalization", task: focus.id, workspace: focus.workspace },
-  ];
+  return [...focus.requests.map((_, k) => stageStep(focus, k + 1)), { kind: "finalization", task: focus.id, workspace: focus.workspace }];
 }
 
 /** Number of substantive focus requests that directly follow work in another workspace. */
@@ -67,7 +64,11 @@ function draftSwitch(rng: Random, focus: ScheduledTask, interruptions: readonly 
     const sizes = chunkSizes(rng, prefix, parts);
     const gapIdx =
       parts <= gaps
-        ? sample(rng, Array.from({ length: gaps }, (_, i) => i), parts).sort((a, b) => a - b)
+        ? sample(
+            rng,
+            Array.from({ length: gaps }, (_, i) => i),
+            parts,
+          ).sort((a, b) => a - b)
         : Array.from({ length: parts }, () => randomInt(rng, 0, gaps - 1)).sort((a, b) => a - b);
     let next = 1;
     sizes.forEach((size, i) => {
@@ -100,7 +101,12 @@ function draftSwitch(rng: Random, focus: ScheduledTask, interruptions: readonly 
  * request, every other task the longest's next request, so each is suspended and resumed), cut into
  * non-empty pieces placed in as many of the gaps that a focus request follows as the focus-returns rule asks.
  */
-export function constructedSwitch(rng: Random, focus: ScheduledTask, interruptions: readonly ScheduledTask[], rule: FocusReturnsRule = "every-stage"): ScheduleStep[] {
+export function constructedSwitch(
+  rng: Random,
+  focus: ScheduledTask,
+  interruptions: readonly ScheduledTask[],
+  rule: FocusReturnsRule = "every-stage",
+): ScheduleStep[] {
   const gaps = focus.requests.length;
   const queues = shuffled(rng, interruptions)
     .sort((a, b) => b.requests.length - a.requests.length)
@@ -111,7 +117,11 @@ export function constructedSwitch(rng: Random, focus: ScheduledTask, interruptio
   const byGap: ScheduleStep[][] = Array.from({ length: gaps }, () => []);
   if (want === 0) byGap[gaps - 1]!.push(...seq);
   else {
-    const covered = sample(rng, Array.from({ length: gaps - 1 }, (_, i) => i), want).sort((a, b) => a - b);
+    const covered = sample(
+      rng,
+      Array.from({ length: gaps - 1 }, (_, i) => i),
+      want,
+    ).sort((a, b) => a - b);
     let at = 0;
     chunkSizes(rng, seq.length, want).forEach((size, i) => {
       byGap[covered[i]!]!.push(...seq.slice(at, at + size));
@@ -131,7 +141,12 @@ export function constructedSwitch(rng: Random, focus: ScheduledTask, interruptio
  * every interruption with two or more requests is suspended and resumed (C.5); when no draft does, a
  * schedule built to meet both rules is taken, so the rules hold for every task shape that allows them.
  */
-export function switchSchedule(rng: Random, focus: ScheduledTask, interruptions: readonly ScheduledTask[], rule: FocusReturnsRule = "every-stage"): ScheduleStep[] {
+export function switchSchedule(
+  rng: Random,
+  focus: ScheduledTask,
+  interruptions: readonly ScheduledTask[],
+  rule: FocusReturnsRule = "every-stage",
+): ScheduleStep[] {
   const available = interruptions.reduce((n, t) => n + t.requests.length, 0);
   const wantReturns = wantedFocusReturns(rule, focus.requests.length, available);
   const ids = interruptions.map((t) => t.id);

@@ -14,12 +14,18 @@ export function stageFactsOf(paths: readonly string[]): Map<string, StageFacts> 
     if (statSync(path).isDirectory()) {
       for (const t of loadDataset(path).tasks) {
         const single = t.requests.length === 1;
-        out.set(t.id, { tested: t.requests.map((r) => (single ? t.verifier.fail_to_pass.length > 0 : (r.tests?.length ?? 0) > 0)), authored: t.requests.map((r) => r.provenance === AUTHORED) });
+        out.set(t.id, {
+          tested: t.requests.map((r) => (single ? t.verifier.fail_to_pass.length > 0 : (r.tests?.length ?? 0) > 0)),
+          authored: t.requests.map((r) => r.provenance === AUTHORED),
+        });
       }
     } else {
       for (const t of readJsonWith(path, taskManifestReadSchema).tasks) {
         const single = t.stages.length === 1;
-        out.set(t.id, { tested: t.stages.map((s) => (single ? t.verifier.fail_to_pass.length > 0 : s.tests.length > 0)), authored: t.stages.map((s) => s.provenance === AUTHORED) });
+        out.set(t.id, {
+          tested: t.stages.map((s) => (single ? t.verifier.fail_to_pass.length > 0 : s.tests.length > 0)),
+          authored: t.stages.map((s) => s.provenance === AUTHORED),
+        });
       }
     }
   }

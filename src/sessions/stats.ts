@@ -61,7 +61,15 @@ export function sessionProfiles(file: Pick<SessionsFile, "pairs">): SessionProfi
       const steps = p.schedules[condition];
       const { requests, workspace_switches, focus_returns } = profileSteps(steps, p.focus);
       const focus_stages = focusStages(steps, p.focus);
-      return { session: sessionId(p.id, condition), condition, locality: p.locality, requests, workspace_switches, focus_returns, focus_stages };
+      return {
+        session: sessionId(p.id, condition),
+        condition,
+        locality: p.locality,
+        requests,
+        workspace_switches,
+        focus_returns,
+        focus_stages,
+      };
     }),
   );
 }
@@ -83,7 +91,10 @@ export type ProfileTable = Record<Condition, Record<"overall" | Locality, Profil
  * repository): what `sessions stats A B ...` profiles and judges the power of. Refused when two files
  * hold the same pair id (the same dataset twice).
  */
-export function pooledPairs(files: ReadonlyArray<{ path: string; file: SessionsFile }>): { pairs: SessionsFile["pairs"]; duplicate: { id: string; path: string } | null } {
+export function pooledPairs(files: ReadonlyArray<{ path: string; file: SessionsFile }>): {
+  pairs: SessionsFile["pairs"];
+  duplicate: { id: string; path: string } | null;
+} {
   const seen = new Set<string>();
   const pairs: SessionsFile["pairs"] = [];
   for (const { path, file } of files) {
@@ -116,7 +127,15 @@ export function formatProfileTable(t: ProfileTable): string {
   for (const c of ["base", "switch"] as const) {
     for (const g of ["overall", "near", "far"] as const) {
       const s = t[c][g];
-      rows.push([c === "base" ? "uninterrupted" : "switched", g, String(s.sessions), String(s.median_requests), String(s.median_workspace_switches), String(s.median_focus_returns), String(s.median_focus_stages)]);
+      rows.push([
+        c === "base" ? "uninterrupted" : "switched",
+        g,
+        String(s.sessions),
+        String(s.median_requests),
+        String(s.median_workspace_switches),
+        String(s.median_focus_returns),
+        String(s.median_focus_stages),
+      ]);
     }
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
@@ -128,9 +147,7 @@ export function formatProfileTable(t: ProfileTable): string {
  * session has no focus return, so the benchmark's own quantity cannot appear. Null when all have two.
  */
 export function fewStagesWarning(file: Pick<SessionsFile, "pairs">): string | null {
-  const few = file.pairs
-    .filter((p) => focusStages(p.schedules.base, p.focus) < 2)
-    .map((p) => p.focus);
+  const few = file.pairs.filter((p) => focusStages(p.schedules.base, p.focus) < 2).map((p) => p.focus);
   if (few.length === 0) return null;
   const list = few.slice(0, 5).join(", ") + (few.length > 5 ? ", ..." : "");
   return (

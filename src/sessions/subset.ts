@@ -12,7 +12,13 @@ export function subsetSessions(file: SessionsFile, path: string, pairIds: readon
   const wanted = new Set(pairIds);
   const unknown = [...wanted].filter((id) => !known.has(id));
   if (unknown.length > 0) {
-    throw new InputError(unknown.map((id) => ({ file: path, path: "--pair", message: `no pair "${id}" in this sessions file (a pair is named by its focus task)` })));
+    throw new InputError(
+      unknown.map((id) => ({
+        file: path,
+        path: "--pair",
+        message: `no pair "${id}" in this sessions file (a pair is named by its focus task)`,
+      })),
+    );
   }
   if (wanted.size === 0) throw new InputError({ file: path, path: "--pair", message: "name at least one pair" });
   return { ...file, pairs: file.pairs.filter((p) => wanted.has(p.id)) };

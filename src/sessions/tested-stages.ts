@@ -32,5 +32,8 @@ export function testedDepth(file: Pick<SessionsFile, "pairs">, facts: ReadonlyMa
       authored += focus.filter((k) => f?.authored[k - 1] === true).length;
     }
   }
-  return { tested_focus_stages: { median: median(Object.values(per)), per_session: per }, authored_stage_share: stages === 0 ? 0 : Math.round((authored / stages) * 1000) / 1000 };
+  return {
+    tested_focus_stages: { median: median(Object.values(per)), per_session: per },
+    authored_stage_share: stages === 0 ? 0 : Math.round((authored / stages) * 1000) / 1000,
+  };
 }

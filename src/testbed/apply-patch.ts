@@ -35,7 +35,10 @@ export async function applyWithFallbacks(tree: string | BedGit, patchFile: strin
   const bed = typeof tree === "string" ? plainTree(tree) : tree;
   const attempts: Array<{ method: ApplyMethod; run: () => ReturnType<typeof runProcess> }> = [
     { method: "git-apply", run: () => bedGit(bed, ["apply", "--whitespace=nowarn", patchFile], { timeoutMs: applyTimeoutMs }) },
-    { method: "git-apply-3way", run: () => bedGit(bed, ["apply", "--3way", "--whitespace=nowarn", patchFile], { timeoutMs: applyTimeoutMs }) },
+    {
+      method: "git-apply-3way",
+      run: () => bedGit(bed, ["apply", "--3way", "--whitespace=nowarn", patchFile], { timeoutMs: applyTimeoutMs }),
+    },
     {
       method: "patch-fuzz",
       run: () =>
@@ -52,7 +55,9 @@ export async function applyWithFallbacks(tree: string | BedGit, patchFile: strin
     await resetTree(bed);
     const r = await a.run();
     const out = `${r.stdout}${r.stderr}`;
-    log(`apply (${a.method}): ${r.code === 0 ? "ok" : `failed (exit ${r.code ?? r.spawnError ?? r.signal})`}\n${out ? `${lastLines(out, 40)}\n` : ""}`);
+    log(
+      `apply (${a.method}): ${r.code === 0 ? "ok" : `failed (exit ${r.code ?? r.spawnError ?? r.signal})`}\n${out ? `${lastLines(out, 40)}\n` : ""}`,
+    );
     if (r.code === 0 && !r.spawnError) {
       // A three-way apply that left conflict markers exits non-zero; a clean one is accepted.
       return { ok: true, method: a.method };
@@ -65,6 +70,8 @@ export async function applyWithFallbacks(tree: string | BedGit, patchFile: strin
 
 /** Applies a patch that must apply exactly (the held-out tests, reference stages). */
 export async function applyExact(tree: string | BedGit, patchFile: string): Promise<string | null> {
-  const r = await bedGit(typeof tree === "string" ? plainTree(tree) : tree, ["apply", "--whitespace=nowarn", patchFile], { timeoutMs: applyTimeoutMs });
+  const r = await bedGit(typeof tree === "string" ? plainTree(tree) : tree, ["apply", "--whitespace=nowarn", patchFile], {
+    timeoutMs: applyTimeoutMs,
+  });
   return r.code === 0 ? null : lastLines(r.stderr || r.stdout || "git apply failed", 4);
 }

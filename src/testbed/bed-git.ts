@@ -17,7 +17,18 @@ export interface BedGit {
 }
 
 /** Settings that make the git directory's own configuration the only one, and inert. */
-const inertConfig = ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "core.autocrlf=false", "-c", "core.safecrlf=false", "-c", "core.symlinks=true"];
+const inertConfig = [
+  "-c",
+  "core.hooksPath=/dev/null",
+  "-c",
+  "core.fsmonitor=false",
+  "-c",
+  "core.autocrlf=false",
+  "-c",
+  "core.safecrlf=false",
+  "-c",
+  "core.symlinks=true",
+];
 
 /** Every attribute that changes bytes or runs a program back to unspecified. */
 const neutralAttributes = "* !text !eol !ident !filter !working-tree-encoding !merge !diff !binary\n";
@@ -46,7 +57,14 @@ export function reattachGitDir(bed: BedGit): void {
 /** Runs git on the checkout: with the outside git directory and inert settings when detached. */
 export function bedGit(bed: BedGit, args: readonly string[], opts: RunOptions = {}): Promise<RunResult> {
   if (bed.gitDir === null) return gitTry(args, { ...opts, cwd: bed.workTree });
-  const env = { GIT_DIR: bed.gitDir, GIT_WORK_TREE: bed.workTree, GIT_ATTR_NOSYSTEM: "1", GIT_NO_REPLACE_OBJECTS: "1", GIT_CEILING_DIRECTORIES: bed.workTree, ...opts.env };
+  const env = {
+    GIT_DIR: bed.gitDir,
+    GIT_WORK_TREE: bed.workTree,
+    GIT_ATTR_NOSYSTEM: "1",
+    GIT_NO_REPLACE_OBJECTS: "1",
+    GIT_CEILING_DIRECTORIES: bed.workTree,
+    ...opts.env,
+  };
   return gitTry([...inertConfig, ...args], { ...opts, cwd: bed.workTree, env });
 }
 

@@ -117,7 +117,10 @@ const isTestPath = testFileMatcher({});
  */
 function checkoutPackages(checkout: string): Set<string> {
   const out = new Set<string>();
-  for (const [base, prefix] of [[checkout, ""], [join(checkout, "src"), "src/"]] as const) {
+  for (const [base, prefix] of [
+    [checkout, ""],
+    [join(checkout, "src"), "src/"],
+  ] as const) {
     let names: string[] = [];
     try {
       names = readdirSync(base);
@@ -136,7 +139,9 @@ function checkoutPackages(checkout: string): Set<string> {
  */
 function copiesOfCheckoutPackages(dir: string): string[] {
   const packages = [...checkoutPackages(join(dir, "checkout"))];
-  return venvSitePackages(dir).flatMap(({ py, site }) => packages.filter((p) => existsSync(join(site, p, "__init__.py"))).map((p) => `${py}/site-packages/${p}`));
+  return venvSitePackages(dir).flatMap(({ py, site }) =>
+    packages.filter((p) => existsSync(join(site, p, "__init__.py"))).map((p) => `${py}/site-packages/${p}`),
+  );
 }
 
 /** Marks an environment as unusable, so the next verification rebuilds it. */
@@ -205,7 +210,11 @@ export async function prepareEnvironment(opts: PrepareEnvOptions): Promise<Prepa
 /** A set-up that declared its Python version must give exactly its pins; otherwise it is refused in one line. */
 function refuseUnpinned(python: string, setup: readonly string[], installed: InstalledRecord | null | string): void {
   const why =
-    installed === null ? ["it creates no venv ($SWITCH_SWE_ENV/venv)"] : typeof installed === "string" ? [installed] : pinMismatches(python, setup, installed);
+    installed === null
+      ? ["it creates no venv ($SWITCH_SWE_ENV/venv)"]
+      : typeof installed === "string"
+        ? [installed]
+        : pinMismatches(python, setup, installed);
   if (why.length > 0) throw new InfraFault(`set-up does not give the versions it pins: ${why.join("; ")}`, false);
 }
 

@@ -15,6 +15,9 @@ export async function readInstalled(dir: string, env: NodeJS.ProcessEnv, timeout
   if (version.code !== 0) return `${python} does not start: ${(version.stderr || version.spawnError || "").trim().split("\n").pop() ?? ""}`;
   const freeze = await runProcess(python, ["-m", "pip", "freeze", "--disable-pip-version-check"], { env, timeoutMs });
   if (freeze.code !== 0) return `pip freeze failed in the venv: ${freeze.stderr.trim().split("\n").pop() ?? ""}`;
-  const packages = freeze.stdout.split("\n").map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#"));
+  const packages = freeze.stdout
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "" && !l.startsWith("#"));
   return { python: version.stdout.trim(), packages };
 }

@@ -86,7 +86,14 @@ function makeReadOnly(dir: string): void {
 export function sealEnvironment(dir: string): EnvSeal {
   makeReadOnly(dir);
   const d = contentDigest(dir);
-  const seal: EnvSeal = { format: "switch-swe.env-seal/1", digest: d.digest, stat: statFingerprint(dir), files: d.files, bytes: d.bytes, sealed_at: new Date().toISOString() };
+  const seal: EnvSeal = {
+    format: "switch-swe.env-seal/1",
+    digest: d.digest,
+    stat: statFingerprint(dir),
+    files: d.files,
+    bytes: d.bytes,
+    sealed_at: new Date().toISOString(),
+  };
   writeJsonAtomic(sealFileOf(dir), seal);
   return seal;
 }
@@ -112,7 +119,11 @@ export function checkSeal(dir: string): SealCheck {
   const stat = statFingerprint(dir);
   if (stat === seal.stat) return { state: "intact", stat };
   const d = contentDigest(dir);
-  if (d.digest !== seal.digest) return { state: "changed", why: `its files differ from the seal (${d.files} files, ${d.bytes} bytes now; ${seal.files} files, ${seal.bytes} bytes sealed at ${seal.sealed_at})` };
+  if (d.digest !== seal.digest)
+    return {
+      state: "changed",
+      why: `its files differ from the seal (${d.files} files, ${d.bytes} bytes now; ${seal.files} files, ${seal.bytes} bytes sealed at ${seal.sealed_at})`,
+    };
   writeJsonAtomic(sealFileOf(dir), { ...seal, stat });
   return { state: "intact", stat };
 }

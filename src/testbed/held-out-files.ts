@@ -5,7 +5,10 @@ import { applyExact } from "./apply-patch.js";
 import type { BedGit } from "./bed-git.js";
 
 /** One path of the held-out tests after `tests.patch`: its bytes and mode, a link's target, or gone. */
-export type HeldOutFile = { path: string; kind: "file"; data: Buffer; mode: number } | { path: string; kind: "symlink"; target: string } | { path: string; kind: "absent" };
+export type HeldOutFile =
+  | { path: string; kind: "file"; data: Buffer; mode: number }
+  | { path: string; kind: "symlink"; target: string }
+  | { path: string; kind: "absent" };
 
 /**
  * The post-image of every path `tests.patch` touches, computed by applying it to a PRISTINE tree
@@ -13,7 +16,11 @@ export type HeldOutFile = { path: string; kind: "file"; data: Buffer; mode: numb
  * artifact's checkout, never by a git that reads a tree the artifact wrote. Null when it does not
  * apply (the dataset's fault), with git's words in `error`.
  */
-export async function heldOutPostImages(pristine: BedGit, testsPatch: string, patchFile: string): Promise<{ files: HeldOutFile[] } | { error: string }> {
+export async function heldOutPostImages(
+  pristine: BedGit,
+  testsPatch: string,
+  patchFile: string,
+): Promise<{ files: HeldOutFile[] } | { error: string }> {
   writeFileSync(patchFile, testsPatch);
   const err = await applyExact(pristine, patchFile);
   if (err) return { error: err };
@@ -37,7 +44,8 @@ function realParents(root: string, path: string): string | null {
     const rel = parts.slice(0, k).join("/");
     const st = lstatSync(join(root, rel), { throwIfNoEntry: false });
     if (!st) mkdirSync(join(root, rel));
-    else if (!st.isDirectory()) return `${rel} is ${st.isSymbolicLink() ? "a symbolic link" : "a file"} where the held-out tests need a directory`;
+    else if (!st.isDirectory())
+      return `${rel} is ${st.isSymbolicLink() ? "a symbolic link" : "a file"} where the held-out tests need a directory`;
   }
   return null;
 }
@@ -58,8 +66,7 @@ export function writeHeldOut(root: string, files: readonly HeldOutFile[]): strin
     if (f.kind === "file") {
       writeFileSync(full, f.data, { mode: f.mode, flag: "wx" });
       chmodSync(full, f.mode);
-    }
-    else if (f.kind === "symlink") symlinkSync(f.target, full);
+    } else if (f.kind === "symlink") symlinkSync(f.target, full);
   }
   return null;
 }

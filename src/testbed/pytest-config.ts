@@ -17,8 +17,16 @@ type Sections = (python: string, files: readonly string[]) => Promise<Map<string
  * `addopts = -p plugin`). A changed, added or unparsable pytest configuration is undone by restoring
  * the base version. Returns the files restored, which the verdict lists as dropped.
  */
-export async function restorePytestConfig(tree: BedGit, kept: readonly PatchBlock[], python: string, scratch: string, pytestSections: Sections): Promise<string[]> {
-  const files = [...new Set(kept.map((b) => b.to).filter((f): f is string => f !== null && /^(pyproject\.toml|setup\.cfg)$/.test(posix.basename(f))))];
+export async function restorePytestConfig(
+  tree: BedGit,
+  kept: readonly PatchBlock[],
+  python: string,
+  scratch: string,
+  pytestSections: Sections,
+): Promise<string[]> {
+  const files = [
+    ...new Set(kept.map((b) => b.to).filter((f): f is string => f !== null && /^(pyproject\.toml|setup\.cfg)$/.test(posix.basename(f)))),
+  ];
   if (files.length === 0) return [];
   const bases = new Map<string, string | null>();
   const compare: string[] = [];
@@ -36,7 +44,10 @@ export async function restorePytestConfig(tree: BedGit, kept: readonly PatchBloc
   } catch (e) {
     // Whose failure is it? The base versions alone tell: if pytest reads them, the artifact's files
     // (a configuration too large or too odd to read back) are the artifact's problem, not the verifier's.
-    await pytestSections(python, compare.filter((_, i) => i % 2 === 1));
+    await pytestSections(
+      python,
+      compare.filter((_, i) => i % 2 === 1),
+    );
     parsed = new Map(compare.map((f, i) => [f, i % 2 === 0 ? JSON.stringify({ unparsable: (e as Error).message.slice(0, 300) }) : "null"]));
   }
   const restored: string[] = [];

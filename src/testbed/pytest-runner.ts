@@ -40,8 +40,12 @@ export function hardenTestCommand(template: string): string | null {
 }
 
 async function configHelper(python: string, args: readonly string[]): Promise<unknown> {
-  const r = await runProcess(python, ["-I", configHelperFile, ...args], { timeoutMs: 60_000, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C.UTF-8" } });
-  if (r.code !== 0) throw new Error(`${python} ${basename(configHelperFile)} ${args[0]}: exit ${r.code ?? r.signal}: ${r.stderr.trim().slice(-500)}`);
+  const r = await runProcess(python, ["-I", configHelperFile, ...args], {
+    timeoutMs: 60_000,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C.UTF-8" },
+  });
+  if (r.code !== 0)
+    throw new Error(`${python} ${basename(configHelperFile)} ${args[0]}: exit ${r.code ?? r.signal}: ${r.stderr.trim().slice(-500)}`);
   return JSON.parse(r.stdout) as unknown;
 }
 
@@ -61,14 +65,26 @@ export async function pytestSections(python: string, files: readonly string[]): 
 const pytestConfigGlobs = ["**/conftest.py", "**/pytest.ini", "**/.pytest.ini", "**/pytest.toml", "**/.pytest.toml", "**/tox.ini"];
 const isPytestConfig = pathMatcher(pytestConfigGlobs);
 /** Module names of pytest and what it imports; a file or directory of that name could shadow it. */
-const pytestModules = new Set(["pytest", "_pytest", "pluggy", "iniconfig", "py", "packaging", "exceptiongroup", "tomli", "pygments", "colorama"]);
+const pytestModules = new Set([
+  "pytest",
+  "_pytest",
+  "pluggy",
+  "iniconfig",
+  "py",
+  "packaging",
+  "exceptiongroup",
+  "tomli",
+  "pygments",
+  "colorama",
+]);
 
 /** pytest, run by our launcher (src/testbed/pytest-launcher.py): the default runner. */
 export const pytestRunner: TestRunner = {
   name: "pytest",
   defaultCommand: "python3 -m pytest -rA -p no:cacheprovider --junitxml={junit} {tests}",
   harden: hardenTestCommand,
-  unhardened: "the test command starts pytest neither as `python -m pytest` nor as `pytest`: the verifier cannot run it with its own runner",
+  unhardened:
+    "the test command starts pytest neither as `python -m pytest` nor as `pytest`: the verifier cannot run it with its own runner",
   launcherFile,
   // One file that cannot be imported must not stop the other files from running; plugins a
   // repository needs are named with -p in its test command.
@@ -87,5 +103,10 @@ export const pytestRunner: TestRunner = {
   testModule: /(^|\/)(test_[^/]*|[^/]*_test)\.py$/,
   constantCanary: "function",
   package: "pytest",
-  probe: { program: "python3", args: ["-m", "pytest", "--version"], enables: "the tasks' tests (verify, qualify, mine, demo)", fix: "apt-get install python3-pytest (or: python3 -m pip install pytest)" },
+  probe: {
+    program: "python3",
+    args: ["-m", "pytest", "--version"],
+    enables: "the tasks' tests (verify, qualify, mine, demo)",
+    fix: "apt-get install python3-pytest (or: python3 -m pip install pytest)",
+  },
 };

@@ -60,4 +60,5 @@ export function conftestWords(output: string): string | null {
 }
 
 /** An error that says the code cannot run on this interpreter or these packages, not that a test's expectation failed. */
-export const isLoadError = (words: string): boolean => /\b(ImportError|ModuleNotFoundError|AttributeError|SyntaxError|NameError)\b/.test(words);
+export const isLoadError = (words: string): boolean =>
+  /\b(ImportError|ModuleNotFoundError|AttributeError|SyntaxError|NameError)\b/.test(words);

@@ -35,11 +35,17 @@ export function requiredTests(task: LoadedTask): string[] {
 }
 
 /** The environment a task runs in: its repository's, with the task's variant (version) laid over it. */
-export function taskEnvironment(dataset: Dataset, task: LoadedTask): { setup: string[]; test_command?: string; test_runner?: string; setup_commit?: string; python?: string } {
+export function taskEnvironment(
+  dataset: Dataset,
+  task: LoadedTask,
+): { setup: string[]; test_command?: string; test_runner?: string; setup_commit?: string; python?: string } {
   const env = dataset.manifest.repos[task.repo]?.environment;
   const variant = task.environment === undefined ? undefined : env?.variants?.[task.environment];
   if (task.environment !== undefined && variant === undefined) {
-    throw new InfraFault(`task ${task.id}: environment "${task.environment}" is not among repository ${task.repo}'s environment.variants`, false);
+    throw new InfraFault(
+      `task ${task.id}: environment "${task.environment}" is not among repository ${task.repo}'s environment.variants`,
+      false,
+    );
   }
   const testCommand = variant?.test_command ?? env?.test_command;
   const testRunner = variant?.test_runner ?? env?.test_runner;
@@ -50,8 +56,12 @@ export function taskEnvironment(dataset: Dataset, task: LoadedTask): { setup: st
     setup: variant?.setup ?? env?.setup ?? [],
     ...(testCommand !== undefined ? { test_command: testCommand } : {}),
     ...(variant !== undefined
-      ? variant.setup_commit !== undefined ? { setup_commit: variant.setup_commit } : {}
-      : env?.setup_commit !== undefined ? { setup_commit: env.setup_commit } : {}),
+      ? variant.setup_commit !== undefined
+        ? { setup_commit: variant.setup_commit }
+        : {}
+      : env?.setup_commit !== undefined
+        ? { setup_commit: env.setup_commit }
+        : {}),
   };
 }
 
@@ -59,7 +69,11 @@ export function taskEnvironment(dataset: Dataset, task: LoadedTask): { setup: st
 export function testRunnerOf(dataset: Dataset, task: LoadedTask): TestRunner {
   const name = taskEnvironment(dataset, task).test_runner;
   const runner = findTestRunner(name);
-  if (runner === undefined) throw new InfraFault(`task ${task.id}: repository ${task.repo} names test runner "${name}", which is none of: ${testRunnerNames().join(", ")}`, false);
+  if (runner === undefined)
+    throw new InfraFault(
+      `task ${task.id}: repository ${task.repo} names test runner "${name}", which is none of: ${testRunnerNames().join(", ")}`,
+      false,
+    );
   return runner;
 }
 
@@ -113,7 +127,11 @@ export async function environmentFor(
   let commit = co.commit;
   if (environment.setup_commit !== undefined) {
     const at = await resolveBase(co.repo, environment.setup_commit);
-    if (at === null) throw new InfraFault(`environment set-up commit ${environment.setup_commit} not found in repository ${task.repo}${baseNotFoundHint(co.repo)}`, false);
+    if (at === null)
+      throw new InfraFault(
+        `environment set-up commit ${environment.setup_commit} not found in repository ${task.repo}${baseNotFoundHint(co.repo)}`,
+        false,
+      );
     commit = at;
   }
   return prepareEnvironment({
@@ -157,7 +175,12 @@ const maxNotFoundReruns = 3;
  * runner refuses requested ids that do not exist (pytest: exit 4 before running anything), the run is
  * repeated without them, and they are listed in `notFound` (their status is `missing`, not a fault).
  */
-export async function runTaskTests(dataset: Dataset, task: LoadedTask, bed: TestBedRun, testIds: readonly string[] | null): Promise<TestRun> {
+export async function runTaskTests(
+  dataset: Dataset,
+  task: LoadedTask,
+  bed: TestBedRun,
+  testIds: readonly string[] | null,
+): Promise<TestRun> {
   const runner = testRunnerOf(dataset, task);
   const once = (ids: readonly string[] | null) => runTaskTestsOnce(dataset, task, bed, ids);
   let run = await once(testIds);
@@ -174,7 +197,8 @@ export async function runTaskTests(dataset: Dataset, task: LoadedTask, bed: Test
     run = await once(ids);
   }
   // Parameter cases requested through their function: the ones still unreported do not exist.
-  for (const group of expanded.values()) notFound.push(...group.filter((id) => !notFound.includes(id) && lookupCase(run, id) === undefined));
+  for (const group of expanded.values())
+    notFound.push(...group.filter((id) => !notFound.includes(id) && lookupCase(run, id) === undefined));
   run.notFound = notFound;
   return run;
 }
@@ -189,7 +213,14 @@ export async function runTaskTests(dataset: Dataset, task: LoadedTask, bed: Test
  * the path it runs at), not state left by an earlier run. Where bubblewrap cannot start, as the caller.
  * The runner's configuration is the checkout's own.
  */
-export async function runWholeSuite(dataset: Dataset, task: LoadedTask, checkout: string, scratch: string, env: PreparedEnv, only: readonly string[] | null = null): Promise<TestRun> {
+export async function runWholeSuite(
+  dataset: Dataset,
+  task: LoadedTask,
+  checkout: string,
+  scratch: string,
+  env: PreparedEnv,
+  only: readonly string[] | null = null,
+): Promise<TestRun> {
   const inifile = await testRunnerOf(dataset, task).locateConfig(testPython(env.pathPrefix), checkout);
   return runTaskTests(dataset, task, { checkout, scratch, env, inifile, confine: confineWherePossible() }, only);
 }
@@ -203,7 +234,13 @@ async function runTaskTestsOnce(dataset: Dataset, task: LoadedTask, bed: TestBed
   for (const d of [home, tmp, reportDir]) mkdirSync(d, { recursive: true });
   const env = bedEnv(bed, runner, home, tmp);
   const readable = [join(bed.scratch, "runner"), ...(bed.env.dir ? [bed.env.dir] : [])];
-  const confined = (bed.confine ?? defaultConfineBackend()).testRun({ checkout: bed.checkout, writable: [bed.checkout, reportDir, home, tmp], readable, python: testPython(bed.env.pathPrefix), env });
+  const confined = (bed.confine ?? defaultConfineBackend()).testRun({
+    checkout: bed.checkout,
+    writable: [bed.checkout, reportDir, home, tmp],
+    readable,
+    python: testPython(bed.env.pathPrefix),
+    env,
+  });
   const inside = confined.checkoutInside ?? bed.checkout;
   // The base's configuration file, where the run sees it (inside the checkout it moved with it).
   const rel = bed.inifile === null ? null : relative(bed.checkout, bed.inifile);
@@ -239,7 +276,10 @@ async function runTaskTestsOnce(dataset: Dataset, task: LoadedTask, bed: TestBed
 /** What the verify log says about the run's limits, and whether the OOM killer ended any of its processes. */
 function limitsNote(cgroup: ProcessCgroup, limits: Limits): string {
   const kills = cgroup.oomKills();
-  const oom = kills > 0 ? `; out of memory: the memory limit (${limits.memory === null ? "?" : formatSize(limits.memory)}) was reached, the kernel killed ${kills} process(es)` : "";
+  const oom =
+    kills > 0
+      ? `; out of memory: the memory limit (${limits.memory === null ? "?" : formatSize(limits.memory)}) was reached, the kernel killed ${kills} process(es)`
+      : "";
   return `${describeLimits(cgroup.record)}${oom}`;
 }
 

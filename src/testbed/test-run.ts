@@ -51,7 +51,12 @@ export function shellQuote(s: string): string {
  * Fills `{tests}` (the shell-quoted ids, or nothing for the whole suite), `{junit}` (the report path)
  * and `{launcher}` (our pytest launcher with its channel, nonce, rootdir and inifile).
  */
-export function buildTestCommand(template: string, testIds: readonly string[] | null, junitPath: string, launcher?: LauncherFiles & { rootdir: string }): string {
+export function buildTestCommand(
+  template: string,
+  testIds: readonly string[] | null,
+  junitPath: string,
+  launcher?: LauncherFiles & { rootdir: string },
+): string {
   const launch = launcher
     ? [launcher.launcher, String(channelFd), launcher.nonce, launcher.rootdir, launcher.inifile, "--"].map(shellQuote).join(" ")
     : "";
@@ -91,7 +96,10 @@ export async function runTests(opts: RunTestsOptions): Promise<TestRun> {
   rmSync(opts.junitPath, { force: true });
   mkdirSync(dirname(opts.junitPath), { recursive: true });
   const hardened = opts.runner.harden(opts.template);
-  const command = buildTestCommand(hardened ?? opts.template, opts.testIds, opts.junitPath, { ...opts.launcher, rootdir: opts.checkoutInside ?? opts.checkout });
+  const command = buildTestCommand(hardened ?? opts.template, opts.testIds, opts.junitPath, {
+    ...opts.launcher,
+    rootdir: opts.checkoutInside ?? opts.checkout,
+  });
   const run: TestRun = {
     command,
     runner: opts.runner.name,
@@ -116,7 +124,14 @@ export async function runTests(opts: RunTestsOptions): Promise<TestRun> {
   const argv = ["/bin/sh", "-c", command];
   const start = opts.wrap ? opts.wrap(argv) : { command: argv[0]!, args: argv.slice(1) };
   const r = await runProcess(start.command, start.args, { cwd: opts.checkout, env: opts.env, timeoutMs: opts.timeoutMs, channel: true });
-  Object.assign(run, { exitCode: r.code, signal: r.signal, timedOut: r.timedOut, durationMs: r.durationMs, stdout: r.stdout, stderr: r.stderr });
+  Object.assign(run, {
+    exitCode: r.code,
+    signal: r.signal,
+    timedOut: r.timedOut,
+    durationMs: r.durationMs,
+    stdout: r.stdout,
+    stderr: r.stderr,
+  });
   if (r.spawnError) run.spawnError = r.spawnError;
   run.interrupted = opts.runner.collectionInterruption(r.stdout);
   run.stream = parseRunnerStream(r.channel ?? "", opts.launcher.nonce);
@@ -204,8 +219,10 @@ function channelReason(run: TestRun): string | null {
   if (s.tamper.length > 0) return `the runner saw tampering: ${s.tamper.join("; ")}`;
   if (s.foreign > 0) return `${s.foreign} record(s) on the runner's channel were not written by the runner`;
   if (s.exitStatus === null && s.crash !== null) return `${run.runner} stopped with an error before its session finished: ${s.crash}`;
-  if (s.exitStatus === null) return `the process ended before ${run.runner}'s session did (os._exit, a crash or a signal): no end-of-session record`;
-  if (run.exitCode !== s.exitStatus) return `the process exit code ${run.exitCode ?? run.signal} is not ${run.runner}'s exit status ${s.exitStatus}`;
+  if (s.exitStatus === null)
+    return `the process ended before ${run.runner}'s session did (os._exit, a crash or a signal): no end-of-session record`;
+  if (run.exitCode !== s.exitStatus)
+    return `the process exit code ${run.exitCode ?? run.signal} is not ${run.runner}'s exit status ${s.exitStatus}`;
   return null;
 }
 
@@ -229,7 +246,8 @@ export function untrustedRunReason(run: TestRun): string | null {
   if (run.interrupted) return `${run.runner} stopped at collection (${run.interrupted}): the tests of the other files did not run`;
   if (run.source === "none") return `no JUnit report (exit ${run.exitCode ?? run.signal})`;
   const disagree = channelDisagreements(run);
-  if (disagree.length > 0) return `the JUnit report and the runner's channel disagree on ${disagree.length} test(s): ${disagree.slice(0, 3).join("; ")}`;
+  if (disagree.length > 0)
+    return `the JUnit report and the runner's channel disagree on ${disagree.length} test(s): ${disagree.slice(0, 3).join("; ")}`;
   if (run.exitCode !== 0 && !reportedFailures(run)) {
     return `the test command exited ${run.exitCode ?? `by signal ${run.signal}`} but reported no failing test`;
   }

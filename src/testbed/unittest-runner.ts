@@ -39,7 +39,8 @@ export const unittestRunner: TestRunner = {
   name: "unittest",
   defaultCommand: "python3 -m unittest -v {tests}",
   harden: hardenUnittest,
-  unhardened: "the test command starts unittest neither as `python -m unittest` nor as `python SCRIPT.py`: the verifier cannot run it with its own runner",
+  unhardened:
+    "the test command starts unittest neither as `python -m unittest` nor as `python SCRIPT.py`: the verifier cannot run it with its own runner",
   launcherFile: fileURLToPath(new URL("./unittest-launcher.py", import.meta.url)),
   env: { defaults: {}, forced: {} },
   // unittest reads no configuration file; the project's runner script is its configuration, sealed as a channel.

@@ -94,7 +94,9 @@ export interface ScratchDir {
 export function listScratch(measure: (dir: string) => number): ScratchDir[] {
   let names: string[];
   try {
-    names = readdirSync(scratchBase()).filter((n) => n.startsWith(scratchPrefix)).sort();
+    names = readdirSync(scratchBase())
+      .filter((n) => n.startsWith(scratchPrefix))
+      .sort();
   } catch {
     return [];
   }
@@ -191,5 +193,7 @@ export function abandonOpenScratch(): ReapResult {
 export function reapNotices(r: ReapResult): string[] {
   if (r.removed.length === 0) return [];
   const groups = r.ended.length > 0 ? ` (${r.ended.join(", ")})` : "";
-  return [`cleaned up after ${r.removed.length} verifier(s) that died: ended ${r.ended.length} process group(s) they left running${groups}, removed ${r.removed.join(", ")}`];
+  return [
+    `cleaned up after ${r.removed.length} verifier(s) that died: ended ${r.ended.length} process group(s) they left running${groups}, removed ${r.removed.join(", ")}`,
+  ];
 }

@@ -17,7 +17,12 @@ const namedPaths = 5;
  * blocks name: a change anywhere else (`.git/`, an ignored file, a file the filter dropped) voids the
  * artifact, whatever tool wrote it. Refusals are the artifact's failure (`error`), never a fault.
  */
-export async function applyKeptBlocks(tree: BedGit, kept: readonly PatchBlock[], dir: string, log: (t: string) => void): Promise<KeptApplied> {
+export async function applyKeptBlocks(
+  tree: BedGit,
+  kept: readonly PatchBlock[],
+  dir: string,
+  log: (t: string) => void,
+): Promise<KeptApplied> {
   const escape = checkSymlinkEscapes(tree.workTree, kept);
   if (escape) return { error: `refused: ${escape}` };
   if (kept.length === 0) return { method: "empty" };
@@ -27,11 +32,16 @@ export async function applyKeptBlocks(tree: BedGit, kept: readonly PatchBlock[],
   const before = snapshotTree(tree.workTree);
   const applied = await applyWithFallbacks(tree, patchFile, log);
   if (!applied.ok) return { error: applied.error };
-  const stray = unapprovedChanges(changedPaths(before, snapshotTree(tree.workTree)), kept.flatMap((b) => b.paths));
+  const stray = unapprovedChanges(
+    changedPaths(before, snapshotTree(tree.workTree)),
+    kept.flatMap((b) => b.paths),
+  );
   if (stray.length > 0) {
     const more = stray.length > namedPaths ? ` and ${stray.length - namedPaths} more` : "";
     log(`applying (${applied.method}) changed paths no kept block names: ${stray.join(", ")}\n`);
-    return { error: `refused: applying the artifact (${applied.method}) changed paths that no kept block names: ${stray.slice(0, namedPaths).join(", ")}${more}` };
+    return {
+      error: `refused: applying the artifact (${applied.method}) changed paths that no kept block names: ${stray.slice(0, namedPaths).join(", ")}${more}`,
+    };
   }
   const after = checkAppliedPaths(tree.workTree, kept);
   if (after) return { error: `refused: ${after}` };

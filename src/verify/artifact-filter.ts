@@ -64,7 +64,9 @@ export function dropTestFiles(
   const channels = new Set<string>();
   for (const b of blocks) {
     const names = [b.from, b.to].filter((p): p is string => p !== null);
-    const why = names.map((p) => [p, runnerChannel(p, b.from === null, runner.runner, runner.command)] as const).filter(([, r]) => r !== null);
+    const why = names
+      .map((p) => [p, runnerChannel(p, b.from === null, runner.runner, runner.command)] as const)
+      .filter(([, r]) => r !== null);
     for (const [p, r] of why) channels.add(`${p}: ${r}`);
     if (why.length > 0 || names.some((p) => isTest(p) || heldOut.has(p))) {
       for (const p of names) dropped.add(p);

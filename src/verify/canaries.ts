@@ -45,7 +45,9 @@ export function shuffled<T>(xs: readonly T[]): T[] {
 function vocabulary(text: string): string[] {
   const words = new Set<string>();
   for (const m of text.matchAll(/^\s*def test_(\w+)\s*\(/gm)) for (const w of m[1]!.split("_")) if (/^[a-z]{2,14}$/.test(w)) words.add(w);
-  if (words.size < 4) for (const m of text.matchAll(/\b[a-z]{3,12}\b/g)) if (!/^(def|assert|import|from|return|class|self|for|and|not|none|true|false|with|lambda|pytest)$/.test(m[0])) words.add(m[0]);
+  if (words.size < 4)
+    for (const m of text.matchAll(/\b[a-z]{3,12}\b/g))
+      if (!/^(def|assert|import|from|return|class|self|for|and|not|none|true|false|with|lambda|pytest)$/.test(m[0])) words.add(m[0]);
   return words.size >= 3 ? [...words] : fallbackWords;
 }
 
@@ -97,7 +99,12 @@ function insertionPoints(lines: readonly string[]): number[] {
 }
 
 /** Writes constant canaries of the given outcomes into one test file (a pair when both are asked for). */
-export function plantConstantCanaries(checkout: string, file: string, expects: ReadonlyArray<"passed" | "failed">, form: ConstantCanaryForm = "function"): Canary[] {
+export function plantConstantCanaries(
+  checkout: string,
+  file: string,
+  expects: ReadonlyArray<"passed" | "failed">,
+  form: ConstantCanaryForm = "function",
+): Canary[] {
   const path = join(checkout, file);
   const text = readFileSync(path, "utf8");
   const words = vocabulary(text);
@@ -160,7 +167,10 @@ function copyProblem(run: TestRun, c: Canary, got: string, original: string | un
 
 /** What the run said of the canaries, and why it contradicts the harness (empty: it does not). */
 export function judgeCanaries(run: TestRun, canaries: readonly Canary[], requiredStatus: Readonly<Record<string, string>>): CanaryRecord {
-  const seen = requiredStatuses(run, canaries.map((c) => c.id));
+  const seen = requiredStatuses(
+    run,
+    canaries.map((c) => c.id),
+  );
   const problems: string[] = [];
   for (const c of canaries) {
     const got = seen[c.id]!;

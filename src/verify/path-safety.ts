@@ -92,7 +92,8 @@ export function checkSymlinkEscapes(checkout: string, blocks: readonly PatchBloc
         const createdTarget = created.get(prefix);
         if (createdTarget !== undefined && !last) {
           const resolved = realpathLenient(resolve(root, posix.dirname(prefix), createdTarget));
-          if (!inside(root, resolved)) return `${p}: written through the symbolic link ${prefix} -> ${createdTarget}, which leads outside the repository`;
+          if (!inside(root, resolved))
+            return `${p}: written through the symbolic link ${prefix} -> ${createdTarget}, which leads outside the repository`;
           continue;
         }
         const full = join(root, prefix);

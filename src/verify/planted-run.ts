@@ -48,13 +48,29 @@ function renamedLine(required: readonly string[], runIds: readonly string[]): st
 }
 
 /** Runs `f2p` and `p2p` with canaries planted in their files (in the checkout, after the held-out tests). */
-export async function plantedRun(ctx: PlantedRunContext, bed: PlantedBed, dir: string, f2p: readonly string[], p2p: readonly string[], log: (t: string) => void): Promise<PlantedRun> {
+export async function plantedRun(
+  ctx: PlantedRunContext,
+  bed: PlantedBed,
+  dir: string,
+  f2p: readonly string[],
+  p2p: readonly string[],
+  log: (t: string) => void,
+): Promise<PlantedRun> {
   const required = [...new Set([...f2p, ...p2p])];
   // A command that ignores `{tests}` chooses its own tests: canaries it never selects would be missing.
-  const planting = testCommandOf(ctx.dataset, ctx.task).includes("{tests}") ? await plantCanaries(bed.checkout, bed.python, f2p, p2p, testRunnerOf(ctx.dataset, ctx.task)) : null;
+  const planting = testCommandOf(ctx.dataset, ctx.task).includes("{tests}")
+    ? await plantCanaries(bed.checkout, bed.python, f2p, p2p, testRunnerOf(ctx.dataset, ctx.task))
+    : null;
   const runIds = required.map((id) => planting?.runIds.get(id) ?? id);
   if (planting) log(`planted: ${planting.notes.join("; ") || "nothing (no required test file)"}\n${renamedLine(required, runIds)}`);
-  const bedRun = { checkout: bed.checkout, scratch: dir, env: bed.env, inifile: bed.inifile, ...(ctx.confine ? { confine: ctx.confine } : {}), ...(ctx.limits ? { limits: ctx.limits } : {}) };
+  const bedRun = {
+    checkout: bed.checkout,
+    scratch: dir,
+    env: bed.env,
+    inifile: bed.inifile,
+    ...(ctx.confine ? { confine: ctx.confine } : {}),
+    ...(ctx.limits ? { limits: ctx.limits } : {}),
+  };
   const run = await runTaskTests(ctx.dataset, ctx.task, bedRun, selectionWith(runIds, planting?.canaries ?? []));
   const seen = requiredStatuses(run, runIds);
   const tests = Object.fromEntries(required.map((id, i) => [id, seen[runIds[i]!]!]));
@@ -82,7 +98,13 @@ export interface SecondRun {
  * The fail-to-pass tests again in a fresh process, with fresh canaries in the pristine test files.
  * Only for a first run that would resolve the task (anything else is unresolved already).
  */
-export async function secondRun(ctx: PlantedRunContext, bed: PlantedBed, dir: string, first: PlantedRun, log: (t: string) => void): Promise<SecondRun> {
+export async function secondRun(
+  ctx: PlantedRunContext,
+  bed: PlantedBed,
+  dir: string,
+  first: PlantedRun,
+  log: (t: string) => void,
+): Promise<SecondRun> {
   const f2p = [...new Set(ctx.task.verifier.fail_to_pass)];
   first.planting?.restore();
   log("second run (fail-to-pass tests in a fresh process, canaries drawn anew):\n");

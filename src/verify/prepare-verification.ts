@@ -59,7 +59,12 @@ export async function prepareVerification(r: VerificationRequest): Promise<Prepa
   const log = `sessions/${session}/verify.log`;
   const header = `verification of ${session} (task ${task.id}) at ${new Date().toISOString()}\nnot applied: `;
   const noSubmission = info.kind === "none" ? submissionFailure(r.runDir, session) : null;
-  if (noSubmission !== null) return { kind: "refused", verdict: unappliedVerdict(task, { session, artifact_sha256: null, log }, noSubmission, 0), log: `${header}${noSubmission}\n` };
+  if (noSubmission !== null)
+    return {
+      kind: "refused",
+      verdict: unappliedVerdict(task, { session, artifact_sha256: null, log }, noSubmission, 0),
+      log: `${header}${noSubmission}\n`,
+    };
   if (info.kind === "file" && info.oversized) {
     const reason = oversizedReason(info.bytes, r.maxBytes);
     return { kind: "refused", verdict: refusedVerdict(task, session, info.sha256, reason, log), log: `${header}${reason}\n` };

@@ -66,7 +66,11 @@ function plantable(path: string): boolean {
 }
 
 async function runHelper(python: string, request: unknown): Promise<HelperFile[] | string> {
-  const r = await runProcess(python, ["-I", "-S", helper], { input: JSON.stringify(request), timeoutMs: 60_000, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C.UTF-8" } });
+  const r = await runProcess(python, ["-I", "-S", helper], {
+    input: JSON.stringify(request),
+    timeoutMs: 60_000,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C.UTF-8" },
+  });
   if (r.code !== 0) return `${python} canary-tests.py: exit ${r.code ?? r.signal}: ${r.stderr.trim().slice(-300)}`;
   try {
     return JSON.parse(r.stdout) as HelperFile[];
@@ -105,17 +109,42 @@ export async function plantCanaries(
   const testModule = runner.testModule;
   const required = [...new Set([...f2p, ...p2p])];
   const runIds = new Map(required.map((id) => [id, id]));
-  const files = shuffled([...new Set(required.map((id) => splitTestId(id).file))].filter((f) => testModule.test(f) && plantable(join(checkout, f)))).slice(0, maxFiles);
-  const keys = (ids: readonly string[], file: string) => [...new Set(ids.map(splitTestId).filter((t) => t.file === file).map((t) => t.key))];
+  const files = shuffled(
+    [...new Set(required.map((id) => splitTestId(id).file))].filter((f) => testModule.test(f) && plantable(join(checkout, f))),
+  ).slice(0, maxFiles);
+  const keys = (ids: readonly string[], file: string) => [
+    ...new Set(
+      ids
+        .map(splitTestId)
+        .filter((t) => t.file === file)
+        .map((t) => t.key),
+    ),
+  ];
   // A required test of another file may inherit a method of this one (a subclass of an imported class):
   // a copy must not take such a method's name, or that test would run the mutant.
-  const elsewhere = (file: string) => [...new Set(required.map(splitTestId).filter((t) => t.file !== file).map((t) => t.key.split("::").pop()!))];
+  const elsewhere = (file: string) => [
+    ...new Set(
+      required
+        .map(splitTestId)
+        .filter((t) => t.file !== file)
+        .map((t) => t.key.split("::").pop()!),
+    ),
+  ];
   const pristine = new Map(files.map((f) => [f, readFileSync(join(checkout, f), "utf8")]));
   const restore = () => {
     for (const [f, text] of pristine) writeFileSync(join(checkout, f), text);
   };
   const request = {
-    files: files.map((f) => ({ path: f, text: pristine.get(f)!, mutate: keys(f2p, f), mutate_fallback: keys(p2p, f), twin: keys(p2p, f), keep_names: elsewhere(f), max_mutants: 3, max_twins: 2 })),
+    files: files.map((f) => ({
+      path: f,
+      text: pristine.get(f)!,
+      mutate: keys(f2p, f),
+      mutate_fallback: keys(p2p, f),
+      twin: keys(p2p, f),
+      keep_names: elsewhere(f),
+      max_mutants: 3,
+      max_twins: 2,
+    })),
   };
   const answer = files.length === 0 ? [] : await runHelper(python, request);
   const notes: string[] = [];
@@ -130,7 +159,9 @@ export async function plantCanaries(
     const kinds = new Set(canaries.filter((c) => c.file === file).map((c) => c.expect));
     const missing = (["failed", "passed"] as const).filter((e) => !kinds.has(e));
     if (missing.length > 0) canaries.push(...plantConstantCanaries(checkout, file, missing, runner.constantCanary));
-    notes.push(`${file}: ${got?.planted.filter((p) => p.kind === "mutant").length ?? 0} mutant(s), ${got?.planted.filter((p) => p.kind === "twin").length ?? 0} twin(s)${missing.length > 0 ? `, constant ${missing.map((e) => `must-${e === "failed" ? "fail" : "pass"}`).join(" and ")}` : ""}`);
+    notes.push(
+      `${file}: ${got?.planted.filter((p) => p.kind === "mutant").length ?? 0} mutant(s), ${got?.planted.filter((p) => p.kind === "twin").length ?? 0} twin(s)${missing.length > 0 ? `, constant ${missing.map((e) => `must-${e === "failed" ? "fail" : "pass"}`).join(" and ")}` : ""}`,
+    );
   }
   return { canaries, runIds, notes, restore };
 }

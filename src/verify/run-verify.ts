@@ -108,7 +108,11 @@ export async function verifyRun(runDir: string, opts: VerifyRunOptions = {}): Pr
     }
     const focus = focusOf(root, session);
     if (focus === null) {
-      problems.push({ file: runFiles.sessionDir(root, session), path: "", message: "not a session id (<focus task>.<base|switch>) and no session.json names its focus" });
+      problems.push({
+        file: runFiles.sessionDir(root, session),
+        path: "",
+        message: "not a session id (<focus task>.<base|switch>) and no session.json names its focus",
+      });
       continue;
     }
     if (!tasks.has(focus)) {
@@ -185,7 +189,15 @@ interface JobContext {
 async function verifyJob(ctx: JobContext, job: { session: string; taskId: string }): Promise<{ verdict: Verdict; reused: boolean }> {
   const { root, opts } = ctx;
   const task = ctx.tasks.get(job.taskId)!;
-  const prepared = await prepareVerification({ runDir: root, session: job.session, task, maxBytes: ctx.maxBytes, key: ctx.key, forged: ctx.forged, force: opts.force === true });
+  const prepared = await prepareVerification({
+    runDir: root,
+    session: job.session,
+    task,
+    maxBytes: ctx.maxBytes,
+    key: ctx.key,
+    forged: ctx.forged,
+    force: opts.force === true,
+  });
   if (prepared.kind === "kept") return { verdict: prepared.verdict, reused: true };
   const logFile = runFiles.verifyLog(root, job.session);
   const newLog = `${logFile}.partial`;

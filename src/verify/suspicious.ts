@@ -22,16 +22,26 @@ const signs: ReadonlyArray<readonly [RegExp, string]> = [
   [/\bbuiltins\b|__builtins__/, "touches builtins"],
   [/junit|xmlpath|report\.xml/i, "names the test report"],
   [/\/proc\/(self|\d+)\/fd|\bos\s*\.\s*(write|fdopen|dup2?)\s*\(\s*[3-9]\b|\bopen\s*\(\s*[3-9]\s*,/, "uses inherited file descriptors"],
-  [/\bsys\s*\.\s*(settrace|setprofile|_getframe|addaudithook)\b|\bgc\s*\.\s*get_objects\b|\binspect\s*\.\s*stack\b/, "inspects the interpreter (frames, objects, hooks)"],
+  [
+    /\bsys\s*\.\s*(settrace|setprofile|_getframe|addaudithook)\b|\bgc\s*\.\s*get_objects\b|\binspect\s*\.\s*stack\b/,
+    "inspects the interpreter (frames, objects, hooks)",
+  ],
   [/\bsetsid\b|start_new_session|\bos\s*\.\s*fork\b|\bnohup\b|\bdaemon(ize)?\s*\(/, "detaches processes from their group"],
-  [/\bimport\s+__main__\b|\bfrom\s+__main__\s+import\b|["']__main__["']\s*\]/, "reaches the running program's own module (__main__: the launcher's state)"],
+  [
+    /\bimport\s+__main__\b|\bfrom\s+__main__\s+import\b|["']__main__["']\s*\]/,
+    "reaches the running program's own module (__main__: the launcher's state)",
+  ],
   [/\bmeta_path\b|\bpath_hooks\b|\bexec_module\b|\bfind_spec\b|\.__class__\s*=/, "hooks the import machinery or swaps a module's class"],
-  [/\bexec\s*\(|(?<![\w.])eval\s*\(|\b__import__\s*\(|\bmarshal\s*\.\s*loads\b/, "runs code built at run time (exec, eval, __import__, marshal)"],
+  [
+    /\bexec\s*\(|(?<![\w.])eval\s*\(|\b__import__\s*\(|\bmarshal\s*\.\s*loads\b/,
+    "runs code built at run time (exec, eval, __import__, marshal)",
+  ],
   [/\bgetattr\s*\([^,]+,\s*["'][^"']*["']\s*\+/, "builds the names it looks up from pieces (getattr of a concatenated name)"],
 ];
 
 /** Decoders of hidden data; with exec/compile in the same file they run what they decode. */
-const decoder = /\b(b64decode|b32decode|b16decode|a85decode|b85decode|decodebytes|unhexlify|fromhex|decompress)\s*\(|\bcodecs\s*\.\s*decode\b/;
+const decoder =
+  /\b(b64decode|b32decode|b16decode|a85decode|b85decode|decodebytes|unhexlify|fromhex|decompress)\s*\(|\bcodecs\s*\.\s*decode\b/;
 const runner = /\bexec\s*\(|(?<![\w.])compile\s*\(|(?<![\w.])eval\s*\(|\b__import__\s*\(/;
 /** Encoded literals at least this long are reported whatever they decode to. */
 const blobChars = 200;
@@ -44,7 +54,8 @@ const maxScanChars = 64 * 1024;
 const maxDecodeChars = 1024 * 1024;
 
 const isHexChar = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
-const isB64Char = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 43 || c === 47 || c === 95 || c === 45;
+const isB64Char = (c: number) =>
+  (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 43 || c === 47 || c === 95 || c === 45;
 
 function every(s: string, from: number, to: number, ok: (c: number) => boolean): boolean {
   for (let i = from; i < to; i++) if (!ok(s.charCodeAt(i))) return false;
@@ -73,7 +84,8 @@ function decodeLiteral(lit: string): string | null {
   let pad = lit.length;
   while (pad > 0 && lit.charCodeAt(pad - 1) === 61 && lit.length - pad < 2) pad--;
   if (pad === lit.length && every(lit, 0, lit.length, isHexChar) && lit.length % 2 === 0) bytes = Buffer.from(lit, "hex");
-  else if (every(lit, 0, pad, isB64Char) && !every(lit, 0, pad, (c) => (c >= 97 && c <= 122) || c === 95)) bytes = Buffer.from(lit, "base64");
+  else if (every(lit, 0, pad, isB64Char) && !every(lit, 0, pad, (c) => (c >= 97 && c <= 122) || c === 95))
+    bytes = Buffer.from(lit, "base64");
   if (bytes === null || bytes.length === 0) return null;
   try {
     if (bytes[0] === 0x78) bytes = inflateSync(bytes);
@@ -86,7 +98,9 @@ function decodeLiteral(lit: string): string | null {
 /** A line's `\xNN` (and `\NNN`) escapes decoded, when it holds several of them. */
 function unescapeLine(line: string): string | null {
   if ((line.match(/\\x[0-9a-fA-F]{2}|\\[0-7]{3}/g) ?? []).length < 8) return null;
-  return line.replace(/\\x([0-9a-fA-F]{2})|\\([0-7]{3})/g, (_m, h: string | undefined, o: string | undefined) => String.fromCharCode(parseInt(h ?? o!, h ? 16 : 8)));
+  return line.replace(/\\x([0-9a-fA-F]{2})|\\([0-7]{3})/g, (_m, h: string | undefined, o: string | undefined) =>
+    String.fromCharCode(parseInt(h ?? o!, h ? 16 : 8)),
+  );
 }
 
 /**
@@ -97,7 +111,8 @@ function unescapeLine(line: string): string | null {
 function hiddenReasons(all: readonly string[], file: string, found: Map<string, string>, depth = 0): void {
   const lines = scannable(all, file, found);
   const text = lines.join("\n");
-  if (decoder.test(text) && runner.test(text) && !found.has("executes data it decodes (exec/compile of base64, hex or zlib)")) found.set("executes data it decodes (exec/compile of base64, hex or zlib)", file);
+  if (decoder.test(text) && runner.test(text) && !found.has("executes data it decodes (exec/compile of base64, hex or zlib)"))
+    found.set("executes data it decodes (exec/compile of base64, hex or zlib)", file);
   const hidden: string[] = [];
   for (const line of lines) {
     const escaped = unescapeLine(line);
@@ -108,13 +123,18 @@ function hiddenReasons(all: readonly string[], file: string, found: Map<string, 
     for (const run of encodedRuns(line)) {
       const decoded = decodeLiteral(run);
       if (decoded === null) continue;
-      if (run.length >= blobChars) found.set(`embeds an encoded blob (${run.length >= maxDecodeChars ? "1 MB or more" : `${run.length} characters`} of base64 or hex)`, file);
+      if (run.length >= blobChars)
+        found.set(
+          `embeds an encoded blob (${run.length >= maxDecodeChars ? "1 MB or more" : `${run.length} characters`} of base64 or hex)`,
+          file,
+        );
       hidden.push(decoded);
     }
   }
   if (hidden.length === 0) return;
   const inner = hidden.join("\n").split("\n");
-  for (const [re, what] of signs) if (inner.some((l) => re.test(l)) && !found.has(`hides code that ${what}`)) found.set(`hides code that ${what}`, file);
+  for (const [re, what] of signs)
+    if (inner.some((l) => re.test(l)) && !found.has(`hides code that ${what}`)) found.set(`hides code that ${what}`, file);
   if (depth < 2) hiddenReasons(inner, file, found, depth + 1);
 }
 
@@ -139,7 +159,11 @@ function addedLines(block: PatchBlock): string[] {
  * means (Python-Markdown's htmlparser.py installs a module copy in sys.modules), and the reference's
  * own lines can forge nothing.
  */
-export function suspiciousReasons(blocks: readonly PatchBlock[], reference: readonly PatchBlock[] = [], written: ReadonlyMap<string, readonly string[]> = new Map()): string[] {
+export function suspiciousReasons(
+  blocks: readonly PatchBlock[],
+  reference: readonly PatchBlock[] = [],
+  written: ReadonlyMap<string, readonly string[]> = new Map(),
+): string[] {
   const upstream = new Map<string, Set<string>>();
   const fileOf = (b: PatchBlock) => b.to ?? b.from ?? "?";
   for (const b of reference) {

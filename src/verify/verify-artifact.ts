@@ -96,12 +96,19 @@ function emptyResult(required: readonly string[]): AttemptResult {
 }
 
 /** Splits the artifact, refuses unsafe paths, drops test files and runner channels; null when refused. */
-function filterArtifact(opts: VerifyArtifactOptions, runner: TestRunner, res: AttemptResult, log: (t: string) => void): PatchBlock[] | null {
+function filterArtifact(
+  opts: VerifyArtifactOptions,
+  runner: TestRunner,
+  res: AttemptResult,
+  log: (t: string) => void,
+): PatchBlock[] | null {
   const parsed = parsePatch(opts.artifactText ?? "");
   const blocks = parsed.blocks;
   if (parsed.firstIgnored) {
     const first = parsed.firstIgnored;
-    res.notes.push(`${parsed.ignoredLines} line(s) of the artifact are neither a header nor a hunk line and were not applied (first: line ${first.line}: ${JSON.stringify(first.text)})`);
+    res.notes.push(
+      `${parsed.ignoredLines} line(s) of the artifact are neither a header nor a hunk line and were not applied (first: line ${first.line}: ${JSON.stringify(first.text)})`,
+    );
     log(`ignored ${parsed.ignoredLines} line(s) outside every header and hunk (first: line ${first.line})\n`);
   }
   if (opts.artifactText !== null && opts.artifactText.trim() !== "" && blocks.length === 0) {
@@ -113,11 +120,17 @@ function filterArtifact(opts: VerifyArtifactOptions, runner: TestRunner, res: At
     res.applyError = `refused: ${unsafe}`;
     return null;
   }
-  const { kept, dropped, runnerChannels } = dropTestFiles(blocks, opts.dataset.manifest.repos[opts.task.repo] ?? {}, opts.task.testsPatch, { runner, command: testCommandOf(opts.dataset, opts.task) });
+  const { kept, dropped, runnerChannels } = dropTestFiles(blocks, opts.dataset.manifest.repos[opts.task.repo] ?? {}, opts.task.testsPatch, {
+    runner,
+    command: testCommandOf(opts.dataset, opts.task),
+  });
   res.dropped = dropped;
   if (dropped.length > 0) log(`dropped from the artifact (test files and runner channels): ${dropped.join(", ")}\n`);
   if (runnerChannels.length > 0) res.notes.push(`runner channels dropped from the artifact: ${runnerChannels.join("; ")}`);
-  res.suspicious = suspiciousReasons(kept, opts.task.stagePatches.flatMap((p) => splitPatch(p)));
+  res.suspicious = suspiciousReasons(
+    kept,
+    opts.task.stagePatches.flatMap((p) => splitPatch(p)),
+  );
   return kept;
 }
 
@@ -177,7 +190,14 @@ async function pristineHeldOut(task: LoadedTask, tree: BedGit, dir: string): Pro
 }
 
 /** Applies the kept blocks (path-checked, compared with the tree after), undoes the runner's configuration edits. */
-async function applyArtifact(opts: VerifyArtifactOptions, bed: TestBed, kept: PatchBlock[], dir: string, res: AttemptResult, log: (t: string) => void): Promise<boolean> {
+async function applyArtifact(
+  opts: VerifyArtifactOptions,
+  bed: TestBed,
+  kept: PatchBlock[],
+  dir: string,
+  res: AttemptResult,
+  log: (t: string) => void,
+): Promise<boolean> {
   const applied = await applyKeptBlocks(bed.tree, kept, dir, log);
   if ("error" in applied) {
     res.applyError = applied.error;
@@ -204,7 +224,13 @@ async function applyHeldOutTests(task: LoadedTask, checkout: string, dir: string
 }
 
 /** Runs the required tests and judges the run; an untrusted run is attributed by a control run. */
-async function runAndJudge(opts: VerifyArtifactOptions, bed: TestBed, dir: string, res: AttemptResult, log: (t: string) => void): Promise<void> {
+async function runAndJudge(
+  opts: VerifyArtifactOptions,
+  bed: TestBed,
+  dir: string,
+  res: AttemptResult,
+  log: (t: string) => void,
+): Promise<void> {
   const required = requiredTests(opts.task);
   const first = await plantedRun(opts, bed, dir, opts.task.verifier.fail_to_pass, opts.task.verifier.pass_to_pass, log);
   const { run, tests, record } = first;
@@ -224,7 +250,9 @@ async function runAndJudge(opts: VerifyArtifactOptions, bed: TestBed, dir: strin
     const disagree = Object.entries(second.disagree);
     if (distrust === null && disagree.length > 0) {
       res.tests = { ...tests, ...second.disagree };
-      res.notes.push(`a second run of the fail-to-pass tests in a fresh process did not pass ${disagree.map(([id, s]) => `${id} (${s})`).join(", ")}; its outcome is kept`);
+      res.notes.push(
+        `a second run of the fail-to-pass tests in a fresh process did not pass ${disagree.map(([id, s]) => `${id} (${s})`).join(", ")}; its outcome is kept`,
+      );
     }
   }
   if (run.stream && run.stream.tamper.length > 0) res.suspicious.push(...run.stream.tamper.map((t) => `the runner saw: ${t}`));
@@ -238,7 +266,9 @@ async function runAndJudge(opts: VerifyArtifactOptions, bed: TestBed, dir: strin
     log(`untrusted run: ${distrust}; running the tests without the artifact to attribute it\n`);
     const control = await controlRun(opts, join(dir, "control"), bed, log);
     if (control !== null) throw new InfraFault(`${distrust}; without the artifact too (${control})`, true);
-    res.notes.push(`${distrust}; without the artifact the tests run normally, so the artifact caused it and no reported outcome is believed`);
+    res.notes.push(
+      `${distrust}; without the artifact the tests run normally, so the artifact caused it and no reported outcome is believed`,
+    );
     res.tests = Object.fromEntries(required.map((id) => [id, "error" as TestStatus]));
   } else if (run.exitCode === 0 && Object.values(res.tests).some((t) => t === "failed" || t === "error")) {
     res.notes.push("the test command exited 0 although the report has a required test failing; the report was trusted");
@@ -283,12 +313,18 @@ async function controlRun(opts: VerifyArtifactOptions, dir: string, bed: TestBed
   const err = await applyHeldOutTests(opts.task, checkout, dir);
   if (err) return `tests.patch does not apply: ${err}`;
   const inifile = bed.inifile === null ? null : join(checkout, relative(bed.checkout, bed.inifile));
-  const { run, distrust } = await plantedRun(opts, { ...bed, checkout, inifile }, dir, opts.task.verifier.fail_to_pass, opts.task.verifier.pass_to_pass, log);
+  const { run, distrust } = await plantedRun(
+    opts,
+    { ...bed, checkout, inifile },
+    dir,
+    opts.task.verifier.fail_to_pass,
+    opts.task.verifier.pass_to_pass,
+    log,
+  );
   log(`control run (base + tests.patch, no artifact):\n${describeRun(run)}`);
   if (run.timedOut) return "the control run timed out";
   return distrust;
 }
-
 
 function count(ids: readonly string[], tests: Record<string, TestStatus>): { passed: number; total: number } {
   const uniq = [...new Set(ids)];
@@ -296,7 +332,6 @@ function count(ids: readonly string[], tests: Record<string, TestStatus>): { pas
 }
 
 type VerdictBase = Pick<Verdict, "format" | "session" | "task" | "artifact_sha256" | "log">;
-
 
 /** Attempts until one is not a transient infrastructure fault (at most 1 + maxInfraRetries). */
 async function runAttempts(opts: VerifyArtifactOptions, log: (t: string) => void): Promise<{ result: AttemptResult; attempts: number }> {
@@ -368,7 +403,8 @@ export async function verifyArtifact(opts: VerifyArtifactOptions): Promise<Verdi
     format: "switch-swe.verdict/1",
     session,
     task: opts.task.id,
-    artifact_sha256: opts.artifactSha256 !== undefined ? opts.artifactSha256 : opts.artifactText === null ? null : sha256(opts.artifactText),
+    artifact_sha256:
+      opts.artifactSha256 !== undefined ? opts.artifactSha256 : opts.artifactText === null ? null : sha256(opts.artifactText),
     log: opts.logLabel ?? logFile,
   };
   if (opts.artifactText === null) {

@@ -25,7 +25,10 @@ export async function writtenLines(tree: BedGit, blocks: readonly PatchBlock[]):
       const base = await bedGit(tree, ["show", `HEAD:${b.from}`]);
       if (base.code === 0) before = new Set(base.stdout.split("\n"));
     }
-    out.set(b.to, text.split("\n").filter((l) => !before.has(l)));
+    out.set(
+      b.to,
+      text.split("\n").filter((l) => !before.has(l)),
+    );
   }
   return out;
 }

@@ -39,7 +39,9 @@ describe("agent options and the registry", () => {
     expect(message(() => createAgent("command", { command: "no-such-agent-binary-xyz --flag" }))).toBe(
       '--agent-opt: command: program "no-such-agent-binary-xyz" not found on PATH',
     );
-    expect(message(() => createAgent("command", { command: "/no/such/agent run" }))).toBe('--agent-opt: command: program "/no/such/agent" not found');
+    expect(message(() => createAgent("command", { command: "/no/such/agent run" }))).toBe(
+      '--agent-opt: command: program "/no/such/agent" not found',
+    );
     expect(createAgent("oracle", { forget: "0.25" }).name).toBe("oracle");
     expect(createAgent("command", { command: "FOO=1 sh -c true" }).name).toBe("command");
   });
@@ -101,7 +103,14 @@ describe("the command agent", () => {
     expect(readFileSync(join(workspace, "got-cwd.txt"), "utf8").trim()).toBe(workspace);
     const env = readFileSync(join(workspace, "got-env.txt"), "utf8");
     expect(env).not.toContain("SWITCH_SWE_SESSION");
-    for (const line of [`SWITCH_SWE_WORKSPACE=${workspace}`, "SWITCH_SWE_REQUEST_INDEX=3", "SWITCH_SWE_CONVERSATION=conv-1", "SWITCH_SWE_TURN=0", "SWITCH_SWE_CONTINUATION=0", `SWITCH_SWE_STATE_DIR=${ctx.stateDir}`]) {
+    for (const line of [
+      `SWITCH_SWE_WORKSPACE=${workspace}`,
+      "SWITCH_SWE_REQUEST_INDEX=3",
+      "SWITCH_SWE_CONVERSATION=conv-1",
+      "SWITCH_SWE_TURN=0",
+      "SWITCH_SWE_CONTINUATION=0",
+      `SWITCH_SWE_STATE_DIR=${ctx.stateDir}`,
+    ]) {
       expect(env).toContain(`${line}\n`);
     }
     expect(events).toEqual([

@@ -16,7 +16,15 @@ const missingTool = skipWithout(import.meta.url, "bwrap");
  */
 describe.skipIf(missingTool)("agent capabilities, declared at registration", () => {
   registerAgent(fakeAgent("fake-free", { confinable: false, limits: false, harnessSide: false, submission: "agent" }));
-  registerAgent(fakeAgent("fake-boxed", { confinable: true, limits: true, harnessSide: false, submission: "checkout", cli: { command: "fake-cli", npm: "fake-cli", version: "1.0.0" } }));
+  registerAgent(
+    fakeAgent("fake-boxed", {
+      confinable: true,
+      limits: true,
+      harnessSide: false,
+      submission: "checkout",
+      cli: { command: "fake-cli", npm: "fake-cli", version: "1.0.0" },
+    }),
+  );
 
   it("a registered fake is an agent like the others: named, with its capabilities, and its CLI among doctor's packages", () => {
     expect(agentNames()).toEqual(expect.arrayContaining(["fake-free", "fake-boxed", "oracle", "codex"]));

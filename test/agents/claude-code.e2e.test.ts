@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { anthropicMessages } from "../../src/mock-model/anthropic-messages.js";
 import { installedClaude } from "../helpers/agent-cli.js";
-import { expectHostileCallConfined, expectPairResolvedAndAccounted, hostileCommand, expectResumedRequestsShowEarlierTurns, reportMarkdown, runSamplePair, shellWrite, type PairRun } from "./helpers/pair-e2e.js";
+import {
+  expectHostileCallConfined,
+  expectPairResolvedAndAccounted,
+  hostileCommand,
+  expectResumedRequestsShowEarlierTurns,
+  reportMarkdown,
+  runSamplePair,
+  shellWrite,
+  type PairRun,
+} from "./helpers/pair-e2e.js";
 import { skipWithout } from "../helpers/tools.js";
 
 // Needs bwrap, socat (run --network model relays the model endpoint): skipped with the reason where missing (a failure under CI=true).
@@ -12,12 +21,17 @@ describe.skipIf(missingTool)("switch-swe run --agent claude-code (real Claude Co
   let run: PairRun;
   beforeAll(async () => {
     const bin = installedClaude();
-    run = await runSamplePair("claude-code", (s) => [`base_url=${s.origin}`, "model=claude-sonnet-4-5", "effort=high", `bin=${bin}`], (path, content) => ({
-      name: "Bash",
-      arguments: { command: shellWrite(path, content), description: `write ${path}` },
-    }), { command: hostileCommand, call: (command) => ({ name: "Bash", arguments: { command, description: "look around" } }) },
-    // The submission through Claude Code's own file tool, where the finalization request asks for it.
-    (path, content) => ({ name: "Write", arguments: { file_path: `{{workspace}}/${path}`, content } }));
+    run = await runSamplePair(
+      "claude-code",
+      (s) => [`base_url=${s.origin}`, "model=claude-sonnet-4-5", "effort=high", `bin=${bin}`],
+      (path, content) => ({
+        name: "Bash",
+        arguments: { command: shellWrite(path, content), description: `write ${path}` },
+      }),
+      { command: hostileCommand, call: (command) => ({ name: "Bash", arguments: { command, description: "look around" } }) },
+      // The submission through Claude Code's own file tool, where the finalization request asks for it.
+      (path, content) => ({ name: "Write", arguments: { file_path: `{{workspace}}/${path}`, content } }),
+    );
   }, 30 * 60_000);
   afterAll(async () => {
     await run?.server.close();
@@ -29,8 +43,13 @@ describe.skipIf(missingTool)("switch-swe run --agent claude-code (real Claude Co
 
   it("writes its submission with its Write tool where the harness reads it (run --submission agent, the default)", () => {
     for (const condition of ["base", "switch"] as const) {
-      const writes = run.trajectory(condition).flatMap((l) => (l.type === "agent_event" && l.event.kind === "tool_call" && l.event.name === "Write" ? [l.event] : []));
-      expect(writes.map((w) => (w.args as { file_path?: string }).file_path), condition).toEqual([expect.stringMatching(/^\/workspace\/[^/]+\/w0\d\/final\.patch$/)]);
+      const writes = run
+        .trajectory(condition)
+        .flatMap((l) => (l.type === "agent_event" && l.event.kind === "tool_call" && l.event.name === "Write" ? [l.event] : []));
+      expect(
+        writes.map((w) => (w.args as { file_path?: string }).file_path),
+        condition,
+      ).toEqual([expect.stringMatching(/^\/workspace\/[^/]+\/w0\d\/final\.patch$/)]);
       expect(run.submission(condition), condition).toEqual({ mode: "agent", status: "submitted", normalized: [] });
     }
   });

@@ -14,7 +14,10 @@ import { modelCallSums } from "./helpers/converse.js";
  * of known usage: request 1 = two model calls (1000 input of which 300 cached, 40 output of which 10
  * reasoning; then 1200 input, 10 output), request 2 (the resumed conversation) = one call (1500, 15).
  */
-const fixture = (name: string) => readFileSync(join(__dirname, "fixtures", name), "utf8").trim().split("\n");
+const fixture = (name: string) =>
+  readFileSync(join(__dirname, "fixtures", name), "utf8")
+    .trim()
+    .split("\n");
 
 /** Splits a recorded stdout into invocations at each line that ends one. */
 function invocations(lines: string[], last: (line: string) => boolean): string[][] {
@@ -42,7 +45,15 @@ describe("claude-code stream (stream-json with raw stream events)", () => {
     expect(runs).toHaveLength(2);
     let cost = 0;
     const costs: number[] = [];
-    const results = runs.map((lines) => feed(new ClaudeCodeParser(cost, (after) => { costs.push(after); cost = after; }), lines));
+    const results = runs.map((lines) =>
+      feed(
+        new ClaudeCodeParser(cost, (after) => {
+          costs.push(after);
+          cost = after;
+        }),
+        lines,
+      ),
+    );
     const [first, second] = results.map((r) => r.events);
     expect(modelCallSums(first!)).toMatchObject({ calls: 2, input: 700 + 1200, cached: 300, output: 50 });
     expect(modelCallSums(second!)).toMatchObject({ calls: 1, input: 1500, cached: 0, output: 15 });
@@ -63,10 +74,27 @@ describe("claude-code stream (stream-json with raw stream events)", () => {
   it("an API error reported in the result is an agent error, and a cut stream still counts what it reported", () => {
     const p = new ClaudeCodeParser(0);
     const events: AgentEvent[] = [];
-    p.line(JSON.stringify({ type: "stream_event", event: { type: "message_start", message: { id: "m1", model: "c", usage: { input_tokens: 5, output_tokens: 1 } } } }), (e) => events.push(e));
-    p.line(JSON.stringify({ type: "result", subtype: "success", is_error: true, result: "API Error: 400 bad request", usage: { input_tokens: 5, output_tokens: 1 } }), (e) => events.push(e));
+    p.line(
+      JSON.stringify({
+        type: "stream_event",
+        event: { type: "message_start", message: { id: "m1", model: "c", usage: { input_tokens: 5, output_tokens: 1 } } },
+      }),
+      (e) => events.push(e),
+    );
+    p.line(
+      JSON.stringify({
+        type: "result",
+        subtype: "success",
+        is_error: true,
+        result: "API Error: 400 bad request",
+        usage: { input_tokens: 5, output_tokens: 1 },
+      }),
+      (e) => events.push(e),
+    );
     expect(p.end((e) => events.push(e))).toMatchObject({ error: "API Error: 400 bad request", modelCalls: 1 });
-    expect(events).toEqual([{ kind: "model_call", model: "c", input_tokens: 5, output_tokens: 1, cached_input_tokens: 0, cache_write_tokens: 0 }]);
+    expect(events).toEqual([
+      { kind: "model_call", model: "c", input_tokens: 5, output_tokens: 1, cached_input_tokens: 0, cache_write_tokens: 0 },
+    ]);
   });
 });
 
@@ -95,16 +123,45 @@ describe("codex stream (exec --json, usage cumulative per thread)", () => {
     const second = feed(new CodexParser(state, "gpt-x", home), lines2!, () => appendFileSync(rollout, `${counts[2]!}\n`));
     const calls = (evs: AgentEvent[]) => evs.filter((e) => e.kind === "model_call");
     expect(calls(first.events)).toEqual([
-      { kind: "model_call", model: "gpt-x", input_tokens: 700, cached_input_tokens: 300, output_tokens: 40, reasoning_tokens: 10, reasoning_in_output: true },
-      { kind: "model_call", model: "gpt-x", input_tokens: 1200, cached_input_tokens: 0, output_tokens: 10, reasoning_tokens: 0, reasoning_in_output: true },
+      {
+        kind: "model_call",
+        model: "gpt-x",
+        input_tokens: 700,
+        cached_input_tokens: 300,
+        output_tokens: 40,
+        reasoning_tokens: 10,
+        reasoning_in_output: true,
+      },
+      {
+        kind: "model_call",
+        model: "gpt-x",
+        input_tokens: 1200,
+        cached_input_tokens: 0,
+        output_tokens: 10,
+        reasoning_tokens: 0,
+        reasoning_in_output: true,
+      },
     ]);
-    expect(calls(second.events)).toEqual([{ kind: "model_call", model: "gpt-x", input_tokens: 1500, cached_input_tokens: 0, output_tokens: 15, reasoning_tokens: 0, reasoning_in_output: true }]);
+    expect(calls(second.events)).toEqual([
+      {
+        kind: "model_call",
+        model: "gpt-x",
+        input_tokens: 1500,
+        cached_input_tokens: 0,
+        output_tokens: 15,
+        reasoning_tokens: 0,
+        reasoning_in_output: true,
+      },
+    ]);
     expect(second.summary).toEqual({ conversationId: thread, modelCalls: 1 });
   });
 
   it("turn.failed is an agent error", () => {
     const state: CodexThreadState = { thread: null, usage: zeroUsage, rolloutOffset: 0 };
-    const r = feed(new CodexParser(state, undefined, null), [JSON.stringify({ type: "thread.started", thread_id: "t1" }), JSON.stringify({ type: "turn.failed", error: { message: "unexpected status 400 Bad Request" } })]);
+    const r = feed(new CodexParser(state, undefined, null), [
+      JSON.stringify({ type: "thread.started", thread_id: "t1" }),
+      JSON.stringify({ type: "turn.failed", error: { message: "unexpected status 400 Bad Request" } }),
+    ]);
     expect(r.summary).toEqual({ error: "unexpected status 400 Bad Request", conversationId: "t1", modelCalls: 0 });
   });
 });
@@ -123,10 +180,22 @@ describe("gemini stream (stream-json, usage from the session's chat file)", () =
     const [l1, l2] = runs();
     const first = feed(new GeminiParser(state, dir), l1!, () => appendFileSync(chat, `${lines.slice(0, 12).join("\n")}\n`));
     const second = feed(new GeminiParser(state, dir), l2!, () => appendFileSync(chat, `${lines.slice(12).join("\n")}\n`));
-    expect(modelCallSums(first.events)).toEqual({ calls: 2, input: 700 + 1200, cached: 300, cacheWrite: 0, output: 30 + 10, reasoning: 10, cost: 0 });
+    expect(modelCallSums(first.events)).toEqual({
+      calls: 2,
+      input: 700 + 1200,
+      cached: 300,
+      cacheWrite: 0,
+      output: 30 + 10,
+      reasoning: 10,
+      cost: 0,
+    });
     expect(modelCallSums(second.events)).toEqual({ calls: 1, input: 1500, cached: 0, cacheWrite: 0, output: 15, reasoning: 0, cost: 0 });
     expect(total([...first.events, ...second.events])).toBe(1000 + 40 + 1200 + 10 + 1500 + 15);
-    expect(first.events.find((e) => e.kind === "tool_call")).toMatchObject({ name: "write_file", status: "success", paths: [expect.stringMatching(/\/w01\/a\.txt$/)] });
+    expect(first.events.find((e) => e.kind === "tool_call")).toMatchObject({
+      name: "write_file",
+      status: "success",
+      paths: [expect.stringMatching(/\/w01\/a\.txt$/)],
+    });
     expect(second.summary).toEqual({ conversationId: session, modelCalls: 1 });
   });
 

@@ -25,17 +25,24 @@ describe.skipIf(missingTool)("docs/agents.md: the worked command wrapper", () =>
     const dir = tempDir("switch-swe-wrapper-");
     const wrapper = join(dir, "agent-wrapper.mjs");
     writeFileSync(wrapper, code);
-    server = await startMockModel({ script: parseScript([
-      { match: "first", requests: "any", text: "one", usage: { prompt_tokens: 1000, completion_tokens: 20, cached_tokens: 100 } },
-      { match: "second", requests: "any", text: "two", usage: { prompt_tokens: 1500, completion_tokens: 30 } },
-    ]) });
+    server = await startMockModel({
+      script: parseScript([
+        { match: "first", requests: "any", text: "one", usage: { prompt_tokens: 1000, completion_tokens: 20, cached_tokens: 100 } },
+        { match: "second", requests: "any", text: "two", usage: { prompt_tokens: 1500, completion_tokens: 30 } },
+      ]),
+    });
     const provider = `model_providers.mock={name="mock",base_url="${server.baseURL}",env_key="SWITCH_SWE_TEST_KEY",wire_api="responses"}`;
     process.env.SWITCH_SWE_TEST_KEY = "k";
     const savedPath = process.env.PATH;
     process.env.PATH = `${join(packageRoot, "node_modules", ".bin")}:${savedPath ?? ""}`;
     try {
-      const agent = commandAgent.create(commandAgent.parse({ command: `node ${wrapper} -c model_provider=mock -c '${provider}'`, env: "SWITCH_SWE_TEST_KEY" }));
-      const out = await converse(agent, conversationContext(dir, "c"), [{ ws: "w00", text: "first" }, { ws: "w01", text: "second" }]);
+      const agent = commandAgent.create(
+        commandAgent.parse({ command: `node ${wrapper} -c model_provider=mock -c '${provider}'`, env: "SWITCH_SWE_TEST_KEY" }),
+      );
+      const out = await converse(agent, conversationContext(dir, "c"), [
+        { ws: "w00", text: "first" },
+        { ws: "w01", text: "second" },
+      ]);
       expect(out.map((o) => o.result.outcome)).toEqual(["yielded", "yielded"]);
       expect(modelCallSums(out[0]!.events)).toMatchObject({ calls: 1, input: 900, cached: 100, output: 20 });
       expect(modelCallSums(out[1]!.events)).toMatchObject({ calls: 1, input: 1500, cached: 0, output: 30 });

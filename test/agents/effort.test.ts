@@ -14,7 +14,8 @@ describe("effort: each CLI's highest by default, the CLI's own with effort=defau
     expect(effortArgs({ effort: "default" })).toEqual([]);
     expect(() => claudeCodeAgent.parse({ effort: "extreme", base_url: endpoint })).toThrow(/effort/);
     // run.json records what the CLI was sent (null: its own default).
-    const described = (o: Record<string, string>) => claudeCodeAgent.create(claudeCodeAgent.parse({ base_url: endpoint, bin: "/bin/true", ...o })).describe!();
+    const described = (o: Record<string, string>) =>
+      claudeCodeAgent.create(claudeCodeAgent.parse({ base_url: endpoint, bin: "/bin/true", ...o })).describe!();
     expect((await described({})).effort).toBe("max");
     expect((await described({ effort: "default" })).effort).toBeNull();
   });
@@ -39,13 +40,24 @@ describe("effort: each CLI's highest by default, the CLI's own with effort=defau
     const o = opencodeAgent.parse({ model: "mock/claude-sonnet-4-5", base_url: `${endpoint}/v1`, binary: "/bin/true" });
     const provider = (opencodeConfig(o, "/state").provider as Record<string, { models: Record<string, { variants?: unknown }> }>).mock!;
     expect(provider.models["claude-sonnet-4-5"]!.variants).toEqual({ max: { reasoningEffort: "max" } });
-    const none = opencodeAgent.parse({ model: "mock/claude-sonnet-4-5", base_url: `${endpoint}/v1`, binary: "/bin/true", effort: "default" });
-    expect((opencodeConfig(none, "/state").provider as Record<string, { models: Record<string, { variants?: unknown }> }>).mock!.models["claude-sonnet-4-5"]!.variants).toBeUndefined();
+    const none = opencodeAgent.parse({
+      model: "mock/claude-sonnet-4-5",
+      base_url: `${endpoint}/v1`,
+      binary: "/bin/true",
+      effort: "default",
+    });
+    expect(
+      (opencodeConfig(none, "/state").provider as Record<string, { models: Record<string, { variants?: unknown }> }>).mock!.models[
+        "claude-sonnet-4-5"
+      ]!.variants,
+    ).toBeUndefined();
     expect((await opencodeAgent.create(o).describe!()).effort).toBe("max");
   });
 
   it("Gemini CLI has no effort setting: the option is refused, and run.json records none", async () => {
-    expect(() => geminiAgent.parse({ effort: "max", base_url: endpoint, bin: "/bin/true" })).toThrow(/effort: unknown option of agent gemini/);
+    expect(() => geminiAgent.parse({ effort: "max", base_url: endpoint, bin: "/bin/true" })).toThrow(
+      /effort: unknown option of agent gemini/,
+    );
     expect((await geminiAgent.create(geminiAgent.parse({ base_url: endpoint, bin: "/bin/true" })).describe!()).effort).toBeNull();
   });
 });

@@ -37,7 +37,9 @@ describe.skipIf(missingTool)("opencode effort (variant)", () => {
     // Unsandboxed, the registry is in reach here: without the settled lock file OpenCode would fetch the package.
     const home = join(ctx.stateDir, "opencode-home");
     expect(readdirSync(join(home, ".config", "opencode", "node_modules"))).toEqual([]);
-    const log = readdirSync(join(home, ".local", "share", "opencode", "log")).map((f) => readFileSync(join(home, ".local", "share", "opencode", "log", f), "utf8")).join("");
+    const log = readdirSync(join(home, ".local", "share", "opencode", "log"))
+      .map((f) => readFileSync(join(home, ".local", "share", "opencode", "log", f), "utf8"))
+      .join("");
     expect(log).toContain("creating instance");
     expect(log).not.toContain("dependency install");
   }, 300_000);

@@ -48,53 +48,87 @@ describe.skipIf(missingTool)("switch-swe run --agent opencode under --network mo
   it.each([
     { where: "on loopback", proxied: false },
     { where: "off loopback, through the proxy", proxied: true },
-  ])("the model $where answers every request; the attack it asks for is refused everything else", async ({ proxied }) => {
-    const b64 = Buffer.from(egressProbe).toString("base64");
-    const port = await freePort();
-    const command = `cd '{{workspace}}' && echo ${b64} | base64 -d > /tmp/probe.py && python3 /tmp/probe.py http://127.0.0.1:${port} ${codePort} ${redis.port} none`;
-    model = await startMockModel({
-      port,
-      script: parseScript({ models: ["scripted"], turns: [{ tool_calls: [{ name: "bash", arguments: { command, description: "probe the network" } }] }] }),
-    });
-    const forward = createTcpServer((c) => {
-      const up = connect(port, "127.0.0.1");
-      c.pipe(up).pipe(c);
-    });
-    await new Promise<void>((r) => forward.listen(0, "127.0.0.2", () => r()));
-    const baseURL = proxied ? `http://127.0.0.2:${(forward.address() as { port: number }).port}/v1` : model.baseURL;
-    const pair = fx.sessions.pairs[0]!.focus;
-    const out = join(fx.root, proxied ? "run-proxied" : "run");
-    const r = await cliAsync(
-      ["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--out", out, "--no-verify", "--quiet", "--session", `${pair}.base`, "--request-timeout", "240",
-        // The probe's marks are read from the checkout's diff: no submission asked for.
-        "--submission", "checkout",
-        "--agent", "opencode", "--agent-opt", "model=mock/scripted", "--agent-opt", `base_url=${baseURL}`, "--agent-opt", `binary=${realpathSync(locateCli(opencodePackage)!)}`],
-      { env: { SWITCH_SWE_CACHE: fx.cache }, timeoutMs: 20 * 60_000 },
-    );
-    forward.close();
-    await model.close();
-    expect(r.code, r.stderr).toBe(0);
-    const config = JSON.parse(readFileSync(join(out, "run.json"), "utf8")) as { sandbox: { network: string; allowed_endpoints: string[] } };
-    expect(config.sandbox).toMatchObject({ network: "model", allowed_endpoints: [new URL(baseURL).origin] });
+  ])(
+    "the model $where answers every request; the attack it asks for is refused everything else",
+    async ({ proxied }) => {
+      const b64 = Buffer.from(egressProbe).toString("base64");
+      const port = await freePort();
+      const command = `cd '{{workspace}}' && echo ${b64} | base64 -d > /tmp/probe.py && python3 /tmp/probe.py http://127.0.0.1:${port} ${codePort} ${redis.port} none`;
+      model = await startMockModel({
+        port,
+        script: parseScript({
+          models: ["scripted"],
+          turns: [{ tool_calls: [{ name: "bash", arguments: { command, description: "probe the network" } }] }],
+        }),
+      });
+      const forward = createTcpServer((c) => {
+        const up = connect(port, "127.0.0.1");
+        c.pipe(up).pipe(c);
+      });
+      await new Promise<void>((r) => forward.listen(0, "127.0.0.2", () => r()));
+      const baseURL = proxied ? `http://127.0.0.2:${(forward.address() as { port: number }).port}/v1` : model.baseURL;
+      const pair = fx.sessions.pairs[0]!.focus;
+      const out = join(fx.root, proxied ? "run-proxied" : "run");
+      const r = await cliAsync(
+        [
+          "run",
+          "--dataset",
+          fx.datasetDir,
+          "--sessions",
+          fx.sessionsPath,
+          "--out",
+          out,
+          "--no-verify",
+          "--quiet",
+          "--session",
+          `${pair}.base`,
+          "--request-timeout",
+          "240",
+          // The probe's marks are read from the checkout's diff: no submission asked for.
+          "--submission",
+          "checkout",
+          "--agent",
+          "opencode",
+          "--agent-opt",
+          "model=mock/scripted",
+          "--agent-opt",
+          `base_url=${baseURL}`,
+          "--agent-opt",
+          `binary=${realpathSync(locateCli(opencodePackage)!)}`,
+        ],
+        { env: { SWITCH_SWE_CACHE: fx.cache }, timeoutMs: 20 * 60_000 },
+      );
+      forward.close();
+      await model.close();
+      expect(r.code, r.stderr).toBe(0);
+      const config = JSON.parse(readFileSync(join(out, "run.json"), "utf8")) as {
+        sandbox: { network: string; allowed_endpoints: string[] };
+      };
+      expect(config.sandbox).toMatchObject({ network: "model", allowed_endpoints: [new URL(baseURL).origin] });
 
-    const session = readdirSync(join(out, "sessions"))[0]!;
-    const dir = join(out, "sessions", session);
-    const lines = probeLines(readFileSync(join(dir, "artifact.patch"), "utf8"));
-    expect(lines).toMatchObject({
-      ran: "yes",
-      model: proxied ? "refused URLError" : expect.stringMatching(/^200 \{"object":"list"/),
-      "code-host": "refused URLError",
-      redis: "refused ConnectionRefusedError",
-      dns: "failed gaierror",
-    });
-    // Every request finished: the agent's model calls went through the relay (the tool result came back to the model).
-    const summary = JSON.parse(readFileSync(join(dir, "session.json"), "utf8")) as { requests: { delivered: number; yielded: number } };
-    expect(summary.requests.yielded).toBe(summary.requests.delivered);
-    const calls = model.requests().filter((q) => q.method === "POST");
-    expect(calls.some((q) => q.turn === 0), "the call that asked for the probe").toBe(true);
-    expect(calls.filter((q) => q.turn === null).length, "the calls after it").toBeGreaterThan(0);
-    // OpenCode's own web tools are denied (web=on allows them).
-    const opencodeConfig = readFileSync(join(dir, "attempts", "1", "agent", "opencode-config.json"), "utf8");
-    expect(JSON.parse(opencodeConfig)).toMatchObject({ permission: { webfetch: "deny", websearch: "deny" } });
-  }, 20 * 60_000);
+      const session = readdirSync(join(out, "sessions"))[0]!;
+      const dir = join(out, "sessions", session);
+      const lines = probeLines(readFileSync(join(dir, "artifact.patch"), "utf8"));
+      expect(lines).toMatchObject({
+        ran: "yes",
+        model: proxied ? "refused URLError" : expect.stringMatching(/^200 \{"object":"list"/),
+        "code-host": "refused URLError",
+        redis: "refused ConnectionRefusedError",
+        dns: "failed gaierror",
+      });
+      // Every request finished: the agent's model calls went through the relay (the tool result came back to the model).
+      const summary = JSON.parse(readFileSync(join(dir, "session.json"), "utf8")) as { requests: { delivered: number; yielded: number } };
+      expect(summary.requests.yielded).toBe(summary.requests.delivered);
+      const calls = model.requests().filter((q) => q.method === "POST");
+      expect(
+        calls.some((q) => q.turn === 0),
+        "the call that asked for the probe",
+      ).toBe(true);
+      expect(calls.filter((q) => q.turn === null).length, "the calls after it").toBeGreaterThan(0);
+      // OpenCode's own web tools are denied (web=on allows them).
+      const opencodeConfig = readFileSync(join(dir, "attempts", "1", "agent", "opencode-config.json"), "utf8");
+      expect(JSON.parse(opencodeConfig)).toMatchObject({ permission: { webfetch: "deny", websearch: "deny" } });
+    },
+    20 * 60_000,
+  );
 });

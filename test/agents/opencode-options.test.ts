@@ -15,14 +15,24 @@ describe("opencode: context limit, effort, harness record", () => {
   it("a custom model keeps auto-compaction on (a non-zero limit) and offers the effort as a variant", () => {
     const o = opencodeAgent.parse({ model: "mock/scripted", base_url: "http://127.0.0.1:9/v1", effort: "high" });
     const models = (opencodeConfig(o, "/s").provider as Record<string, { models: Record<string, unknown> }>).mock!.models;
-    expect(models.scripted).toEqual({ name: "scripted", limit: { context: defaultContextLimit, output: 8192 }, variants: { high: { reasoningEffort: "high" } } });
+    expect(models.scripted).toEqual({
+      name: "scripted",
+      limit: { context: defaultContextLimit, output: 8192 },
+      variants: { high: { reasoningEffort: "high" } },
+    });
     expect(() => opencodeAgent.parse({ model: "mock/scripted", effort: "High Effort" })).toThrow(/effort: must be a variant name/);
   });
 
   it("describes itself for run.json: version from the CLI, model, effort, and which context limit applies", async () => {
-    const agent = opencodeAgent.create(opencodeAgent.parse({ model: "mock/claude-opus-4-5", base_url: "http://127.0.0.1:9/v1", effort: "max" }));
+    const agent = opencodeAgent.create(
+      opencodeAgent.parse({ model: "mock/claude-opus-4-5", base_url: "http://127.0.0.1:9/v1", effort: "max" }),
+    );
     expect(await agent.describe!()).toMatchObject({
-      name: "opencode", package: "opencode-ai", version: "1.18.33", model: "mock/claude-opus-4-5", effort: "max",
+      name: "opencode",
+      package: "opencode-ai",
+      version: "1.18.33",
+      model: "mock/claude-opus-4-5",
+      effort: "max",
       settings: { rcm: "off", context_limit: 200_000, context_limit_source: "known", auto_compaction: true },
     });
   });

@@ -15,10 +15,21 @@ afterEach(() => {
 describe("private environment of every agent", () => {
   it("agentEnv: system variables, the named ones, a private HOME with XDG dirs, nothing else", () => {
     const home = join(tempDir(), "home");
-    const env = agentEnv(home, ["MY_KEY", "UNSET_ONE"], { OWN: "1" }, { PATH: "/bin", SECRET_TOKEN: "s", MY_KEY: "k", HOME: "/root", XDG_CONFIG_HOME: "/root/.config" });
+    const env = agentEnv(
+      home,
+      ["MY_KEY", "UNSET_ONE"],
+      { OWN: "1" },
+      { PATH: "/bin", SECRET_TOKEN: "s", MY_KEY: "k", HOME: "/root", XDG_CONFIG_HOME: "/root/.config" },
+    );
     expect(env).toEqual({
-      PATH: "/bin", MY_KEY: "k", OWN: "1",
-      HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_DATA_HOME: join(home, ".local", "share"), XDG_STATE_HOME: join(home, ".local", "state"), XDG_CACHE_HOME: join(home, ".cache"),
+      PATH: "/bin",
+      MY_KEY: "k",
+      OWN: "1",
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, ".config"),
+      XDG_DATA_HOME: join(home, ".local", "share"),
+      XDG_STATE_HOME: join(home, ".local", "state"),
+      XDG_CACHE_HOME: join(home, ".cache"),
     });
     expect(existsSync(join(home, ".config"))).toBe(true);
     expect(envNames(" A, B ,,C")).toEqual(["A", "B", "C"]);
@@ -27,10 +38,13 @@ describe("private environment of every agent", () => {
   it("command agent: each session has its own HOME; only variables named with env= pass through", async () => {
     process.env.SWITCH_SWE_TEST_SECRET = "do-not-leak";
     process.env.SWITCH_SWE_TEST_PASSED = "passed";
-    const agent = commandAgent.create(commandAgent.parse({
-      command: 'echo "home=$HOME secret=${SWITCH_SWE_TEST_SECRET:-none} passed=${SWITCH_SWE_TEST_PASSED:-none}" > env.txt; ls "$HOME/memory" 2>/dev/null > seen.txt; touch "$HOME/memory"',
-      env: "SWITCH_SWE_TEST_PASSED",
-    }));
+    const agent = commandAgent.create(
+      commandAgent.parse({
+        command:
+          'echo "home=$HOME secret=${SWITCH_SWE_TEST_SECRET:-none} passed=${SWITCH_SWE_TEST_PASSED:-none}" > env.txt; ls "$HOME/memory" 2>/dev/null > seen.txt; touch "$HOME/memory"',
+        env: "SWITCH_SWE_TEST_PASSED",
+      }),
+    );
     const homes: string[] = [];
     for (const session of ["a", "b"]) {
       const ctx = conversationContext(tempDir(`switch-swe-env-${session}-`), "c");
@@ -48,7 +62,9 @@ describe("private environment of every agent", () => {
 
   it("a named variable that is not set is bad input", () => {
     delete process.env.SWITCH_SWE_TEST_MISSING;
-    expect(() => commandAgent.parse({ command: "true", env: "SWITCH_SWE_TEST_MISSING" })).toThrow(/env: SWITCH_SWE_TEST_MISSING is not set/);
+    expect(() => commandAgent.parse({ command: "true", env: "SWITCH_SWE_TEST_MISSING" })).toThrow(
+      /env: SWITCH_SWE_TEST_MISSING is not set/,
+    );
     expect(() => commandAgent.parse({ command: "true", env: "1BAD" })).toThrow(/env: must be NAME/);
   });
 });

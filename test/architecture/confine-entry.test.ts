@@ -10,7 +10,9 @@ describe("the controller reaches confinement through its entry", () => {
   it("src/run/controller.ts imports no file of src/confine/ but attempt-confinement.ts", () => {
     const controllerImports = sourceImports().filter(([from]) => from === "run/controller.ts");
     expect(controllerImports.length).toBeGreaterThan(0);
-    const other = controllerImports.map(([, to]) => to).filter((to) => to.startsWith("confine/") && to !== "confine/attempt-confinement.js");
+    const other = controllerImports
+      .map(([, to]) => to)
+      .filter((to) => to.startsWith("confine/") && to !== "confine/attempt-confinement.js");
     expect(other).toEqual([]);
   });
 });

@@ -25,7 +25,9 @@ const rank = new Map(layers.flatMap((names, i) => names.map((n) => [n, i] as con
 
 describe("the layers of the code", () => {
   it("every folder of src/ has a layer", () => {
-    const folders = readdirSync(join(packageRoot, "src"), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+    const folders = readdirSync(join(packageRoot, "src"), { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name);
     expect(folders.filter((f) => !rank.has(f))).toEqual([]);
   });
 

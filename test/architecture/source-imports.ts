@@ -5,7 +5,9 @@ import { packageRoot } from "../../src/core/package-paths.js";
 const src = join(packageRoot, "src");
 
 function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? sourceFiles(join(dir, d.name)) : d.name.endsWith(".ts") ? [join(dir, d.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
+    d.isDirectory() ? sourceFiles(join(dir, d.name)) : d.name.endsWith(".ts") ? [join(dir, d.name)] : [],
+  );
 }
 
 /**
@@ -15,7 +17,9 @@ function sourceFiles(dir: string): string[] {
 export function sourceImports(): Array<[string, string]> {
   const spec = /(?:from|import)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g;
   return sourceFiles(src).flatMap((file) =>
-    [...readFileSync(file, "utf8").matchAll(spec)].map((m) => [relative(src, file), normalize(join(relative(src, dirname(file)), m[1]!))] as [string, string]),
+    [...readFileSync(file, "utf8").matchAll(spec)].map(
+      (m) => [relative(src, file), normalize(join(relative(src, dirname(file)), m[1]!))] as [string, string],
+    ),
   );
 }
 

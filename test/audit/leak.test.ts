@@ -30,7 +30,11 @@ describe("leak: sentences that prescribe how without an observable input and res
   });
 
   it("reads sentences one by one: only the prescribing one is reported, abbreviations stay whole", () => {
-    expect(sentencesOf("Pad the cells, e.g. with spaces. Then stop.\nDone")).toEqual(["Pad the cells, e.g. with spaces.", "Then stop.", "Done"]);
+    expect(sentencesOf("Pad the cells, e.g. with spaces. Then stop.\nDone")).toEqual([
+      "Pad the cells, e.g. with spaces.",
+      "Then stop.",
+      "Done",
+    ]);
     const found = leakingSentences("Tables should line up. Pick the widest column as the anchor.");
     expect(found.map((f) => f.sentence)).toEqual(["Pick the widest column as the anchor."]);
   });

@@ -15,10 +15,11 @@ const env = { SWITCH_SWE_CACHE: join(root, "cache") };
 const registry = "_items = {}\n\n\ndef register(name, value):\n    _items[name] = value\n";
 const lookup = "\n\ndef lookup(name):\n    return _items.get(name)\n";
 const count = "\n\ndef count():\n    return len(_items)\n";
-const testRegister = "from calc import registry\n\n\ndef test_register():\n    registry.register(\"x\", 1)\n";
+const testRegister = 'from calc import registry\n\n\ndef test_register():\n    registry.register("x", 1)\n';
 // test_lookup leans on test_register's side effect; test_count_fresh is broken by it.
-const testLookup = "\n\ndef test_lookup():\n    assert registry.lookup(\"x\") == 1\n";
-const testCount = "\n\ndef test_count_fresh():\n    assert registry.count() == 0\n\n\ndef test_count_grows():\n    n = registry.count()\n    registry.register(\"z\", 2)\n    assert registry.count() == n + 1\n";
+const testLookup = '\n\ndef test_lookup():\n    assert registry.lookup("x") == 1\n';
+const testCount =
+  '\n\ndef test_count_fresh():\n    assert registry.count() == 0\n\n\ndef test_count_grows():\n    n = registry.count()\n    registry.register("z", 2)\n    assert registry.count() == n + 1\n';
 
 const missingTool = skipWithout(import.meta.url, "bwrap");
 describe.skipIf(missingTool)("datasets audit --run-tests: order-dependent", () => {
@@ -27,11 +28,20 @@ describe.skipIf(missingTool)("datasets audit --run-tests: order-dependent", () =
     h.init();
     const base = h.commit("base", { "calc/__init__.py": "", "calc/registry.py": registry, "tests/test_registry.py": testRegister });
     const c1 = h.commit("lookup", { "calc/registry.py": registry + lookup, "tests/test_registry.py": testRegister + testLookup });
-    const c2 = h.commit("count", { "calc/registry.py": registry + lookup + count, "tests/test_registry.py": testRegister + testLookup + testCount });
+    const c2 = h.commit("count", {
+      "calc/registry.py": registry + lookup + count,
+      "tests/test_registry.py": testRegister + testLookup + testCount,
+    });
     const tests = ["**/tests/**"];
     const digests = await upstreamDigestsOf(join(h.repo, ".git"), base, [c1, c2], testFileMatcher({ tests }));
     const id = (name: string) => `tests/test_registry.py::${name}`;
-    const stage = (cut: string, text: string, ids: string[], k: number) => ({ cut, provenance: `commit ${cut}`, text, tests: ids, patch_sha256: digests.stages[k] });
+    const stage = (cut: string, text: string, ids: string[], k: number) => ({
+      cut,
+      provenance: `commit ${cut}`,
+      text,
+      tests: ids,
+      patch_sha256: digests.stages[k],
+    });
     const manifest = {
       format: "switch-swe.task-manifest/2",
       name: "calc",
@@ -44,11 +54,19 @@ describe.skipIf(missingTool)("datasets audit --run-tests: order-dependent", () =
           base,
           provenance: "chain of commits",
           stages: [
-            stage(c1, "Add lookup(name) to the registry: after register(\"x\", 1), lookup(\"x\") should return 1.", [id("test_lookup")], 0),
-            stage(c2, "Add count() to the registry: it should return 0 before anything is registered.", [id("test_count_fresh"), id("test_count_grows")], 1),
+            stage(c1, 'Add lookup(name) to the registry: after register("x", 1), lookup("x") should return 1.', [id("test_lookup")], 0),
+            stage(
+              c2,
+              "Add count() to the registry: it should return 0 before anything is registered.",
+              [id("test_count_fresh"), id("test_count_grows")],
+              1,
+            ),
           ],
           tests_patch_sha256: digests.tests,
-          verifier: { fail_to_pass: [id("test_lookup"), id("test_count_fresh"), id("test_count_grows")], pass_to_pass: [id("test_register")] },
+          verifier: {
+            fail_to_pass: [id("test_lookup"), id("test_count_fresh"), id("test_count_grows")],
+            pass_to_pass: [id("test_register")],
+          },
         },
       ],
     };

@@ -20,7 +20,10 @@ describe("baseCollectionErrors", () => {
   });
 
   it("a directory scope covers the declared tests below it", () => {
-    expect(baseCollectionErrors(["tests/codemods/"], ["tests/codemods/"], [`${codemods}::test_y`])).toEqual({ base: ["tests/codemods/"], environment: [] });
+    expect(baseCollectionErrors(["tests/codemods/"], ["tests/codemods/"], [`${codemods}::test_y`])).toEqual({
+      base: ["tests/codemods/"],
+      environment: [],
+    });
   });
 });
 
@@ -28,7 +31,10 @@ describe("judgeOutcomes: declared P2P failing at the base", () => {
   const gated = "tests/test_options.py::test_counting";
   const behaves = "tests/test_types.py::test_range";
   const task = { stages: [{ tests: [] }], verifier: { fail_to_pass: [], pass_to_pass: [gated, behaves] } } as unknown as ManifestTask;
-  const passes = new Map([[gated, [false, true]], [behaves, [false, true]]]);
+  const passes = new Map([
+    [gated, [false, true]],
+    [behaves, [false, true]],
+  ]);
 
   // click-d77a0aefad: tests/test_options.py parametrizes with IntRange(min_open=...), which only its stages add.
   it("says how many fail only because their module is not collected there", () => {

@@ -31,7 +31,9 @@ describe("benchmarks, small configuration (end to end)", () => {
     const r = await runBench("queue-fleet.mjs");
     expect(r.code, said(r)).toBe(0);
     expect(r.stdout).toMatch(/^1 runs x 2 sessions = 2 sessions, \d+ requests, agent sleeps 0.1 s per request$/m);
-    expect(r.stdout).toMatch(/^1 worker\(s\): wall [\d.]+ s, ideal [\d.]+ s, ratio [\d.]+x; per session: coordinator CPU [\d.]+ ms, worker CPU [\d.]+ s/m);
+    expect(r.stdout).toMatch(
+      /^1 worker\(s\): wall [\d.]+ s, ideal [\d.]+ s, ratio [\d.]+x; per session: coordinator CPU [\d.]+ ms, worker CPU [\d.]+ s/m,
+    );
   });
 
   it("bench:mine-queue mines the small history here and on one worker process, the same manifest", async () => {

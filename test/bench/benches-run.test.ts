@@ -28,7 +28,9 @@ describe("benchmarks, small configuration", () => {
     const r = await runBench("rcm-proxy.mjs");
     expect(r.code, said(r)).toBe(0);
     for (const api of ["openai-chat", "anthropic-messages", "openai-responses", "gemini"]) {
-      expect(r.stdout).toMatch(new RegExp(`^${api}: 20 requests, last body \\d+ KiB; proxy CPU per request median [\\d.]+ ms, p95 [\\d.]+ ms`, "m"));
+      expect(r.stdout).toMatch(
+        new RegExp(`^${api}: 20 requests, last body \\d+ KiB; proxy CPU per request median [\\d.]+ ms, p95 [\\d.]+ ms`, "m"),
+      );
     }
     expect(r.stdout).toMatch(/^target p95 < 20 ms CPU per request: (met|NOT met) \(worst p95 [\d.]+ ms; load average [\d.]+\)$/m);
   });
@@ -42,27 +44,30 @@ describe("benchmarks, small configuration", () => {
     expect(r.stdout).toMatch(/^CLI report --format json: [\d.]+ s wall .*peak RSS \d+ MB/m);
   });
 
-  it.skipIf(missingTool)("bench:run prints the harness's cost per phase for three agents, and a session's phases on a generated repository as copies and as overlays", async () => {
-    const r = await runBench("run-overhead.mjs");
-    expect(r.code, said(r)).toBe(0);
-    const tables = r.stdout.split(/^(?=\S.*: 2 sessions, \d+ requests;)/m).slice(1);
-    expect(tables.map((t) => t.split(" (")[0])).toEqual([
-      "nop agent, --sandbox bwrap",
-      "command agent",
-      "command agent",
-    ]);
-    for (const t of tables) {
-      for (const phase of ["workspace_setup", "agent_start", "request", "evidence", "trajectory", "artifact", "cleanup", "other"]) {
-        expect(t).toMatch(new RegExp(`^  ${phase} +\\d* \\| +[\\d.]+ +[\\d.]+ \\(`, "m"));
+  it.skipIf(missingTool)(
+    "bench:run prints the harness's cost per phase for three agents, and a session's phases on a generated repository as copies and as overlays",
+    async () => {
+      const r = await runBench("run-overhead.mjs");
+      expect(r.code, said(r)).toBe(0);
+      const tables = r.stdout.split(/^(?=\S.*: 2 sessions, \d+ requests;)/m).slice(1);
+      expect(tables.map((t) => t.split(" (")[0])).toEqual(["nop agent, --sandbox bwrap", "command agent", "command agent"]);
+      for (const t of tables) {
+        for (const phase of ["workspace_setup", "agent_start", "request", "evidence", "trajectory", "artifact", "cleanup", "other"]) {
+          expect(t).toMatch(new RegExp(`^  ${phase} +\\d* \\| +[\\d.]+ +[\\d.]+ \\(`, "m"));
+        }
+        expect(t).toMatch(/^ {2}harness \(not request\) +\| +[\d.]+ +[\d.]+ \(.*\| +[\d.]+ +[\d.]+ \(/m);
       }
-      expect(t).toMatch(/^ {2}harness \(not request\) +\| +[\d.]+ +[\d.]+ \(.*\| +[\d.]+ +[\d.]+ \(/m);
-    }
-    expect(r.stdout).toMatch(/^ {2}workspace set-up per session \(5 checkouts\): +median [\d.]+ ms/m);
-    expect(r.stdout).toMatch(/^generated repository: 200 files of 100 bytes/m);
-    // Copies always; overlays where this machine can mount them, else the reason.
-    expect(r.stdout).toMatch(/^ {2}copy, run 1: set-up of five workspaces with their first evidence [\d.]+ ms wall, [\d.]+ ms CPU; evidence per request [\d.]+ ms wall, [\d.]+ ms CPU; five patches .*; clean-up /m);
-    expect(r.stdout).toMatch(/^ {2}overlay(, run 1: set-up of five workspaces with their first evidence [\d.]+ ms wall, [\d.]+ ms CPU; evidence per request|: not available here \(.+\))/m);
-  });
+      expect(r.stdout).toMatch(/^ {2}workspace set-up per session \(5 checkouts\): +median [\d.]+ ms/m);
+      expect(r.stdout).toMatch(/^generated repository: 200 files of 100 bytes/m);
+      // Copies always; overlays where this machine can mount them, else the reason.
+      expect(r.stdout).toMatch(
+        /^ {2}copy, run 1: set-up of five workspaces with their first evidence [\d.]+ ms wall, [\d.]+ ms CPU; evidence per request [\d.]+ ms wall, [\d.]+ ms CPU; five patches .*; clean-up /m,
+      );
+      expect(r.stdout).toMatch(
+        /^ {2}overlay(, run 1: set-up of five workspaces with their first evidence [\d.]+ ms wall, [\d.]+ ms CPU; evidence per request|: not available here \(.+\))/m,
+      );
+    },
+  );
 
   it.skipIf(missingTool)("bench/verify-memory.mjs verifies a session with a 1 MB artifact in a fresh process", async () => {
     const r = await runBench("verify-memory.mjs");

@@ -48,7 +48,19 @@ describe("bad input, said one way", () => {
     other.dataset.name = "other";
     const file = join(fx.root, "other-sessions.json");
     writeFileSync(file, JSON.stringify(other));
-    const lines = badInput(["run", "--dataset", fx.datasetDir, "--sessions", file, "--agent", "nop", "--sandbox", "none", "--out", join(fx.root, "run-other")]);
+    const lines = badInput([
+      "run",
+      "--dataset",
+      fx.datasetDir,
+      "--sessions",
+      file,
+      "--agent",
+      "nop",
+      "--sandbox",
+      "none",
+      "--out",
+      join(fx.root, "run-other"),
+    ]);
     expect(lines).toHaveLength(2);
     expect(lines[0]).toBe(`${file}: dataset: built for other@1, but the dataset is synthetic@1`);
     expect(lines[1]).toMatch(/^… and \d+ more problems that follow from it \(its pairs name tasks and texts of that dataset\)$/);
@@ -64,7 +76,20 @@ describe("bad input, said one way", () => {
     const damaged = join(fx.root, "damaged-run");
     mkdirSync(damaged, { recursive: true });
     writeFileSync(join(damaged, "run.json"), '{"format": "switch-swe.run/1", "sessions": ');
-    const run = (sessions: string, dataset = fx.datasetDir, extra: string[] = []) => ["run", "--dataset", dataset, "--sessions", sessions, "--agent", "nop", "--sandbox", "none", "--out", join(fx.root, "run-bad"), ...extra];
+    const run = (sessions: string, dataset = fx.datasetDir, extra: string[] = []) => [
+      "run",
+      "--dataset",
+      dataset,
+      "--sessions",
+      sessions,
+      "--agent",
+      "nop",
+      "--sandbox",
+      "none",
+      "--out",
+      join(fx.root, "run-bad"),
+      ...extra,
+    ];
     const cases: Array<[string[], string]> = [
       [run(notJson), notJson],
       [run(fx.sessionsPath, join(fx.root, "no-such-dataset")), join(fx.root, "no-such-dataset")],

@@ -26,7 +26,11 @@ function startedFocusOver(trajectoryFile: string): boolean {
   const lines = readTrajectory(trajectoryFile);
   const focusRequests = new Set(lines.flatMap((l) => (l.type === "request_start" && l.role === "focus" ? [l.index] : [])));
   return lines.some(
-    (l) => l.type === "agent_event" && focusRequests.has(l.index) && l.event.kind === "tool_call" && (l.event.args as { forgot_earlier_stages?: boolean }).forgot_earlier_stages === true,
+    (l) =>
+      l.type === "agent_event" &&
+      focusRequests.has(l.index) &&
+      l.event.kind === "tool_call" &&
+      (l.event.args as { forgot_earlier_stages?: boolean }).forgot_earlier_stages === true,
   );
 }
 
@@ -42,7 +46,9 @@ describe("switch-swe demo", () => {
     expect(r.stderr).toMatch(/^session 36\/36 finished: \S+ \(attempt 1\) · elapsed \d\d:\d\d:\d\d · left /m);
     expect(r.stderr).toMatch(/^verified 36\/36: /m);
     expect(r.stdout.slice(r.stdout.indexOf("\nResult: the resumption gap")).indexOf("Inputs")).toBeGreaterThan(0);
-    const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as { configs: Array<{ label: string; groups: Record<string, Group>; sessions: SessionEntry[] }> };
+    const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as {
+      configs: Array<{ label: string; groups: Record<string, Group>; sessions: SessionEntry[] }>;
+    };
     const [oracle, forget] = report.configs;
     expect(oracle!.label).toBe("oracle");
     // The reference solution resolves every task in both conditions: the harness adds no gap of its own.
@@ -55,12 +61,23 @@ describe("switch-swe demo", () => {
     // The forgetting oracle's losses are lost requirements by construction: exactly the switched sessions
     // whose trajectory shows it starting the focus task over on a return, and no uninterrupted session.
     const forgetRun = join(out, "runs", "oracle-forget-0.5");
-    const lost = forget!.sessions.filter((s) => s.signatures.lost_requirement === true).map((s) => s.id).sort();
-    const forgotFocus = forget!.sessions.filter((s) => startedFocusOver(join(forgetRun, "sessions", s.id, "trajectory.jsonl"))).map((s) => s.id).sort();
+    const lost = forget!.sessions
+      .filter((s) => s.signatures.lost_requirement === true)
+      .map((s) => s.id)
+      .sort();
+    const forgotFocus = forget!.sessions
+      .filter((s) => startedFocusOver(join(forgetRun, "sessions", s.id, "trajectory.jsonl")))
+      .map((s) => s.id)
+      .sort();
     expect(forgotFocus.length).toBeGreaterThan(0);
     expect(forgotFocus.every((id) => id.endsWith(".switch"))).toBe(true);
     expect(lost).toEqual(forgotFocus);
-    expect(forget!.sessions.filter((s) => s.status === "unresolved").map((s) => s.id).sort()).toEqual(forgotFocus);
+    expect(
+      forget!.sessions
+        .filter((s) => s.status === "unresolved")
+        .map((s) => s.id)
+        .sort(),
+    ).toEqual(forgotFocus);
     for (const run of ["oracle", "oracle-forget-0.5"]) {
       expect(existsSync(join(out, "runs", run, "sessions", "textflow-slug-unicode.switch", "verdict.json"))).toBe(true);
     }
@@ -90,19 +107,34 @@ describe("switch-swe demo without bubblewrap", () => {
     const root = tempDir();
     // Five tasks in five directories: five far pairs, the smallest dataset a demo runs on.
     const dirs = ["a", "b", "c", "d", "e"];
-    const dataset = writeSyntheticDataset(join(root, "dataset"), dirs.map((d) => `pkg/${d}/mod.py`), dirs.map((d) => ({ id: `t-${d}`, files: [`pkg/${d}/mod.py`], stages: 2 })));
+    const dataset = writeSyntheticDataset(
+      join(root, "dataset"),
+      dirs.map((d) => `pkg/${d}/mod.py`),
+      dirs.map((d) => ({ id: `t-${d}`, files: [`pkg/${d}/mod.py`], stages: 2 })),
+    );
     const out = join(root, "demo");
     const PATH = pathWithout(["bwrap"], join(root, "bin"));
     const r = cli(["demo", "--dataset", dataset, "--out", out], { env: { PATH, SWITCH_SWE_CACHE: join(root, "cache") } });
     expect(r.code, r.stderr.slice(-2000)).toBe(0);
     const lines = r.stdout.split("\n").filter((l) => l.startsWith("confinement:"));
-    expect(lines).toEqual([expect.stringMatching(/^confinement: none \(bwrap is not installed .*\): .* run unconfined; for confinement install bubblewrap \(see switch-swe doctor\)$/)]);
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^confinement: none \(bwrap is not installed .*\): .* run unconfined; for confinement install bubblewrap \(see switch-swe doctor\)$/,
+      ),
+    ]);
     // The line comes before the first run starts.
     expect(r.stdout.indexOf("confinement:")).toBeLessThan(r.stdout.indexOf("Resolution"));
-    const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as { configs: Array<{ label: string; warnings: string[]; groups: Record<string, Group> }> };
+    const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as {
+      configs: Array<{ label: string; warnings: string[]; groups: Record<string, Group> }>;
+    };
     for (const c of report.configs) {
-      expect(c.warnings.some((w) => w.startsWith('unconfined run (run.json sandbox.mode "none")')), c.label).toBe(true);
-      const config = JSON.parse(readFileSync(join(out, "runs", c.label.replace(/[^A-Za-z0-9.]+/g, "-"), "run.json"), "utf8")) as { sandbox: { mode: string; not_enforced: string[] } };
+      expect(
+        c.warnings.some((w) => w.startsWith('unconfined run (run.json sandbox.mode "none")')),
+        c.label,
+      ).toBe(true);
+      const config = JSON.parse(readFileSync(join(out, "runs", c.label.replace(/[^A-Za-z0-9.]+/g, "-"), "run.json"), "utf8")) as {
+        sandbox: { mode: string; not_enforced: string[] };
+      };
       expect(config.sandbox.mode).toBe("none");
       expect(config.sandbox.not_enforced.join(" ")).toContain("bwrap is not installed");
     }

@@ -17,8 +17,23 @@ describe("switch-swe doctor", () => {
   it("names every tool with its version, what it enables and how to install it; exit 0 when the use's needs are here", async () => {
     const { code, report } = await doctor(["--for", "demo"]);
     expect(report.checks.map((c) => c.id)).toEqual([
-      "node", "git", "python3", "pytest", "unittest", "bwrap", "userns", "socat", "cgroups", "overlay", "redis-server", "chromium",
-      "agent:opencode", "agent:claude-code", "agent:codex", "agent:gemini", "cache",
+      "node",
+      "git",
+      "python3",
+      "pytest",
+      "unittest",
+      "bwrap",
+      "userns",
+      "socat",
+      "cgroups",
+      "overlay",
+      "redis-server",
+      "chromium",
+      "agent:opencode",
+      "agent:claude-code",
+      "agent:codex",
+      "agent:gemini",
+      "cache",
     ]);
     // The versions are the tools' own answers on this machine.
     expect(byId(report, "node").detail).toBe(process.version);

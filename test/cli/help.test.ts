@@ -31,7 +31,16 @@ describe("switch-swe --help", { timeout: 600_000 }, () => {
   it("run --help: options grouped by what they decide, every agent's options, two examples", () => {
     const r = cli(["run", "--help"]);
     expect(r.code).toBe(0);
-    expect(headings(r.stdout)).toEqual(["What to run:", "Agent:", "Confinement:", "RCM:", "Output:", "Options:", "Agents (--agent) and their options (--agent-opt key=value):", "Examples:"]);
+    expect(headings(r.stdout)).toEqual([
+      "What to run:",
+      "Agent:",
+      "Confinement:",
+      "RCM:",
+      "Output:",
+      "Options:",
+      "Agents (--agent) and their options (--agent-opt key=value):",
+      "Examples:",
+    ]);
     const confinement = r.stdout.slice(r.stdout.indexOf("Confinement:"), r.stdout.indexOf("RCM:"));
     for (const flag of ["--sandbox", "--network", "--limits"]) expect(confinement).toContain(flag);
     const agents = r.stdout.slice(r.stdout.indexOf("Agents (--agent)"), r.stdout.indexOf("Examples:"));

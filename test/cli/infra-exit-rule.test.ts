@@ -25,7 +25,23 @@ describe.skipIf(missingTool)("run and verify share one exit-code rule for infras
     const out = join(fx.root, "run");
     const session = `${fx.sessions.pairs[0]!.id}.base`;
     const env = { SWITCH_SWE_CACHE: fx.cache };
-    const r = cli(["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--agent", "oracle", "--session", session, "--out", out, "--quiet"], { env });
+    const r = cli(
+      [
+        "run",
+        "--dataset",
+        fx.datasetDir,
+        "--sessions",
+        fx.sessionsPath,
+        "--agent",
+        "oracle",
+        "--session",
+        session,
+        "--out",
+        out,
+        "--quiet",
+      ],
+      { env },
+    );
     expect(r.stderr).toContain(`1 verdict(s) are infrastructure faults (${session})`);
     expect(r.code).toBe(1);
     const v = cli(["verify", out], { env });
@@ -40,9 +56,19 @@ describe.skipIf(missingTool)("demo --dataset", () => {
     const r = cli(["demo", "--dataset", small, "--out", join(fx.root, "demo")], { env: { SWITCH_SWE_CACHE: fx.cache } });
     expect(r.stdout).toBe("dataset synthetic@1: 2 tasks, valid\n");
     const lines = r.stderr.trim().split("\n");
-    expect(lines[0]).toBe(`${small}: no session pair can be built (2 focus task(s) excluded): a focus task needs 4 interruptions of its repository that share no source file with it, all near or all far`);
+    expect(lines[0]).toBe(
+      `${small}: no session pair can be built (2 focus task(s) excluded): a focus task needs 4 interruptions of its repository that share no source file with it, all near or all far`,
+    );
     // One line per excluded focus task, naming it and what it lacks: t01 and t02 lie in one directory, in other files.
-    expect(lines.slice(1)).toEqual(["t01", "t02"].map((id) => expect.stringMatching(new RegExp(`^${small}: tasks\\.${id}: no locality has 4 eligible interruptions in repository [\\w.-]+: 1 near, 0 far, 0 share a source file with it$`))));
+    expect(lines.slice(1)).toEqual(
+      ["t01", "t02"].map((id) =>
+        expect.stringMatching(
+          new RegExp(
+            `^${small}: tasks\\.${id}: no locality has 4 eligible interruptions in repository [\\w.-]+: 1 near, 0 far, 0 share a source file with it$`,
+          ),
+        ),
+      ),
+    );
     expect(r.code).toBe(2);
   });
 });

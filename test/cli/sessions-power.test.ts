@@ -21,8 +21,14 @@ describe("sessions stats: the smallest gap the pairs can detect, before a run", 
     const s = cli(["sessions", "stats", built], { env });
     expect(s.code).toBe(0);
     const last = s.stdout.trimEnd().split("\n").at(-1);
-    expect(last).toBe(`no gap is detectable with these ${pairs} pairs (exact McNemar, α = 0.05, 80% power, 25.0% discordance assumed): even a gap of 25.0 points, every disagreeing pair on one side, is found less than 80% of the time`);
-    expect(s.stderr).toMatch(new RegExp(`^warning: ${pairs} session pairs detect no gap at all, not the paper's mean gap of 11\\.5 points: a real gap may go unseen \\(about 158 pairs would at 25\\.0% discordance\\)\\n$`));
+    expect(last).toBe(
+      `no gap is detectable with these ${pairs} pairs (exact McNemar, α = 0.05, 80% power, 25.0% discordance assumed): even a gap of 25.0 points, every disagreeing pair on one side, is found less than 80% of the time`,
+    );
+    expect(s.stderr).toMatch(
+      new RegExp(
+        `^warning: ${pairs} session pairs detect no gap at all, not the paper's mean gap of 11\\.5 points: a real gap may go unseen \\(about 158 pairs would at 25\\.0% discordance\\)\\n$`,
+      ),
+    );
     const j = JSON.parse(cli(["sessions", "stats", built, "--json"], { env }).stdout) as { power: unknown };
     expect(j.power).toEqual({ pairs, discordant_pairs: null, discordance: 25, assumed: true, min_detectable_gap: null });
   });

@@ -10,7 +10,10 @@ const recorder = join(import.meta.dirname, "fixtures", "record-loads.mjs");
 /** The packages (under node_modules) a CLI invocation loaded. */
 function packagesLoaded(args: string[], exitCode = 0): Set<string> {
   const file = join(tempDir("switch-swe-loads-"), "loads.txt");
-  const r = spawnSync(process.execPath, ["--import", recorder, cliPath, ...args], { env: { ...process.env, RECORD_LOADS_FILE: file }, encoding: "utf8" });
+  const r = spawnSync(process.execPath, ["--import", recorder, cliPath, ...args], {
+    env: { ...process.env, RECORD_LOADS_FILE: file },
+    encoding: "utf8",
+  });
   expect(r.status, r.stderr).toBe(exitCode);
   const urls = readFileSync(file, "utf8").split("\n");
   return new Set(urls.flatMap((u) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(u)?.[1] ?? []));
@@ -23,7 +26,8 @@ describe("the CLI's start-up", () => {
   it("loads neither the queue's, nor the model client's, nor the tokenizer's libraries for a command that uses none", () => {
     const loaded = packagesLoaded(["sessions", "build", "--help"]);
     expect(loaded.has("commander")).toBe(true);
-    for (const heavy of ["bullmq", "ioredis", "ai", "@ai-sdk/openai-compatible", "gpt-tokenizer"]) expect(loaded.has(heavy), heavy).toBe(false);
+    for (const heavy of ["bullmq", "ioredis", "ai", "@ai-sdk/openai-compatible", "gpt-tokenizer"])
+      expect(loaded.has(heavy), heavy).toBe(false);
   });
 
   it("still loads the queue's libraries for the queue's own commands", () => {

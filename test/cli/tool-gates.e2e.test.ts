@@ -11,7 +11,11 @@ async function vitestWithoutBwrap(file: string, ci: boolean) {
   delete env.CI;
   delete env.SWITCH_SWE_TEST_SKIPS;
   if (ci) env.CI = "true";
-  const r = await runProcess(process.execPath, [join(packageRoot, "node_modules", "vitest", "vitest.mjs"), "run", file], { cwd: packageRoot, env, timeoutMs: 600_000 });
+  const r = await runProcess(process.execPath, [join(packageRoot, "node_modules", "vitest", "vitest.mjs"), "run", file], {
+    cwd: packageRoot,
+    env,
+    timeoutMs: 600_000,
+  });
   return { code: r.code, out: `${r.stdout}\n${r.stderr}` };
 }
 
@@ -24,7 +28,10 @@ describe("test files that need a missing tool", () => {
     const r = await vitestWithoutBwrap(file, false);
     expect(r.code, r.out).toBe(0);
     expect(r.out).toMatch(/skipped/);
-    const last = r.out.trim().split("\n").filter((l) => l.startsWith("skipped for missing tools:"));
+    const last = r.out
+      .trim()
+      .split("\n")
+      .filter((l) => l.startsWith("skipped for missing tools:"));
     expect(last).toEqual([
       `skipped for missing tools: 1 test file(s) (${file}); missing: bwrap; to run them: apt-get install bubblewrap (see switch-swe doctor --for test; under CI=true they fail instead)`,
     ]);

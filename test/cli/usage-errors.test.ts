@@ -18,17 +18,27 @@ describe("usage errors name the option and what it expects in one line, and say 
     expect(usageError(["sessions", "build", "x", "--out", "y", "--seed", "x"])).toBe(
       'switch-swe sessions build: --seed must be a non-negative integer, got "x" (see switch-swe sessions build --help)',
     );
-    expect(usageError(["run", "--out", "o", "--seed", "x"])).toBe('switch-swe run: --seed must be a non-negative integer, got "x" (see switch-swe run --help)');
-    expect(usageError(["run", "--out", "o", "--concurrency", "0"])).toBe('switch-swe run: --concurrency must be a positive integer, got "0" (see switch-swe run --help)');
+    expect(usageError(["run", "--out", "o", "--seed", "x"])).toBe(
+      'switch-swe run: --seed must be a non-negative integer, got "x" (see switch-swe run --help)',
+    );
+    expect(usageError(["run", "--out", "o", "--concurrency", "0"])).toBe(
+      'switch-swe run: --concurrency must be a positive integer, got "0" (see switch-swe run --help)',
+    );
     expect(usageError(["run", "--out", "o", "--request-timeout", "soon"])).toBe(
       'switch-swe run: --request-timeout must be a positive number, got "soon" (see switch-swe run --help)',
     );
-    expect(usageError(["verify", "r", "--max-artifact-mb", "-1"])).toBe('switch-swe verify: --max-artifact-mb must be a positive integer, got "-1" (see switch-swe verify --help)');
+    expect(usageError(["verify", "r", "--max-artifact-mb", "-1"])).toBe(
+      'switch-swe verify: --max-artifact-mb must be a positive integer, got "-1" (see switch-swe verify --help)',
+    );
   });
 
   it("a missing or unknown option, argument or command", () => {
-    expect(usageError(["run", "--dataset", "d"])).toBe("switch-swe run: required option '--out <run_dir>' not specified (see switch-swe run --help)");
-    expect(usageError(["run", "--out", "o", "--sed", "3"])).toBe("switch-swe run: unknown option '--sed' (Did you mean --seed?) (see switch-swe run --help)");
+    expect(usageError(["run", "--dataset", "d"])).toBe(
+      "switch-swe run: required option '--out <run_dir>' not specified (see switch-swe run --help)",
+    );
+    expect(usageError(["run", "--out", "o", "--sed", "3"])).toBe(
+      "switch-swe run: unknown option '--sed' (Did you mean --seed?) (see switch-swe run --help)",
+    );
     expect(usageError(["verify"])).toBe("switch-swe verify: missing required argument 'run-dir' (see switch-swe verify --help)");
     expect(usageError(["no-such-command"])).toBe("switch-swe: unknown command 'no-such-command' (see switch-swe --help)");
   });

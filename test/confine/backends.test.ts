@@ -43,7 +43,9 @@ async function oneSession(agent: string, mode: string) {
 /** The agent's sandbox.txt lines of the session's attempts. */
 function agentSaw(out: string, session: string): string {
   const attempts = join(out, "sessions", session, "attempts");
-  return readdirSync(attempts).map((a) => readFileSync(join(attempts, a, "agent", "sandbox.txt"), "utf8")).join("");
+  return readdirSync(attempts)
+    .map((a) => readFileSync(join(attempts, a, "agent", "sandbox.txt"), "utf8"))
+    .join("");
 }
 
 describe("confinement backends and agents: one file and one registry line each", () => {
@@ -73,15 +75,18 @@ describe("confinement backends and agents: one file and one registry line each",
     expect(existsSync(runFiles.verdict(out, session))).toBe(true);
   });
 
-  it.skipIf(missingTool)("an agent registered confinable: false runs unconfined, run.json records mode none, and its artifact is still verified under bubblewrap", async () => {
-    registerAgent(wrappedAgent("fake-unconfinable", { confinable: false, limits: false, harnessSide: false, submission: "checkout" }));
-    const { out, session, verifyLog } = await oneSession("fake-unconfinable", "bwrap");
-    const config = readJson(runFiles.config(out)) as { sandbox: { mode: string; verifier?: string; not_enforced: string[] } };
-    expect(config.sandbox).toMatchObject({ mode: "none", verifier: "bwrap" });
-    expect(config.sandbox.not_enforced[0]).toBe("agent fake-unconfinable cannot be started in the sandbox yet: it runs unconfined");
-    expect(agentSaw(out, session)).toBe("unconfined\n");
-    expect(verifyLog).toMatch(/^sandbox: bwrap \(the checkout and its environment only/m);
-  });
+  it.skipIf(missingTool)(
+    "an agent registered confinable: false runs unconfined, run.json records mode none, and its artifact is still verified under bubblewrap",
+    async () => {
+      registerAgent(wrappedAgent("fake-unconfinable", { confinable: false, limits: false, harnessSide: false, submission: "checkout" }));
+      const { out, session, verifyLog } = await oneSession("fake-unconfinable", "bwrap");
+      const config = readJson(runFiles.config(out)) as { sandbox: { mode: string; verifier?: string; not_enforced: string[] } };
+      expect(config.sandbox).toMatchObject({ mode: "none", verifier: "bwrap" });
+      expect(config.sandbox.not_enforced[0]).toBe("agent fake-unconfinable cannot be started in the sandbox yet: it runs unconfined");
+      expect(agentSaw(out, session)).toBe("unconfined\n");
+      expect(verifyLog).toMatch(/^sandbox: bwrap \(the checkout and its environment only/m);
+    },
+  );
 
   it("doctor asks every confining backend, a registered one too: its mode is the check, its own problem and install command the detail", async () => {
     const log = join(makeRunFixture(1).root, "doctor-backend.log");
@@ -89,8 +94,20 @@ describe("confinement backends and agents: one file and one registry line each",
     registerConfineBackend(fakeBackend("fake-broken", log, "the fake-broken sandbox cannot start here: no such device"));
     const checks = await runDoctorChecks(["fake-doctor", "fake-broken", "none"]);
     expect(checks).toEqual([
-      { id: "fake-doctor", ok: true, detail: "fake-doctor can confine here", enables: "confinement of agents and test runs (run, verify --sandbox fake-doctor)", install: null },
-      { id: "fake-broken", ok: false, detail: "the fake-broken sandbox cannot start here: no such device", enables: "confinement of agents and test runs (run, verify --sandbox fake-broken)", install: "apt-get install fake-broken-sandbox" },
+      {
+        id: "fake-doctor",
+        ok: true,
+        detail: "fake-doctor can confine here",
+        enables: "confinement of agents and test runs (run, verify --sandbox fake-doctor)",
+        install: null,
+      },
+      {
+        id: "fake-broken",
+        ok: false,
+        detail: "the fake-broken sandbox cannot start here: no such device",
+        enables: "confinement of agents and test runs (run, verify --sandbox fake-broken)",
+        install: "apt-get install fake-broken-sandbox",
+      },
     ]);
     // `none` confines nothing: there is nothing for doctor to check.
     expect(checks.map((c) => c.id)).not.toContain("none");

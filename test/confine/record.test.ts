@@ -27,11 +27,22 @@ describe.skipIf(missingTool)("run.json's sandbox record", () => {
 
 describe.skipIf(missingTool)("run.json's network record", () => {
   it("--network model records the origins the agent may reach; an agent that names none it can be held to is bad input", () => {
-    const r = sandboxRecord("bwrap", "model", "opencode", ["http://127.0.0.1:4000/v1", "https://api.anthropic.com", "http://localhost:4000/other"]);
-    expect(r).toMatchObject({ network: "model", allowed_endpoints: ["http://127.0.0.1:4000", "https://api.anthropic.com:443", "http://localhost:4000"] });
-    expect(r.enforced.join("\n")).toContain("only the model endpoints http://127.0.0.1:4000, https://api.anthropic.com:443, http://localhost:4000");
+    const r = sandboxRecord("bwrap", "model", "opencode", [
+      "http://127.0.0.1:4000/v1",
+      "https://api.anthropic.com",
+      "http://localhost:4000/other",
+    ]);
+    expect(r).toMatchObject({
+      network: "model",
+      allowed_endpoints: ["http://127.0.0.1:4000", "https://api.anthropic.com:443", "http://localhost:4000"],
+    });
+    expect(r.enforced.join("\n")).toContain(
+      "only the model endpoints http://127.0.0.1:4000, https://api.anthropic.com:443, http://localhost:4000",
+    );
     expect(sandboxRecord("bwrap", "model", "oracle", [])).toMatchObject({ network: "model", allowed_endpoints: [] });
-    expect(() => sandboxRecord("bwrap", "model", "opencode", undefined)).toThrow(/--network: model: agent opencode names no model endpoint .*--network on/);
+    expect(() => sandboxRecord("bwrap", "model", "opencode", undefined)).toThrow(
+      /--network: model: agent opencode names no model endpoint .*--network on/,
+    );
     expect(sandboxRecord("bwrap", "on", "command").not_enforced.join("\n")).toContain("every host and local port");
     expect(sandboxRecord("bwrap", "on", "command").allowed_endpoints).toBeUndefined();
   });
@@ -42,14 +53,28 @@ describe.skipIf(missingTool)("the sandbox's hardening in run.json", () => {
     const r = sandboxRecord("bwrap", "on", "command");
     expect(Object.keys(r.hardening ?? {})).toEqual(["host_user", "user_namespace", "capabilities", "syscall_filter"]);
     // Never host root: as root, an unprivileged uid; else the caller's own.
-    expect(r.hardening?.host_user).toMatchObject({ applied: true, detail: process.getuid?.() === 0 ? expect.stringContaining("host uid/gid 2000000000") : expect.stringContaining("(not root)") });
-    const rootBehindUserns = { ...r, hardening: { ...r.hardening!, host_user: { applied: false, detail: "sandbox processes are host root behind their user namespace" } } };
+    expect(r.hardening?.host_user).toMatchObject({
+      applied: true,
+      detail: process.getuid?.() === 0 ? expect.stringContaining("host uid/gid 2000000000") : expect.stringContaining("(not root)"),
+    });
+    const rootBehindUserns = {
+      ...r,
+      hardening: { ...r.hardening!, host_user: { applied: false, detail: "sandbox processes are host root behind their user namespace" } },
+    };
     expect(hardeningWarning(rootBehindUserns)).toMatch(/^sandbox weaker than it should be: sandbox processes are host root/);
     expect(sandboxRecord("none", "on", "command").hardening).toBeUndefined();
     const applied = { applied: true, detail: "ok" };
     const whole = { ...r, hardening: { user_namespace: applied, capabilities: applied, syscall_filter: applied } };
     expect(hardeningWarning(whole)).toBeNull();
-    const noUserns = { ...whole, hardening: { ...whole.hardening, user_namespace: { applied: false, detail: "no user namespace can be made here (bwrap: No permissions to create new namespace)" } } };
-    expect(hardeningWarning(noUserns)).toBe("sandbox weaker than it should be: no user namespace can be made here (bwrap: No permissions to create new namespace) (run.json sandbox.hardening)");
+    const noUserns = {
+      ...whole,
+      hardening: {
+        ...whole.hardening,
+        user_namespace: { applied: false, detail: "no user namespace can be made here (bwrap: No permissions to create new namespace)" },
+      },
+    };
+    expect(hardeningWarning(noUserns)).toBe(
+      "sandbox weaker than it should be: no user namespace can be made here (bwrap: No permissions to create new namespace) (run.json sandbox.hardening)",
+    );
   });
 });

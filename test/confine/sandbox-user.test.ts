@@ -12,7 +12,18 @@ describe("the sandbox's host user", () => {
   });
 
   it("is dropped to with every capability and the bounding set cleared, before the command", () => {
-    expect(dropArgv(7, ["sh", "-c", "id"])).toEqual(["/usr/bin/setpriv", "--reuid=7", "--regid=7", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--", "sh", "-c", "id"]);
+    expect(dropArgv(7, ["sh", "-c", "id"])).toEqual([
+      "/usr/bin/setpriv",
+      "--reuid=7",
+      "--regid=7",
+      "--clear-groups",
+      "--inh-caps=-all",
+      "--bounding-set=-all",
+      "--",
+      "sh",
+      "-c",
+      "id",
+    ]);
   });
 
   it.skipIf(process.getuid?.() !== 0)("gets a tree's files, never what a symbolic link in it leads to", () => {
@@ -24,7 +35,8 @@ describe("the sandbox's host user", () => {
     writeFileSync(join(tree, "pkg", "mod.py"), "x = 1\n");
     symlinkSync(outside, join(tree, "pkg", "link"));
     giveToSandbox([tree]);
-    for (const p of [tree, join(tree, "pkg"), join(tree, "pkg", "mod.py"), join(tree, "pkg", "link")]) expect(lstatSync(p).uid, p).toBe(sandboxHostId);
+    for (const p of [tree, join(tree, "pkg"), join(tree, "pkg", "mod.py"), join(tree, "pkg", "link")])
+      expect(lstatSync(p).uid, p).toBe(sandboxHostId);
     expect(lstatSync(outside).uid).toBe(0);
     // A tree already the sandbox's is left alone when asked (a copy-on-write workspace).
     writeFileSync(join(tree, "new.py"), "");
@@ -40,6 +52,14 @@ describe("the sandbox's host user", () => {
 describe("directories bubblewrap makes to hold mount points", () => {
   it("are the parents outside every bind and tmpfs mount point, to be made reachable (a 0700 /root would hide a python below it)", () => {
     const binds = ["/usr", "/root/.pyenv/versions/3.12", "/tmp/x/y/script.sh", "/workspace/demo/w00", "/usr/local/lib/z"];
-    expect(createdParents(binds, ["/tmp", "/run"]).sort()).toEqual(["/root", "/root/.pyenv", "/root/.pyenv/versions", "/tmp/x", "/tmp/x/y", "/workspace", "/workspace/demo"]);
+    expect(createdParents(binds, ["/tmp", "/run"]).sort()).toEqual([
+      "/root",
+      "/root/.pyenv",
+      "/root/.pyenv/versions",
+      "/tmp/x",
+      "/tmp/x/y",
+      "/workspace",
+      "/workspace/demo",
+    ]);
   });
 });

@@ -2,7 +2,22 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { bwrapCommand, sandboxHardening } from "../../src/confine/bubblewrap.js";
-import { allowedPersonalities, auditArch, clone3Nr, personalityNr, cloneNewFlags, cloneNr, deniedSyscalls, ENOSYS, EPERM, RET_ALLOW, RET_ERRNO, RET_KILL_PROCESS, seccompProgram, type Arch } from "../../src/confine/seccomp.js";
+import {
+  allowedPersonalities,
+  auditArch,
+  clone3Nr,
+  personalityNr,
+  cloneNewFlags,
+  cloneNr,
+  deniedSyscalls,
+  ENOSYS,
+  EPERM,
+  RET_ALLOW,
+  RET_ERRNO,
+  RET_KILL_PROCESS,
+  seccompProgram,
+  type Arch,
+} from "../../src/confine/seccomp.js";
 import { skipWithout } from "../helpers/tools.js";
 
 interface Insn {
@@ -15,7 +30,8 @@ interface Insn {
 function decode(buf: Buffer): Insn[] {
   expect(buf.length % 8).toBe(0);
   const out: Insn[] = [];
-  for (let i = 0; i < buf.length; i += 8) out.push({ code: buf.readUInt16LE(i), jt: buf.readUInt8(i + 2), jf: buf.readUInt8(i + 3), k: buf.readUInt32LE(i + 4) });
+  for (let i = 0; i < buf.length; i += 8)
+    out.push({ code: buf.readUInt16LE(i), jt: buf.readUInt8(i + 2), jf: buf.readUInt8(i + 3), k: buf.readUInt32LE(i + 4) });
   return out;
 }
 
@@ -68,7 +84,16 @@ describe("the seccomp program", () => {
   });
 
   it("refuses io_uring, ptrace, process_vm_readv/writev, kcmp and pidfd_getfd (Docker's default profile refuses them)", () => {
-    const expected = { io_uring_setup: 425, io_uring_enter: 426, io_uring_register: 427, ptrace: 101, process_vm_readv: 310, process_vm_writev: 311, kcmp: 312, pidfd_getfd: 438 };
+    const expected = {
+      io_uring_setup: 425,
+      io_uring_enter: 426,
+      io_uring_register: 427,
+      ptrace: 101,
+      process_vm_readv: 310,
+      process_vm_writev: 311,
+      kcmp: 312,
+      pidfd_getfd: 438,
+    };
     for (const [name, nr] of Object.entries(expected)) {
       expect(deniedSyscalls[name]?.x86_64, name).toBe(nr);
       expect(run(prog, { arch: auditArch.x86_64, nr }), name).toBe(RET_ERRNO | EPERM);
@@ -81,7 +106,8 @@ describe("the seccomp program", () => {
       const call = (arg0: number | bigint) => run(prog, { arch: auditArch[arch], nr: personalityNr[arch], arg0 });
       for (const v of allowedPersonalities) expect(call(v), `${arch} ${v.toString(16)}`).toBe(RET_ALLOW);
       // ADDR_NO_RANDOMIZE, READ_IMPLIES_EXEC, PER_BSD, and an allowed low word under a high one.
-      for (const v of [0x0040000, 0x0400000, 0x6, 0x8 | 0x0040000, 1n << 32n, (1n << 32n) | 8n, -1n]) expect(call(v), `${arch} ${v.toString(16)}`).toBe(RET_ERRNO | EPERM);
+      for (const v of [0x0040000, 0x0400000, 0x6, 0x8 | 0x0040000, 1n << 32n, (1n << 32n) | 8n, -1n])
+        expect(call(v), `${arch} ${v.toString(16)}`).toBe(RET_ERRNO | EPERM);
     }
   });
 
@@ -106,11 +132,17 @@ describe("the seccomp program", () => {
   });
 });
 
-const skipWhy = (skipWithout(import.meta.url, "bwrap") ? "bwrap is missing" : null) ?? (sandboxHardening().syscall_filter.applied ? null : sandboxHardening().syscall_filter.detail);
+const skipWhy =
+  (skipWithout(import.meta.url, "bwrap") ? "bwrap is missing" : null) ??
+  (sandboxHardening().syscall_filter.applied ? null : sandboxHardening().syscall_filter.detail);
 
 describe.skipIf(skipWhy !== null)("inside a sandbox, for real", () => {
   it("each refused call fails with EPERM, clone3 with ENOSYS, threads and subprocesses still work, and no capability is left", () => {
-    const nrs = Object.fromEntries(Object.entries(deniedSyscalls).map(([n, a]) => [n, a[process.arch === "arm64" ? "aarch64" : "x86_64"]]).filter(([, v]) => v !== undefined));
+    const nrs = Object.fromEntries(
+      Object.entries(deniedSyscalls)
+        .map(([n, a]) => [n, a[process.arch === "arm64" ? "aarch64" : "x86_64"]])
+        .filter(([, v]) => v !== undefined),
+    );
     const py = [
       "import ctypes, json, os, subprocess, sys, threading",
       "libc = ctypes.CDLL(None, use_errno=True)",
@@ -132,7 +164,15 @@ describe.skipIf(skipWhy !== null)("inside a sandbox, for real", () => {
       "print(json.dumps(out))",
     ].join("\n");
     const arch: Arch = process.arch === "arm64" ? "aarch64" : "x86_64";
-    const c = bwrapCommand({ binds: [], network: false, chdir: "/" }, ["python3", "-c", py, JSON.stringify(nrs), String(cloneNr[arch]), String(clone3Nr[arch]), String(personalityNr[arch])]);
+    const c = bwrapCommand({ binds: [], network: false, chdir: "/" }, [
+      "python3",
+      "-c",
+      py,
+      JSON.stringify(nrs),
+      String(cloneNr[arch]),
+      String(clone3Nr[arch]),
+      String(personalityNr[arch]),
+    ]);
     const out = JSON.parse(execFileSync(c.command, c.args, { encoding: "utf8", timeout: 60_000 })) as Record<string, unknown>;
     for (const name of Object.keys(nrs)) expect(out[name], name).toBe(EPERM);
     expect(out["clone(CLONE_NEWUSER)"]).toBe(EPERM);

@@ -39,7 +39,12 @@ describe("the task environments inside the agent's sandbox (taskEnvInside)", () 
   it("no set-up anywhere: nothing bound, the host's python, the test command's PYTHONPATH", () => {
     const root = tempDir();
     const envs = Object.fromEntries(workspaceNames.map((w) => [w, null])) as WorkspaceEnvironments["envs"];
-    expect(taskEnvInside({ envs, pythonPath: null }, workspaces(root), join(root, "shims"))).toEqual({ binds: [], hidden: [], pathPrefix: [], vars: {} });
+    expect(taskEnvInside({ envs, pythonPath: null }, workspaces(root), join(root, "shims"))).toEqual({
+      binds: [],
+      hidden: [],
+      pathPrefix: [],
+      vars: {},
+    });
   });
 
   it("workspaces with different environments: python, python3 and pytest choose by the working directory (the host's where a task has none)", () => {
@@ -54,7 +59,11 @@ describe("the task environments inside the agent's sandbox (taskEnvInside)", () 
     expect(inside.vars).toEqual({ PYTHONDONTWRITEBYTECODE: "1" });
     // Outside a sandbox the scripts run from their host directory; the host's programs come after them on PATH.
     const run = (program: string, cwd: string, ...args: string[]) =>
-      execFileSync("sh", [join(shims, program), ...args], { cwd, env: { ...process.env, PATH: `/task-env/bin:${process.env.PATH}` }, encoding: "utf8" }).trim();
+      execFileSync("sh", [join(shims, program), ...args], {
+        cwd,
+        env: { ...process.env, PATH: `/task-env/bin:${process.env.PATH}` },
+        encoding: "utf8",
+      }).trim();
     expect(run("python", paths.w00, "-V")).toBe("A python -V");
     expect(run("python3", join(paths.w01, "sub"), "x.py")).toBe("A python3 x.py");
     expect(run("pytest", paths.w02, "-q")).toBe("B python -m pytest -q");

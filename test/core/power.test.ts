@@ -42,7 +42,8 @@ describe("the exact McNemar test's critical count", () => {
     expect(mcnemarCriticalCount(6)).toBe(0);
     // The smallest observed gap (b − c)/25 that reaches p < 0.05 with 25 pairs.
     let smallest = Infinity;
-    for (let b = 0; b <= 25; b++) for (let c = 0; b + c <= 25; c++) if (mcnemarExact(b, c) < 0.05) smallest = Math.min(smallest, Math.abs(100 * (b - c)) / 25);
+    for (let b = 0; b <= 25; b++)
+      for (let c = 0; b + c <= 25; c++) if (mcnemarExact(b, c) < 0.05) smallest = Math.min(smallest, Math.abs(100 * (b - c)) / 25);
     expect(smallest).toBe(24);
   });
 });
@@ -68,7 +69,9 @@ describe("power of the exact McNemar test", () => {
     ] as const) {
       const exact = mcnemarPower({ pairs: n, discordance: d, gap: g });
       const sim = simulatedPower(n, d, g, 4000, n);
-      expect(Math.abs(sim - exact), `N=${n} d=${d} g=${g}: exact ${exact}, simulated ${sim}`).toBeLessThan(4 * Math.sqrt((exact * (1 - exact)) / 4000));
+      expect(Math.abs(sim - exact), `N=${n} d=${d} g=${g}: exact ${exact}, simulated ${sim}`).toBeLessThan(
+        4 * Math.sqrt((exact * (1 - exact)) / 4000),
+      );
     }
   });
 
@@ -155,7 +158,9 @@ describe("what the user sees", () => {
   it("warns in one line when the gap the pairs detect is larger than 11.5 points", () => {
     expect(detectableGapWarning(detectableGap(200, null))).toBeNull();
     const w = detectableGapWarning(detectableGap(100, null))!;
-    expect(w).toBe("100 session pairs detect only gaps of 14.5 points or more, not the paper's mean gap of 11.5 points: a real gap may go unseen (about 158 pairs would at 25.0% discordance)");
+    expect(w).toBe(
+      "100 session pairs detect only gaps of 14.5 points or more, not the paper's mean gap of 11.5 points: a real gap may go unseen (about 158 pairs would at 25.0% discordance)",
+    );
     expect(w).not.toMatch(/\n/);
     expect(detectableGapWarning(detectableGap(25, null))).toMatch(/^25 session pairs detect no gap at all, not the paper's mean gap/);
     expect(detectableGapWarning(detectableGap(100, 5))).toMatch(/no number of pairs detects it at 5\.0% discordance\)$/);

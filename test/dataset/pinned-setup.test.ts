@@ -12,8 +12,15 @@ const pip = `"$SWITCH_SWE_ENV/venv/bin/python" -m pip install --quiet`;
 
 describe("the pinned-environment rule", () => {
   it("reads NAME==VERSION pins from every pip install, and names what is not pinned", () => {
-    const s = setupPins([venv, `${pip} pytest==8.4.2 'Typing_Extensions[x]==4.16.0' six && pip3 install -r req.txt -e . --index-url http://x/ attrs==26.1.0; pip install "pytz>=2020"`]);
-    expect([...s.pins]).toEqual([["pytest", "8.4.2"], ["typing-extensions", "4.16.0"], ["attrs", "26.1.0"]]);
+    const s = setupPins([
+      venv,
+      `${pip} pytest==8.4.2 'Typing_Extensions[x]==4.16.0' six && pip3 install -r req.txt -e . --index-url http://x/ attrs==26.1.0; pip install "pytz>=2020"`,
+    ]);
+    expect([...s.pins]).toEqual([
+      ["pytest", "8.4.2"],
+      ["typing-extensions", "4.16.0"],
+      ["attrs", "26.1.0"],
+    ]);
     expect(s.venv).toBe(true);
     expect(s.unpinned).toEqual([
       "six is not pinned (NAME==VERSION)",
@@ -24,9 +31,13 @@ describe("the pinned-environment rule", () => {
   });
 
   it("asks for a set-up, a declared Python minor version, a venv and pytest pinned, for the repository and each variant", () => {
-    expect(unpinnedEnvironment({ test_command: "python3 -m pytest {tests}" }, "e", testRunnerPackage)).toEqual([["e", "no set-up: tests run on the host's python3 and pytest, whose versions nothing declares"]]);
+    expect(unpinnedEnvironment({ test_command: "python3 -m pytest {tests}" }, "e", testRunnerPackage)).toEqual([
+      ["e", "no set-up: tests run on the host's python3 and pytest, whose versions nothing declares"],
+    ]);
     expect(unpinnedEnvironment({ python: "3.11", setup: [venv, `${pip} pytest==8.4.2`] }, "e", testRunnerPackage)).toEqual([]);
-    expect(unpinnedEnvironment({ setup: [`pip install six==1.17.0`], variants: { "1.0": { python: "3.11" } } }, "e", testRunnerPackage)).toEqual([
+    expect(
+      unpinnedEnvironment({ setup: [`pip install six==1.17.0`], variants: { "1.0": { python: "3.11" } } }, "e", testRunnerPackage),
+    ).toEqual([
       ["e", 'the Python minor version is not declared (environment.python, e.g. "3.11")'],
       ["e", "the set-up creates no venv ($SWITCH_SWE_ENV/venv), so tests would run the host's python"],
       ["e", "pytest is not pinned (pytest==VERSION in a pip install)"],
@@ -38,7 +49,9 @@ describe("the pinned-environment rule", () => {
   it("asks a unittest repository for no pytest pin (unittest comes with Python), a variant for its own runner's", () => {
     const unittest = { test_runner: "unittest", python: "3.11", setup: [venv, `${pip} pyyaml==6.0.3`] };
     expect(unpinnedEnvironment(unittest, "e", testRunnerPackage)).toEqual([]);
-    expect(unpinnedEnvironment({ test_runner: "unittest" }, "e", testRunnerPackage)).toEqual([["e", "no set-up: tests run on the host's python3 and its test runner, whose versions nothing declares"]]);
+    expect(unpinnedEnvironment({ test_runner: "unittest" }, "e", testRunnerPackage)).toEqual([
+      ["e", "no set-up: tests run on the host's python3 and its test runner, whose versions nothing declares"],
+    ]);
     expect(unpinnedEnvironment({ ...unittest, variants: { "2.0": { test_runner: "pytest" } } }, "e", testRunnerPackage)).toEqual([
       ["e.variants.2.0", "pytest is not pinned (pytest==VERSION in a pip install)"],
     ]);
@@ -72,7 +85,9 @@ describe("datasets check", () => {
     writeFileSync(unpinned, JSON.stringify(m));
     const bad = cli(["datasets", "check", unpinned, real("ipython")]);
     expect(bad.code).toBe(1);
-    expect(bad.stdout.split("\n")[0]).toBe(`${unpinned}: repos.sqlparse.environment: not pinned: no set-up: tests run on the host's python3 and pytest, whose versions nothing declares`);
+    expect(bad.stdout.split("\n")[0]).toBe(
+      `${unpinned}: repos.sqlparse.environment: not pinned: no set-up: tests run on the host's python3 and pytest, whose versions nothing declares`,
+    );
     expect(bad.stdout).toContain("1 of 2 manifest(s) pass");
   });
 
@@ -93,6 +108,8 @@ describe("tasks validate --pinned", () => {
     expect(cli(["tasks", "validate", dir], { env }).code).toBe(0);
     const r = cli(["tasks", "validate", dir, "--pinned"], { env });
     expect(r.code).toBe(1);
-    expect(r.stdout.split("\n")[0]).toBe(`${join(dir, "dataset.json")}: repos.calc.environment: not pinned: no set-up: tests run on the host's python3 and pytest, whose versions nothing declares`);
+    expect(r.stdout.split("\n")[0]).toBe(
+      `${join(dir, "dataset.json")}: repos.calc.environment: not pinned: no set-up: tests run on the host's python3 and pytest, whose versions nothing declares`,
+    );
   });
 });

@@ -6,8 +6,17 @@ import { taskManifestSchema } from "../../src/manifests/task-manifest.js";
 
 /** The real datasets the package ships: manifests only (URL, commits, test ids, digests, license). */
 const realDir = join(packageRoot, "datasets", "real");
-const names = existsSync(realDir) ? readdirSync(realDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort() : [];
-const manifests = names.map((name) => ({ name, file: join(realDir, name, "manifest.json"), text: readFileSync(join(realDir, name, "manifest.json"), "utf8") }));
+const names = existsSync(realDir)
+  ? readdirSync(realDir, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
+      .sort()
+  : [];
+const manifests = names.map((name) => ({
+  name,
+  file: join(realDir, name, "manifest.json"),
+  text: readFileSync(join(realDir, name, "manifest.json"), "utf8"),
+}));
 
 /** Every string value of a JSON value, with its path. */
 function strings(v: unknown, path = ""): Array<[string, string]> {
@@ -23,26 +32,29 @@ describe("shipped real datasets (datasets/real)", () => {
     for (const name of names) expect(readdirSync(join(realDir, name))).toEqual(["manifest.json"]);
   });
 
-  it.each(manifests)("$name: parses, has a license and a public URL, and every task has two or more stages and every F2P test mapped to one", ({ file, text }) => {
-    const parsed = taskManifestSchema.safeParse(JSON.parse(text));
-    expect(parsed.success, parsed.success ? "" : `${file}: ${parsed.error.message}`).toBe(true);
-    const m = parsed.data!;
-    expect(m.tasks.length).toBeGreaterThan(0);
-    for (const repo of Object.values(m.repos)) {
-      expect(repo.license).toMatch(/^[A-Za-z0-9.-]+( (AND|OR) [A-Za-z0-9.-]+)*$/);
-      expect(repo.git).toMatch(/^https:\/\/github\.com\/[\w.-]+\/[\w.-]+$/);
-    }
-    for (const t of m.tasks) {
-      expect(t.stages.length, t.id).toBeGreaterThanOrEqual(2);
-      // A stage need not bring a test of its own (docs/mining.md), but the task has F2P tests, each mapped to a stage.
-      expect(t.verifier.fail_to_pass.length, t.id).toBeGreaterThan(0);
-      const cuts = t.stages.flatMap((s) => (s.cut === undefined ? [] : [s.cut]));
-      expect(new Set(cuts).size, t.id).toBe(cuts.length);
-      // Benchmark-authored stages (no commit) only extend an upstream task: at most one per task here.
-      expect(t.stages.length - cuts.length, t.id).toBeLessThanOrEqual(1);
-      expect(t.verifier.fail_to_pass.sort()).toEqual(t.stages.flatMap((s) => s.tests).sort());
-    }
-  });
+  it.each(manifests)(
+    "$name: parses, has a license and a public URL, and every task has two or more stages and every F2P test mapped to one",
+    ({ file, text }) => {
+      const parsed = taskManifestSchema.safeParse(JSON.parse(text));
+      expect(parsed.success, parsed.success ? "" : `${file}: ${parsed.error.message}`).toBe(true);
+      const m = parsed.data!;
+      expect(m.tasks.length).toBeGreaterThan(0);
+      for (const repo of Object.values(m.repos)) {
+        expect(repo.license).toMatch(/^[A-Za-z0-9.-]+( (AND|OR) [A-Za-z0-9.-]+)*$/);
+        expect(repo.git).toMatch(/^https:\/\/github\.com\/[\w.-]+\/[\w.-]+$/);
+      }
+      for (const t of m.tasks) {
+        expect(t.stages.length, t.id).toBeGreaterThanOrEqual(2);
+        // A stage need not bring a test of its own (docs/mining.md), but the task has F2P tests, each mapped to a stage.
+        expect(t.verifier.fail_to_pass.length, t.id).toBeGreaterThan(0);
+        const cuts = t.stages.flatMap((s) => (s.cut === undefined ? [] : [s.cut]));
+        expect(new Set(cuts).size, t.id).toBe(cuts.length);
+        // Benchmark-authored stages (no commit) only extend an upstream task: at most one per task here.
+        expect(t.stages.length - cuts.length, t.id).toBeLessThanOrEqual(1);
+        expect(t.verifier.fail_to_pass.sort()).toEqual(t.stages.flatMap((s) => s.tests).sort());
+      }
+    },
+  );
 
   it.each(manifests)("$name: holds no upstream code, tests or text: only references, and our own authored stages", ({ text }) => {
     const m = JSON.parse(text) as { tasks: Array<{ stages: Array<{ text?: string; provenance: string; tests_patch?: string }> }> };

@@ -33,11 +33,21 @@ describe("the embedded sample dataset", () => {
       const files = walk(root).map((f) => relative(root, f));
       const isSource = sourceMatcher(spec);
       const source = files.filter((f) => f.endsWith(".py") && isSource(f));
-      const lines = source.reduce((n, f) => n + readFileSync(join(root, f), "utf8").split("\n").filter((l) => l.trim() !== "").length, 0);
+      const lines = source.reduce(
+        (n, f) =>
+          n +
+          readFileSync(join(root, f), "utf8")
+            .split("\n")
+            .filter((l) => l.trim() !== "").length,
+        0,
+      );
       const dirs = new Set(source.map((f) => f.slice(0, f.lastIndexOf("/"))));
       expect(lines, `${name} source lines`).toBeGreaterThanOrEqual(600);
       expect(dirs.size, `${name} source directories`).toBeGreaterThanOrEqual(4);
-      expect(files.some((f) => /^tests\/test_.*\.py$/.test(f)), `${name} has a pytest suite`).toBe(true);
+      expect(
+        files.some((f) => /^tests\/test_.*\.py$/.test(f)),
+        `${name} has a pytest suite`,
+      ).toBe(true);
       const tasks = dataset.tasks.filter((t) => t.repo === name);
       expect(tasks.length, `${name} tasks`).toBeGreaterThanOrEqual(8);
       const multi = tasks.filter((t) => t.requests.length >= 3).length;

@@ -51,7 +51,10 @@ describe("test id paths", () => {
     writeFileSync(file, JSON.stringify(task));
     const r = cli(["tasks", "validate", dir], { env: { SWITCH_SWE_CACHE: join(tempDir(), "cache") } });
     expect(r.code).toBe(1);
-    const lines = r.stdout.trim().split("\n").filter((l) => l.startsWith(file));
+    const lines = r.stdout
+      .trim()
+      .split("\n")
+      .filter((l) => l.startsWith(file));
     expect(lines).toEqual([
       // The id added to F2P is also asked for by no request (the alignment rule of docs/mining.md).
       `${file}: verifier.fail_to_pass: README.md::test_x is mapped to no stage (list it in the tests of the request that asks for it)`,

@@ -72,7 +72,9 @@ describe("tasks validate", () => {
     const r = cli(["tasks", "validate", dir], { env });
     expect(r.code).toBe(1);
     const lines = r.stdout.trim().split("\n");
-    expect(lines).toContain(`${join(t1, "task.json")}: verifier.fail_to_pass: tests/test_base.py::test_unasked is mapped to no stage (list it in the tests of the request that asks for it)`);
+    expect(lines).toContain(
+      `${join(t1, "task.json")}: verifier.fail_to_pass: tests/test_base.py::test_unasked is mapped to no stage (list it in the tests of the request that asks for it)`,
+    );
     expect(lines).toContain(`${join(t2, "task.json")}: requests[1].text: a request needs text`);
   });
 

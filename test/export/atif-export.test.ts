@@ -65,7 +65,19 @@ describe.skipIf(missingTool)("export atif of an oracle run (real run on a genera
   beforeAll(async () => {
     fx = makeRunFixture(1);
     runDir = join(fx.root, "run-oracle");
-    const outcome = await runSessions({ out: runDir, resume: false, dataset: fx.datasetDir, sessions: fx.sessionsPath, agent: "oracle", agentOptions: {}, seed: 0, concurrency: 2, keepWorkspaces: false, verify: false, progress: () => {} });
+    const outcome = await runSessions({
+      out: runDir,
+      resume: false,
+      dataset: fx.datasetDir,
+      sessions: fx.sessionsPath,
+      agent: "oracle",
+      agentOptions: {},
+      seed: 0,
+      concurrency: 2,
+      keepWorkspaces: false,
+      verify: false,
+      progress: () => {},
+    });
     expect(outcome.failed).toEqual([]);
     docs = exportRun(runDir);
   }, 300_000);
@@ -90,7 +102,9 @@ describe.skipIf(missingTool)("export atif of an oracle run (real run on a genera
     expect(users.map((u) => requestOf(u)!.task)).toEqual(schedule.map((x) => x.task));
     expect(users.map((u) => requestOf(u)!.workspace)).toEqual(schedule.map((x) => x.workspace));
     // The four interruption tasks are numbered 1..4 by first appearance; the focus carries no number.
-    const numbers = new Map(users.filter((u) => requestOf(u)!.role === "interruption").map((u) => [requestOf(u)!.task, requestOf(u)!.interruption]));
+    const numbers = new Map(
+      users.filter((u) => requestOf(u)!.role === "interruption").map((u) => [requestOf(u)!.task, requestOf(u)!.interruption]),
+    );
     expect([...numbers.values()].sort()).toEqual([1, 2, 3, 4]);
     expect(users.filter((u) => requestOf(u)!.role === "focus").every((u) => requestOf(u)!.interruption === undefined)).toBe(true);
     // Every step from the first request on belongs to a request; the agent's steps to the request just sent.
@@ -112,7 +126,9 @@ describe.skipIf(missingTool)("export atif of an oracle run (real run on a genera
 
 /** A recorded claude-code stream (test/agents/fixtures, from the pinned CLI against the mock model), parsed by the adapter. */
 function recordedClaudeEvents(): AgentEvent[][] {
-  const lines = readFileSync(join(__dirname, "..", "agents", "fixtures", "claude-stream.jsonl"), "utf8").trim().split("\n");
+  const lines = readFileSync(join(__dirname, "..", "agents", "fixtures", "claude-stream.jsonl"), "utf8")
+    .trim()
+    .split("\n");
   const invocations: string[][] = [[]];
   for (const l of lines) {
     invocations.at(-1)!.push(l);
@@ -160,12 +176,26 @@ describe("export atif of a CLI agent's run (recorded claude-code events)", () =>
   it("counts every token once, as the report does: cache writes, reasoning reported apart, a context manager's calls", () => {
     const events = (): AgentEvent[] => [
       { kind: "text", text: "Looking first." },
-      { kind: "model_call", model: "m", input_tokens: 100, cached_input_tokens: 50, cache_write_tokens: 30, output_tokens: 20, reasoning_tokens: 7, reasoning_in_output: false, cost_usd: 0.002 },
+      {
+        kind: "model_call",
+        model: "m",
+        input_tokens: 100,
+        cached_input_tokens: 50,
+        cache_write_tokens: 30,
+        output_tokens: 20,
+        reasoning_tokens: 7,
+        reasoning_in_output: false,
+        cost_usd: 0.002,
+      },
       { kind: "model_call", model: "aux", input_tokens: 10, output_tokens: 5, auxiliary: true, cost_usd: 0.001 },
       { kind: "tool_call", name: "bash", args: "ls", status: "ok", output: "a.py" },
       { kind: "error", message: "rate limited" },
     ];
-    const fx = writeRunFixture(tempDir(), { pairs: [{ locality: "near", base: "resolved", switch: "resolved" }], agent: { name: "command", options: {} }, events });
+    const fx = writeRunFixture(tempDir(), {
+      pairs: [{ locality: "near", base: "resolved", switch: "resolved" }],
+      agent: { name: "command", options: {} },
+      events,
+    });
     const docs = exportRun(fx.runDir);
     expectSumsEqualReport(docs, reportJson(fx.runDir));
     const steps = docs.get("t00.base")!.steps.filter((s) => requestOf(s)?.index === 0 && s.source === "agent");
@@ -181,7 +211,11 @@ describe("export atif of a CLI agent's run (recorded claude-code events)", () =>
   });
 
   it("exports a run that made no model call (nop) from its requests and the harness's actions", () => {
-    const fx = writeRunFixture(tempDir(), { pairs: [{ locality: "far", base: "resolved", switch: "resolved" }], agent: { name: "nop", options: {} }, events: () => [] });
+    const fx = writeRunFixture(tempDir(), {
+      pairs: [{ locality: "far", base: "resolved", switch: "resolved" }],
+      agent: { name: "nop", options: {} },
+      events: () => [],
+    });
     const docs = exportRun(fx.runDir);
     const doc = docs.get("t00.switch")!;
     expect(doc.agent).toMatchObject({ name: "nop", version: "unknown" });
@@ -192,7 +226,10 @@ describe("export atif of a CLI agent's run (recorded claude-code events)", () =>
 });
 
 describe("export atif documents that can be shared", () => {
-  type Extra = { run: Record<string, unknown>; verdict: { outcome: string; resolved: boolean; fail_to_pass: { passed: number; total: number }; seal: string | null } | null };
+  type Extra = {
+    run: Record<string, unknown>;
+    verdict: { outcome: string; resolved: boolean; fail_to_pass: { passed: number; total: number }; seal: string | null } | null;
+  };
   const extraOf = (d: AtifTrajectory) => d.extra!.switch_swe as Extra;
 
   it("gives two runs of the same sessions distinct trajectory ids, names no absolute path, and carries each verdict", () => {
@@ -220,14 +257,25 @@ describe("export atif documents that can be shared", () => {
       expect(text).not.toContain("machine-layout");
     }
     expect(extraOf(a.get("t00.base")!).run).toMatchObject({ dir: "run" });
-    expect(extraOf(a.get("t00.base")!).verdict).toMatchObject({ outcome: "resolved", resolved: true, fail_to_pass: { passed: 3, total: 3 } });
+    expect(extraOf(a.get("t00.base")!).verdict).toMatchObject({
+      outcome: "resolved",
+      resolved: true,
+      fail_to_pass: { passed: 3, total: 3 },
+    });
     expect(extraOf(a.get("t00.switch")!).verdict).toMatchObject({ outcome: "did not apply", resolved: false });
-    expect(extraOf(a.get("t01.switch")!).verdict).toMatchObject({ outcome: "tests failed", resolved: false, fail_to_pass: { passed: 2, total: 3 } });
+    expect(extraOf(a.get("t01.switch")!).verdict).toMatchObject({
+      outcome: "tests failed",
+      resolved: false,
+      fail_to_pass: { passed: 2, total: 3 },
+    });
     expect(extraOf(a.get("t01.base")!).verdict).toBeNull();
   });
 
   it("numbers interruptions as the report page does, and says the oracle's version and model as the report does", () => {
-    const fx = writeRunFixture(tempDir(), { pairs: [{ locality: "far", base: "resolved", switch: "resolved" }], agent: { name: "oracle", options: {} } });
+    const fx = writeRunFixture(tempDir(), {
+      pairs: [{ locality: "far", base: "resolved", switch: "resolved" }],
+      agent: { name: "oracle", options: {} },
+    });
     const config = JSON.parse(readFileSync(join(fx.runDir, "run.json"), "utf8")) as Record<string, unknown>;
     writeFileSync(join(fx.runDir, "run.json"), JSON.stringify({ ...config, switch_swe_version: "9.8.7" }));
     const doc = exportRun(fx.runDir).get("t00.switch")!;
@@ -250,7 +298,9 @@ describe("export atif refuses bad input in one line, exit 2, writing nothing", (
   it("no --out: a usage error", () => {
     const r = cli(["export", "atif", tempDir()]);
     expect(r.code).toBe(2);
-    expect(r.stderr.trim().split("\n")).toEqual(["switch-swe export atif: required option '--out <dir>' not specified (see switch-swe export atif --help)"]);
+    expect(r.stderr.trim().split("\n")).toEqual([
+      "switch-swe export atif: required option '--out <dir>' not specified (see switch-swe export atif --help)",
+    ]);
   });
 
   it("a directory that is not a run", () => {
@@ -258,7 +308,9 @@ describe("export atif refuses bad input in one line, exit 2, writing nothing", (
     const out = join(dir, "out");
     const r = cli(["export", "atif", dir, "--out", out]);
     expect(r.code).toBe(2);
-    expect(r.stderr.trim().split("\n")).toEqual([`${dir}: not a run directory (no run.json: a run directory is what \`switch-swe run --out\` writes)`]);
+    expect(r.stderr.trim().split("\n")).toEqual([
+      `${dir}: not a run directory (no run.json: a run directory is what \`switch-swe run --out\` writes)`,
+    ]);
     expect(existsSync(out)).toBe(false);
   });
 

@@ -46,8 +46,18 @@ describe("the ATIF v1.7 schema", () => {
       ["a field ATIF does not list", ["steps", 0, "role"], "user", /^steps\[0\]: .*role/],
       ["step ids out of order", ["steps", 2, "step_id"], 5, /^steps\[2\]\.step_id: expected 3/],
       ["metrics on a user step", ["steps", 0, "metrics"], { prompt_tokens: 1 }, /^steps\[0\]\.metrics: only allowed on agent steps/],
-      ["a result of no tool call of the step", ["steps", 1, "observation", "results", 0, "source_call_id"], "c9", /^steps\[1\]\.observation\.results\[0\]\.source_call_id: "c9" is no tool_call_id/],
-      ["metrics on a deterministic dispatch", ["steps", 1, "llm_call_count"], 0, /^steps\[1\]\.metrics: must be absent when llm_call_count is 0/],
+      [
+        "a result of no tool call of the step",
+        ["steps", 1, "observation", "results", 0, "source_call_id"],
+        "c9",
+        /^steps\[1\]\.observation\.results\[0\]\.source_call_id: "c9" is no tool_call_id/,
+      ],
+      [
+        "metrics on a deterministic dispatch",
+        ["steps", 1, "llm_call_count"],
+        0,
+        /^steps\[1\]\.metrics: must be absent when llm_call_count is 0/,
+      ],
       ["an agent without a version", ["agent", "version"], undefined, /^agent\.version: /],
       ["a source ATIF does not know", ["steps", 2, "source"], "environment", /^steps\[2\]\.source: /],
       ["negative tokens", ["final_metrics", "total_prompt_tokens"], -1, /^final_metrics\.total_prompt_tokens: /],
@@ -59,7 +69,10 @@ describe("the ATIF v1.7 schema", () => {
       if (value === undefined) delete parent[key];
       else parent[key] = value;
       const found = problems(d);
-      expect(found.some((p) => expected.test(p)), `${what}: ${found.join(" | ")}`).toBe(true);
+      expect(
+        found.some((p) => expected.test(p)),
+        `${what}: ${found.join(" | ")}`,
+      ).toBe(true);
     }
   });
 });

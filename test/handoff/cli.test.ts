@@ -28,7 +28,10 @@ describe("switch-swe handoff (built CLI)", () => {
   });
 
   it("validate lists every problem of a bad dataset, one per line, and exits 2 without a stack trace", async () => {
-    const bad = JSON.parse(readFileSync(pilotPath, "utf8")) as { rubric: Record<string, number>; cases: { id: string; answer: Record<string, unknown> }[] };
+    const bad = JSON.parse(readFileSync(pilotPath, "utf8")) as {
+      rubric: Record<string, number>;
+      cases: { id: string; answer: Record<string, unknown> }[];
+    };
     bad.rubric.owner = 6;
     bad.cases[1]!.id = bad.cases[0]!.id;
     bad.cases[2]!.answer.owner = "w99";
@@ -85,16 +88,31 @@ describe("switch-swe handoff (built CLI)", () => {
     writeFileSync(file, JSON.stringify(sub));
     const r = await runCli(["handoff", "score", pilotPath, "--submission", file, "--format", "json"]);
     expect(r.code).toBe(0);
-    const out = JSON.parse(r.stdout) as Record<string, unknown> & { overall: number; conditions: Record<string, number>; cases: Record<string, Record<string, { score: number; fields: Record<string, number> }>> };
+    const out = JSON.parse(r.stdout) as Record<string, unknown> & {
+      overall: number;
+      conditions: Record<string, number>;
+      cases: Record<string, Record<string, { score: number; fields: Record<string, number> }>>;
+    };
     expect(Object.keys(out)).toEqual(["overall", "conditions", "cases", "problems", "record"]);
     expect(Object.keys(out.conditions)).toEqual(["transcript", "memory", "handoff"]);
     expect(out.cases["invoice-csv-dates"]!.memory).toEqual({
       score: 85,
-      fields: { objective: 10, current_state: 20, decisions: 0, evidence: 15, constraints: 10, next_action: 15, owner: 5, open_questions: 10 },
+      fields: {
+        objective: 10,
+        current_state: 20,
+        decisions: 0,
+        evidence: 15,
+        constraints: 10,
+        next_action: 15,
+        owner: 5,
+        open_questions: 10,
+      },
     });
     expect(out.conditions.memory).toBe(97.5);
     expect(out.overall).toBe(99.1667);
-    expect(out.problems).toEqual([{ path: "answers.invoice-csv-dates.memory.decisions[1]", message: '"nope" is not a candidate id of decisions' }]);
+    expect(out.problems).toEqual([
+      { path: "answers.invoice-csv-dates.memory.decisions[1]", message: '"nope" is not a candidate id of decisions' },
+    ]);
     expect((out.record as { model: string }).model).toBe("answer-key");
   });
 
@@ -115,7 +133,10 @@ describe("switch-swe handoff (built CLI)", () => {
     expect(a.stderr).not.toContain("    at ");
 
     const wrong = join(dir, "wrong-shape.json");
-    const sub = perfectSubmission(pilotDataset()) as unknown as { record: Record<string, unknown>; answers: Record<string, Record<string, unknown>> };
+    const sub = perfectSubmission(pilotDataset()) as unknown as {
+      record: Record<string, unknown>;
+      answers: Record<string, Record<string, unknown>>;
+    };
     delete sub.record.model;
     sub.answers["invoice-csv-dates"]!.dream = {};
     (sub.answers["config-module-split"]!.memory as Record<string, unknown>).objective = 3;

@@ -67,7 +67,10 @@ describe("handoff dataset validation", () => {
         d.cases[1]!.id = "f1";
         d.cases[0]!.candidates.evidence[2]!.id = "e1";
       }),
-    ).toEqual(['ds.json: cases[0].candidates.evidence[2].id: duplicate candidate id "e1" (also [0])', 'ds.json: cases[1].id: duplicate case id "f1" (also cases[0])']);
+    ).toEqual([
+      'ds.json: cases[0].candidates.evidence[2].id: duplicate candidate id "e1" (also [0])',
+      'ds.json: cases[1].id: duplicate case id "f1" (also cases[0])',
+    ]);
   });
 
   it("rejects a rubric that does not sum to 100, unknown rubric fields and missing ones", () => {

@@ -1,5 +1,11 @@
 import { readFileSync } from "node:fs";
-import { CONDITIONS, parseHandoffDataset, type LoadedHandoffDataset, type Submission, type SubmissionRecord } from "../../src/handoff/index.js";
+import {
+  CONDITIONS,
+  parseHandoffDataset,
+  type LoadedHandoffDataset,
+  type Submission,
+  type SubmissionRecord,
+} from "../../src/handoff/index.js";
 import { FIXTURE_DATASET } from "../../src/handoff/scorer-fixtures.js";
 import { blankRecord } from "../../src/handoff/record.js";
 import { pilotPath } from "./cli-helpers.js";
@@ -14,7 +20,14 @@ export function pilotDataset(): LoadedHandoffDataset {
 
 /** A record a person filled in completely, so scoring lists no record problems. */
 export function filledRecord(loaded: LoadedHandoffDataset): SubmissionRecord {
-  return { ...blankRecord(loaded), provider: "hand", model: "answer-key", model_version: "answer-key", date: "2025-01-01", host: "by hand" };
+  return {
+    ...blankRecord(loaded),
+    provider: "hand",
+    model: "answer-key",
+    model_version: "answer-key",
+    date: "2025-01-01",
+    host: "by hand",
+  };
 }
 
 /** Every case and condition answered with the key itself. */

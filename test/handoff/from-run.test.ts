@@ -18,7 +18,10 @@ beforeAll(() => {
   const fx = makeRunFixture(2);
   root = fx.root;
   runDir = join(root, "run");
-  const run = cli(["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--agent", "oracle", "--out", runDir, "--quiet", "--no-verify"], { env: { SWITCH_SWE_CACHE: fx.cache } });
+  const run = cli(
+    ["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--agent", "oracle", "--out", runDir, "--quiet", "--no-verify"],
+    { env: { SWITCH_SWE_CACHE: fx.cache } },
+  );
   expect(run.code, run.stderr).toBe(0);
 }, 300_000);
 
@@ -49,7 +52,9 @@ describe.skipIf(missingTool)("handoff from-run", () => {
       const focus = reqs[at]!.task;
       // The right objective and next step are sentences of the focus task's own requests, never another task's.
       const byId = (field: keyof typeof c.candidates, id: string) => c.candidates[field].find((x) => x.id === id)!.text;
-      expect(reqs.filter((q) => q.task === focus).some((q) => q.message.includes(byId("objective", c.answer.objective).replace(/…$/, "")))).toBe(true);
+      expect(
+        reqs.filter((q) => q.task === focus).some((q) => q.message.includes(byId("objective", c.answer.objective).replace(/…$/, ""))),
+      ).toBe(true);
       expect(reqs[at]!.message).toContain(byId("next_action", c.answer.next_action).replace(/…$/, ""));
       // The transcript stops before the returning request; memory and handoff name only the focus task's work.
       expect(c.conditions.transcript).not.toContain(reqs[at]!.message);
@@ -99,7 +104,12 @@ describe.skipIf(missingTool)("handoff from-run", () => {
     const r = cli(["report", runDir, "--handoff", scores, "--format", "json"]);
     expect(r.code, r.stderr).toBe(0);
     const report = reportSchema.parse(JSON.parse(r.stdout));
-    expect(report.configs[0]!.handoff).toMatchObject({ scores_file: scores, overall: 100, conditions: { transcript: 100, memory: 100, handoff: 100 }, problems: 0 });
+    expect(report.configs[0]!.handoff).toMatchObject({
+      scores_file: scores,
+      overall: 100,
+      conditions: { transcript: 100, memory: 100, handoff: 100 },
+      problems: 0,
+    });
     expect(report.configs[0]!.handoff!.dataset.version).toMatch(/^from-run-1\+[0-9a-f]{16}$/);
     const html = cli(["report", runDir, "--handoff", scores, "--format", "html"]);
     expect(html.code, html.stderr).toBe(0);
@@ -114,7 +124,9 @@ describe.skipIf(missingTool)("handoff from-run", () => {
     writeFileSync(join(other, "run.json"), JSON.stringify({ ...config, created_at: "2020-01-01T00:00:00.000Z" }));
     const refused = cli(["report", other, "--handoff", scores]);
     expect(refused.code).toBe(2);
-    expect(refused.stderr.trim().split("\n")).toEqual([expect.stringMatching(/key-scores\.json: record\.dataset\.version: the scores were built from another run/)]);
+    expect(refused.stderr.trim().split("\n")).toEqual([
+      expect.stringMatching(/key-scores\.json: record\.dataset\.version: the scores were built from another run/),
+    ]);
     // A scores file of a dataset that is not from-run, and a file that is not JSON.
     const foreign = JSON.parse(readFileSync(scores, "utf8")) as { record: { dataset: { version: string } } };
     foreign.record.dataset.version = "pilot-2";

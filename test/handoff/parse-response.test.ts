@@ -31,7 +31,11 @@ describe("parseModelResponse", () => {
     expect(parseModelResponse('{"objective": "o1", "decisions": [1, 2], "owner": {"id": "w1"}, "reasoning": "because"}')).toEqual({
       kind: "answer",
       answers: { objective: "o1" },
-      problems: ["decisions: a list holding a number is not an id or a list of ids (dropped)", "owner: an object is not an id or a list of ids (dropped)", 'unknown key "reasoning" in the response (ignored)'],
+      problems: [
+        "decisions: a list holding a number is not an id or a list of ids (dropped)",
+        "owner: an object is not an id or a list of ids (dropped)",
+        'unknown key "reasoning" in the response (ignored)',
+      ],
     });
   });
 });

@@ -19,7 +19,10 @@ describe("the pilot dataset", () => {
     for (const c of dataset.cases) {
       for (const f of FIELDS) {
         const key = new Set(isSingleValue(f) ? [c.answer[f] as string] : (c.answer[f] as string[]));
-        expect(c.candidates[f].some((cand) => !key.has(cand.id)), `${c.id}.${f}`).toBe(true);
+        expect(
+          c.candidates[f].some((cand) => !key.has(cand.id)),
+          `${c.id}.${f}`,
+        ).toBe(true);
         expect(new Set(c.candidates[f].map((cand) => cand.text)).size, `${c.id}.${f} texts`).toBe(c.candidates[f].length);
       }
     }

@@ -7,7 +7,11 @@ import { fixtureDataset, pilotDataset } from "./fixtures.js";
 import { tempDir } from "./cli-helpers.js";
 
 function readAll(dir: string): Map<string, Buffer> {
-  return new Map(readdirSync(dir).sort().map((f) => [f, readFileSync(join(dir, f))]));
+  return new Map(
+    readdirSync(dir)
+      .sort()
+      .map((f) => [f, readFileSync(join(dir, f))]),
+  );
 }
 
 describe("prompts", () => {
@@ -45,10 +49,21 @@ describe("prompts", () => {
 
   it("are indexed with their hashes, the dataset and the prompt version", () => {
     const set = buildPromptSet(fixtureDataset());
-    const index = JSON.parse(set.contents.get("index.json")!) as { prompt_version: number; dataset: { sha256: string }; prompts: { file: string; sha256: string }[] };
+    const index = JSON.parse(set.contents.get("index.json")!) as {
+      prompt_version: number;
+      dataset: { sha256: string };
+      prompts: { file: string; sha256: string }[];
+    };
     expect(index.prompt_version).toBe(PROMPT_VERSION);
     expect(index.dataset.sha256).toBe(fixtureDataset().sha256);
-    expect(index.prompts.map((p) => p.file)).toEqual(["f1.transcript.txt", "f1.memory.txt", "f1.handoff.txt", "f2.transcript.txt", "f2.memory.txt", "f2.handoff.txt"]);
+    expect(index.prompts.map((p) => p.file)).toEqual([
+      "f1.transcript.txt",
+      "f1.memory.txt",
+      "f1.handoff.txt",
+      "f2.transcript.txt",
+      "f2.memory.txt",
+      "f2.handoff.txt",
+    ]);
     for (const p of index.prompts) expect(sha256(set.contents.get(p.file)!)).toBe(p.sha256);
   });
 });

@@ -1,6 +1,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CONDITIONS, FIELDS, handoffDatasetSchema, scoreSubmission, type Field, type HandoffDataset, type Submission } from "../../src/handoff/index.js";
+import {
+  CONDITIONS,
+  FIELDS,
+  handoffDatasetSchema,
+  scoreSubmission,
+  type Field,
+  type HandoffDataset,
+  type Submission,
+} from "../../src/handoff/index.js";
 import { isSingleValue } from "../../src/handoff/fields.js";
 
 const conditions = { transcript: "t", memory: "m", handoff: "h" };
@@ -30,7 +38,11 @@ const caseArb = (id: string) =>
 
 const datasetArb: fc.Arbitrary<HandoffDataset> = fc
   .record({ rubric: rubricArb, n: fc.integer({ min: 1, max: 3 }) })
-  .chain(({ rubric, n }) => fc.tuple(...Array.from({ length: n }, (_, i) => caseArb(`c${i}`))).map((cases) => handoffDatasetSchema.parse({ version: "p", rubric, cases })));
+  .chain(({ rubric, n }) =>
+    fc
+      .tuple(...Array.from({ length: n }, (_, i) => caseArb(`c${i}`)))
+      .map((cases) => handoffDatasetSchema.parse({ version: "p", rubric, cases })),
+  );
 
 /** Any answer a person or a model might give for one field, valid or not. */
 function answerArb(ids: string[]): fc.Arbitrary<string | string[] | null | undefined> {
@@ -46,10 +58,14 @@ function submissionArb(dataset: HandoffDataset): fc.Arbitrary<Submission["answer
       ),
     ),
   );
-  return fc.tuple(...perCase).map((answers) => Object.fromEntries(dataset.cases.map((c, i) => [c.id, answers[i]])) as Submission["answers"]);
+  return fc
+    .tuple(...perCase)
+    .map((answers) => Object.fromEntries(dataset.cases.map((c, i) => [c.id, answers[i]])) as Submission["answers"]);
 }
 
-const withAnswers = datasetArb.chain((dataset) => fc.record({ dataset: fc.constant(dataset), answers: submissionArb(dataset), seed: fc.integer() }));
+const withAnswers = datasetArb.chain((dataset) =>
+  fc.record({ dataset: fc.constant(dataset), answers: submissionArb(dataset), seed: fc.integer() }),
+);
 
 function mapLists(answers: Submission["answers"], fn: (list: string[], caseId: string, field: Field) => string[]): Submission["answers"] {
   const out = structuredClone(answers);
@@ -79,7 +95,11 @@ function shuffle<T>(list: T[], seed: number): T[] {
 
 function everyScore(dataset: HandoffDataset, answers: Submission["answers"]): number[] {
   const r = scoreSubmission(dataset, { answers });
-  return [r.overall, ...CONDITIONS.map((k) => r.conditions[k]), ...Object.values(r.cases).flatMap((byK) => CONDITIONS.map((k) => byK[k].score))];
+  return [
+    r.overall,
+    ...CONDITIONS.map((k) => r.conditions[k]),
+    ...Object.values(r.cases).flatMap((byK) => CONDITIONS.map((k) => byK[k].score)),
+  ];
 }
 
 describe("scorer properties", () => {
@@ -138,7 +158,9 @@ describe("scorer properties", () => {
   it("gives the key itself 100 under any rubric", () => {
     fc.assert(
       fc.property(datasetArb, (dataset) => {
-        const answers = Object.fromEntries(dataset.cases.map((c) => [c.id, Object.fromEntries(CONDITIONS.map((k) => [k, { ...c.answer }]))]));
+        const answers = Object.fromEntries(
+          dataset.cases.map((c) => [c.id, Object.fromEntries(CONDITIONS.map((k) => [k, { ...c.answer }]))]),
+        );
         expect(scoreSubmission(dataset, { answers }).overall).toBeCloseTo(100, 9);
       }),
     );

@@ -107,14 +107,21 @@ describe("handoff run against a scripted OpenAI-compatible server", () => {
     expect(sub.answers[bad.c.id]?.[bad.condition]).toBeUndefined();
     expect(sub.answers[slot(pilot, 2).c.id]?.[slot(pilot, 2).condition]).toEqual(slot(pilot, 2).c.answer);
 
-    const raw = readFileSync(join(dir, "pilot-run.raw.jsonl"), "utf8").trimEnd().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const raw = readFileSync(join(dir, "pilot-run.raw.jsonl"), "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(raw).toHaveLength(18);
     expect(raw[invalidAt]).toMatchObject({ case: bad.c.id, condition: bad.condition, attempt: 1, outcome: "invalid-json" });
     expect(String(raw[invalidAt]!.text)).toMatch(/^Sure! Here is my answer: /);
 
     const scored = await runCli(["handoff", "score", pilotPath, "--submission", out, "--format", "json"]);
     expect(scored.code).toBe(0);
-    const report = JSON.parse(scored.stdout) as { overall: number; cases: Record<string, Record<string, { score: number }>>; problems: { path: string; message: string }[] };
+    const report = JSON.parse(scored.stdout) as {
+      overall: number;
+      cases: Record<string, Record<string, { score: number }>>;
+      problems: { path: string; message: string }[];
+    };
     expect(report.overall).toBe(94.4444);
     expect(report.cases[bad.c.id]![bad.condition]!.score).toBe(0);
     expect(report.problems).toHaveLength(1);
@@ -150,7 +157,21 @@ describe("handoff run against a scripted OpenAI-compatible server", () => {
     server = await startScriptedServer((_i, req) => keyReply(fixture, req));
     const out = join(dir, "keyed.json");
     const r = await runCli(
-      ["handoff", "run", fixturePath, "--model", "local:m", "--base-url", server.baseURL, "--out", out, "--api-key-env", "MY_KEY", "--system-prompt", "Be careful."],
+      [
+        "handoff",
+        "run",
+        fixturePath,
+        "--model",
+        "local:m",
+        "--base-url",
+        server.baseURL,
+        "--out",
+        out,
+        "--api-key-env",
+        "MY_KEY",
+        "--system-prompt",
+        "Be careful.",
+      ],
       { MY_KEY: "sk-test" },
     );
     expect(r.code).toBe(0);
@@ -164,7 +185,23 @@ describe("handoff run against a scripted OpenAI-compatible server", () => {
     server = await startScriptedServer((i, req) => (i === 0 ? { text: "not json" } : keyReply(fixture, req)));
     const out = join(dir, "retried.json");
     const r = await runCli(
-      ["handoff", "run", fixturePath, "--model", "local:m", "--base-url", server.baseURL, "--out", out, "--retries", "1", "--retry-on", "invalid-json", "--retry-delay-ms", "0"],
+      [
+        "handoff",
+        "run",
+        fixturePath,
+        "--model",
+        "local:m",
+        "--base-url",
+        server.baseURL,
+        "--out",
+        out,
+        "--retries",
+        "1",
+        "--retry-on",
+        "invalid-json",
+        "--retry-delay-ms",
+        "0",
+      ],
       noKey,
     );
     expect(r.code).toBe(0);

@@ -38,7 +38,10 @@ describe("scoreField", () => {
     ]);
   });
   it("zeroes a string given for a set field", () => {
-    expect(scoreField("evidence", ids("e1"), ["e1"], "e1")).toEqual({ fraction: 0, problems: [{ suffix: "", message: "evidence takes a list of candidate ids" }] });
+    expect(scoreField("evidence", ids("e1"), ["e1"], "e1")).toEqual({
+      fraction: 0,
+      problems: [{ suffix: "", message: "evidence takes a list of candidate ids" }],
+    });
   });
 });
 
@@ -67,7 +70,9 @@ describe("scoreSubmission", () => {
   });
 
   it("gives the hand-computed partial scores, field by field", () => {
-    const r = scoreSubmission(dataset, { answers: { f1: { transcript: PARTIAL_F1_TRANSCRIPT.answer, memory: PARTIAL_F1_MEMORY.answer as never } } });
+    const r = scoreSubmission(dataset, {
+      answers: { f1: { transcript: PARTIAL_F1_TRANSCRIPT.answer, memory: PARTIAL_F1_MEMORY.answer as never } },
+    });
     for (const f of FIELDS) {
       expect(r.cases.f1?.transcript.fields[f]).toBeCloseTo(PARTIAL_F1_TRANSCRIPT.fields[f], 12);
       expect(r.cases.f1?.memory.fields[f]).toBeCloseTo(PARTIAL_F1_MEMORY.fields[f], 12);
@@ -88,16 +93,24 @@ describe("scoreSubmission", () => {
 
   it("scores an invalid JSON response 0 and lists it once, whatever the answers say", () => {
     const sub = perfectSubmission(loaded);
-    const r = scoreSubmission(dataset, { ...sub, responses: { f2: { memory: { outcome: "invalid-json", detail: "Unexpected token S", attempts: 1 } } } });
+    const r = scoreSubmission(dataset, {
+      ...sub,
+      responses: { f2: { memory: { outcome: "invalid-json", detail: "Unexpected token S", attempts: 1 } } },
+    });
     expect(r.cases.f2?.memory.score).toBe(0);
     expect(r.overall).toBeCloseTo(500 / 6, 12);
-    expect(r.problems).toEqual([{ path: "responses.f2.memory", message: "the response is not valid JSON (Unexpected token S); every field scores 0" }]);
+    expect(r.problems).toEqual([
+      { path: "responses.f2.memory", message: "the response is not valid JSON (Unexpected token S); every field scores 0" },
+    ]);
   });
 
   it("lists notes a run kept about a response, and answers for cases the dataset lacks", () => {
     const sub = perfectSubmission(loaded);
     sub.answers.ghost = {};
-    const r = scoreSubmission(dataset, { ...sub, responses: { f1: { handoff: { outcome: "answered", problems: ['unknown key "why" in the response (ignored)'], attempts: 1 } } } });
+    const r = scoreSubmission(dataset, {
+      ...sub,
+      responses: { f1: { handoff: { outcome: "answered", problems: ['unknown key "why" in the response (ignored)'], attempts: 1 } } },
+    });
     expect(r.overall).toBe(100);
     expect(r.problems).toEqual([
       { path: "responses.f1.handoff", message: 'unknown key "why" in the response (ignored)' },
@@ -117,7 +130,12 @@ describe("recordProblems", () => {
     expect(recordProblems(filledRecord(loaded), loaded)).toEqual([]);
   });
   it("lists unset fields, another dataset and another prompt version", () => {
-    const record = { ...filledRecord(loaded), model: "", prompt_version: 99, dataset: { file: "x.json", version: "0", sha256: "0".repeat(64) } };
+    const record = {
+      ...filledRecord(loaded),
+      model: "",
+      prompt_version: 99,
+      dataset: { file: "x.json", version: "0", sha256: "0".repeat(64) },
+    };
     expect(recordProblems(record, loaded).map((p) => `${p.path}: ${p.message}`)).toEqual([
       "record.model: not set",
       `record.dataset.sha256: made for another dataset file (000000000000, this one is ${loaded.sha256.slice(0, 12)})`,

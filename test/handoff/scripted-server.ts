@@ -50,7 +50,8 @@ export async function startScriptedServer(script: (index: number, req: RecordedR
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      if (req.method !== "POST" || req.url !== "/v1/chat/completions") return send(res, 404, { error: { message: `no route ${req.method} ${req.url}` } });
+      if (req.method !== "POST" || req.url !== "/v1/chat/completions")
+        return send(res, 404, { error: { message: `no route ${req.method} ${req.url}` } });
       let body: RecordedRequest["body"];
       try {
         body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as RecordedRequest["body"];

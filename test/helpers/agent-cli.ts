@@ -10,14 +10,33 @@ import { claudePackage } from "../../src/agents/claude-code.js";
  * any Node), and `npm ci` on the Node 20 the README names must install without a warning.
  */
 export function installedClaude(): string {
-  const dir = join(process.env.SWITCH_SWE_TEST_CLIS ?? join(homedir(), ".cache", "switch-swe-test-clis"), `claude-code-${claudePackage.version}`);
+  const dir = join(
+    process.env.SWITCH_SWE_TEST_CLIS ?? join(homedir(), ".cache", "switch-swe-test-clis"),
+    `claude-code-${claudePackage.version}`,
+  );
   const bin = join(dir, "node_modules", ".bin", claudePackage.command);
   if (existsSync(bin)) return bin;
   mkdirSync(dir, { recursive: true });
-  const r = spawnSync("npm", ["install", "--prefix", dir, "--no-save", "--no-audit", "--no-fund", "--loglevel=error", `${claudePackage.npm}@${claudePackage.version}`], {
-    encoding: "utf8",
-    timeout: 15 * 60_000,
-  });
-  if (r.status !== 0 || !existsSync(bin)) throw new Error(`could not install ${claudePackage.npm}@${claudePackage.version} into ${dir}: ${r.error?.message ?? r.stderr.trim().slice(-500)}`);
+  const r = spawnSync(
+    "npm",
+    [
+      "install",
+      "--prefix",
+      dir,
+      "--no-save",
+      "--no-audit",
+      "--no-fund",
+      "--loglevel=error",
+      `${claudePackage.npm}@${claudePackage.version}`,
+    ],
+    {
+      encoding: "utf8",
+      timeout: 15 * 60_000,
+    },
+  );
+  if (r.status !== 0 || !existsSync(bin))
+    throw new Error(
+      `could not install ${claudePackage.npm}@${claudePackage.version} into ${dir}: ${r.error?.message ?? r.stderr.trim().slice(-500)}`,
+    );
   return bin;
 }

@@ -6,7 +6,10 @@ import { git, writeFiles } from "../verify/fixture.js";
  * (branch main); `commit` writes files into it, commits everything with the message and returns
  * the new commit's id.
  */
-export function gitHistory(root: string, name: string): { repo: string; init: () => void; commit: (message: string, files: Record<string, string>) => string } {
+export function gitHistory(
+  root: string,
+  name: string,
+): { repo: string; init: () => void; commit: (message: string, files: Record<string, string>) => string } {
   const repo = join(root, name);
   return {
     repo,

@@ -22,7 +22,8 @@ export function writeShapesHistory(root: string): string {
     "tests/test_rect.py": "from shapes.geometry.area import rect\n\n\ndef test_rect():\n    assert rect(2, 3) == 6\n",
   });
   commit("Add the area of a triangle", {
-    "shapes/geometry/area.py": "def square(a):\n    return a * a\n\n\ndef rect(a, b):\n    return a * b\n\n\ndef triangle(b, h):\n    return b * h / 2\n",
+    "shapes/geometry/area.py":
+      "def square(a):\n    return a * a\n\n\ndef rect(a, b):\n    return a * b\n\n\ndef triangle(b, h):\n    return b * h / 2\n",
     "tests/test_triangle.py": "from shapes.geometry.area import triangle\n\n\ndef test_triangle():\n    assert triangle(4, 3) == 6\n",
   });
   git(repo, "checkout", "-q", "main");
@@ -33,7 +34,8 @@ export function writeShapesHistory(root: string): string {
   });
   commit("Labels can carry a unit", {
     "shapes/text/label.py": "def label(name, unit=''):\n    return (name + unit).upper()\n",
-    "tests/test_label.py": "from shapes.text.label import label\n\n\ndef test_upper():\n    assert label('a') == 'A'\n\n\ndef test_unit():\n    assert label('a', 'm') == 'AM'\n",
+    "tests/test_label.py":
+      "from shapes.text.label import label\n\n\ndef test_upper():\n    assert label('a') == 'A'\n\n\ndef test_unit():\n    assert label('a', 'm') == 'AM'\n",
   });
   commit("Document the package", { "README.md": "shapes\n" });
   commit("Clamp: name the bounds", {
@@ -43,7 +45,8 @@ export function writeShapesHistory(root: string): string {
   // A change of code (a docstring alone is no stage: the syntax tree rule folds it), whose test passes before it too.
   commit("Clamp: accept the bounds in either order", {
     "shapes/util/clamp.py": "def clamp(x, lo, hi):\n    low, high = min(lo, hi), max(lo, hi)\n    return max(low, min(x, high))\n",
-    "tests/test_clamp.py": "from shapes.util.clamp import clamp\n\n\ndef test_clamp():\n    assert clamp(5, 0, 3) == 3\n\n\ndef test_low():\n    assert clamp(-1, 0, 3) == 0\n",
+    "tests/test_clamp.py":
+      "from shapes.util.clamp import clamp\n\n\ndef test_clamp():\n    assert clamp(5, 0, 3) == 3\n\n\ndef test_low():\n    assert clamp(-1, 0, 3) == 0\n",
   });
   return repo;
 }

@@ -95,7 +95,20 @@ function readOr(path: string): string {
 
 /** Ten tasks over five directories: every task has both near and far partners. */
 export const layoutTen: { files: string[]; tasks: SyntheticTask[] } = {
-  files: ["pkg/a/one.py", "pkg/a/two.py", "pkg/a/three.py", "pkg/b/one.py", "pkg/b/two.py", "pkg/b/three.py", "pkg/c/one.py", "pkg/c/two.py", "pkg/d/one.py", "pkg/d/two.py", "pkg/e/one.py", "pkg/e/two.py"],
+  files: [
+    "pkg/a/one.py",
+    "pkg/a/two.py",
+    "pkg/a/three.py",
+    "pkg/b/one.py",
+    "pkg/b/two.py",
+    "pkg/b/three.py",
+    "pkg/c/one.py",
+    "pkg/c/two.py",
+    "pkg/d/one.py",
+    "pkg/d/two.py",
+    "pkg/e/one.py",
+    "pkg/e/two.py",
+  ],
   tasks: [
     { id: "t01", files: ["pkg/a/one.py"], stages: 3 },
     { id: "t02", files: ["pkg/a/two.py"], stages: 2 },

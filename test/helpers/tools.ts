@@ -30,7 +30,13 @@ export function toolProblem(tool: Tool): string | null {
       break;
     case "userns":
       // The hardening probe every run makes (and doctor reports), not a second bwrap call of our own.
-      why = bwrapProblem() ?? (Object.values(sandboxHardening()).filter((p) => !p.applied).map((p) => p.detail).join("; ") || null);
+      why =
+        bwrapProblem() ??
+        (Object.values(sandboxHardening())
+          .filter((p) => !p.applied)
+          .map((p) => p.detail)
+          .join("; ") ||
+          null);
       break;
     case "cgroups": {
       const record = probeLimits(defaultLimits);
@@ -65,7 +71,9 @@ export function skipWithout(testFile: string, ...tools: Tool[]): boolean {
   const file = relative(packageRoot, testFile.startsWith("file:") ? new URL(testFile).pathname : testFile);
   const reason = missing.map((m) => `${m.tool}: ${m.why}`).join("; ");
   if (process.env.CI === "true" || process.env.CI === "1") {
-    throw new Error(`${file}: CI=true and a tool it needs is missing (${reason}); install: ${missing.map((m) => toolInstall[m.tool]).join("; ")}`);
+    throw new Error(
+      `${file}: CI=true and a tool it needs is missing (${reason}); install: ${missing.map((m) => toolInstall[m.tool]).join("; ")}`,
+    );
   }
   const summary = process.env.SWITCH_SWE_TEST_SKIPS;
   if (summary) appendFileSync(summary, `${JSON.stringify({ file, tools: missing.map((m) => m.tool), reason })}\n`);

@@ -32,7 +32,9 @@ function instance(id: string, base: string, version: string, setupCommit: string
     repo: "acme/calc",
     base_commit: base,
     patch: diffAgainst(calcFiles, (d) => writeFileSync(join(d, "calc", "ops.py"), fixedOps)),
-    test_patch: diffAgainst(calcFiles, (d) => writeFileSync(join(d, "tests", "test_add.py"), "from calc.ops import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n")),
+    test_patch: diffAgainst(calcFiles, (d) =>
+      writeFileSync(join(d, "tests", "test_add.py"), "from calc.ops import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"),
+    ),
     problem_statement: "add() subtracts",
     FAIL_TO_PASS: ["tests/test_add.py::test_add"],
     PASS_TO_PASS: ["tests/test_ops.py::test_mul"],
@@ -45,17 +47,23 @@ describe("environments per version / environment_setup_commit", () => {
   it("the import chooses each task's variant; tasks of one set-up commit share one environment", () => {
     const [c1, c2, c3] = commits as [string, string, string];
     const file = join(root, "instances.jsonl");
-    writeFileSync(file, [instance("calc-1", c2, "1.0", c1), instance("calc-2", c3, "1.0", c1), instance("calc-3", c3, "2.0", c3)].join("\n"));
+    writeFileSync(
+      file,
+      [instance("calc-1", c2, "1.0", c1), instance("calc-2", c3, "1.0", c1), instance("calc-3", c3, "2.0", c3)].join("\n"),
+    );
     const setup = ['mkdir -p "$SWITCH_SWE_ENV/bin"', `echo ${c1} > "$SWITCH_SWE_ENV/built-at"`];
     const map = join(root, "map.json");
     writeFileSync(map, JSON.stringify({ "acme/calc": { versions: { [c1]: { setup } } } }));
     const out = join(root, "ds");
     const imp = cli(["tasks", "import-swebench", file, "--out", out, "--test-command-map", map, "--repo", `acme/calc=${mirror}`], { env });
-    expect(imp.stderr).toMatch(/\[2\]\.version: no environment for version 2\.0 or set-up commit [0-9a-f]{40} among the map's versions \([0-9a-f]{40}\)/);
+    expect(imp.stderr).toMatch(
+      /\[2\]\.version: no environment for version 2\.0 or set-up commit [0-9a-f]{40} among the map's versions \([0-9a-f]{40}\)/,
+    );
     expect(imp.code).toBe(1);
     const manifest = JSON.parse(readFileSync(join(out, "dataset.json"), "utf8"));
     expect(manifest.repos.acme__calc.environment.variants).toEqual({ [c1]: { setup, setup_commit: c1 } });
-    for (const id of ["calc-1", "calc-2"]) expect(JSON.parse(readFileSync(join(out, "tasks", id, "task.json"), "utf8")).environment).toBe(c1);
+    for (const id of ["calc-1", "calc-2"])
+      expect(JSON.parse(readFileSync(join(out, "tasks", id, "task.json"), "utf8")).environment).toBe(c1);
 
     const q = cli(["tasks", "qualify", out, "--runs", "1"], { env });
     expect(q.stdout).toContain("2 of 2 task(s) qualify");

@@ -13,7 +13,8 @@ const dir = tempDir();
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const patch = "diff --git a/src/x.py b/src/x.py\n--- a/src/x.py\n+++ b/src/x.py\n@@ -1 +1 @@\n-a = 1\n+a = 2\n";
-const testPatch = "diff --git a/tests/test_x.py b/tests/test_x.py\n--- a/tests/test_x.py\n+++ b/tests/test_x.py\n@@ -1 +1,2 @@\n x = 1\n+y = 2\n";
+const testPatch =
+  "diff --git a/tests/test_x.py b/tests/test_x.py\n--- a/tests/test_x.py\n+++ b/tests/test_x.py\n@@ -1 +1,2 @@\n x = 1\n+y = 2\n";
 
 function instance(id: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -83,7 +84,17 @@ describe("importSwebench", () => {
     writeFileSync(
       followUps,
       JSON.stringify({
-        "acme__widgets-7": [{ text: "Now make it 3.", patch: patch2, tests: ["tests/test_x.py::test_three"], test_patch: testPatch.replace(/y = 2/, "z = 3").replace(" x = 1\n", " x = 1\n y = 2\n").replace("@@ -1 +1,2 @@", "@@ -1,2 +1,3 @@") }],
+        "acme__widgets-7": [
+          {
+            text: "Now make it 3.",
+            patch: patch2,
+            tests: ["tests/test_x.py::test_three"],
+            test_patch: testPatch
+              .replace(/y = 2/, "z = 3")
+              .replace(" x = 1\n", " x = 1\n y = 2\n")
+              .replace("@@ -1 +1,2 @@", "@@ -1,2 +1,3 @@"),
+          },
+        ],
         "acme__widgets-8": ["Also do this."],
         "acme__widgets-99": [{ text: "orphan", patch: patch2 }],
       }),

@@ -25,7 +25,9 @@ beforeAll(() => {
   git(work, "commit", "-qam", "two");
   c2 = git(work, "rev-parse", "HEAD").trim();
   stage = diffAgainst(calcFiles, (d) => writeFileSync(join(d, "calc", "ops.py"), fixedOps));
-  testsPatch = diffAgainst(calcFiles, (d) => writeFileSync(join(d, "tests", "test_add.py"), "from calc.ops import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"));
+  testsPatch = diffAgainst(calcFiles, (d) =>
+    writeFileSync(join(d, "tests", "test_add.py"), "from calc.ops import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"),
+  );
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -57,7 +59,10 @@ describe("tasks import-swebench with local sources", () => {
   it("--repo OWNER/NAME=PATH clones from a local mirror: the dataset validates offline", () => {
     const mirror = mirrorOf("m-cli.git");
     const out = join(root, "ds-cli");
-    const r = cli(["tasks", "import-swebench", instances(join(root, "i1.jsonl"), [c1, c2]), "--out", out, "--repo", `acme/calc=${mirror}`], { env });
+    const r = cli(
+      ["tasks", "import-swebench", instances(join(root, "i1.jsonl"), [c1, c2]), "--out", out, "--repo", `acme/calc=${mirror}`],
+      { env },
+    );
     expect(r.code).toBe(0);
     const manifest = JSON.parse(readFileSync(join(out, "dataset.json"), "utf8"));
     expect(manifest.repos.acme__calc).toMatchObject({ git: "https://github.com/acme/calc.git", mirror: "../m-cli.git" });
@@ -69,9 +74,16 @@ describe("tasks import-swebench with local sources", () => {
   it("the map file's git and mirror keys (mirror relative to the map file)", () => {
     mirrorOf("m-map.git");
     const map = join(root, "map.json");
-    writeFileSync(map, JSON.stringify({ "acme/calc": { git: "https://example.org/acme/calc.git", mirror: "m-map.git", test_command: "python3 -m pytest {tests}" } }));
+    writeFileSync(
+      map,
+      JSON.stringify({
+        "acme/calc": { git: "https://example.org/acme/calc.git", mirror: "m-map.git", test_command: "python3 -m pytest {tests}" },
+      }),
+    );
     const out = join(root, "ds-map");
-    expect(cli(["tasks", "import-swebench", instances(join(root, "i2.jsonl"), [c1]), "--out", out, "--test-command-map", map], { env }).code).toBe(0);
+    expect(
+      cli(["tasks", "import-swebench", instances(join(root, "i2.jsonl"), [c1]), "--out", out, "--test-command-map", map], { env }).code,
+    ).toBe(0);
     const manifest = JSON.parse(readFileSync(join(out, "dataset.json"), "utf8"));
     expect(manifest.repos.acme__calc).toMatchObject({ git: "https://example.org/acme/calc.git", mirror: "../m-map.git" });
     expect(cli(["tasks", "validate", out], { env }).code).toBe(0);
@@ -81,12 +93,17 @@ describe("tasks import-swebench with local sources", () => {
     const map = join(root, "map-offline.json");
     writeFileSync(map, JSON.stringify({ "acme/calc": { git: `file://${join(root, "nowhere.git")}` } }));
     const out = join(root, "ds-offline");
-    cli(["tasks", "import-swebench", instances(join(root, "i3.jsonl"), [c1, c2, c1.slice(0, 12)]), "--out", out, "--test-command-map", map], { env });
+    cli(
+      ["tasks", "import-swebench", instances(join(root, "i3.jsonl"), [c1, c2, c1.slice(0, 12)]), "--out", out, "--test-command-map", map],
+      { env },
+    );
     const v = cli(["tasks", "validate", out], { env });
     expect(v.code).toBe(1);
     const lines = v.stdout.trim().split("\n");
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/dataset\.json: repos\.acme__calc: cannot clone file:\/\/.*nowhere\.git: fatal: .*; offline, point the repository at a local clone, mirror or bundle \("mirror": PATH in dataset\.json's repos\.acme__calc, or --repo when importing or materializing\) \(3 task\(s\) not checked against it\)$/);
+    expect(lines[0]).toMatch(
+      /dataset\.json: repos\.acme__calc: cannot clone file:\/\/.*nowhere\.git: fatal: .*; offline, point the repository at a local clone, mirror or bundle \("mirror": PATH in dataset\.json's repos\.acme__calc, or --repo when importing or materializing\) \(3 task\(s\) not checked against it\)$/,
+    );
     expect(lines[0]).not.toMatch(/tmp-\d+/);
     expect(lines[1]).toBe("1 problem(s) in 3 task(s)");
   });
@@ -140,9 +157,22 @@ describe("the repository cache", () => {
   it("a base the cached clone lacks says which cache clear fixes it", () => {
     const mirror = mirrorOf("m-missing.git");
     const out = join(root, "ds-missing");
-    cli(["tasks", "import-swebench", instances(join(root, "i8.jsonl"), ["0123456789abcdef0123456789abcdef01234567"]), "--out", out, "--repo", `acme/calc=${mirror}`], { env });
+    cli(
+      [
+        "tasks",
+        "import-swebench",
+        instances(join(root, "i8.jsonl"), ["0123456789abcdef0123456789abcdef01234567"]),
+        "--out",
+        out,
+        "--repo",
+        `acme/calc=${mirror}`,
+      ],
+      { env },
+    );
     const v = cli(["tasks", "validate", out], { env });
     expect(v.code).toBe(1);
-    expect(v.stdout).toMatch(/base: revision "0123456789abcdef0123456789abcdef01234567" not found in repository acme__calc \(cached clone of .*m-missing\.git at .*; `switch-swe cache clear --repos` clones it again\)/);
+    expect(v.stdout).toMatch(
+      /base: revision "0123456789abcdef0123456789abcdef01234567" not found in repository acme__calc \(cached clone of .*m-missing\.git at .*; `switch-swe cache clear --repos` clones it again\)/,
+    );
   });
 });

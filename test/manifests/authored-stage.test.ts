@@ -21,7 +21,12 @@ const manifestFile = join(root, "manifest.json");
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const testCommand = "PYTHONPATH=. python3 -m pytest -rA -p no:cacheprovider --junitxml={junit} {tests}";
-const repoEntry = { git: repo, source: { include: defaultSourceInclude, exclude: defaultSourceExclude }, tests: defaultTestGlobs, environment: { test_command: testCommand } };
+const repoEntry = {
+  git: repo,
+  source: { include: defaultSourceInclude, exclude: defaultSourceExclude },
+  tests: defaultTestGlobs,
+  environment: { test_command: testCommand },
+};
 const square = "def square(a):\n    return a * a\n";
 const rect = `${square}\n\ndef rect_area(width, height):\n    return width * height\n`;
 const triangle = `${rect}\n\ndef triangle_area(base, height):\n    return base * height / 2\n`;
@@ -47,9 +52,19 @@ let manifest: any;
 
 beforeAll(async () => {
   init();
-  const base = commit("Initial layout", { "shapes/__init__.py": "", "shapes/area.py": square, "tests/test_square.py": "from shapes.area import square\n\n\ndef test_square():\n    assert square(3) == 9\n" });
-  const c1 = commit("Add the area of a rectangle", { "shapes/area.py": rect, "tests/test_rect.py": "from shapes.area import rect_area\n\n\ndef test_rect():\n    assert rect_area(2, 3) == 6\n" });
-  const c2 = commit("Add the area of a triangle", { "shapes/area.py": triangle, "tests/test_triangle.py": "from shapes.area import triangle_area\n\n\ndef test_triangle():\n    assert triangle_area(2, 3) == 3\n" });
+  const base = commit("Initial layout", {
+    "shapes/__init__.py": "",
+    "shapes/area.py": square,
+    "tests/test_square.py": "from shapes.area import square\n\n\ndef test_square():\n    assert square(3) == 9\n",
+  });
+  const c1 = commit("Add the area of a rectangle", {
+    "shapes/area.py": rect,
+    "tests/test_rect.py": "from shapes.area import rect_area\n\n\ndef test_rect():\n    assert rect_area(2, 3) == 6\n",
+  });
+  const c2 = commit("Add the area of a triangle", {
+    "shapes/area.py": triangle,
+    "tests/test_triangle.py": "from shapes.area import triangle_area\n\n\ndef test_triangle():\n    assert triangle_area(2, 3) == 3\n",
+  });
   const { patch, testsPatch } = authoredPatches();
   const isTest = testFileMatcher(repoEntry);
   const gitDir = join(repo, ".git");
@@ -66,8 +81,20 @@ beforeAll(async () => {
         base,
         provenance: "chain of 2 commits on shapes/",
         stages: [
-          { cut: c1, text: "Please let me compute the area of a rectangle from its two sides.", provenance: `commit ${c1}`, tests: ["tests/test_rect.py::test_rect"], patch_sha256: sha256(upstream[0]!) },
-          { cut: c2, text: "I also need the area of a triangle, from a base and a height.", provenance: `commit ${c2}`, tests: ["tests/test_triangle.py::test_triangle"], patch_sha256: sha256(upstream[1]!) },
+          {
+            cut: c1,
+            text: "Please let me compute the area of a rectangle from its two sides.",
+            provenance: `commit ${c1}`,
+            tests: ["tests/test_rect.py::test_rect"],
+            patch_sha256: sha256(upstream[0]!),
+          },
+          {
+            cut: c2,
+            text: "I also need the area of a triangle, from a base and a height.",
+            provenance: `commit ${c2}`,
+            tests: ["tests/test_triangle.py::test_triangle"],
+            patch_sha256: sha256(upstream[1]!),
+          },
           {
             text: "Circles too, please: their area from the radius.",
             provenance: "benchmark-authored",
@@ -79,7 +106,11 @@ beforeAll(async () => {
           },
         ],
         tests_patch_sha256: sha256(await testsPatchOf(gitDir, base, c2, isTest)),
-        verifier: { fail_to_pass: ["tests/test_rect.py::test_rect", "tests/test_triangle.py::test_triangle", "tests/test_circle.py::test_circle"], pass_to_pass: ["tests/test_square.py::test_square"], timeout_s: 300 },
+        verifier: {
+          fail_to_pass: ["tests/test_rect.py::test_rect", "tests/test_triangle.py::test_triangle", "tests/test_circle.py::test_circle"],
+          pass_to_pass: ["tests/test_square.py::test_square"],
+          timeout_s: 300,
+        },
       },
     ],
   };
@@ -102,7 +133,11 @@ describe("a benchmark-authored stage", () => {
     expect(m.code).toBe(0);
     const dir = join(out, "tasks", "shapes-1");
     const task = JSON.parse(readFileSync(join(dir, "task.json"), "utf8"));
-    expect(task.requests.map((r: { provenance: string }) => r.provenance)).toEqual([manifest.tasks[0].stages[0].provenance, manifest.tasks[0].stages[1].provenance, "benchmark-authored"]);
+    expect(task.requests.map((r: { provenance: string }) => r.provenance)).toEqual([
+      manifest.tasks[0].stages[0].provenance,
+      manifest.tasks[0].stages[1].provenance,
+      "benchmark-authored",
+    ]);
     expect(task.requests[2].tests).toEqual(["tests/test_circle.py::test_circle"]);
     expect(readFileSync(join(dir, "stage-3.patch"), "utf8")).toBe(manifest.tasks[0].stages[2].patch);
     const tests = readFileSync(join(dir, "tests.patch"), "utf8");
@@ -136,8 +171,12 @@ describe("a benchmark-authored stage", () => {
     expect(lines).toContain(`${bad}: tasks[0].stages[2].cut: an authored stage has no upstream commit`);
     expect(lines).toContain(`${bad}: tasks[0].stages[2].tests_patch: an authored stage needs its own regression tests`);
     expect(lines.some((l) => l.startsWith(`${bad}: tasks[0].stages[2].patch_sha256: does not match the patch`))).toBe(true);
-    expect(lines).toContain(`${bad}: tasks[1].stages[0].provenance: authored stages extend an upstream task: the first stage comes from the repository's history`);
-    expect(lines).toContain(`${bad}: tasks[1].stages[1].provenance: an upstream stage after the authored stage 1: authored stages come last`);
+    expect(lines).toContain(
+      `${bad}: tasks[1].stages[0].provenance: authored stages extend an upstream task: the first stage comes from the repository's history`,
+    );
+    expect(lines).toContain(
+      `${bad}: tasks[1].stages[1].provenance: an upstream stage after the authored stage 1: authored stages come last`,
+    );
     expect(r.stderr).not.toContain("    at ");
   });
 
@@ -161,6 +200,8 @@ describe("a benchmark-authored stage", () => {
     });
     const r = cli(["datasets", "materialize", bad, "--out", join(root, "test-in-patch-out")], { env });
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe(`${bad}: tasks[0].stages[2].patch: shapes-1: changes the test file tests/test_circle.py (an authored stage's tests go in its tests_patch)\n`);
+    expect(r.stderr).toBe(
+      `${bad}: tasks[0].stages[2].patch: shapes-1: changes the test file tests/test_circle.py (an authored stage's tests go in its tests_patch)\n`,
+    );
   });
 });

@@ -29,13 +29,17 @@ describe("datasets check: commit-derived texts never ship", () => {
 
   it("an authored stage is never a draft: one line, exit 1", () => {
     const m = JSON.parse(readFileSync(shipped, "utf8"));
-    const i = m.tasks.findIndex((t: { stages: Array<{ provenance: string }> }) => t.stages.some((s) => s.provenance === "benchmark-authored"));
+    const i = m.tasks.findIndex((t: { stages: Array<{ provenance: string }> }) =>
+      t.stages.some((s) => s.provenance === "benchmark-authored"),
+    );
     const k = m.tasks[i].stages.findIndex((s: { provenance: string }) => s.provenance === "benchmark-authored");
     m.tasks[i].stages[k].draft = true;
     const file = join(root, "authored-draft.json");
     writeFileSync(file, JSON.stringify(m));
     const r = cli(["datasets", "check", file]);
-    expect(r.stdout).toContain(`${file}: tasks[${i}].stages[${k}].draft: an authored stage's text is written for the dataset, never a draft`);
+    expect(r.stdout).toContain(
+      `${file}: tasks[${i}].stages[${k}].draft: an authored stage's text is written for the dataset, never a draft`,
+    );
     expect(r.code).toBe(1);
   });
 });

@@ -32,7 +32,14 @@ describe("a merged branch that merged the main line into itself", () => {
   it("starts after the branch's last merge, so no stage carries the other history", async () => {
     const { candidates } = await findCandidates(gitDir, "HEAD", isSource, isTest, 8);
     const found = candidates.filter((c) => c.kind === "merge");
-    expect(found).toEqual([{ kind: "merge", base: sync, cuts: [second, third], provenance: `merge ${merge} of branch feature, after the branch's merge ${sync}` }]);
+    expect(found).toEqual([
+      {
+        kind: "merge",
+        base: sync,
+        cuts: [second, third],
+        provenance: `merge ${merge} of branch feature, after the branch's merge ${sync}`,
+      },
+    ]);
     expect(await changedPaths(gitDir, sync, second)).toEqual(["a.py", "tests/test_a.py"]);
   });
 

@@ -34,34 +34,64 @@ beforeAll(() => {
     "tests/test_beta.py": "from beta import old\n\n\ndef test_old():\n    assert old() == 0\n",
   });
   branch("alpha-two", [
-    ["Add two", { "alpha/__init__.py": `${oldImport}\n\ndef one():\n    return 1\n\n\ndef two():\n    return 2\n`, "tests/test_alpha.py": "from alpha import two\n\n\ndef test_two():\n    assert two() == 2\n" }],
-    ["Add three", { "alpha/__init__.py": `${oldImport}\n\ndef one():\n    return 1\n\n\ndef two():\n    return 2\n\n\ndef three():\n    return 3\n` }],
+    [
+      "Add two",
+      {
+        "alpha/__init__.py": `${oldImport}\n\ndef one():\n    return 1\n\n\ndef two():\n    return 2\n`,
+        "tests/test_alpha.py": "from alpha import two\n\n\ndef test_two():\n    assert two() == 2\n",
+      },
+    ],
+    [
+      "Add three",
+      { "alpha/__init__.py": `${oldImport}\n\ndef one():\n    return 1\n\n\ndef two():\n    return 2\n\n\ndef three():\n    return 3\n` },
+    ],
   ]);
   branch("beta-new", [
-    ["Add new", { "beta/__init__.py": "def old():\n    return 0\n\n\ndef new():\n    return 1\n", "tests/test_beta.py": "from beta import new, old\n\n\ndef test_old():\n    assert old() == 0\n\n\ndef test_new():\n    assert new() == 1\n" }],
+    [
+      "Add new",
+      {
+        "beta/__init__.py": "def old():\n    return 0\n\n\ndef new():\n    return 1\n",
+        "tests/test_beta.py":
+          "from beta import new, old\n\n\ndef test_old():\n    assert old() == 0\n\n\ndef test_new():\n    assert new() == 1\n",
+      },
+    ],
     ["Add newer", { "beta/__init__.py": "def old():\n    return 0\n\n\ndef new():\n    return 1\n\n\ndef newer():\n    return 2\n" }],
   ]);
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe("tasks mine: environment failures and broken bases", () => {
-  it("says an environment failure is one, in pytest's full words, and refuses a base that cannot be collected", { timeout: 600_000 }, () => {
-    const r = cli(["tasks", "mine", repo, "--out", out, "--runs", "1"], { env });
-    // Nothing mined: exit 1.
-    expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/2 candidate\(s\): 0 mined, 2 rejected \(1 environment, 1 base cannot be collected\)/);
-    // The console gives the interpreter's whole message and where it broke, not "no test fails before the stages".
-    expect(r.stderr).toMatch(/rejected merge \S+ of branch alpha-two: environment \(the tests cannot be loaded in any state: tests\/test_alpha\.py - ImportError: cannot import name 'MutableSet' from 'collections' \(\/\S+\/collections\/__init__\.py\) \(at alpha\/__init__\.py:1\)\)/);
-    expect(r.stderr).toMatch(/rejected merge \S+ of branch beta-new: base cannot be collected \(at the base as shipped \(without the tests patch\), tests\/test_beta\.py cannot be collected: ImportError: cannot import name 'MutableSet' from 'collections'/);
-    expect(r.stderr).not.toContain("no F2P");
+  it(
+    "says an environment failure is one, in pytest's full words, and refuses a base that cannot be collected",
+    { timeout: 600_000 },
+    () => {
+      const r = cli(["tasks", "mine", repo, "--out", out, "--runs", "1"], { env });
+      // Nothing mined: exit 1.
+      expect(r.code).toBe(1);
+      expect(r.stdout).toMatch(/2 candidate\(s\): 0 mined, 2 rejected \(1 environment, 1 base cannot be collected\)/);
+      // The console gives the interpreter's whole message and where it broke, not "no test fails before the stages".
+      expect(r.stderr).toMatch(
+        /rejected merge \S+ of branch alpha-two: environment \(the tests cannot be loaded in any state: tests\/test_alpha\.py - ImportError: cannot import name 'MutableSet' from 'collections' \(\/\S+\/collections\/__init__\.py\) \(at alpha\/__init__\.py:1\)\)/,
+      );
+      expect(r.stderr).toMatch(
+        /rejected merge \S+ of branch beta-new: base cannot be collected \(at the base as shipped \(without the tests patch\), tests\/test_beta\.py cannot be collected: ImportError: cannot import name 'MutableSet' from 'collections'/,
+      );
+      expect(r.stderr).not.toContain("no F2P");
 
-    const report = JSON.parse(readFileSync(join(out, "mine-report.json"), "utf8"));
-    expect(report.rejected_by_reason).toEqual({ environment: 1, "base cannot be collected": 1 });
-    const [alpha, beta] = report.rejected;
-    expect(alpha).toMatchObject({ reason: "environment", test_runs: 3, failing_modules: [{ module: "tests/test_alpha.py", reason: expect.stringContaining("cannot import name 'MutableSet' from 'collections'") }] });
-    // One run of the base with the tests patch, one without it: the stages never ran.
-    expect(beta).toMatchObject({ reason: "base cannot be collected", test_runs: 2 });
-    expect(beta.detail).toContain("(at beta/__init__.py:1)");
-    expect(JSON.parse(readFileSync(join(out, "manifest.json"), "utf8")).tasks).toEqual([]);
-  });
+      const report = JSON.parse(readFileSync(join(out, "mine-report.json"), "utf8"));
+      expect(report.rejected_by_reason).toEqual({ environment: 1, "base cannot be collected": 1 });
+      const [alpha, beta] = report.rejected;
+      expect(alpha).toMatchObject({
+        reason: "environment",
+        test_runs: 3,
+        failing_modules: [
+          { module: "tests/test_alpha.py", reason: expect.stringContaining("cannot import name 'MutableSet' from 'collections'") },
+        ],
+      });
+      // One run of the base with the tests patch, one without it: the stages never ran.
+      expect(beta).toMatchObject({ reason: "base cannot be collected", test_runs: 2 });
+      expect(beta.detail).toContain("(at beta/__init__.py:1)");
+      expect(JSON.parse(readFileSync(join(out, "manifest.json"), "utf8")).tasks).toEqual([]);
+    },
+  );
 });

@@ -29,7 +29,9 @@ describe("tasks mine --python", () => {
   it("refuses to resume without it, and refuses a version that is no Python minor version (exit 2)", () => {
     const r = cli(["tasks", "mine", repo, "--out", out, "--runs", "1", "--setup", setup], { env });
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe(`${join(out, "mine-report.json")}: settings.python: this run used "3.11", not null: resume with the options it was started with, or mine into a new --out\n`);
+    expect(r.stderr).toBe(
+      `${join(out, "mine-report.json")}: settings.python: this run used "3.11", not null: resume with the options it was started with, or mine into a new --out\n`,
+    );
     const bad = cli(["tasks", "mine", repo, "--out", join(root, "bad"), "--python", "3"], { env });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--python must be a Python minor version such as 3.11, got "3"');

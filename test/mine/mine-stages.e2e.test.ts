@@ -13,7 +13,8 @@ const c: Record<string, string> = {};
 
 const area = (body: string) => ({ "shapes/geometry/area.py": body });
 const v1 = "def square(a):\n    return a * a\n\n\ndef perimeter(a):\n    return 4 * a\n";
-const v3 = "def square(a):\n    return a * a\n\n\ndef perimeter(a):\n    if a < 0:\n        raise ValueError('negative side')\n    return 4 * a\n";
+const v3 =
+  "def square(a):\n    return a * a\n\n\ndef perimeter(a):\n    if a < 0:\n        raise ValueError('negative side')\n    return 4 * a\n";
 const v4 = v3.replace("a * a", "a*a").replace("4 * a", "4*a");
 const v5 = `${v4}\n\ndef rect(a, b):\n    return a*b\n`;
 
@@ -42,16 +43,18 @@ beforeAll(() => {
   c.s4 = commit("Format", area(v4));
   c.s5 = commit("Add the area of a rectangle", {
     ...area(v5),
-    "tests/test_area.py": "from shapes.geometry.area import rect, square\n\n\ndef test_square():\n    assert square(3) == 9\n\n\ndef test_rect():\n    assert rect(2, 3) == 6\n",
+    "tests/test_area.py":
+      "from shapes.geometry.area import rect, square\n\n\ndef test_square():\n    assert square(3) == 9\n\n\ndef test_rect():\n    assert rect(2, 3) == 6\n",
   });
   c.s6 = commit("Try a power", area(v5.replace("a*a", "a**2")));
-  c.s7 = commit("Revert \"Try a power\"", area(v5));
+  c.s7 = commit('Revert "Try a power"', area(v5));
   git(repo, "checkout", "-q", "main");
   git(repo, "merge", "-q", "--no-ff", "-m", "Merge branch 'perimeter'", "perimeter");
   git(repo, "checkout", "-q", "-b", "tidy");
   commit("Add the diagonal", {
     ...area(`${v5}\n\ndef diagonal(a):\n    return a * 2 ** 0.5\n`),
-    "tests/test_diagonal.py": "from shapes.geometry.area import diagonal\n\n\ndef test_diagonal():\n    assert round(diagonal(1), 3) == 1.414\n",
+    "tests/test_diagonal.py":
+      "from shapes.geometry.area import diagonal\n\n\ndef test_diagonal():\n    assert round(diagonal(1), 3) == 1.414\n",
   });
   commit("Whitespace", area(`${v5}\n\ndef diagonal(a):\n    return a*2**0.5\n`));
   git(repo, "checkout", "-q", "main");
@@ -77,16 +80,31 @@ describe("tasks mine: stages are the substantive steps", () => {
     // The middle stage changes behaviour with no test of its own: a stage all the same.
     expect(mined.stages_without_f2p).toEqual([2]);
     expect(mined.regression_tests).toEqual(["tests/test_area.py::test_square"]);
-    expect(mined.failing_modules).toEqual([{ module: "tests/test_optional.py", reason: expect.stringMatching(/^cannot be collected in any state \(pytest: .*not_installed_anywhere/) }]);
+    expect(mined.failing_modules).toEqual([
+      {
+        module: "tests/test_optional.py",
+        reason: expect.stringMatching(/^cannot be collected in any state \(pytest: .*not_installed_anywhere/),
+      },
+    ]);
     // The pre-checks rejected the second branch on its diffs: no test ran.
-    expect(report.rejected).toEqual([expect.objectContaining({ reason: "fewer than two substantive stages", test_runs: 0, folded: [expect.objectContaining({ rule: "formatting only" })] })]);
+    expect(report.rejected).toEqual([
+      expect.objectContaining({
+        reason: "fewer than two substantive stages",
+        test_runs: 0,
+        folded: [expect.objectContaining({ rule: "formatting only" })],
+      }),
+    ]);
 
     const manifest = JSON.parse(readFileSync(join(out, "manifest.json"), "utf8"));
     const [task] = manifest.tasks;
     expect(task.stages.map((s: { cut: string }) => s.cut)).toEqual([c.s1, c.s3, c.s7]);
     // Texts derived from commit messages are drafts until written for the dataset.
     expect(task.stages.map((s: { draft?: boolean }) => s.draft)).toEqual([true, true, true]);
-    expect(task.stages.map((s: { tests: string[] }) => s.tests)).toEqual([["tests/test_perimeter.py::test_perimeter"], [], ["tests/test_area.py::test_rect"]]);
+    expect(task.stages.map((s: { tests: string[] }) => s.tests)).toEqual([
+      ["tests/test_perimeter.py::test_perimeter"],
+      [],
+      ["tests/test_area.py::test_rect"],
+    ]);
     expect(task.verifier.fail_to_pass).toEqual(["tests/test_perimeter.py::test_perimeter", "tests/test_area.py::test_rect"]);
     // It fails at the base (its module cannot be imported there): no P2P either, which qualify would refuse.
     expect(task.verifier.pass_to_pass).not.toContain("tests/test_area.py::test_square");
@@ -107,7 +125,9 @@ describe("tasks mine: stages are the substantive steps", () => {
     writeJson(file, report);
     const again = cli(["tasks", "mine", repo, "--out", out, "--runs", "2", "--max-stages", "8"], { env });
     expect(again.code).toBe(0);
-    expect(again.stderr).toContain('1 mined and 0 rejected before, 1 left (1 rejected as "fewer than two stages with tests", a rule since retired, are judged again)');
+    expect(again.stderr).toContain(
+      '1 mined and 0 rejected before, 1 left (1 rejected as "fewer than two stages with tests", a rule since retired, are judged again)',
+    );
     expect(JSON.parse(readFileSync(file, "utf8")).rejected_by_reason).toEqual({ "fewer than two substantive stages": 1 });
   });
 });

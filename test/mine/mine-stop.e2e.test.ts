@@ -78,7 +78,10 @@ async function stillRunning(groups: number[]): Promise<number[]> {
 }
 
 function startMine(): { exited: Promise<{ code: number | null; stderr: string }>; kill: (sig: NodeJS.Signals) => void } {
-  const child = spawn(process.execPath, [cliPath, "tasks", "mine", repo, "--out", out, "--runs", "1"], { env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [cliPath, "tasks", "mine", repo, "--out", out, "--runs", "1"], {
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stderr = "";
   child.stderr.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
   child.stdout.resume();
@@ -92,29 +95,41 @@ describe.skipIf(missingTool)("tasks mine stopped while its tests run", () => {
     m.kill("SIGTERM");
     const r = await m.exited;
     expect(r.code).toBe(130);
-    expect(r.stderr).toMatch(new RegExp(`SIGTERM: stopped; ended [1-9]\\d* process group\\(s\\) \\(test runs, git\\) and removed the scratch; every candidate decided so far is saved in ${out}: run the same command again to resume\\n$`));
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `SIGTERM: stopped; ended [1-9]\\d* process group\\(s\\) \\(test runs, git\\) and removed the scratch; every candidate decided so far is saved in ${out}: run the same command again to resume\\n$`,
+      ),
+    );
     expect(scratchDirs()).toEqual([]);
     expect(await stillRunning(groups)).toEqual([]);
     // Stopped before any candidate was decided, the run can still be resumed (the next test does).
     expect(existsSync(join(out, "mine-report.json"))).toBe(true);
   });
 
-  it("after kill -9 the next run ends the test runs left behind, removes their scratch and mines the candidate", { timeout: 300_000 }, async () => {
-    const m = startMine();
-    const { dir, groups } = await testGroups(m.exited);
-    m.kill("SIGKILL");
-    await m.exited;
-    // Nothing ran the miner's cleanup: its scratch and its sleeping test run are still there.
-    expect(existsSync(dir)).toBe(true);
-    const r = cli(["tasks", "mine", repo, "--out", out, "--runs", "1"], { env });
-    expect(r.stderr).toContain(`warning: cleaned up after 1 verifier(s) that died`);
-    expect(r.stderr).toContain(`removed ${dir}`);
-    expect(await stillRunning(groups)).toEqual([]);
-    expect(r.stderr).toContain(`resuming ${out}: 0 mined and 0 rejected before, 1 left`);
-    expect(r.stdout).toMatch(/1 candidate\(s\): 1 mined, 0 rejected; /);
-    expect(r.code).toBe(0);
-    expect(scratchDirs()).toEqual([]);
-    const manifest = JSON.parse(readFileSync(join(out, "manifest.json"), "utf8")) as { tasks: Array<{ stages: Array<{ tests: string[] }> }> };
-    expect(manifest.tasks.map((t) => t.stages.map((s) => s.tests))).toEqual([[["tests/test_calc.py::test_two"], ["tests/test_calc.py::test_three"]]]);
-  });
+  it(
+    "after kill -9 the next run ends the test runs left behind, removes their scratch and mines the candidate",
+    { timeout: 300_000 },
+    async () => {
+      const m = startMine();
+      const { dir, groups } = await testGroups(m.exited);
+      m.kill("SIGKILL");
+      await m.exited;
+      // Nothing ran the miner's cleanup: its scratch and its sleeping test run are still there.
+      expect(existsSync(dir)).toBe(true);
+      const r = cli(["tasks", "mine", repo, "--out", out, "--runs", "1"], { env });
+      expect(r.stderr).toContain(`warning: cleaned up after 1 verifier(s) that died`);
+      expect(r.stderr).toContain(`removed ${dir}`);
+      expect(await stillRunning(groups)).toEqual([]);
+      expect(r.stderr).toContain(`resuming ${out}: 0 mined and 0 rejected before, 1 left`);
+      expect(r.stdout).toMatch(/1 candidate\(s\): 1 mined, 0 rejected; /);
+      expect(r.code).toBe(0);
+      expect(scratchDirs()).toEqual([]);
+      const manifest = JSON.parse(readFileSync(join(out, "manifest.json"), "utf8")) as {
+        tasks: Array<{ stages: Array<{ tests: string[] }> }>;
+      };
+      expect(manifest.tasks.map((t) => t.stages.map((s) => s.tests))).toEqual([
+        [["tests/test_calc.py::test_two"], ["tests/test_calc.py::test_three"]],
+      ]);
+    },
+  );
 });

@@ -13,9 +13,12 @@ const root = tempDir("switch-swe-mine-unittest-");
 const { repo, init, commit } = gitHistory(root, "calcu");
 
 const testops = (methods: string[]) =>
-  ["import unittest", "", "from calc import ops", "", "", "class TestOps(unittest.TestCase):", ...methods.flatMap((m) => [m, ""])].join("\n");
+  ["import unittest", "", "from calc import ops", "", "", "class TestOps(unittest.TestCase):", ...methods.flatMap((m) => [m, ""])].join(
+    "\n",
+  );
 const testAdd = "    def test_add(self):\n        self.assertEqual(ops.add(2, 3), 5)\n";
-const testSub = "    def test_sub(self):\n        for a, b in [(3, 1), (1, 3)]:\n            with self.subTest(a=a, b=b):\n                self.assertEqual(ops.sub(a, b), a - b)\n";
+const testSub =
+  "    def test_sub(self):\n        for a, b in [(3, 1), (1, 3)]:\n            with self.subTest(a=a, b=b):\n                self.assertEqual(ops.sub(a, b), a - b)\n";
 const testMul = "    def test_mul(self):\n        self.assertEqual(ops.mul(2, 3), 6)\n";
 
 /**
@@ -53,11 +56,17 @@ describe.skipIf(missingTool)("tasks mine --test-runner unittest", () => {
     const manifest = readJson(join(out, "manifest.json"));
     expect(manifest.repos.calcu.environment).toEqual({ test_command: "python3 -m unittest -v {tests}", test_runner: "unittest" });
     const [task] = manifest.tasks;
-    expect(task.stages.map((s: { tests: string[] }) => s.tests)).toEqual([["tests/testops.py::TestOps::test_sub"], ["tests/testops.py::TestOps::test_mul"]]);
+    expect(task.stages.map((s: { tests: string[] }) => s.tests)).toEqual([
+      ["tests/testops.py::TestOps::test_sub"],
+      ["tests/testops.py::TestOps::test_mul"],
+    ]);
     expect(task.verifier.pass_to_pass).toEqual(["tests/testops.py::TestOps::test_add"]);
     // The materialized dataset names the runner too, with the same ids: its verification runs unittest.
     expect(readJson(join(out, "dataset.json")).repos.calcu.environment.test_runner).toBe("unittest");
-    expect(readJson(join(out, "tasks", task.id, "task.json")).verifier.fail_to_pass).toEqual(["tests/testops.py::TestOps::test_sub", "tests/testops.py::TestOps::test_mul"]);
+    expect(readJson(join(out, "tasks", task.id, "task.json")).verifier.fail_to_pass).toEqual([
+      "tests/testops.py::TestOps::test_sub",
+      "tests/testops.py::TestOps::test_mul",
+    ]);
     expect(readJson(join(out, "mine-report.json")).settings.test_runner).toBe("unittest");
     // Qualification of the mined dataset runs the same runner and observes the same ids.
     const q = cli(["tasks", "qualify", out, "--runs", "1", "--suite", "touched"], { env });
@@ -71,6 +80,8 @@ describe.skipIf(missingTool)("tasks mine --test-runner unittest", () => {
   it("an unknown runner is refused in one line naming the runners, exit 2", () => {
     const r = cli(["tasks", "mine", repo, "--out", join(root, "nose"), "--test-runner", "nose"]);
     expect(r.code).toBe(2);
-    expect(r.stderr.trim().split("\n")).toEqual(['switch-swe tasks mine: --test-runner must be one of pytest, unittest, got "nose" (see switch-swe tasks mine --help)']);
+    expect(r.stderr.trim().split("\n")).toEqual([
+      'switch-swe tasks mine: --test-runner must be one of pytest, unittest, got "nose" (see switch-swe tasks mine --help)',
+    ]);
   });
 });

@@ -35,7 +35,9 @@ describe("a chain stage unrelated to the stages before it", () => {
   const isSource = (p: string) => p.endsWith(".py") && !p.startsWith("tests/");
   const isTest = (p: string) => p.startsWith("tests/");
   it("changes no source file an earlier stage changed", async () => {
-    expect(await unrelatedStage(gitDir, base, [pr803, pr970], isSource, isTest)).toBe(`stage 2 (${pr970.slice(0, 12)}) changes no source file an earlier stage changed`);
+    expect(await unrelatedStage(gitDir, base, [pr803, pr970], isSource, isTest)).toBe(
+      `stage 2 (${pr970.slice(0, 12)}) changes no source file an earlier stage changed`,
+    );
   });
   it("is not a stage that changes a file an earlier stage changed", async () => {
     expect(await unrelatedStage(gitDir, base, [pr803, plain], isSource, isTest)).toBeNull();
@@ -46,12 +48,17 @@ describe("a chain stage unrelated to the stages before it", () => {
 describe("a chain stage that reworks older code the chain never touched", () => {
   const { repo: more, init: initMore, commit: commitMore } = gitHistory(root, "more");
   initMore();
-  const fns = (remap: string, partition: string, extra = "") => ({ "more.py": `def remap(xs):\n    return ${remap}\n\n\ndef partition(xs):\n    return ${partition}\n${extra}` });
+  const fns = (remap: string, partition: string, extra = "") => ({
+    "more.py": `def remap(xs):\n    return ${remap}\n\n\ndef partition(xs):\n    return ${partition}\n${extra}`,
+  });
   const start = commitMore("Initial layout", fns("list(xs)", "xs"));
   const cache = commitMore("remap: a cache option", fns("list(dict.fromkeys(xs))", "xs"));
   const order = commitMore("remap: keep the order", fns("list(dict.fromkeys(reversed(xs)))", "xs"));
   const predicates = commitMore("partition: several predicates", fns("list(dict.fromkeys(reversed(xs)))", "[x for x in xs if x]"));
-  const helper = commitMore("Add a helper", fns("list(dict.fromkeys(reversed(xs)))", "[x for x in xs if x]", "\n\ndef helper():\n    return 1\n"));
+  const helper = commitMore(
+    "Add a helper",
+    fns("list(dict.fromkeys(reversed(xs)))", "[x for x in xs if x]", "\n\ndef helper():\n    return 1\n"),
+  );
   const moreDir = join(more, ".git");
   const isSource = (p: string) => p.endsWith(".py");
   const isTest = (p: string) => p.startsWith("tests/");

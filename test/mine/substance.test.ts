@@ -16,14 +16,16 @@ function diff(path: string, before: string | null, after: string | null): string
   const [a, b] = [join(dir, "a"), join(dir, "b")];
   if (before !== null) writeFileSync(a, before);
   if (after !== null) writeFileSync(b, after);
-  const r = spawnSync("git", ["diff", "--no-index", "--no-color", before === null ? "/dev/null" : a, after === null ? "/dev/null" : b], { encoding: "utf8" });
+  const r = spawnSync("git", ["diff", "--no-index", "--no-color", before === null ? "/dev/null" : a, after === null ? "/dev/null" : b], {
+    encoding: "utf8",
+  });
   return r.stdout.replaceAll(a.slice(1), path).replaceAll(b.slice(1), path);
 }
 
 const isSource = (p: string) => /\.(py|js)$/.test(p);
 const classOf = (...patches: string[]) => classifySteps(patches, isSource);
 const stage: StepClass = { substantive: true };
-const fold = (rule: string): StepClass => ({ substantive: false, rule } as StepClass);
+const fold = (rule: string): StepClass => ({ substantive: false, rule }) as StepClass;
 
 const py = `def area(w, h):
     # the area of a rectangle
@@ -48,7 +50,9 @@ describe("classifySteps: which steps change behaviour", () => {
   });
 
   it("whitespace only is formatting; in Python indentation is syntax, elsewhere line breaks are whitespace", () => {
-    expect(classOf(diff("geo.py", py, py.replace("w * h", "w*h").replace("def label(s):", "def label( s ):  ")))).toEqual([fold("formatting only")]);
+    expect(classOf(diff("geo.py", py, py.replace("w * h", "w*h").replace("def label(s):", "def label( s ):  ")))).toEqual([
+      fold("formatting only"),
+    ]);
     expect(classOf(diff("geo.py", py, py.replace("\n\n\ndef label", "\n\ndef label")))).toEqual([fold("formatting only")]);
     expect(classOf(diff("geo.py", py, py.replace("    return s.upper()", "return s.upper()")))).toEqual([stage]);
     const js = "function f(a, b) {\n  return a + b;\n}\n";
@@ -57,7 +61,9 @@ describe("classifySteps: which steps change behaviour", () => {
   });
 
   it("comments only is documentation; a comment marker inside a string is code", () => {
-    expect(classOf(diff("geo.py", py, py.replace("# the area of a rectangle", "# w times h, whatever the units")))).toEqual([fold("documentation only")]);
+    expect(classOf(diff("geo.py", py, py.replace("# the area of a rectangle", "# w times h, whatever the units")))).toEqual([
+      fold("documentation only"),
+    ]);
     expect(classOf(diff("geo.py", py, py.replace("return w * h", "return w * h  # no rounding")))).toEqual([fold("documentation only")]);
     const s = 'SEP = "#"\n';
     expect(classOf(diff("sep.py", s, 'SEP = "#!"\n'))).toEqual([stage]);

@@ -29,11 +29,23 @@ async function buildManifest(): Promise<void> {
   init();
   // A private helper far from every change: no patch line shows it, only the touched file does.
   const head = "def _unit_scale():\n    return 1\n\n\n\n\n\n";
-  commits.push(commit("Initial layout", { "shapes/area.py": `${head}def square(a):\n    return a * a\n`, "tests/test_base.py": "def test_base():\n    assert True\n" }));
+  commits.push(
+    commit("Initial layout", {
+      "shapes/area.py": `${head}def square(a):\n    return a * a\n`,
+      "tests/test_base.py": "def test_base():\n    assert True\n",
+    }),
+  );
   const area2 = `${head}def square(a):\n    return a * a\n\n\ndef rect_area(width, height):\n    return width * height\n`;
-  commits.push(commit(rect, { "shapes/area.py": area2, "tests/test_rect.py": "from shapes.area import rect_area\n\n\ndef test_rect():\n    assert rect_area(2, 3) == 6\n" }));
+  commits.push(
+    commit(rect, {
+      "shapes/area.py": area2,
+      "tests/test_rect.py": "from shapes.area import rect_area\n\n\ndef test_rect():\n    assert rect_area(2, 3) == 6\n",
+    }),
+  );
   const area3 = `${area2}\n\ndef triangle_area(base, height):\n    return base * height / 2\n`;
-  commits.push(commit("Add the area of a triangle", { "shapes/area.py": area3, "tests/test_triangle.py": "def test_triangle():\n    assert True\n" }));
+  commits.push(
+    commit("Add the area of a triangle", { "shapes/area.py": area3, "tests/test_triangle.py": "def test_triangle():\n    assert True\n" }),
+  );
   const repoEntry = { git: repo, source: { include: defaultSourceInclude, exclude: defaultSourceExclude }, tests: defaultTestGlobs };
   const gitDir = join(repo, ".git");
   const cuts = commits.slice(1);
@@ -49,7 +61,12 @@ async function buildManifest(): Promise<void> {
         repo: "shapes",
         base: commits[0],
         provenance: "chain of 2 commits on shapes/",
-        stages: cuts.map((cut, k) => ({ cut, provenance: `commit ${cut}: request derived from its message`, tests: [`tests/test_${k === 0 ? "rect" : "triangle"}.py::test_x`], patch_sha256: sha256(patches[k]!) })),
+        stages: cuts.map((cut, k) => ({
+          cut,
+          provenance: `commit ${cut}: request derived from its message`,
+          tests: [`tests/test_${k === 0 ? "rect" : "triangle"}.py::test_x`],
+          patch_sha256: sha256(patches[k]!),
+        })),
         tests_patch_sha256: sha256(await testsPatchOf(gitDir, commits[0]!, cuts[1]!, testFileMatcher(repoEntry))),
         verifier: { fail_to_pass: ["tests/test_rect.py::test_x", "tests/test_triangle.py::test_x"], pass_to_pass: [], timeout_s: 1800 },
       },
@@ -83,11 +100,13 @@ const writerArgs = (s: MockModelServer, ...more: string[]) => ["--writer-model",
 /** Every file of a directory tree with its bytes, to show that nothing changed. */
 function snapshot(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) if (e.isFile()) out[join(e.parentPath, e.name)] = readFileSync(join(e.parentPath, e.name), "utf8");
+  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true }))
+    if (e.isFile()) out[join(e.parentPath, e.name)] = readFileSync(join(e.parentPath, e.name), "utf8");
   return out;
 }
 const readJson = (f: string) => JSON.parse(readFileSync(f, "utf8"));
-const userPrompts = (s: MockModelServer) => s.requests().map((r) => ((r.body as { messages: { role: string; content: string }[] }).messages.find((m) => m.role === "user")!.content));
+const userPrompts = (s: MockModelServer) =>
+  s.requests().map((r) => (r.body as { messages: { role: string; content: string }[] }).messages.find((m) => m.role === "user")!.content);
 
 describe("tasks write-requests on a dataset", () => {
   it("writes checked rewrites into task.json and manifest.json, and materialization then uses them", { timeout: 120_000 }, async () => {
@@ -98,7 +117,9 @@ describe("tasks write-requests on a dataset", () => {
       { match: "Step 2 of 2", text: reply(goodTriangle) },
     ]);
     const r = await cliAsync(["tasks", "write-requests", d, ...writerArgs(s)], { env });
-    expect(r.stdout).toBe(`${d}: 2 request text(s) written, 0 rewrite(s) refused (derived text kept, reason recorded), 0 left as they were\n`);
+    expect(r.stdout).toBe(
+      `${d}: 2 request text(s) written, 0 rewrite(s) refused (derived text kept, reason recorded), 0 left as they were\n`,
+    );
     expect(r.code).toBe(0);
 
     const body = s.requests()[0]!.body as { messages: { role: string; content: string }[] };
@@ -111,7 +132,12 @@ describe("tasks write-requests on a dataset", () => {
 
     const task = readJson(join(d, "tasks", "shapes-1", "task.json"));
     expect(task.requests.map((q: { text: string }) => q.text)).toEqual([goodRect, goodTriangle]);
-    expect(task.requests[0].writer).toMatchObject({ status: "written", model: "local:writer", attempts: 1, prompt_version: "request-writer/2" });
+    expect(task.requests[0].writer).toMatchObject({
+      status: "written",
+      model: "local:writer",
+      attempts: 1,
+      prompt_version: "request-writer/2",
+    });
     expect(task.requests[0].writer.prompt_sha256).toBe(sha256(`${WRITER_SYSTEM_PROMPT}\n\n${first}`));
     const manifest = readJson(join(d, "manifest.json"));
     expect(manifest.format).toBe("switch-swe.task-manifest/2");
@@ -127,14 +153,24 @@ describe("tasks write-requests on a dataset", () => {
 
     const before = snapshot(d);
     const rerun = await cliAsync(["tasks", "write-requests", d, ...writerArgs(s)], { env });
-    expect(rerun.stdout).toContain(": 0 request text(s) written, 0 rewrite(s) refused (derived text kept, reason recorded), 2 left as they were\n");
+    expect(rerun.stdout).toContain(
+      ": 0 request text(s) written, 0 rewrite(s) refused (derived text kept, reason recorded), 2 left as they were\n",
+    );
     expect(s.requests()).toHaveLength(2);
     expect(snapshot(d)).toEqual(before);
   });
 
   for (const [what, turn, message] of [
-    ["malformed JSON", { match: "Step 1", text: "Sure! The user wants rectangles." }, /^error: local:writer: malformed reply: not JSON \(.+\): "Sure! The user wants rectangles\."$/],
-    ["an HTTP 500", { match: "Step 1", error: { status: 500, message: "upstream exploded" } }, /^error: local:writer: request failed: HTTP 500: upstream exploded$/],
+    [
+      "malformed JSON",
+      { match: "Step 1", text: "Sure! The user wants rectangles." },
+      /^error: local:writer: malformed reply: not JSON \(.+\): "Sure! The user wants rectangles\."$/,
+    ],
+    [
+      "an HTTP 500",
+      { match: "Step 1", error: { status: 500, message: "upstream exploded" } },
+      /^error: local:writer: request failed: HTTP 500: upstream exploded$/,
+    ],
     ["a timeout", { match: "Step 1", text: reply(goodRect), delay_ms: 4000 }, /^error: local:writer: request failed: .*(time|abort)/i],
   ] as const) {
     it(`${what} leaves the dataset unchanged and exits 1 with a one-line reason`, { timeout: 60_000 }, async () => {
@@ -146,7 +182,9 @@ describe("tasks write-requests on a dataset", () => {
       expect(r.code).toBe(1);
       const lines = r.stderr.trim().split("\n");
       expect(lines[0]).toMatch(message);
-      expect(lines[1]).toBe(`that stage is unchanged and every text written before it is kept; resume with: switch-swe tasks write-requests ${d} --writer-model local:writer --writer-base-url ${s.baseURL} --writer-timeout-s 1`);
+      expect(lines[1]).toBe(
+        `that stage is unchanged and every text written before it is kept; resume with: switch-swe tasks write-requests ${d} --writer-model local:writer --writer-base-url ${s.baseURL} --writer-timeout-s 1`,
+      );
       expect(lines).toHaveLength(2);
       expect(snapshot(d)).toEqual(before);
     });
@@ -167,7 +205,9 @@ describe("tasks write-requests on a dataset", () => {
     await s.close();
     s = await serve([{ match: "Step 2 of 2", text: reply(goodTriangle) }]);
     const r = await cliAsync(["tasks", "write-requests", d, ...writerArgs(s)], { env });
-    expect(r.stdout).toContain(": 1 request text(s) written, 0 rewrite(s) refused (derived text kept, reason recorded), 1 left as they were\n");
+    expect(r.stdout).toContain(
+      ": 1 request text(s) written, 0 rewrite(s) refused (derived text kept, reason recorded), 1 left as they were\n",
+    );
     expect(userPrompts(s)).toHaveLength(1);
     expect(userPrompts(s)[0]).toContain(`1. ${goodRect}`);
     expect(readJson(join(d, "tasks", "shapes-1", "task.json")).requests[1].text).toBe(goodTriangle);
@@ -182,7 +222,10 @@ describe("a write-requests run killed while it waits for the model", () => {
       { match: "Step 1 of 2", text: reply(goodRect) },
       { match: "Step 2 of 2", text: reply(goodTriangle), delay_ms: 30_000 },
     ]);
-    const child = spawn(process.execPath, [cliPath, "tasks", "write-requests", d, ...writerArgs(s)], { env: { ...process.env, ...env }, stdio: "ignore" });
+    const child = spawn(process.execPath, [cliPath, "tasks", "write-requests", d, ...writerArgs(s)], {
+      env: { ...process.env, ...env },
+      stdio: "ignore",
+    });
     const exited = new Promise((r) => child.on("close", r));
     while (s.requests().length < 2) await new Promise((r) => setTimeout(r, 100));
     child.kill("SIGKILL");
@@ -202,66 +245,82 @@ describe("a write-requests run killed while it waits for the model", () => {
 describe("the check sees the private names of the touched files, not only of the patch", () => {
   const leak = "Please let me compute rectangle areas, scaled the way _unit_scale scales squares.";
   const reason = "private names: it names a private name of the code: _unit_scale";
-  it("on a dataset and on a manifest, a rewrite naming one is asked again with the reason, then refused", { timeout: 120_000 }, async () => {
-    const d = join(root, "private");
-    cpSync(dataset, d, { recursive: true });
-    // The patch alone does not show it (only git's hunk header might, which is no line of code).
-    expect(checkRewrite(leak, { patch: readFileSync(join(d, "tasks", "shapes-1", "stage-1.patch"), "utf8"), given: [] })).toBeNull();
-    const turns = [
-      { match: "Step 1 of 2", text: reply(leak) },
-      { match: "Step 1 of 2", text: reply(leak) },
-      { match: "Step 2 of 2", text: reply(goodTriangle) },
-    ];
-    const s = await serve([...turns, ...turns]);
-    const r = await cliAsync(["tasks", "write-requests", d, ...writerArgs(s)], { env });
-    expect(r.stderr).toContain(`shapes-1 stage 1: rewrite refused (${reason}); the derived text stays\n`);
-    expect(userPrompts(s)[1]).toContain(`Your previous answer was refused: ${reason}. Write it again without that.`);
-    expect(readJson(join(d, "tasks", "shapes-1", "task.json")).requests[0].writer).toMatchObject({ status: "refused", reason, prompt_version: "request-writer/2" });
-    const out = join(root, "private-manifest.json");
-    const m = await cliAsync(["tasks", "write-requests", manifestV1, "--out", out, ...writerArgs(s)], { env });
-    expect(m.stderr).toContain(`shapes-1 stage 1: rewrite refused (${reason}); the derived text stays\n`);
-    expect(readJson(out).tasks[0].stages[0].writer).toMatchObject({ status: "refused", reason });
-  });
+  it(
+    "on a dataset and on a manifest, a rewrite naming one is asked again with the reason, then refused",
+    { timeout: 120_000 },
+    async () => {
+      const d = join(root, "private");
+      cpSync(dataset, d, { recursive: true });
+      // The patch alone does not show it (only git's hunk header might, which is no line of code).
+      expect(checkRewrite(leak, { patch: readFileSync(join(d, "tasks", "shapes-1", "stage-1.patch"), "utf8"), given: [] })).toBeNull();
+      const turns = [
+        { match: "Step 1 of 2", text: reply(leak) },
+        { match: "Step 1 of 2", text: reply(leak) },
+        { match: "Step 2 of 2", text: reply(goodTriangle) },
+      ];
+      const s = await serve([...turns, ...turns]);
+      const r = await cliAsync(["tasks", "write-requests", d, ...writerArgs(s)], { env });
+      expect(r.stderr).toContain(`shapes-1 stage 1: rewrite refused (${reason}); the derived text stays\n`);
+      expect(userPrompts(s)[1]).toContain(`Your previous answer was refused: ${reason}. Write it again without that.`);
+      expect(readJson(join(d, "tasks", "shapes-1", "task.json")).requests[0].writer).toMatchObject({
+        status: "refused",
+        reason,
+        prompt_version: "request-writer/2",
+      });
+      const out = join(root, "private-manifest.json");
+      const m = await cliAsync(["tasks", "write-requests", manifestV1, "--out", out, ...writerArgs(s)], { env });
+      expect(m.stderr).toContain(`shapes-1 stage 1: rewrite refused (${reason}); the derived text stays\n`);
+      expect(readJson(out).tasks[0].stages[0].writer).toMatchObject({ status: "refused", reason });
+    },
+  );
 });
 
 describe("tasks write-requests on a manifest", () => {
-  it("retries a rewrite that names an introduced identifier once, then keeps the derived text and records why", { timeout: 120_000 }, async () => {
-    const leak = "Please add a rect_area function so that I can compute rectangles.";
-    const s = await serve([
-      { match: "Step 1 of 2", text: reply(leak) },
-      { match: "Step 1 of 2", text: reply(leak) },
-      { match: "Step 2 of 2", text: reply(goodTriangle) },
-    ]);
-    const input = readFileSync(manifestV1, "utf8");
-    const out = join(root, "written-manifest.json");
-    const r = await cliAsync(["tasks", "write-requests", manifestV1, "--out", out, ...writerArgs(s)], { env });
-    expect(r.stdout).toBe(`${out}: 1 request text(s) written, 1 rewrite(s) refused (derived text kept, reason recorded), 0 left as they were\n`);
-    expect(r.code).toBe(0);
-    const reason = "it names an identifier that the change introduces: rect_area";
-    expect(r.stderr).toContain(`shapes-1 stage 1: rewrite refused (${reason}); the derived text stays\n`);
-    expect(userPrompts(s)[1]).toContain(`Your previous answer was refused: ${reason}. Write it again without that.`);
-    expect(userPrompts(s)[2]).toContain(`1. ${rect.replace(/\n+/g, " ")}`);
-    expect(readFileSync(manifestV1, "utf8")).toBe(input);
+  it(
+    "retries a rewrite that names an introduced identifier once, then keeps the derived text and records why",
+    { timeout: 120_000 },
+    async () => {
+      const leak = "Please add a rect_area function so that I can compute rectangles.";
+      const s = await serve([
+        { match: "Step 1 of 2", text: reply(leak) },
+        { match: "Step 1 of 2", text: reply(leak) },
+        { match: "Step 2 of 2", text: reply(goodTriangle) },
+      ]);
+      const input = readFileSync(manifestV1, "utf8");
+      const out = join(root, "written-manifest.json");
+      const r = await cliAsync(["tasks", "write-requests", manifestV1, "--out", out, ...writerArgs(s)], { env });
+      expect(r.stdout).toBe(
+        `${out}: 1 request text(s) written, 1 rewrite(s) refused (derived text kept, reason recorded), 0 left as they were\n`,
+      );
+      expect(r.code).toBe(0);
+      const reason = "it names an identifier that the change introduces: rect_area";
+      expect(r.stderr).toContain(`shapes-1 stage 1: rewrite refused (${reason}); the derived text stays\n`);
+      expect(userPrompts(s)[1]).toContain(`Your previous answer was refused: ${reason}. Write it again without that.`);
+      expect(userPrompts(s)[2]).toContain(`1. ${rect.replace(/\n+/g, " ")}`);
+      expect(readFileSync(manifestV1, "utf8")).toBe(input);
 
-    const written = readJson(out);
-    expect(written.format).toBe("switch-swe.task-manifest/2");
-    expect(written.tasks[0].stages[0].text).toBeUndefined();
-    expect(written.tasks[0].stages[0].writer).toMatchObject({ status: "refused", attempts: 2, reason });
-    expect(written.tasks[0].stages[1]).toMatchObject({ text: goodTriangle, writer: { status: "written", attempts: 1 } });
+      const written = readJson(out);
+      expect(written.format).toBe("switch-swe.task-manifest/2");
+      expect(written.tasks[0].stages[0].text).toBeUndefined();
+      expect(written.tasks[0].stages[0].writer).toMatchObject({ status: "refused", attempts: 2, reason });
+      expect(written.tasks[0].stages[1]).toMatchObject({ text: goodTriangle, writer: { status: "written", attempts: 1 } });
 
-    const d = join(root, "refused-materialized");
-    expect((await cliAsync(["datasets", "materialize", out, "--out", d], { env })).code).toBe(0);
-    const task = readJson(join(d, "tasks", "shapes-1", "task.json"));
-    expect(task.requests[0]).toMatchObject({ text: rect, writer: { status: "refused", reason } });
-    expect(task.requests[1].text).toBe(goodTriangle);
+      const d = join(root, "refused-materialized");
+      expect((await cliAsync(["datasets", "materialize", out, "--out", d], { env })).code).toBe(0);
+      const task = readJson(join(d, "tasks", "shapes-1", "task.json"));
+      expect(task.requests[0]).toMatchObject({ text: rect, writer: { status: "refused", reason } });
+      expect(task.requests[1].text).toBe(goodTriangle);
 
-    // The same command again resumes from --out: every stage has its record, nothing is asked.
-    const before = readFileSync(out, "utf8");
-    const rerun = await cliAsync(["tasks", "write-requests", manifestV1, "--out", out, ...writerArgs(s)], { env });
-    expect(rerun.stdout).toBe(`${out}: 0 request text(s) written, 0 rewrite(s) refused (derived text kept, reason recorded), 2 left as they were\n`);
-    expect(s.requests()).toHaveLength(3);
-    expect(readFileSync(out, "utf8")).toBe(before);
-  });
+      // The same command again resumes from --out: every stage has its record, nothing is asked.
+      const before = readFileSync(out, "utf8");
+      const rerun = await cliAsync(["tasks", "write-requests", manifestV1, "--out", out, ...writerArgs(s)], { env });
+      expect(rerun.stdout).toBe(
+        `${out}: 0 request text(s) written, 0 rewrite(s) refused (derived text kept, reason recorded), 2 left as they were\n`,
+      );
+      expect(s.requests()).toHaveLength(3);
+      expect(readFileSync(out, "utf8")).toBe(before);
+    },
+  );
 
   it("tasks mine refuses writer flags it cannot use before mining anything (exit 2)", async () => {
     const r = await cliAsync(["tasks", "mine", repo, "--out", join(root, "never"), "--writer-model", "local:writer"], { env });

@@ -17,7 +17,11 @@ const tools = [{ type: "function", function: { name: "write", parameters: { type
 const user = (text: string) => ({ role: "user", content: text });
 
 async function post(body: unknown): Promise<Response> {
-  return fetch(`${server!.baseURL}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  return fetch(`${server!.baseURL}/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
 }
 
 /** Parses an SSE body into its JSON payloads (and the final [DONE]). */
@@ -64,9 +68,14 @@ describe("mock-model server", () => {
       recordFile,
     });
     const msg = "Repository: r\nWorkspace: /tmp/ws/w01\n\nPlease write it.";
-    const first = await sse(await post({ model: "m", stream: true, stream_options: { include_usage: true }, tools, messages: [user(msg)] }));
+    const first = await sse(
+      await post({ model: "m", stream: true, stream_options: { include_usage: true }, tools, messages: [user(msg)] }),
+    );
     expect(first.at(-1)).toBe("[DONE]");
-    const chunks = first.slice(0, -1) as { choices: { delta: { tool_calls?: { function: { name: string; arguments: string } }[] }; finish_reason: string | null }[]; usage?: unknown }[];
+    const chunks = first.slice(0, -1) as {
+      choices: { delta: { tool_calls?: { function: { name: string; arguments: string } }[] }; finish_reason: string | null }[];
+      usage?: unknown;
+    }[];
     const call = chunks.flatMap((c) => c.choices.flatMap((ch) => ch.delta.tool_calls ?? []))[0]!;
     expect(call.function.name).toBe("write");
     expect(JSON.parse(call.function.arguments)).toEqual({ filePath: "/tmp/ws/w01/a.py", content: "A = 1\n" });
@@ -74,20 +83,32 @@ describe("mock-model server", () => {
     expect(chunks.at(-1)!.choices).toEqual([]);
     expect(chunks.at(-1)!.usage).toMatchObject({ prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number) });
 
-    const second = await post({ model: "m", tools, messages: [user(msg), { role: "assistant", content: null }, { role: "tool", content: "ok" }] });
-    const body = (await second.json()) as { choices: { message: { content: string }; finish_reason: string }[]; usage: { prompt_tokens: number; prompt_tokens_details: { cached_tokens: number } } };
+    const second = await post({
+      model: "m",
+      tools,
+      messages: [user(msg), { role: "assistant", content: null }, { role: "tool", content: "ok" }],
+    });
+    const body = (await second.json()) as {
+      choices: { message: { content: string }; finish_reason: string }[];
+      usage: { prompt_tokens: number; prompt_tokens_details: { cached_tokens: number } };
+    };
     expect(body.choices[0]).toMatchObject({ message: { content: "Done writing." }, finish_reason: "stop" });
     expect(body.usage).toMatchObject({ prompt_tokens: 100, completion_tokens: 7, prompt_tokens_details: { cached_tokens: 40 } });
 
     // Script exhausted (and a request without tools, like title generation): the fallback text.
-    const third = (await (await post({ model: "m", messages: [user("title please")] })).json()) as { choices: { message: { content: string } }[] };
+    const third = (await (await post({ model: "m", messages: [user("title please")] })).json()) as {
+      choices: { message: { content: string } }[];
+    };
     expect(third.choices[0]!.message.content).toBe("Done.");
 
     const models = (await (await fetch(`${server.baseURL}/models`)).json()) as { data: { id: string }[] };
     expect(models.data.map((m) => m.id)).toEqual(["mock"]);
     expect((await fetch(`${server.baseURL}/nothing`)).status).toBe(404);
 
-    const recorded = readFileSync(recordFile, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { seq: number; path: string; turn: number | null });
+    const recorded = readFileSync(recordFile, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { seq: number; path: string; turn: number | null });
     expect(recorded.map((r) => [r.path, r.turn])).toEqual([
       ["/v1/chat/completions", 0],
       ["/v1/chat/completions", 1],
@@ -111,7 +132,11 @@ describe("mock-model server", () => {
     const scriptFile = join(dir, "script.json");
     const { writeFileSync } = await import("node:fs");
     writeFileSync(scriptFile, JSON.stringify([{ text: "hello from the CLI" }]));
-    const child = spawn(process.execPath, [join(packageRoot, "dist", "cli", "main.js"), "mock-model", "--script", scriptFile, "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(
+      process.execPath,
+      [join(packageRoot, "dist", "cli", "main.js"), "mock-model", "--script", scriptFile, "--port", "0"],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
     try {
       const line = await new Promise<string>((resolve, reject) => {
         child.stdout.on("data", (d: Buffer) => resolve(d.toString()));
@@ -119,8 +144,13 @@ describe("mock-model server", () => {
       });
       const port = Number(/port (\d+)/.exec(line)?.[1]);
       expect(port).toBeGreaterThan(0);
-      const res = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, { method: "POST", body: JSON.stringify({ model: "m", tools, messages: [user("hi")] }) });
-      expect(((await res.json()) as { choices: { message: { content: string } }[] }).choices[0]!.message.content).toBe("hello from the CLI");
+      const res = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
+        method: "POST",
+        body: JSON.stringify({ model: "m", tools, messages: [user("hi")] }),
+      });
+      expect(((await res.json()) as { choices: { message: { content: string } }[] }).choices[0]!.message.content).toBe(
+        "hello from the CLI",
+      );
     } finally {
       child.kill("SIGTERM");
     }

@@ -51,13 +51,30 @@ describe.skipIf(missingTool)("RCM during OpenCode's compaction (real OpenCode, s
       fallback: "## Objective\n- ALPHA and BETA tasks.",
     });
     server = await startMockModel({ script, port: 0 });
-    const config = opencodeConfig({ model: "mock/scripted", base_url: server.baseURL, context: 4000, output: 1000, rcm: "rcm", threshold: 0.8 } as never, join(root, "rcm"));
+    const config = opencodeConfig(
+      { model: "mock/scripted", base_url: server.baseURL, context: 4000, output: 1000, rcm: "rcm", threshold: 0.8 } as never,
+      join(root, "rcm"),
+    );
     const home = join(root, "home");
     const env = isolatedOpencodeEnv(home, config);
     let session: string | null = null;
     for (const [ws, text] of requests) {
-      const args = ["run", "--format", "json", "--dir", project, "-m", "mock/scripted", "--auto", ...(session ? ["--session", session] : ["--title", "compaction test"])];
-      const r = await runProcess(opencode, args, { timeoutMs: 300_000, env, input: `Repository: demo\nWorkspace: ${join(project, ws)}\n\n${text}` });
+      const args = [
+        "run",
+        "--format",
+        "json",
+        "--dir",
+        project,
+        "-m",
+        "mock/scripted",
+        "--auto",
+        ...(session ? ["--session", session] : ["--title", "compaction test"]),
+      ];
+      const r = await runProcess(opencode, args, {
+        timeoutMs: 300_000,
+        env,
+        input: `Repository: demo\nWorkspace: ${join(project, ws)}\n\n${text}`,
+      });
       exits.push(r.code);
       session ??= /"sessionID":"(ses_[^"]+)"/.exec(r.stdout)?.[1] ?? null;
     }

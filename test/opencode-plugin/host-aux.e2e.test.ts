@@ -38,17 +38,37 @@ describe.skipIf(missingTool)("RCM's auxiliary model through OpenCode's own provi
   beforeAll(async () => {
     mkdirSync(project, { recursive: true });
     const script = parseScript({
-      turns: [{ requests: "auxiliary", match: "ok, go on", usage: { prompt_tokens: 321, completion_tokens: 7 }, text: '{"task": "t1", "confidence": 0.9}' }],
+      turns: [
+        {
+          requests: "auxiliary",
+          match: "ok, go on",
+          usage: { prompt_tokens: 321, completion_tokens: 7 },
+          text: '{"task": "t1", "confidence": 0.9}',
+        },
+      ],
       fallback: "Done.",
     });
     server = await startMockModel({ script, port: 0 });
-    const config = opencodeConfig({ model: "mock/scripted", base_url: server.baseURL, context: 0, output: 1000, rcm: "rcm", threshold: 0.8 } as never, stateDir);
+    const config = opencodeConfig(
+      { model: "mock/scripted", base_url: server.baseURL, context: 0, output: 1000, rcm: "rcm", threshold: 0.8 } as never,
+      stateDir,
+    );
     const plugin = (config.plugin as [string, Record<string, unknown>][])[0]!;
     plugin[1].auxBudget = { calls: 1, tokens: 100_000 };
     const home = join(root, "home");
     const env = isolatedOpencodeEnv(home, config);
     for (const text of requests) {
-      const args = ["run", "--format", "json", "--dir", project, "-m", "mock/scripted", "--auto", ...(session ? ["--session", session] : ["--title", "host aux test"])];
+      const args = [
+        "run",
+        "--format",
+        "json",
+        "--dir",
+        project,
+        "-m",
+        "mock/scripted",
+        "--auto",
+        ...(session ? ["--session", session] : ["--title", "host aux test"]),
+      ];
       const r = await runProcess(opencode, args, { timeoutMs: 300_000, env, input: text, cwd: root });
       runs.push({ code: r.code, stdout: r.stdout, stderr: r.stderr });
       session ??= /"sessionID":"(ses_[^"]+)"/.exec(r.stdout)?.[1] ?? null;
@@ -60,7 +80,10 @@ describe.skipIf(missingTool)("RCM's auxiliary model through OpenCode's own provi
   });
 
   it("asks the session's model through OpenCode for the undecided request, once, within the budget", () => {
-    expect(runs.map((r) => r.code), runs.map((r) => r.stderr.slice(-2000)).join("\n")).toEqual([0, 0, 0]);
+    expect(
+      runs.map((r) => r.code),
+      runs.map((r) => r.stderr.slice(-2000)).join("\n"),
+    ).toEqual([0, 0, 0]);
     const recorded = server.requests().filter((r) => r.path.endsWith("/chat/completions"));
     const routing = recorded.filter(isRouting);
     expect(routing).toHaveLength(1);
@@ -80,7 +103,10 @@ describe.skipIf(missingTool)("RCM's auxiliary model through OpenCode's own provi
   });
 
   it("counts the call as model usage of the session, and OpenCode's own events hold only the agent's steps", () => {
-    const usage = readFileSync(join(stateDir, `${session}.usage.jsonl`), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const usage = readFileSync(join(stateDir, `${session}.usage.jsonl`), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(usage).toHaveLength(1);
     expect(usage[0]).toMatchObject({ purpose: "route", model: "mock/scripted", input_tokens: 321, output_tokens: 7 });
     // The auxiliary child session is gone, and its steps are not in the agent's event stream (no double count).

@@ -18,7 +18,15 @@ function openCodeUiMessages(messages: HostMessage[]): UIMessage[] {
     parts: m.parts.flatMap((p): UIMessage["parts"] => {
       if (p.type === "text") return [{ type: "text", text: p.text, ...(p.metadata ? { providerMetadata: p.metadata as never } : {}) }];
       if (p.type === "tool" && p.state.status === "completed")
-        return [{ type: `tool-${p.tool}`, state: "output-available", toolCallId: p.callID, input: p.state.input, output: p.state.output } as UIMessage["parts"][number]];
+        return [
+          {
+            type: `tool-${p.tool}`,
+            state: "output-available",
+            toolCallId: p.callID,
+            input: p.state.input,
+            output: p.state.output,
+          } as UIMessage["parts"][number],
+        ];
       return [];
     }),
   }));
@@ -30,12 +38,21 @@ describe("RCM's edits of OpenCode's history as the model receives them", () => {
     const ws = (w: string, text: string) => `Repository: demo\nWorkspace: /r/${w}\n\n${text}`;
     const long = "A = 1\n".repeat(200);
     c.user(ws("w00", "ALPHA-1: create alpha.py with the constant A."));
-    c.assistant([{ tool: "write", input: { filePath: "/r/w00/alpha.py", content: long }, output: "Wrote file successfully." }, { tool: "bash", input: { command: "python -m pytest" }, output: "1 passed" }]);
+    c.assistant([
+      { tool: "write", input: { filePath: "/r/w00/alpha.py", content: long }, output: "Wrote file successfully." },
+      { tool: "bash", input: { command: "python -m pytest" }, output: "1 passed" },
+    ]);
     c.assistant([{ text: "I added alpha.py and the tests pass." }]);
     c.user(ws("w00", "ALPHA-2: make A configurable in alpha.py."));
-    c.assistant([{ tool: "write", input: { filePath: "/r/w00/alpha.py", content: long }, output: "Wrote file successfully." }, { text: "Done." }]);
+    c.assistant([
+      { tool: "write", input: { filePath: "/r/w00/alpha.py", content: long }, output: "Wrote file successfully." },
+      { text: "Done." },
+    ]);
     c.user(ws("w01", "BETA-1: create beta.py with the constant B."));
-    c.assistant([{ tool: "write", input: { filePath: "/r/w01/beta.py", content: "B = 1\n" }, output: "Wrote file successfully." }, { text: "Added beta.py." }]);
+    c.assistant([
+      { tool: "write", input: { filePath: "/r/w01/beta.py", content: "B = 1\n" }, output: "Wrote file successfully." },
+      { text: "Added beta.py." },
+    ]);
     c.user(ws("w00", "ALPHA-3: document A in alpha.py."));
     const e = new RcmEngine(parseRcmOptions({ mode: "rcm", keepRecent: 0, auxModel: "off" }));
     // Each turn as the hook sees it, then the current step.

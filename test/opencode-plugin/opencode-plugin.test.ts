@@ -29,12 +29,21 @@ function header(ws: string, text: string) {
 /** Two tasks in two workspaces, then a return to the first. */
 function interleaved(): { c: Conversation; texts: string[] } {
   const c = new Conversation();
-  const texts = [header("/r/w00", "ALPHA-1: create alpha.py."), header("/r/w01", "BETA-1: create beta.py."), header("/r/w00", "ALPHA-2: change A to 2.")];
+  const texts = [
+    header("/r/w00", "ALPHA-1: create alpha.py."),
+    header("/r/w01", "BETA-1: create beta.py."),
+    header("/r/w00", "ALPHA-2: change A to 2."),
+  ];
   c.user(texts[0]!);
-  c.assistant([{ tool: "write", input: { filePath: "/r/w00/alpha.py", content: "A = 1\n".repeat(80) }, output: "Wrote file successfully." }]);
+  c.assistant([
+    { tool: "write", input: { filePath: "/r/w00/alpha.py", content: "A = 1\n".repeat(80) }, output: "Wrote file successfully." },
+  ]);
   c.assistant([{ text: "I added alpha.py." }]);
   c.user(texts[1]!);
-  c.assistant([{ tool: "write", input: { filePath: "/r/w01/beta.py", content: "B = 1" }, output: "Wrote file successfully." }, { text: "Added beta.py." }]);
+  c.assistant([
+    { tool: "write", input: { filePath: "/r/w01/beta.py", content: "B = 1" }, output: "Wrote file successfully." },
+    { text: "Added beta.py." },
+  ]);
   c.user(texts[2]!);
   return { c, texts };
 }
@@ -48,11 +57,16 @@ describe("OpenCode messages", () => {
     c.user("first request");
     c.assistant([{ tool: "edit", input: { filePath: "/w/a.py" }, error: "oldString not found" }, { text: "Retrying." }]);
     c.user("Continue if you have next steps", { synthetic: true });
-    c.assistant([{ tool: "apply_patch", input: { patchText: "*** Begin Patch\n*** Update File: /w/b.py\n@@\n-x\n+y\n*** End Patch" }, output: "ok" }]);
+    c.assistant([
+      { tool: "apply_patch", input: { patchText: "*** Begin Patch\n*** Update File: /w/b.py\n@@\n-x\n+y\n*** End Patch" }, output: "ok" },
+    ]);
     c.user("second request");
     const view = historyView(c.messages);
     expect(view.groups.map((g) => g.userText)).toEqual(["first request", "second request"]);
-    expect(view.spans).toEqual([{ user: 1, rest: [2, 3, 4] }, { user: 5, rest: [] }]);
+    expect(view.spans).toEqual([
+      { user: 1, rest: [2, 3, 4] },
+      { user: 5, rest: [] },
+    ]);
     expect(view.groups[0]!.actions).toEqual([
       expect.objectContaining({ kind: "tool", tool: "edit", status: "error", text: "oldString not found", paths: ["/w/a.py"] }),
       expect.objectContaining({ kind: "assistant", text: "Retrying." }),
@@ -108,7 +122,10 @@ describe("the RCM OpenCode plugin", () => {
       }
     }
     const saved = loadStateFile(join(dir, "state"), c.sessionID)!;
-    expect(saved.router.tasks.map((t) => [t.id, t.workspace])).toEqual([["t1", "/r/w00"], ["t2", "/r/w01"]]);
+    expect(saved.router.tasks.map((t) => [t.id, t.workspace])).toEqual([
+      ["t1", "/r/w00"],
+      ["t2", "/r/w01"],
+    ]);
     expect(saved.last).toMatchObject({ active: "t1", filtered: true, dropped: 1 });
     expect(saved.states.t1!.covered).toHaveLength(1);
 
@@ -150,7 +167,11 @@ describe("the RCM OpenCode plugin", () => {
     // A part without text where a text part is expected makes the grouping throw.
     (broken[3]!.parts[0] as { text?: unknown }).text = undefined;
     (broken[3]!.parts[0] as { type: string }).type = "text";
-    Object.defineProperty(broken[5]!, "parts", { get: () => { throw new Error("boom"); } });
+    Object.defineProperty(broken[5]!, "parts", {
+      get: () => {
+        throw new Error("boom");
+      },
+    });
     const before = broken.map((m) => m.info.id);
     await expect(h["experimental.chat.messages.transform"]!({}, { messages: broken })).resolves.toBeUndefined();
     expect(broken.map((m) => m.info.id)).toEqual(before);
@@ -187,7 +208,9 @@ describe("the RCM OpenCode plugin", () => {
     expect(readFileSync(file, "utf8")).toContain("/opencode-plugin/plugin.js");
     const built = join(packageRoot, "dist", "opencode-plugin", "local-file.js");
     if (existsSync(built)) {
-      const { installLocalPlugin: fromDist } = (await import(pathToFileURL(built).href)) as typeof import("../../src/opencode-plugin/local-file.js");
+      const { installLocalPlugin: fromDist } = (await import(
+        pathToFileURL(built).href
+      )) as typeof import("../../src/opencode-plugin/local-file.js");
       const f = fromDist(tempDir(), { mode: "rcm" });
       const mod = (await import(pathToFileURL(f).href)) as { default: { id: string; server: unknown } };
       expect(mod.default.id).toBe("switch-swe-rcm-local");

@@ -57,11 +57,28 @@ describe.skipIf(missingTool)("switch-swe run --agent opencode (real OpenCode, sa
     server = await startMockModel({ script: parseScript(script), recordFile });
     result = await cli(
       [
-        "run", "--dataset", sampleDatasetDir, "--sessions", sessionsFile,
-        "--session", `${pair.id}.base`, "--session", `${pair.id}.switch`,
-        "--agent", "opencode",
-        "--agent-opt", "model=mock/scripted", "--agent-opt", `base_url=${server.baseURL}`, "--agent-opt", "rcm=rcm",
-        "--request-timeout", "300", "--out", runDir, "--quiet",
+        "run",
+        "--dataset",
+        sampleDatasetDir,
+        "--sessions",
+        sessionsFile,
+        "--session",
+        `${pair.id}.base`,
+        "--session",
+        `${pair.id}.switch`,
+        "--agent",
+        "opencode",
+        "--agent-opt",
+        "model=mock/scripted",
+        "--agent-opt",
+        `base_url=${server.baseURL}`,
+        "--agent-opt",
+        "rcm=rcm",
+        "--request-timeout",
+        "300",
+        "--out",
+        runDir,
+        "--quiet",
       ],
       40 * 60_000,
       { SWITCH_SWE_CACHE: join(root, "cache") },
@@ -76,7 +93,10 @@ describe.skipIf(missingTool)("switch-swe run --agent opencode (real OpenCode, sa
     expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
     for (const condition of ["base", "switch"]) {
       const session = `${pairId}.${condition}`;
-      const verdict = JSON.parse(readFileSync(join(runDir, "sessions", session, "verdict.json"), "utf8")) as { applied: boolean; resolved: boolean };
+      const verdict = JSON.parse(readFileSync(join(runDir, "sessions", session, "verdict.json"), "utf8")) as {
+        applied: boolean;
+        resolved: boolean;
+      };
       expect(verdict.applied, session).toBe(true);
       expect(verdict.resolved, session).toBe(true);
       // OpenCode's write tool left the submission where the harness reads it (run --submission agent, the default).
@@ -115,7 +135,8 @@ describe.skipIf(missingTool)("switch-swe run --agent opencode (real OpenCode, sa
         // The record stands in for the exchanges it replaced; where nothing of the task was replaced, it
         // would only repeat what the model reads, and is left out.
         if (all.includes(elidedNote)) expect(all).toContain("<task-state");
-        for (const s of interruptions) expect(all.includes(s.message), `interruption ${s.index} absent from request ${step.index}`).toBe(false);
+        for (const s of interruptions)
+          expect(all.includes(s.message), `interruption ${s.index} absent from request ${step.index}`).toBe(false);
       }
     }
   });

@@ -41,9 +41,25 @@ describe.skipIf(missingTool)("the packed switch-swe plugin in a fresh OpenCode p
     tarball = join(root, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
     // A fresh project whose dependencies are switch-swe's own, at the versions of its lockfile, from the cache.
     // The overrides go too: the lockfile was resolved under them (ini for effect, see package.json).
-    const own = JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")) as { dependencies: object; devDependencies: object; overrides?: object };
-    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "fresh-project", private: true, dependencies: own.dependencies, devDependencies: own.devDependencies, overrides: own.overrides }));
-    const lock = JSON.parse(readFileSync(join(packageRoot, "package-lock.json"), "utf8")) as { name: string; packages: Record<string, Record<string, unknown>> };
+    const own = JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")) as {
+      dependencies: object;
+      devDependencies: object;
+      overrides?: object;
+    };
+    writeFileSync(
+      join(project, "package.json"),
+      JSON.stringify({
+        name: "fresh-project",
+        private: true,
+        dependencies: own.dependencies,
+        devDependencies: own.devDependencies,
+        overrides: own.overrides,
+      }),
+    );
+    const lock = JSON.parse(readFileSync(join(packageRoot, "package-lock.json"), "utf8")) as {
+      name: string;
+      packages: Record<string, Record<string, unknown>>;
+    };
     lock.name = "fresh-project";
     lock.packages[""] = { name: "fresh-project", dependencies: own.dependencies, devDependencies: own.devDependencies };
     writeFileSync(join(project, "package-lock.json"), JSON.stringify(lock));
@@ -59,13 +75,28 @@ describe.skipIf(missingTool)("the packed switch-swe plugin in a fresh OpenCode p
       join(project, "opencode.json"),
       JSON.stringify({
         $schema: "https://opencode.ai/config.json",
-        provider: { mock: { npm: "@ai-sdk/openai-compatible", name: "mock", options: { baseURL: server.baseURL, apiKey: "x" }, models: { scripted: { name: "scripted", limit: { context: 0, output: 1000 } } } } },
-        plugin: [[pathToFileURL(join(project, "node_modules", "switch-swe")).href, { mode: "router", stateDir: ".rcm-state", auxModel: "off" }]],
+        provider: {
+          mock: {
+            npm: "@ai-sdk/openai-compatible",
+            name: "mock",
+            options: { baseURL: server.baseURL, apiKey: "x" },
+            models: { scripted: { name: "scripted", limit: { context: 0, output: 1000 } } },
+          },
+        },
+        plugin: [
+          [pathToFileURL(join(project, "node_modules", "switch-swe")).href, { mode: "router", stateDir: ".rcm-state", auxModel: "off" }],
+        ],
       }),
     );
     const home = join(root, "home");
     const env = isolatedOpencodeEnv(home);
-    request = await run(opencode, ["run", "--format", "json", "--dir", project, "-m", "mock/scripted", "--auto", "--title", "packed plugin"], project, env, "Create alpha.py with ALPHA = 1.");
+    request = await run(
+      opencode,
+      ["run", "--format", "json", "--dir", project, "-m", "mock/scripted", "--auto", "--title", "packed plugin"],
+      project,
+      env,
+      "Create alpha.py with ALPHA = 1.",
+    );
   }, 15 * 60_000);
 
   afterAll(async () => {
@@ -75,7 +106,11 @@ describe.skipIf(missingTool)("the packed switch-swe plugin in a fresh OpenCode p
   it("the tarball's exports resolve in the fresh project: ./server and ./opencode-plugin are the plugin", async () => {
     const probe = await run(
       process.execPath,
-      ["--input-type=module", "-e", "const a = await import('switch-swe/server'); const b = await import('switch-swe/opencode-plugin'); console.log(JSON.stringify([a.default.id, typeof a.default.server, a.default === b.default, import.meta.resolve('switch-swe/server')]))"],
+      [
+        "--input-type=module",
+        "-e",
+        "const a = await import('switch-swe/server'); const b = await import('switch-swe/opencode-plugin'); console.log(JSON.stringify([a.default.id, typeof a.default.server, a.default === b.default, import.meta.resolve('switch-swe/server')]))",
+      ],
       project,
     );
     expect(probe.code, probe.stderr).toBe(0);
@@ -92,13 +127,19 @@ describe.skipIf(missingTool)("the packed switch-swe plugin in a fresh OpenCode p
     const log = readFileSync(join(stateDir, "rcm.log"), "utf8");
     expect(log).toMatch(/loaded: mode=router threshold=0\.8 auxModel=off/);
     expect(log).toContain(join(project, "node_modules", "switch-swe"));
-    const state = JSON.parse(readFileSync(join(stateDir, `${session}.json`), "utf8")) as { mode: string; router: { tasks: { id: string; label: string }[]; assignments: Record<string, { method: string }> }; last?: { active: string } };
+    const state = JSON.parse(readFileSync(join(stateDir, `${session}.json`), "utf8")) as {
+      mode: string;
+      router: { tasks: { id: string; label: string }[]; assignments: Record<string, { method: string }> };
+      last?: { active: string };
+    };
     expect(state.mode).toBe("router");
     expect(state.router.tasks).toEqual([expect.objectContaining({ id: "t1", label: "Create alpha.py with ALPHA = 1." })]);
     expect(Object.values(state.router.assignments)).toEqual([expect.objectContaining({ method: "first" })]);
     expect(state.last?.active).toBe("t1");
     // The scripted server answered the agent's step (the model call went through the project's provider).
-    expect(server.requests().some((r) => r.path.endsWith("/chat/completions") && JSON.stringify(r.body).includes("Create alpha.py"))).toBe(true);
+    expect(server.requests().some((r) => r.path.endsWith("/chat/completions") && JSON.stringify(r.body).includes("Create alpha.py"))).toBe(
+      true,
+    );
     expect(readdirSync(project)).not.toContain("rcm.log");
     expect(existsSync(tarball)).toBe(true);
   });

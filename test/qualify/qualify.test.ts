@@ -49,7 +49,13 @@ describe("qualifyDataset", () => {
 
   it("reports every difference from the declared lists, and --write fixes them", async () => {
     const root = writeCalcDataset(join(scratch, "misdeclared"), {
-      tasks: [{ id: "fix-add", f2p: ["tests/test_ops.py::test_add", "tests/test_ops.py::test_mul"], p2p: ["tests/test_ops.py::TestAdd::test_neg"] }],
+      tasks: [
+        {
+          id: "fix-add",
+          f2p: ["tests/test_ops.py::test_add", "tests/test_ops.py::test_mul"],
+          p2p: ["tests/test_ops.py::TestAdd::test_neg"],
+        },
+      ],
     });
     const { reports } = await qualifyDataset(root, { runs: 1 });
     const r = reports[0]!;
@@ -80,15 +86,15 @@ describe("qualifyDataset", () => {
     // Unstable without state kept between runs (each runs sandboxed in a checkout of its own): it fails
     // in the second run of each state, whose scratch (its TMPDIR) lies under `<state>-2` (the checkout
     // itself is seen at /testbed in every sandboxed run, as the caller's path without bubblewrap).
-    const flaky = [
-      "import os",
-      "",
-      "",
-      "def test_flaky():",
-      "    assert not os.environ['TMPDIR'].endswith('-2/tmp')",
-      "",
-    ].join("\n");
-    const testsPatch = diffAgainst(calcRepo(), (d) => writeFiles(d, { "tests/test_flaky.py": flaky, "tests/test_ops.py": readFileSync(join(scratch, "good", "repos", "calc", "tests", "test_ops.py"), "utf8") + "\n\ndef test_add():\n    from calc.ops import add\n    assert add(1, 1) == 2\n" }));
+    const flaky = ["import os", "", "", "def test_flaky():", "    assert not os.environ['TMPDIR'].endswith('-2/tmp')", ""].join("\n");
+    const testsPatch = diffAgainst(calcRepo(), (d) =>
+      writeFiles(d, {
+        "tests/test_flaky.py": flaky,
+        "tests/test_ops.py":
+          readFileSync(join(scratch, "good", "repos", "calc", "tests", "test_ops.py"), "utf8") +
+          "\n\ndef test_add():\n    from calc.ops import add\n    assert add(1, 1) == 2\n",
+      }),
+    );
     const root = writeCalcDataset(join(scratch, "flaky"), {
       tasks: [
         { id: "flaky", f2p: ["tests/test_ops.py::test_add"], p2p: ["tests/test_flaky.py::test_flaky"], testsPatch },
@@ -107,28 +113,33 @@ describe("qualifyDataset", () => {
     expect(noop.proposed).toBeNull();
   });
 
-  it.skipIf(missingTool)("runs the dataset's tests in the test-run sandbox: a hostile test file writes neither the caller's /tmp nor the caller's files, and still runs", async () => {
-    const outside = [join(scratch, "hostile-wrote-here"), join("/tmp", `switch-swe-hostile-${process.pid}`)];
-    const hostile = [
-      "import os",
-      "",
-      "",
-      "def test_hostile():",
-      `    for path in ${JSON.stringify(outside)}:`,
-      "        try:",
-      "            os.makedirs(os.path.dirname(path), exist_ok=True)",
-      "            open(path, 'w').write('planted')",
-      "        except OSError:",
-      "            pass",
-      "",
-    ].join("\n");
-    const testsPatch = diffAgainst(calcRepo(), (d) => writeFiles(d, { ...calcTestsPatchFiles, "tests/test_hostile.py": hostile }));
-    const root = writeCalcDataset(join(scratch, "hostile"), { tasks: [{ id: "hostile", p2p: [...calcP2P, "tests/test_hostile.py::test_hostile"], testsPatch }] });
-    const { reports } = await qualifyDataset(root, { runs: 1 });
-    expect(reports[0]!.problems).toEqual([]);
-    expect(reports[0]!.qualified).toBe(true);
-    for (const path of outside) expect(existsSync(path), path).toBe(false);
-  });
+  it.skipIf(missingTool)(
+    "runs the dataset's tests in the test-run sandbox: a hostile test file writes neither the caller's /tmp nor the caller's files, and still runs",
+    async () => {
+      const outside = [join(scratch, "hostile-wrote-here"), join("/tmp", `switch-swe-hostile-${process.pid}`)];
+      const hostile = [
+        "import os",
+        "",
+        "",
+        "def test_hostile():",
+        `    for path in ${JSON.stringify(outside)}:`,
+        "        try:",
+        "            os.makedirs(os.path.dirname(path), exist_ok=True)",
+        "            open(path, 'w').write('planted')",
+        "        except OSError:",
+        "            pass",
+        "",
+      ].join("\n");
+      const testsPatch = diffAgainst(calcRepo(), (d) => writeFiles(d, { ...calcTestsPatchFiles, "tests/test_hostile.py": hostile }));
+      const root = writeCalcDataset(join(scratch, "hostile"), {
+        tasks: [{ id: "hostile", p2p: [...calcP2P, "tests/test_hostile.py::test_hostile"], testsPatch }],
+      });
+      const { reports } = await qualifyDataset(root, { runs: 1 });
+      expect(reports[0]!.problems).toEqual([]);
+      expect(reports[0]!.qualified).toBe(true);
+      for (const path of outside) expect(existsSync(path), path).toBe(false);
+    },
+  );
 
   it("the tasks qualify command prints a line per task and exits 1 when one does not qualify", async () => {
     const program = new Command().exitOverride();

@@ -31,7 +31,11 @@ describe("tasks qualify on a test patch whose new module cannot be collected wit
     const root = writeCalcDataset(join(scratch, "collect"), { tasks: [{ id: "extra", f2p, p2p, stage, testsPatch }] });
     const r = cli(["tasks", "qualify", root, "--runs", "1", "--json"], { env });
     expect(r.stderr).toBe("");
-    const [report] = JSON.parse(r.stdout) as Array<{ qualified: boolean; observed: { fail_to_pass: string[]; pass_to_pass: number }; problems: string[] }>;
+    const [report] = JSON.parse(r.stdout) as Array<{
+      qualified: boolean;
+      observed: { fail_to_pass: string[]; pass_to_pass: number };
+      problems: string[];
+    }>;
     expect(report!.problems).toEqual([]);
     expect(report!.qualified).toBe(true);
     expect(report!.observed.fail_to_pass).toContain("tests/test_extra.py::test_triple");
@@ -51,7 +55,9 @@ describe("tasks qualify on a test patch whose new module cannot be collected wit
     const r = cli(["tasks", "qualify", root, "--runs", "1", "--write"], { env });
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("NOT QUALIFIED");
-    expect(r.stdout).toMatch(/problem: suite run 1 without the reference: pytest stopped at collection \(Interrupted: 1 error during collection\)/);
+    expect(r.stdout).toMatch(
+      /problem: suite run 1 without the reference: pytest stopped at collection \(Interrupted: 1 error during collection\)/,
+    );
     expect(readFileSync(taskFile, "utf8")).toBe(before);
   });
 });
@@ -67,7 +73,11 @@ describe("tasks qualify --suite touched (for suites that take hours)", () => {
     expect(whole.stdout).toContain("NOT QUALIFIED");
     const touched = cli(["tasks", "qualify", root, "--runs", "1", "--suite", "touched", "--json"], { env });
     expect(touched.code).toBe(0);
-    const [report] = JSON.parse(touched.stdout) as Array<{ qualified: boolean; observed: { fail_to_pass: string[]; pass_to_pass: number }; runs: Array<{ tests: number }> }>;
+    const [report] = JSON.parse(touched.stdout) as Array<{
+      qualified: boolean;
+      observed: { fail_to_pass: string[]; pass_to_pass: number };
+      runs: Array<{ tests: number }>;
+    }>;
     expect(report!.qualified).toBe(true);
     expect(report!.observed.fail_to_pass).toEqual(expect.arrayContaining(f2p));
     // test_ops.py's 5 tests (test_extra.py cannot be imported without the reference), then 6.
@@ -80,9 +90,16 @@ describe("tasks qualify --suite touched when the task's only test module cannot 
   it("counts the tests of that module as not collected (failing) without the reference, not the run as empty", () => {
     const stageOnly = diffAgainst(calcFiles, (d) => writeFileSync(join(d, "calc", "extra.py"), extraSource));
     const moduleOnly = diffAgainst(calcFiles, (d) => writeFileSync(join(d, "tests", "test_extra.py"), newTestModule));
-    const root = writeCalcDataset(join(scratch, "module-only"), { tasks: [{ id: "extra", f2p: ["tests/test_extra.py::test_triple"], p2p: [], stage: stageOnly, testsPatch: moduleOnly }] });
+    const root = writeCalcDataset(join(scratch, "module-only"), {
+      tasks: [{ id: "extra", f2p: ["tests/test_extra.py::test_triple"], p2p: [], stage: stageOnly, testsPatch: moduleOnly }],
+    });
     const r = cli(["tasks", "qualify", root, "--runs", "1", "--suite", "touched", "--json"], { env });
-    const [report] = JSON.parse(r.stdout) as Array<{ qualified: boolean; problems: string[]; observed: { fail_to_pass: string[]; pass_to_pass: number }; runs: Array<{ tests: number }> }>;
+    const [report] = JSON.parse(r.stdout) as Array<{
+      qualified: boolean;
+      problems: string[];
+      observed: { fail_to_pass: string[]; pass_to_pass: number };
+      runs: Array<{ tests: number }>;
+    }>;
     expect(report!.problems).toEqual([]);
     expect(report!.qualified).toBe(true);
     expect(report!.observed.fail_to_pass).toEqual(["tests/test_extra.py::test_triple"]);
@@ -99,9 +116,13 @@ describe("time-dependent parametrized ids", () => {
   const stampPatch = diffAgainst(calcFiles, (d) => writeFileSync(join(d, "tests", "test_stamp.py"), stampTests));
 
   it("qualify drops them (they change between runs) and --write never declares them", () => {
-    const root = writeCalcDataset(join(scratch, "stamp"), { tasks: [{ id: "stamp", f2p: ["tests/test_stamp.py::test_add"], p2p, testsPatch: stampPatch }] });
+    const root = writeCalcDataset(join(scratch, "stamp"), {
+      tasks: [{ id: "stamp", f2p: ["tests/test_stamp.py::test_add"], p2p, testsPatch: stampPatch }],
+    });
     const r = cli(["tasks", "qualify", root, "--runs", "2", "--write"], { env });
-    expect(r.stdout).toMatch(/difference: dropped 4 parametrized id\(s\) that change between runs \(time- or environment-dependent\): tests\/test_stamp\.py::test_stamp\[/);
+    expect(r.stdout).toMatch(
+      /difference: dropped 4 parametrized id\(s\) that change between runs \(time- or environment-dependent\): tests\/test_stamp\.py::test_stamp\[/,
+    );
     expect(r.code).toBe(0);
     const task = JSON.parse(readFileSync(join(root, "tasks", "stamp", "task.json"), "utf8")) as { verifier: { fail_to_pass: string[] } };
     expect(task.verifier.fail_to_pass).toEqual(["tests/test_stamp.py::test_add"]);
@@ -109,7 +130,8 @@ describe("time-dependent parametrized ids", () => {
 
   it("validate warns on declared ids that look generated, without failing; not on a date or UUID the test module spells out", () => {
     // sqlparse's and click's tests parametrize over literal dates and UUIDs: the same on every run.
-    const literal = "\n\n@pytest.mark.parametrize('day', ['2024-01-31', 'ba122011-349f-423b-873b-9d6a79c688ab'])\ndef test_day(day):\n    assert add(1, 1) == 2\n";
+    const literal =
+      "\n\n@pytest.mark.parametrize('day', ['2024-01-31', 'ba122011-349f-423b-873b-9d6a79c688ab'])\ndef test_day(day):\n    assert add(1, 1) == 2\n";
     const patch = diffAgainst(calcFiles, (d) => writeFileSync(join(d, "tests", "test_stamp.py"), stampTests + literal));
     const declared = [
       "tests/test_stamp.py::test_add",
@@ -139,9 +161,15 @@ describe("a collection error below module level (one class or function of a modu
   });
 
   it("is the same error in both channels: the runs are trusted, the broken item is neither F2P nor P2P", () => {
-    const root = writeCalcDataset(join(scratch, "item-error"), { tasks: [{ id: "item", f2p: ["tests/test_ops.py::test_add"], p2p, stage, testsPatch: badPatch }] });
+    const root = writeCalcDataset(join(scratch, "item-error"), {
+      tasks: [{ id: "item", f2p: ["tests/test_ops.py::test_add"], p2p, stage, testsPatch: badPatch }],
+    });
     const r = cli(["tasks", "qualify", root, "--runs", "1", "--json"], { env });
-    const [report] = JSON.parse(r.stdout) as Array<{ qualified: boolean; observed: { fail_to_pass: string[]; pass_to_pass: number }; problems: string[] }>;
+    const [report] = JSON.parse(r.stdout) as Array<{
+      qualified: boolean;
+      observed: { fail_to_pass: string[]; pass_to_pass: number };
+      problems: string[];
+    }>;
     expect(report!.problems).toEqual([]);
     expect(report!.observed.fail_to_pass).toContain("tests/test_ops.py::test_add");
     expect(report!.observed.fail_to_pass).not.toContain("tests/test_bad.py::TestSuite");

@@ -48,8 +48,31 @@ describe("queue workers check the agent CLI's version", () => {
     const coordBin = fakeCli(join(fx.root, "coordinator-bin"), "1.0.0");
     const out = join(fx.root, "run");
     const session = `${fx.sessions.pairs[0]!.id}.base`;
-    const args = ["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--session", session, "--agent", "claude-code", "--agent-opt", "bin=fake-claude", "--out", out, "--no-verify", "--sandbox", "none", "--queue", redis.url];
-    const res = await runCli(args, { ...key, PATH: `${coordBin}:${process.env.PATH ?? ""}`, SWITCH_SWE_CACHE: join(fx.root, "coord-cache") }).done;
+    const args = [
+      "run",
+      "--dataset",
+      fx.datasetDir,
+      "--sessions",
+      fx.sessionsPath,
+      "--session",
+      session,
+      "--agent",
+      "claude-code",
+      "--agent-opt",
+      "bin=fake-claude",
+      "--out",
+      out,
+      "--no-verify",
+      "--sandbox",
+      "none",
+      "--queue",
+      redis.url,
+    ];
+    const res = await runCli(args, {
+      ...key,
+      PATH: `${coordBin}:${process.env.PATH ?? ""}`,
+      SWITCH_SWE_CACHE: join(fx.root, "coord-cache"),
+    }).done;
     // Every attempt refused: the session failed on infrastructure faults (exit 1), not on the agent.
     expect(res.code, res.stderr).toBe(1);
     const config = JSON.parse(readFileSync(runFiles.config(out), "utf8")) as { agent: { harness: { version: string } } };

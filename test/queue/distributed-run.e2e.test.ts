@@ -15,8 +15,6 @@ import { skipWithout } from "../helpers/tools.js";
 const missingTool = skipWithout(import.meta.url, "bwrap", "redis-server");
 const missingCgroups = !missingTool && skipWithout(import.meta.url, "cgroups");
 
-
-
 // A distributed run of part of the sample (two pairs, both conditions) on three worker processes with
 // caches of their own, against a local run of the same sessions: same artifacts, same verdicts.
 let root: string;
@@ -50,7 +48,12 @@ function runArgs(agent: string, out: string, extra: string[] = []): string[] {
 }
 
 function verdicts(out: string): Record<string, { resolved: boolean; tests: Record<string, string>; applied: boolean }> {
-  return Object.fromEntries(chosen.map((s) => [s, JSON.parse(readFileSync(runFiles.verdict(out, s), "utf8")) as { resolved: boolean; tests: Record<string, string>; applied: boolean }]));
+  return Object.fromEntries(
+    chosen.map((s) => [
+      s,
+      JSON.parse(readFileSync(runFiles.verdict(out, s), "utf8")) as { resolved: boolean; tests: Record<string, string>; applied: boolean },
+    ]),
+  );
 }
 
 /** The files of a session that must not depend on where it ran. */
@@ -71,7 +74,10 @@ function summaryFacts(out: string, session: string) {
 describe.skipIf(missingTool)("run --queue with three workers", () => {
   it("gives the local run's artifacts and verdicts (oracle resolves everything, nop nothing)", async () => {
     const remote = join(root, "remote-oracle");
-    const r = runCli([...runArgs("oracle", remote, ["--queue", redis.url])], { SWITCH_SWE_CACHE: join(root, "coord-cache"), COORD_SECRET: secret });
+    const r = runCli([...runArgs("oracle", remote, ["--queue", redis.url])], {
+      SWITCH_SWE_CACHE: join(root, "coord-cache"),
+      COORD_SECRET: secret,
+    });
     const res = await r.done;
     expect(res.stderr).toContain("run done: 4 finished, 0 failed");
     expect(res.code).toBe(0);
@@ -87,13 +93,16 @@ describe.skipIf(missingTool)("run --queue with three workers", () => {
       expect(summaryFacts(remote, s)).toEqual(summaryFacts(local, s));
       expect(rv[s]!.resolved).toBe(true);
       expect(rv[s]!.tests).toEqual(lv[s]!.tests);
-      expect(readFileSync(runFiles.trajectory(remote, s), "utf8").split("\n").length).toBe(readFileSync(runFiles.trajectory(local, s), "utf8").split("\n").length);
+      expect(readFileSync(runFiles.trajectory(remote, s), "utf8").split("\n").length).toBe(
+        readFileSync(runFiles.trajectory(local, s), "utf8").split("\n").length,
+      );
     }
     // One attempt each, ledger owned by the coordinator; the work was spread over the workers.
     const ledger = Ledger.openReadonly(runFiles.ledger(remote));
     const rows = ledger.attempts();
     for (const s of chosen) expect(rows.filter((a) => a.session === s && a.status === "finished")).toHaveLength(1);
-    for (const a of rows.filter((x) => x.status !== "finished")) expect([a.status, a.detail]).toEqual(["infra_fault", expect.stringContaining("stopped renewing its lock")]);
+    for (const a of rows.filter((x) => x.status !== "finished"))
+      expect([a.status, a.detail]).toEqual(["infra_fault", expect.stringContaining("stopped renewing its lock")]);
     ledger.close();
     expect(workers.filter((w) => /start \S+ attempt 1/.test(w.log())).length).toBeGreaterThanOrEqual(2);
     expect(workers.filter((w) => /verified /.test(w.log())).length).toBeGreaterThanOrEqual(1);
@@ -106,7 +115,8 @@ describe.skipIf(missingTool)("run --queue with three workers", () => {
 
   it("scores nop at zero through the queue", async () => {
     const remote = join(root, "remote-nop");
-    const res = await runCli(runArgs("nop", remote, ["--queue", redis.url, "--quiet"]), { SWITCH_SWE_CACHE: join(root, "coord-cache") }).done;
+    const res = await runCli(runArgs("nop", remote, ["--queue", redis.url, "--quiet"]), { SWITCH_SWE_CACHE: join(root, "coord-cache") })
+      .done;
     expect(res.code).toBe(0);
     const v = verdicts(remote);
     for (const s of chosen) expect(v[s]!.resolved).toBe(false);
@@ -119,7 +129,9 @@ describe.skipIf(missingTool)("run --queue with three workers", () => {
     const before = readFileSync(runFiles.verdict(remote, s), "utf8");
     const kept = cli(["verify", remote, "--queue", redis.url]);
     expect(kept.code).toBe(0);
-    expect(kept.stdout).toContain(`${chosen.length} session(s): ${chosen.length} resolved, 0 unresolved, 0 infrastructure fault(s); 0 verified, ${chosen.length} kept`);
+    expect(kept.stdout).toContain(
+      `${chosen.length} session(s): ${chosen.length} resolved, 0 unresolved, 0 infrastructure fault(s); 0 verified, ${chosen.length} kept`,
+    );
     const again = cli(["verify", remote, "--queue", redis.url, "--session", s, "--force"]);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain("1 session(s): 1 resolved, 0 unresolved, 0 infrastructure fault(s); 1 verified, 0 kept");
@@ -134,11 +146,20 @@ describe.skipIf(missingTool)("run --queue with three workers", () => {
     const s = chosen[1]!;
     // 2 MB of a well-formed patch: over a 1 MB limit, so it is neither read nor sent to a worker.
     const line = `+${"x".repeat(1023)}\n`;
-    writeFileSync(runFiles.artifact(remote, s), `diff --git a/big.txt b/big.txt\nnew file mode 100644\n--- /dev/null\n+++ b/big.txt\n@@ -0,0 +1,2048 @@\n${line.repeat(2048)}`);
+    writeFileSync(
+      runFiles.artifact(remote, s),
+      `diff --git a/big.txt b/big.txt\nnew file mode 100644\n--- /dev/null\n+++ b/big.txt\n@@ -0,0 +1,2048 @@\n${line.repeat(2048)}`,
+    );
     const jobsBefore = workers.map((w) => w.log().split(`verified ${s}`).length).reduce((a, b) => a + b, 0);
     const r = cli(["verify", remote, "--queue", redis.url, "--session", s, "--max-artifact-mb", "1", "--json"]);
     expect(r.code, r.stderr).toBe(0);
-    const v = JSON.parse(readFileSync(runFiles.verdict(remote, s), "utf8")) as { applied: boolean; resolved: boolean; infra_fault: boolean; apply_error: string; seal?: string };
+    const v = JSON.parse(readFileSync(runFiles.verdict(remote, s), "utf8")) as {
+      applied: boolean;
+      resolved: boolean;
+      infra_fault: boolean;
+      apply_error: string;
+      seal?: string;
+    };
     expect(v).toMatchObject({ applied: false, resolved: false, infra_fault: false });
     expect(v.apply_error).toMatch(/^the artifact is 2\.0 MB, over the limit of 1\.0 MB \(--max-artifact-mb\); it was not read$/);
     expect(readFileSync(runFiles.verifyLog(remote, s), "utf8")).toContain("not applied: the artifact is 2.0 MB");
@@ -149,13 +170,15 @@ describe.skipIf(missingTool)("run --queue with three workers", () => {
     expect(again.stdout).toContain("1 session(s): 0 resolved, 1 unresolved, 0 infrastructure fault(s); 1 verified, 0 kept");
   }, 600_000);
 
-  it.skipIf(missingCgroups)("workers enforce the run's --limits on their own machine; verify --queue passes --limits and --sandbox", async () => {
-    const remote = join(root, "remote-limits");
-    const s = chosen[0]!;
-    const bomb = writeScript(
-      root,
-      "fork-bomb.sh",
-      `[ "$SWITCH_SWE_REQUEST_INDEX" = 0 ] || exit 0\npython3 -c '
+  it.skipIf(missingCgroups)(
+    "workers enforce the run's --limits on their own machine; verify --queue passes --limits and --sandbox",
+    async () => {
+      const remote = join(root, "remote-limits");
+      const s = chosen[0]!;
+      const bomb = writeScript(
+        root,
+        "fork-bomb.sh",
+        `[ "$SWITCH_SWE_REQUEST_INDEX" = 0 ] || exit 0\npython3 -c '
 import os, sys, time
 n = 0
 for i in range(300):
@@ -169,22 +192,54 @@ for i in range(300):
     n += 1
 print(f"forked {n} children", file=sys.stderr)
 '`,
-    );
-    const res = await runCli(runArgs("command", remote, ["--queue", redis.url, "--quiet", "--no-verify", "--session", s, "--agent-opt", `command=sh ${bomb}`, "--limits", "pids=40"]), {}).done;
-    expect(res.code, res.stderr).toBe(0);
-    const runJson = JSON.parse(readFileSync(join(remote, "run.json"), "utf8")) as { limits: Record<string, { status: string }> };
-    expect(runJson.limits).toMatchObject({ requested: "cpus=4,memory=16g,pids=40", pids: { status: "per_worker" }, memory: { status: "per_worker" } });
-    const stderr = readFileSync(join(runFiles.sessionDir(remote, s), "attempts", "1", "agent", "stderr.log"), "utf8");
-    const forked = Number(/forked (\d+) children/.exec(stderr)?.[1] ?? "NaN");
-    expect(forked, stderr).toBeLessThan(40);
-    expect(readFileSync(runFiles.trajectory(remote, s), "utf8")).not.toContain("is not enforced on this machine");
+      );
+      const res = await runCli(
+        runArgs("command", remote, [
+          "--queue",
+          redis.url,
+          "--quiet",
+          "--no-verify",
+          "--session",
+          s,
+          "--agent-opt",
+          `command=sh ${bomb}`,
+          "--limits",
+          "pids=40",
+        ]),
+        {},
+      ).done;
+      expect(res.code, res.stderr).toBe(0);
+      const runJson = JSON.parse(readFileSync(join(remote, "run.json"), "utf8")) as { limits: Record<string, { status: string }> };
+      expect(runJson.limits).toMatchObject({
+        requested: "cpus=4,memory=16g,pids=40",
+        pids: { status: "per_worker" },
+        memory: { status: "per_worker" },
+      });
+      const stderr = readFileSync(join(runFiles.sessionDir(remote, s), "attempts", "1", "agent", "stderr.log"), "utf8");
+      const forked = Number(/forked (\d+) children/.exec(stderr)?.[1] ?? "NaN");
+      expect(forked, stderr).toBeLessThan(40);
+      expect(readFileSync(runFiles.trajectory(remote, s), "utf8")).not.toContain("is not enforced on this machine");
 
-    const verified = cli(["verify", join(root, "remote-oracle"), "--queue", redis.url, "--session", s, "--force", "--limits", "pids=77,memory=1g", "--sandbox", "none"]);
-    expect(verified.code, verified.stderr).toBe(0);
-    const log = readFileSync(runFiles.verifyLog(join(root, "remote-oracle"), s), "utf8");
-    expect(log).toMatch(/^limits: cpus=4 enforced \(.*\); memory=1g enforced \(.*\); pids=77 enforced/m);
-    expect(log).toMatch(/^sandbox: none \(the test run runs as the caller\)$/m);
-  }, 600_000);
+      const verified = cli([
+        "verify",
+        join(root, "remote-oracle"),
+        "--queue",
+        redis.url,
+        "--session",
+        s,
+        "--force",
+        "--limits",
+        "pids=77,memory=1g",
+        "--sandbox",
+        "none",
+      ]);
+      expect(verified.code, verified.stderr).toBe(0);
+      const log = readFileSync(runFiles.verifyLog(join(root, "remote-oracle"), s), "utf8");
+      expect(log).toMatch(/^limits: cpus=4 enforced \(.*\); memory=1g enforced \(.*\); pids=77 enforced/m);
+      expect(log).toMatch(/^sandbox: none \(the test run runs as the caller\)$/m);
+    },
+    600_000,
+  );
 
   it("refuses bad queue URLs and unreachable queues as bad input, without printing a password", async () => {
     const bad = cli(runArgs("nop", join(root, "bad"), ["--queue", "http://x"]));

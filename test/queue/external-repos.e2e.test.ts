@@ -46,12 +46,30 @@ describe.skipIf(missingTool)("a repository outside the dataset directory", () =>
   it("travels as a content-addressed bundle, and workers run and verify from it", async () => {
     const out = join(fx.root, "run");
     const script = writeScript(fx.root, "agent.sh", 'echo "request $SWITCH_SWE_REQUEST_INDEX" >> notes.txt');
-    const args = ["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--agent", "command", "--agent-opt", `command=${script}`, "--out", out, "--queue", redis.url];
+    const args = [
+      "run",
+      "--dataset",
+      fx.datasetDir,
+      "--sessions",
+      fx.sessionsPath,
+      "--agent",
+      "command",
+      "--agent-opt",
+      `command=${script}`,
+      "--out",
+      out,
+      "--queue",
+      redis.url,
+    ];
     const run = runCli(args, { SWITCH_SWE_CACHE: join(fx.root, "coord-cache") });
     const client = new Redis(redis.url);
     try {
       // The dataset pack and the repository's bundle are in Redis before any job: then the source goes away.
-      await waitFor(async () => (await client.keys("switch-swe:blob:*")).filter((k) => k.split(":").length === 4).length === 2, 120_000, "two blobs");
+      await waitFor(
+        async () => (await client.keys("switch-swe:blob:*")).filter((k) => k.split(":").length === 4).length === 2,
+        120_000,
+        "two blobs",
+      );
       await waitFor(async () => (await client.keys("bull:switch-swe-sessions:*")).length > 0, 60_000, "the jobs");
     } finally {
       client.disconnect();

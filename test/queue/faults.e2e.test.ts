@@ -57,7 +57,9 @@ function agent(name: string, hang: boolean): string {
     `echo "request $SWITCH_SWE_REQUEST_INDEX" >> notes.txt`,
     // Nothing in the agent's environment names its session: the first request 1 seen hangs, and its
     // workspace path (unsandboxed) names the attempt's work directory, from which the test finds the session.
-    hang ? `if [ "$SWITCH_SWE_REQUEST_INDEX" = 1 ] && mkdir "${mark}.lock" 2>/dev/null; then echo "$$ $SWITCH_SWE_WORKSPACE" > "${mark}"; exec sleep 600; fi` : "",
+    hang
+      ? `if [ "$SWITCH_SWE_REQUEST_INDEX" = 1 ] && mkdir "${mark}.lock" 2>/dev/null; then echo "$$ $SWITCH_SWE_WORKSPACE" > "${mark}"; exec sleep 600; fi`
+      : "",
     "sleep 0.3",
   ];
   return writeScript(fx.root, `${name}.sh`, body.join("\n"));
@@ -69,7 +71,23 @@ function runIdOf(out: string): string {
 }
 
 function startRun(out: string, script: string, extra: string[] = []) {
-  const args = ["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--agent", "command", "--agent-opt", `command=${script}`, "--out", out, "--no-verify", "--queue", redis.url, ...extra];
+  const args = [
+    "run",
+    "--dataset",
+    fx.datasetDir,
+    "--sessions",
+    fx.sessionsPath,
+    "--agent",
+    "command",
+    "--agent-opt",
+    `command=${script}`,
+    "--out",
+    out,
+    "--no-verify",
+    "--queue",
+    redis.url,
+    ...extra,
+  ];
   return runCli(args, { SWITCH_SWE_CACHE: join(fx.root, "coord-cache") });
 }
 
@@ -116,14 +134,20 @@ describe.skipIf(missingTool)("faults of a distributed run", () => {
     const status = cli(["queue", "status", redis.url]);
     expect(status.code).toBe(0);
     expect(status.stdout).toMatch(new RegExp(`workers: 3\\n[^]*${hung.replace(/\./g, "\\.")}#1`));
-    expect(status.stdout).toMatch(/runs: 1\n\s+[0-9a-f]{16}\s+run-worker-killed\s+"command[^"]*"\s+4 sessions: \d+ queued, [1-9]\d* running, 0 verifications; coordinator \S+ pid \d+/);
+    expect(status.stdout).toMatch(
+      /runs: 1\n\s+[0-9a-f]{16}\s+run-worker-killed\s+"command[^"]*"\s+4 sessions: \d+ queued, [1-9]\d* running, 0 verifications; coordinator \S+ pid \d+/,
+    );
     await victim.stop();
     const res = await run.done;
     expect(res.code).toBe(0);
     const rows = attempts(out);
-    expect(rows.filter((r) => r.session === hung).map((r) => [r.attempt, r.status])).toEqual([[1, "infra_fault"], [2, "finished"]]);
+    expect(rows.filter((r) => r.session === hung).map((r) => [r.attempt, r.status])).toEqual([
+      [1, "infra_fault"],
+      [2, "finished"],
+    ]);
     // The victim may have run a second session (concurrency 2): that one was restarted the same way.
-    for (const r of rows.filter((x) => x.status !== "finished")) expect([r.status, r.detail]).toEqual(["infra_fault", expect.stringContaining("stopped renewing its lock")]);
+    for (const r of rows.filter((x) => x.status !== "finished"))
+      expect([r.status, r.detail]).toEqual(["infra_fault", expect.stringContaining("stopped renewing its lock")]);
     for (const s of order) expect(rows.filter((r) => r.session === s && r.status === "finished")).toHaveLength(1);
     // The dead attempt's trajectory was archived like a local restart's; attempt 2 ran on another worker.
     const archived = readFileSync(join(runFiles.sessionDir(out, hung), "attempts", "1", "trajectory.jsonl"), "utf8");
@@ -132,7 +156,8 @@ describe.skipIf(missingTool)("faults of a distributed run", () => {
     expect(workers.filter((w) => w !== victim).some((w) => w.log().includes(`start ${hung} attempt 2 (run ${runId})`))).toBe(true);
     const report = cli(["report", out, "--format", "json"]);
     expect(report.code).toBe(0);
-    const entries = (JSON.parse(report.stdout) as { configs: Array<{ sessions: Array<{ id: string; attempts: number }> }> }).configs[0]!.sessions;
+    const entries = (JSON.parse(report.stdout) as { configs: Array<{ sessions: Array<{ id: string; attempts: number }> }> }).configs[0]!
+      .sessions;
     expect(entries.map((e) => [e.id, e.attempts]).sort()).toEqual(order.map((s) => [s, rows.filter((r) => r.session === s).length]).sort());
     workers[workers.indexOf(victim)] = new WorkerProcess(fx.root, 4, redis.url, ["--concurrency", "2", "--allow-unconfined"], 8);
   }, 400_000);
@@ -150,27 +175,40 @@ describe.skipIf(missingTool)("faults of a distributed run", () => {
     expect(victim).toBeDefined();
     process.kill(victim.child.pid!, "SIGSTOP");
     try {
-      await waitFor(() => workers.some((w) => w !== victim && w.log().includes(`start ${hung} attempt 2 (run ${runId})`)), 120_000, "attempt 2 on another worker");
+      await waitFor(
+        () => workers.some((w) => w !== victim && w.log().includes(`start ${hung} attempt 2 (run ${runId})`)),
+        120_000,
+        "attempt 2 on another worker",
+      );
       // The hung request of attempt 1 ends while its worker is stopped: the worker comes back with work to deliver.
       process.kill(Number(pid), "SIGTERM");
       expect((await run.done).code).toBe(0);
     } finally {
       process.kill(victim.child.pid!, "SIGCONT");
     }
-    await waitFor(() => victim.log().includes(`dropped the result of ${hung} attempt 1 (run ${runId})`), 120_000, "the late attempt's result dropped");
+    await waitFor(
+      () => victim.log().includes(`dropped the result of ${hung} attempt 1 (run ${runId})`),
+      120_000,
+      "the late attempt's result dropped",
+    );
     const rows = attempts(out);
-    expect(rows.filter((r) => r.session === hung).map((r) => [r.attempt, r.status])).toEqual([[1, "infra_fault"], [2, "finished"]]);
+    expect(rows.filter((r) => r.session === hung).map((r) => [r.attempt, r.status])).toEqual([
+      [1, "infra_fault"],
+      [2, "finished"],
+    ]);
     for (const s of order) expect(rows.filter((r) => r.session === s && r.status === "finished")).toHaveLength(1);
     expect(JSON.parse(readFileSync(runFiles.summary(out, hung), "utf8"))).toMatchObject({ attempt: 2, status: "finished" });
     expect(JSON.parse(readFileSync(runFiles.trajectory(out, hung), "utf8").split("\n")[0]!)).toMatchObject({ attempt: 2 });
     const report = cli(["report", out, "--format", "json"]);
-    const entries = (JSON.parse(report.stdout) as { configs: Array<{ sessions: Array<{ id: string; attempts: number }> }> }).configs[0]!.sessions;
+    const entries = (JSON.parse(report.stdout) as { configs: Array<{ sessions: Array<{ id: string; attempts: number }> }> }).configs[0]!
+      .sessions;
     expect(entries.filter((e) => e.id === hung).map((e) => e.attempts)).toEqual([2]);
     // Nothing of the late attempt is left in Redis but the coordinator's fence (a tombstone that expires).
     const redisClient = new Redis(redis.url);
     try {
       expect(await redisClient.keys(`switch-swe:run:${runId}:trajectory:*`)).toEqual([]);
-      for (const k of await redisClient.keys(`switch-swe:run:${runId}:result:*`)) expect(isTombstone((await redisClient.getBuffer(k))!)).toBe(true);
+      for (const k of await redisClient.keys(`switch-swe:run:${runId}:result:*`))
+        expect(isTombstone((await redisClient.getBuffer(k))!)).toBe(true);
       expect(await redisClient.exists(`switch-swe:run:${runId}:result:${hung}:1`)).toBe(1);
     } finally {
       redisClient.disconnect();
@@ -195,7 +233,8 @@ describe.skipIf(missingTool)("faults of a distributed run", () => {
     // (An attempt lost to a stall on a starved machine shows as an infra_fault: never as a second finish.)
     const rows = attempts(out);
     for (const s of order) expect(rows.filter((r) => r.session === s && r.status === "finished")).toHaveLength(1);
-    for (const r of rows.filter((x) => x.status !== "finished")) expect([r.status, r.detail]).toEqual(["infra_fault", expect.stringContaining("stopped renewing its lock")]);
+    for (const r of rows.filter((x) => x.status !== "finished"))
+      expect([r.status, r.detail]).toEqual(["infra_fault", expect.stringContaining("stopped renewing its lock")]);
   }, 400_000);
 
   it("refuses a second coordinator of the same run", async () => {

@@ -43,18 +43,41 @@ afterAll(async () => {
 function hangingAgent(name: string, once: boolean): { script: string; mark: string } {
   const mark = join(fx.root, `${name}.hung`);
   const first = once ? ` && mkdir "${mark}.lock" 2>/dev/null` : "";
-  const body = [`echo "request $SWITCH_SWE_REQUEST_INDEX" >> notes.txt`, `if [ "$SWITCH_SWE_REQUEST_INDEX" = 1 ]${first}; then echo "$$" >> "${mark}"; exec sleep 600; fi`, "sleep 0.2"];
+  const body = [
+    `echo "request $SWITCH_SWE_REQUEST_INDEX" >> notes.txt`,
+    `if [ "$SWITCH_SWE_REQUEST_INDEX" = 1 ]${first}; then echo "$$" >> "${mark}"; exec sleep 600; fi`,
+    "sleep 0.2",
+  ];
   return { script: writeScript(fx.root, `${name}.sh`, body.join("\n")), mark };
 }
 
 function startRun(out: string, sessions: string[], script: string) {
-  const args = ["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, ...sessions.flatMap((s) => ["--session", s]), "--agent", "command", "--agent-opt", `command=${script}`];
-  return runCli([...args, "--out", out, "--no-verify", "--sandbox", "none", "--queue", redis.url], { SWITCH_SWE_CACHE: join(fx.root, "coord-cache") });
+  const args = [
+    "run",
+    "--dataset",
+    fx.datasetDir,
+    "--sessions",
+    fx.sessionsPath,
+    ...sessions.flatMap((s) => ["--session", s]),
+    "--agent",
+    "command",
+    "--agent-opt",
+    `command=${script}`,
+  ];
+  return runCli([...args, "--out", out, "--no-verify", "--sandbox", "none", "--queue", redis.url], {
+    SWITCH_SWE_CACHE: join(fx.root, "coord-cache"),
+  });
 }
 
 /** The pid of the `n`th hanging request (1-based) noted in `mark`, once it hangs. */
 async function pidIn(mark: string, n = 1): Promise<number> {
-  const pids = () => (existsSync(mark) ? readFileSync(mark, "utf8").split("\n").filter((l) => /^\d+$/.test(l)).map(Number) : []);
+  const pids = () =>
+    existsSync(mark)
+      ? readFileSync(mark, "utf8")
+          .split("\n")
+          .filter((l) => /^\d+$/.test(l))
+          .map(Number)
+      : [];
   await waitFor(() => pids().length >= n, 180_000, `hanging request ${n} (${mark})`);
   const pid = pids()[n - 1]!;
   sleepers.push(pid);
@@ -96,13 +119,25 @@ describe.skipIf(missingTool)("a hung worker that comes back", () => {
         const explain = (e: Error) => {
           throw new Error(`${e.message}\nworker B:\n${b.log()}\ncoordinator:\n${said}`);
         };
-        await waitFor(async () => (await queue.getJobState(sessionJobId(id, victimSession, 1))) === "waiting", 180_000, "attempt 1 found stalled").catch(explain);
+        await waitFor(
+          async () => (await queue.getJobState(sessionJobId(id, victimSession, 1))) === "waiting",
+          180_000,
+          "attempt 1 found stalled",
+        ).catch(explain);
         process.kill(firstBlocker, "SIGTERM");
         const secondBlocker = await pidIn(blocker.mark, 2);
-        await waitFor(async () => (await queue.getJobState(sessionJobId(id, victimSession, 2))) === "waiting", 180_000, "attempt 2 in the queue").catch(explain);
+        await waitFor(
+          async () => (await queue.getJobState(sessionJobId(id, victimSession, 2))) === "waiting",
+          180_000,
+          "attempt 2 in the queue",
+        ).catch(explain);
         process.kill(a.child.pid!, "SIGCONT");
         // A stops its given-up attempt 1 (its lock is lost, the attempt fenced); it may run attempt 2 only after that.
-        await waitFor(() => a.log().includes(`dropped the result of ${victimSession} attempt 1 (run ${id})`), 180_000, "attempt 1 stopped on the worker that hung");
+        await waitFor(
+          () => a.log().includes(`dropped the result of ${victimSession} attempt 1 (run ${id})`),
+          180_000,
+          "attempt 1 stopped on the worker that hung",
+        );
         process.kill(secondBlocker, "SIGTERM");
         expect((await runB.done).code).toBe(0);
       } finally {

@@ -23,7 +23,9 @@ export function freePort(): Promise<number> {
 }
 
 export const exited = (child: ChildProcess): Promise<number | null> =>
-  new Promise((res) => (child.exitCode !== null || child.signalCode !== null ? res(child.exitCode) : child.once("exit", (code) => res(code))));
+  new Promise((res) =>
+    child.exitCode !== null || child.signalCode !== null ? res(child.exitCode) : child.once("exit", (code) => res(code)),
+  );
 
 export async function waitFor(cond: () => boolean | Promise<boolean>, ms = 120_000, what = "condition"): Promise<void> {
   const until = Date.now() + ms;
@@ -97,7 +99,10 @@ export class WorkerProcess {
 }
 
 /** Runs the CLI to its end, collecting its output. */
-export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): { child: ChildProcess; done: Promise<{ code: number | null; stdout: string; stderr: string }> } {
+export function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): { child: ChildProcess; done: Promise<{ code: number | null; stdout: string; stderr: string }> } {
   const child = spawn(process.execPath, [cliPath, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";

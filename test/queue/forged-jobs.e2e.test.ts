@@ -37,7 +37,19 @@ afterAll(async () => {
 });
 
 function startRun(out: string, command: string, extra: string[] = []) {
-  const args = ["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--session", session, "--agent", "command", "--agent-opt", `command=${command}`];
+  const args = [
+    "run",
+    "--dataset",
+    fx.datasetDir,
+    "--sessions",
+    fx.sessionsPath,
+    "--session",
+    session,
+    "--agent",
+    "command",
+    "--agent-opt",
+    `command=${command}`,
+  ];
   return runCli([...args, "--out", out, "--no-verify", "--queue", redis.url, ...extra], coord());
 }
 
@@ -53,7 +65,11 @@ async function runIdOf(out: string): Promise<string> {
   return (JSON.parse(readFileSync(file, "utf8")) as { run_id: string }).run_id;
 }
 
-const attemptsOf = (out: string) => (JSON.parse(readFileSync(runFiles.summary(out, session), "utf8")) as { status: string; attempts: Array<{ attempt: number; status: string; detail: string | null }> });
+const attemptsOf = (out: string) =>
+  JSON.parse(readFileSync(runFiles.summary(out, session), "utf8")) as {
+    status: string;
+    attempts: Array<{ attempt: number; status: string; detail: string | null }>;
+  };
 const linesOf = (log: string, id: string) => log.split("\n").filter((l) => l.includes(`refused job ${id} `));
 
 describe.skipIf(missingTool)("a job nobody signed", () => {
@@ -70,7 +86,12 @@ describe.skipIf(missingTool)("a job nobody signed", () => {
       const marker = (name: string) => join(fx.root, `${name}.ran`);
       // What the forger wants run: its command, on the host, outside any sandbox, as the worker's root.
       // Its own attempt number (an attempt that has a result already is not run again), its command, no sandbox.
-      const payload = (name: string, attempt: number) => ({ ...(real!.data as Record<string, unknown>), attempt, agent: { ...(real!.data as { agent: object }).agent, options: { command: `touch ${marker(name)}` } }, sandbox: null });
+      const payload = (name: string, attempt: number) => ({
+        ...(real!.data as Record<string, unknown>),
+        attempt,
+        agent: { ...(real!.data as { agent: object }).agent, options: { command: `touch ${marker(name)}` } },
+        sandbox: null,
+      });
       const copyId = sessionJobId(runId, session, 7);
       await queue.add("session", payload("copy", 7), { jobId: copyId }); // the real job's mac kept, another id and data
       const { mac: _mac, ...unsigned } = payload("unsigned", 8) as Record<string, unknown>;
@@ -82,14 +103,30 @@ describe.skipIf(missingTool)("a job nobody signed", () => {
       // Allowed to run unconfined: only the signature stands between these jobs and the host.
       const w = worker(1, ["--allow-unconfined", "--allow-network"]);
       const forgedIds = [realId, copyId, unsignedId];
-      await waitFor(async () => (await Promise.all(forgedIds.map((id) => queue.getJobState(id)))).every((s) => s === "failed" || s === "completed" || s === "unknown"), 180_000, "the worker to take the forged jobs");
+      await waitFor(
+        async () =>
+          (await Promise.all(forgedIds.map((id) => queue.getJobState(id)))).every(
+            (s) => s === "failed" || s === "completed" || s === "unknown",
+          ),
+        180_000,
+        "the worker to take the forged jobs",
+      );
       const res = await run.done;
 
-      for (const name of ["copy", "unsigned", "altered"]) expect(existsSync(marker(name)), `the payload of the ${name} job ran`).toBe(false);
+      for (const name of ["copy", "unsigned", "altered"])
+        expect(existsSync(marker(name)), `the payload of the ${name} job ran`).toBe(false);
       const log = w.log();
-      expect(linesOf(log, copyId)).toEqual([expect.stringMatching(/refused job \S+ \(switch-swe-sessions, not run\): unauthenticated job: its mac does not match its data, name, id and queue/)]);
-      expect(linesOf(log, realId)).toEqual([expect.stringMatching(/\(switch-swe-sessions, not run\): unauthenticated job: its mac does not match/)]);
-      expect(linesOf(log, unsignedId)).toEqual([expect.stringMatching(/\(switch-swe-sessions, not run\): unauthenticated job: unsigned: it carries no mac/)]);
+      expect(linesOf(log, copyId)).toEqual([
+        expect.stringMatching(
+          /refused job \S+ \(switch-swe-sessions, not run\): unauthenticated job: its mac does not match its data, name, id and queue/,
+        ),
+      ]);
+      expect(linesOf(log, realId)).toEqual([
+        expect.stringMatching(/\(switch-swe-sessions, not run\): unauthenticated job: its mac does not match/),
+      ]);
+      expect(linesOf(log, unsignedId)).toEqual([
+        expect.stringMatching(/\(switch-swe-sessions, not run\): unauthenticated job: unsigned: it carries no mac/),
+      ]);
       // Failed for good (not retried), with the reason for whoever looks at the queue.
       for (const id of [copyId, unsignedId]) {
         expect(await queue.getJobState(id)).toBe("failed");
@@ -99,7 +136,11 @@ describe.skipIf(missingTool)("a job nobody signed", () => {
       expect(res.code, res.stderr).toBe(0);
       const s = attemptsOf(out);
       expect(s.status).toBe("finished");
-      expect(s.attempts[0]).toMatchObject({ attempt: 1, status: "infra_fault", detail: expect.stringMatching(/refused by worker \S+: unauthenticated job: its mac does not match/) });
+      expect(s.attempts[0]).toMatchObject({
+        attempt: 1,
+        status: "infra_fault",
+        detail: expect.stringMatching(/refused by worker \S+: unauthenticated job: its mac does not match/),
+      });
       expect(s.attempts.at(-1)).toMatchObject({ attempt: 2, status: "finished" });
     } finally {
       client.disconnect();
@@ -140,12 +181,23 @@ describe.skipIf(missingTool)("a job nobody signed", () => {
     const w = worker(2, []);
     const res = await startRun(out, `touch ${refusedMark}`, ["--sandbox", "none"]).done;
     expect(existsSync(refusedMark), "the agent ran unconfined on a worker that did not allow it").toBe(false);
-    const refusals = w.log().split("\n").filter((l) => / refused job \S+ \(switch-swe-sessions, not run\): the job runs its agent with no sandbox \(sandbox: none\), which this worker refuses unless started with --allow-unconfined$/.test(l));
+    const refusals = w
+      .log()
+      .split("\n")
+      .filter((l) =>
+        / refused job \S+ \(switch-swe-sessions, not run\): the job runs its agent with no sandbox \(sandbox: none\), which this worker refuses unless started with --allow-unconfined$/.test(
+          l,
+        ),
+      );
     expect(refusals.length, w.log()).toBe(3); // attempt 1 and its two retries (max_infra_retries)
     expect(res.code, res.stderr).not.toBe(0);
     const s = attemptsOf(out);
     expect(s.status).toBe("failed");
-    for (const a of s.attempts) expect(a).toMatchObject({ status: "infra_fault", detail: expect.stringMatching(/refused by worker \S+: the job runs its agent with no sandbox/) });
+    for (const a of s.attempts)
+      expect(a).toMatchObject({
+        status: "infra_fault",
+        detail: expect.stringMatching(/refused by worker \S+: the job runs its agent with no sandbox/),
+      });
     await w.stop();
 
     // The same run on a worker whose owner allowed it: the payload runs (the marker is a real one).
@@ -171,26 +223,36 @@ describe.skipIf(missingTool)("an agent on a worker", () => {
     "done",
   ].join("\n");
   // What must not be there: the variables' names, the secret, and every key derived from it.
-  const derived = ["result-mac/1", "job-mac/1", "blob-aes-256-gcm/1"].map((info) => Buffer.from(hkdfSync("sha256", Buffer.from(testQueueSecret), "switch-swe-queue", info, 32)));
+  const derived = ["result-mac/1", "job-mac/1", "blob-aes-256-gcm/1"].map((info) =>
+    Buffer.from(hkdfSync("sha256", Buffer.from(testQueueSecret), "switch-swe-queue", info, 32)),
+  );
   const forbidden = ["SWITCH_SWE_QUEUE", testQueueSecret, ...derived.flatMap((k) => [k.toString("hex"), k.toString("base64")])];
 
   it.each([
     ["none", true],
     ["bwrap", false],
-  ])("sees neither the queue secret, nor the queue's URL, nor a key derived from them (--sandbox %s)", async (mode, reachesWorker) => {
-    const script = writeScript(fx.root, `env-dump-${mode}.sh`, dump);
-    const out = join(fx.root, `run-env-${mode}`);
-    // Even told to pass them on, and with the URL in the environment, the worker gives its agents neither.
-    const w = worker(mode === "none" ? 4 : 5, ["--allow-unconfined", "--pass-env", "SWITCH_SWE_QUEUE_SECRET", "--pass-env", "SWITCH_SWE_QUEUE"], { SWITCH_SWE_QUEUE: redis.url });
-    try {
-      const res = await startRun(out, script, ["--sandbox", mode]).done;
-      expect(res.code, res.stderr).toBe(0);
-      const trajectory = readFileSync(runFiles.trajectory(out, session), "utf8");
-      expect(trajectory).toContain("PATH=");
-      expect(trajectory.includes("WORKER-ENVIRON-READ"), "the agent read the worker's /proc/<pid>/environ").toBe(reachesWorker);
-      for (const f of forbidden) expect(trajectory.includes(f), `the agent saw ${f.slice(0, 24)}`).toBe(false);
-    } finally {
-      await w.stop();
-    }
-  }, 600_000);
+  ])(
+    "sees neither the queue secret, nor the queue's URL, nor a key derived from them (--sandbox %s)",
+    async (mode, reachesWorker) => {
+      const script = writeScript(fx.root, `env-dump-${mode}.sh`, dump);
+      const out = join(fx.root, `run-env-${mode}`);
+      // Even told to pass them on, and with the URL in the environment, the worker gives its agents neither.
+      const w = worker(
+        mode === "none" ? 4 : 5,
+        ["--allow-unconfined", "--pass-env", "SWITCH_SWE_QUEUE_SECRET", "--pass-env", "SWITCH_SWE_QUEUE"],
+        { SWITCH_SWE_QUEUE: redis.url },
+      );
+      try {
+        const res = await startRun(out, script, ["--sandbox", mode]).done;
+        expect(res.code, res.stderr).toBe(0);
+        const trajectory = readFileSync(runFiles.trajectory(out, session), "utf8");
+        expect(trajectory).toContain("PATH=");
+        expect(trajectory.includes("WORKER-ENVIRON-READ"), "the agent read the worker's /proc/<pid>/environ").toBe(reachesWorker);
+        for (const f of forbidden) expect(trajectory.includes(f), `the agent saw ${f.slice(0, 24)}`).toBe(false);
+      } finally {
+        await w.stop();
+      }
+    },
+    600_000,
+  );
 });

@@ -8,7 +8,11 @@ import { packageRoot } from "../../src/core/package-paths.js";
 const module = join(packageRoot, "dist", "queue", "initial-env.js");
 
 function inChild(script: string, env: Record<string, string>): string {
-  const r = spawnSync(process.execPath, ["--input-type=module", "-e", `import { wipeInitialEnvironment as wipe } from ${JSON.stringify(module)};\n${script}`], { env: { PATH: process.env.PATH ?? "", ...env }, encoding: "utf8" });
+  const r = spawnSync(
+    process.execPath,
+    ["--input-type=module", "-e", `import { wipeInitialEnvironment as wipe } from ${JSON.stringify(module)};\n${script}`],
+    { env: { PATH: process.env.PATH ?? "", ...env }, encoding: "utf8" },
+  );
   expect(r.status, r.stderr).toBe(0);
   return r.stdout;
 }

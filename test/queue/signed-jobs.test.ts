@@ -22,7 +22,9 @@ const stored = (data: unknown) => JSON.parse(JSON.stringify(data)) as Record<str
 
 describe("canonical job serialisation", () => {
   it("sorts keys at every level and drops undefined members, as JSON does", () => {
-    expect(canonicalJson({ b: 1, a: { d: [1, { z: true, y: null }], c: "x" }, u: undefined })).toBe('{"a":{"c":"x","d":[1,{"y":null,"z":true}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [1, { z: true, y: null }], c: "x" }, u: undefined })).toBe(
+      '{"a":{"c":"x","d":[1,{"y":null,"z":true}]},"b":1}',
+    );
     expect(canonicalJson({ "10": 1, "9": 2, a: 3 })).toBe('{"10":1,"9":2,"a":3}');
     expect(canonicalJson([undefined, "é\u2028"])).toBe(`[null,${JSON.stringify("é\u2028")}]`);
   });
@@ -47,9 +49,18 @@ describe("signed jobs", () => {
 
   it("are refused when unsigned, malformed or altered anywhere in their data", () => {
     const { [jobMacField]: _mac, ...bare } = stored(signed);
-    expect(authenticateJob(secret, sessionQueue, { id, name: "session", data: bare })).toMatchObject({ ok: false, why: expect.stringMatching(/^unsigned: it carries no mac/) });
-    expect(authenticateJob(secret, sessionQueue, { id, name: "session", data: { ...bare, mac: "zz" } })).toMatchObject({ ok: false, why: "its mac is not 64 hex digits" });
-    expect(authenticateJob(secret, sessionQueue, { id, name: "session", data: null })).toMatchObject({ ok: false, why: "its data is not an object" });
+    expect(authenticateJob(secret, sessionQueue, { id, name: "session", data: bare })).toMatchObject({
+      ok: false,
+      why: expect.stringMatching(/^unsigned: it carries no mac/),
+    });
+    expect(authenticateJob(secret, sessionQueue, { id, name: "session", data: { ...bare, mac: "zz" } })).toMatchObject({
+      ok: false,
+      why: "its mac is not 64 hex digits",
+    });
+    expect(authenticateJob(secret, sessionQueue, { id, name: "session", data: null })).toMatchObject({
+      ok: false,
+      why: "its data is not an object",
+    });
     const altered: Array<Record<string, unknown>> = [
       { ...stored(signed), sandbox: null },
       { ...stored(signed), agent: { ...job.agent, options: { command: "touch /tmp/pwned", env: "" } } },
@@ -58,7 +69,10 @@ describe("signed jobs", () => {
       { ...stored(signed), limits: undefined },
     ];
     for (const data of altered) {
-      expect(authenticateJob(secret, sessionQueue, { id, name: "session", data: stored(data) })).toMatchObject({ ok: false, why: expect.stringMatching(/does not match its data, name, id and queue/) });
+      expect(authenticateJob(secret, sessionQueue, { id, name: "session", data: stored(data) })).toMatchObject({
+        ok: false,
+        why: expect.stringMatching(/does not match its data, name, id and queue/),
+      });
     }
   });
 
@@ -91,16 +105,27 @@ describe("the worker's confinement floor", () => {
 
   it("refuses sessions with no sandbox or the machine's network unless allowed", () => {
     expect(confinementRefusal(sessionQueue, { sandbox: null }, closed)).toMatch(/no sandbox \(sandbox: none\).*--allow-unconfined/);
-    expect(confinementRefusal(sessionQueue, { sandbox: { mode: "none", network: false } }, closed)).toMatch(/sandbox: none.*--allow-unconfined/);
-    expect(confinementRefusal(sessionQueue, { sandbox: { mode: "bwrap", network: true } }, closed)).toMatch(/--network on.*--allow-network/);
-    expect(confinementRefusal(sessionQueue, { sandbox: { mode: "bwrap", network: true } }, { unconfined: true, network: false })).toMatch(/--allow-network/);
-    expect(confinementRefusal(sessionQueue, { sandbox: { mode: "bwrap", network: false, allowed_endpoints: ["http://127.0.0.1:1"] } }, closed)).toBeNull();
+    expect(confinementRefusal(sessionQueue, { sandbox: { mode: "none", network: false } }, closed)).toMatch(
+      /sandbox: none.*--allow-unconfined/,
+    );
+    expect(confinementRefusal(sessionQueue, { sandbox: { mode: "bwrap", network: true } }, closed)).toMatch(
+      /--network on.*--allow-network/,
+    );
+    expect(confinementRefusal(sessionQueue, { sandbox: { mode: "bwrap", network: true } }, { unconfined: true, network: false })).toMatch(
+      /--allow-network/,
+    );
+    expect(
+      confinementRefusal(sessionQueue, { sandbox: { mode: "bwrap", network: false, allowed_endpoints: ["http://127.0.0.1:1"] } }, closed),
+    ).toBeNull();
     expect(confinementRefusal(sessionQueue, { sandbox: { network: false } }, closed)).toBeNull();
-    for (const sandbox of [null, { mode: "none", network: false }, { mode: "bwrap", network: true }]) expect(confinementRefusal(sessionQueue, { sandbox }, open)).toBeNull();
+    for (const sandbox of [null, { mode: "none", network: false }, { mode: "bwrap", network: true }])
+      expect(confinementRefusal(sessionQueue, { sandbox }, open)).toBeNull();
   });
 
   it("refuses verification with unconfined test runs unless allowed; mining and qualification carry no confinement", () => {
-    expect(confinementRefusal(verifyQueue, { sandbox: "none" }, closed)).toMatch(/held-out tests with no sandbox \(sandbox: none\).*--allow-unconfined/);
+    expect(confinementRefusal(verifyQueue, { sandbox: "none" }, closed)).toMatch(
+      /held-out tests with no sandbox \(sandbox: none\).*--allow-unconfined/,
+    );
     expect(confinementRefusal(verifyQueue, { sandbox: "bwrap" }, closed)).toBeNull();
     expect(confinementRefusal(verifyQueue, { sandbox: "none" }, open)).toBeNull();
     expect(confinementRefusal(taskQueue, { kind: "mine", sandbox: null }, closed)).toBeNull();

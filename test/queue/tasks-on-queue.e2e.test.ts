@@ -44,7 +44,16 @@ function reportOf(dir: string): unknown {
 
 function tasksOf(dir: string): Record<string, Record<string, string>> {
   return Object.fromEntries(
-    readdirSync(join(dir, "tasks")).sort().map((id) => [id, Object.fromEntries(readdirSync(join(dir, "tasks", id)).sort().map((f) => [f, readFileSync(join(dir, "tasks", id, f), "utf8")]))]),
+    readdirSync(join(dir, "tasks"))
+      .sort()
+      .map((id) => [
+        id,
+        Object.fromEntries(
+          readdirSync(join(dir, "tasks", id))
+            .sort()
+            .map((f) => [f, readFileSync(join(dir, "tasks", id, f), "utf8")]),
+        ),
+      ]),
   );
 }
 
@@ -66,7 +75,9 @@ describe.skipIf(missingTool)("mining and qualification on a queue", () => {
     const status = cli(["queue", "status", redis.url]);
     expect(status.code).toBe(0);
     expect(status.stdout).toMatch(/mining and qualification jobs: \d+ waiting, \d+ running/);
-    expect(status.stdout).toMatch(/\s+[0-9a-f]{16}\s+queued\s+"tasks mine shapes"\s+3 candidates: \d+ queued, \d+ running; coordinator \S+ pid \d+/);
+    expect(status.stdout).toMatch(
+      /\s+[0-9a-f]{16}\s+queued\s+"tasks mine shapes"\s+3 candidates: \d+ queued, \d+ running; coordinator \S+ pid \d+/,
+    );
     expect(status.stdout).toMatch(/\n {2}\S+ {2}switch-swe \S+ {2}1\/1 {2}mine (merged branch|chain of commits) /);
     const r = await run.done;
     expect(r.stdout).toMatch(/^\d+ commits, 3 candidate\(s\): 2 mined, 1 rejected \(1 no F2P\); /);
@@ -112,10 +123,12 @@ describe.skipIf(missingTool)("mining and qualification on a queue", () => {
 
   it("tasks qualify --queue gives the verdicts of a local qualification", async () => {
     const strip = (text: string) =>
-      (JSON.parse(text) as Array<Record<string, unknown> & { runs: Array<Record<string, unknown>> }>).map(({ duration_ms: _d, setup_cached: _s, runs, ...r }) => ({
-        ...r,
-        runs: runs.map(({ duration_ms: _rd, ...x }) => x),
-      }));
+      (JSON.parse(text) as Array<Record<string, unknown> & { runs: Array<Record<string, unknown>> }>).map(
+        ({ duration_ms: _d, setup_cached: _s, runs, ...r }) => ({
+          ...r,
+          runs: runs.map(({ duration_ms: _rd, ...x }) => x),
+        }),
+      );
     const here = cli(["tasks", "qualify", local, "--runs", "1", "--json"], { env: { SWITCH_SWE_CACHE: join(root, "local-cache") } });
     expect(here.code).toBe(0);
     const queued = cli(["tasks", "qualify", local, "--runs", "1", "--json", "--queue", redis.url], { env });

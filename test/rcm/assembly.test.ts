@@ -12,12 +12,26 @@ const words = "amount ledger report parse render csv export slug wrap template f
 const actionArb: fc.Arbitrary<(ws: string) => Action> = fc.oneof(
   fc.constantFrom(...words).map((w) => (ws: string) => write(`${ws}/${w}.py`)),
   fc.constantFrom(...words).map((w) => (): Action => ({ kind: "assistant", text: `I updated the ${w} code.` })),
-  fc.constantFrom(...words).map((w) => (ws: string): Action => ({ kind: "tool", tool: "read", args: { filePath: `${ws}/${w}.py` }, paths: [`${ws}/${w}.py`], status: "ok", text: `${w} = 1` })),
+  fc.constantFrom(...words).map((w) => (ws: string): Action => ({
+    kind: "tool",
+    tool: "read",
+    args: { filePath: `${ws}/${w}.py` },
+    paths: [`${ws}/${w}.py`],
+    status: "ok",
+    text: `${w} = 1`,
+  })),
 );
 
 const sessionArb = fc.record({
   tasks: fc.integer({ min: 1, max: 5 }),
-  steps: fc.array(fc.record({ task: fc.nat(4), actions: fc.array(actionArb, { maxLength: 3 }), words: fc.array(fc.constantFrom(...words), { minLength: 3, maxLength: 12 }) }), { minLength: 1, maxLength: 25 }),
+  steps: fc.array(
+    fc.record({
+      task: fc.nat(4),
+      actions: fc.array(actionArb, { maxLength: 3 }),
+      words: fc.array(fc.constantFrom(...words), { minLength: 3, maxLength: 12 }),
+    }),
+    { minLength: 1, maxLength: 25 },
+  ),
   mode: fc.constantFrom("off" as const, "router" as const, "rcm" as const),
   threshold: fc.constantFrom(0.5, 0.8, 0.9),
   keepRecent: fc.integer({ min: 0, max: 3 }),
@@ -75,10 +89,22 @@ describe("assembly", () => {
   it("keeps the full history when the current request is uncertain or shared", () => {
     const groups = [harnessGroup("/r/w00", "A."), harnessGroup("/r/w01", "B.")];
     const base = { mode: "rcm" as const, threshold: 0.8, keepRecent: 2, groups, states: {} };
-    const low = planAssembly({ ...base, assignments: { [groups[0]!.id]: { task: "t1", confidence: 1, method: "first" }, [groups[1]!.id]: { task: "t2", confidence: 0.6, method: "follow-up" } } });
+    const low = planAssembly({
+      ...base,
+      assignments: {
+        [groups[0]!.id]: { task: "t1", confidence: 1, method: "first" },
+        [groups[1]!.id]: { task: "t2", confidence: 0.6, method: "follow-up" },
+      },
+    });
     expect(low).toMatchObject({ filtered: false, record: null });
     expect(low.treatments).toEqual(["verbatim", "verbatim"]);
-    const shared = planAssembly({ ...base, assignments: { [groups[0]!.id]: { task: "t1", confidence: 1, method: "first" }, [groups[1]!.id]: { task: null, confidence: 0.85, method: "shared" } } });
+    const shared = planAssembly({
+      ...base,
+      assignments: {
+        [groups[0]!.id]: { task: "t1", confidence: 1, method: "first" },
+        [groups[1]!.id]: { task: null, confidence: 0.85, method: "shared" },
+      },
+    });
     expect(shared.filtered).toBe(false);
   });
 
@@ -116,7 +142,12 @@ describe("assembly", () => {
     expect(plan.record).toContain("request 1: changed export_0.py");
     // What the model still reads verbatim (stage 3's exchange) is not repeated in the record.
     expect(plan.record).not.toContain("request 4: changed");
-    expect(missingRequests(rendered, groups.map((g) => g.userText))).toEqual([]);
+    expect(
+      missingRequests(
+        rendered,
+        groups.map((g) => g.userText),
+      ),
+    ).toEqual([]);
   });
 
   it("mode rcm: no record and no elision when they would only repeat or lengthen what the model reads", () => {

@@ -14,7 +14,9 @@ afterEach(async () => {
 
 async function engineWith(turns: unknown[], more: Record<string, unknown> = {}, stateUpdates = true): Promise<RcmEngine> {
   server = await startMockModel({ script: parseScript({ turns, fallback: "{}" }), port: 0 });
-  return new RcmEngine(parseRcmOptions({ mode: "rcm", auxModel: { baseURL: server.baseURL, model: "mock", stateUpdates, timeoutMs: 5000 }, ...more }));
+  return new RcmEngine(
+    parseRcmOptions({ mode: "rcm", auxModel: { baseURL: server.baseURL, model: "mock", stateUpdates, timeoutMs: 5000 }, ...more }),
+  );
 }
 
 const routeCalls = () => server!.requests().filter((r) => JSON.stringify(r.body).includes("New request")).length;
@@ -32,7 +34,11 @@ async function replay(e: RcmEngine, groups: Group[]): Promise<void> {
 }
 
 const history = () => [
-  plainGroup("Implement `parse_amount` in ledger/amount.py for negative values in parentheses.", [write("ledger/amount.py", "a1"), say("Done.", "a1")], "u1"),
+  plainGroup(
+    "Implement `parse_amount` in ledger/amount.py for negative values in parentheses.",
+    [write("ledger/amount.py", "a1"), say("Done.", "a1")],
+    "u1",
+  ),
   plainGroup("Write the income report renderer in reports/income.py with a grand total row.", [write("reports/income.py", "a2")], "u2"),
   plainGroup("ok, go on", [], "u3"),
   plainGroup("Anything else?", [], "u4"),
@@ -57,9 +63,16 @@ describe("RCM's auxiliary model (against the scripted server)", () => {
     await replay(e, history());
     expect(e.memory.router.assignments.u3).toMatchObject({ task: "t1", method: "aux", confidence: 0.9 });
     const s = e.memory.states.t1!;
-    expect(s.goal).toMatchObject({ text: "parse_amount reads negative values in parentheses", kind: "requirement", source: "u1", refs: ["u1"] });
+    expect(s.goal).toMatchObject({
+      text: "parse_amount reads negative values in parentheses",
+      kind: "requirement",
+      source: "u1",
+      refs: ["u1"],
+    });
     // The model's progress item replaced the extractive ones of the same messages; it cites a tool result: an observation.
-    expect(s.completed).toEqual([expect.objectContaining({ text: "parse_amount in ledger/amount.py written", kind: "observation", source: "a1", request: 1 })]);
+    expect(s.completed).toEqual([
+      expect.objectContaining({ text: "parse_amount in ledger/amount.py written", kind: "observation", source: "a1", request: 1 }),
+    ]);
     expect(s.uncertainties).toContainEqual(expect.objectContaining({ text: "thousands separators not covered", kind: "claim" }));
     // The model's pending list replaced the extractive one of its batch ("request 1: …").
     expect(s.pending[0]).toMatchObject({ text: "document the parentheses rule", kind: "claim", source: "u1" });
@@ -89,7 +102,11 @@ describe("RCM's auxiliary model (against the scripted server)", () => {
     ]);
     // A host that starts with a history (a restart): both completed requests are folded in one step, one call.
     await e.prepareAsync([
-      plainGroup("Implement `parse_amount` in ledger/amount.py for negative values in parentheses.", [write("ledger/amount.py", "a1")], "u1"),
+      plainGroup(
+        "Implement `parse_amount` in ledger/amount.py for negative values in parentheses.",
+        [write("ledger/amount.py", "a1")],
+        "u1",
+      ),
       plainGroup("In ledger/amount.py, `parse_amount` must also strip currency symbols.", [write("ledger/amount.py", "a2")], "u2"),
       plainGroup("Anything else?", [], "u3"),
     ]);
@@ -103,7 +120,11 @@ describe("RCM's auxiliary model (against the scripted server)", () => {
   it("leaves the record as the deterministic updater made it when the model answers malformed output or an error", async () => {
     const e = await engineWith([
       { requests: "auxiliary", match: "User: Implement `parse_amount`", text: "Sure! Here is the state: completed = parse_amount" },
-      { requests: "auxiliary", match: "User: Write the income report", text: '{"completed": "not a list", "pending": ["ok", 3], "uncertainties": [3, null]}' },
+      {
+        requests: "auxiliary",
+        match: "User: Write the income report",
+        text: '{"completed": "not a list", "pending": ["ok", 3], "uncertainties": [3, null]}',
+      },
       { requests: "auxiliary", match: "New request", error: { status: 500, message: "upstream failed" } },
     ]);
     await replay(e, history());
@@ -116,7 +137,11 @@ describe("RCM's auxiliary model (against the scripted server)", () => {
 
   it("stops at the call budget, says so once, and keeps counting across a restart", async () => {
     const undecided = [...history(), plainGroup("ok, and then?", [], "u5"), plainGroup("go ahead", [], "u6")];
-    const e = await engineWith([{ requests: "auxiliary", match: "New request", text: '{"task": "t1", "confidence": 0.9}' }], { auxBudget: { calls: 1, tokens: 100_000 } }, false);
+    const e = await engineWith(
+      [{ requests: "auxiliary", match: "New request", text: '{"task": "t1", "confidence": 0.9}' }],
+      { auxBudget: { calls: 1, tokens: 100_000 } },
+      false,
+    );
     await replay(e, undecided);
     expect(routeCalls()).toBe(1);
     expect(e.memory.aux).toMatchObject({ calls: 1, exhausted: true });
@@ -130,7 +155,14 @@ describe("RCM's auxiliary model (against the scripted server)", () => {
 
   it("stops at the token budget: calls whose usage passes it end the auxiliary calls", async () => {
     const e = await engineWith(
-      [{ requests: "auxiliary", match: "New request", usage: { prompt_tokens: 900, completion_tokens: 200 }, text: '{"task": "t1", "confidence": 0.5}' }],
+      [
+        {
+          requests: "auxiliary",
+          match: "New request",
+          usage: { prompt_tokens: 900, completion_tokens: 200 },
+          text: '{"task": "t1", "confidence": 0.5}',
+        },
+      ],
       { auxBudget: { calls: 50, tokens: 1000 } },
       false,
     );
@@ -153,7 +185,10 @@ describe("RCM's auxiliary model (against the scripted server)", () => {
   it("parses the auxModel forms and reports a bad one in one readable line", () => {
     expect(parseRcmOptions({}).auxModel).toBe("host");
     expect(parseRcmOptions({}).auxBudget).toEqual({ calls: 20, tokens: 50_000 });
-    expect(parseRcmOptions({ auxModel: { host: true, model: "anthropic/claude-haiku" } }).auxModel).toEqual({ host: true, model: "anthropic/claude-haiku" });
+    expect(parseRcmOptions({ auxModel: { host: true, model: "anthropic/claude-haiku" } }).auxModel).toEqual({
+      host: true,
+      model: "anthropic/claude-haiku",
+    });
     expect(() => parseRcmOptions({ auxModel: { host: true, model: "no-provider" } })).toThrow(/^switch-swe RCM options: auxModel/);
     expect(() => parseRcmOptions({ auxModel: "sometimes" })).toThrow(/^switch-swe RCM options: auxModel/);
     expect(() => parseRcmOptions({ auxBudget: { calls: -1 } })).toThrow(/auxBudget\.calls/);

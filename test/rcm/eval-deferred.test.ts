@@ -8,16 +8,22 @@ function step(i: number, task: string, text: string, paths: string[]): ReplaySte
   const id = `r${i}`;
   return {
     group: { id, userMessageId: id, userText: `Repository: ledger\n\n${text}`, actions: [] },
-    task, role: task === "A" ? "focus" : "interruption", stage: 1, focusReturn: false, continuation: false,
+    task,
+    role: task === "A" ? "focus" : "interruption",
+    stage: 1,
+    focusReturn: false,
+    continuation: false,
     actions: paths.length === 0 ? [] : [{ kind: "tool", tool: "apply_patch", text: "", messageId: `${id}#0`, paths, status: "ok" }],
   };
 }
 
 // Two tasks; the third request says nothing the router can place ("ok, go on"): it is deferred.
 const session: ReplaySession = {
-  session: "p1.switch", pair: "p1", condition: "switch",
+  session: "p1.switch",
+  pair: "p1",
+  condition: "switch",
   steps: [
-    step(0, "A", "Add parse_amount to ledger/amount.py: it reads \"1,234.50\" as a Decimal.", ["ledger/amount.py"]),
+    step(0, "A", 'Add parse_amount to ledger/amount.py: it reads "1,234.50" as a Decimal.', ["ledger/amount.py"]),
     step(1, "B", "render_income in reports/income.py should print totals right-aligned in a fixed-width column.", ["reports/income.py"]),
     step(2, "A", "ok, go on", []),
     step(3, "A", "parse_amount in ledger/amount.py should also accept a minus sign and parentheses for negatives.", ["ledger/amount.py"]),

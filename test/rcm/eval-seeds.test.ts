@@ -14,14 +14,18 @@ import { oracleReplaySessions } from "./helpers/oracle-sessions.js";
  */
 describe("rcm eval on the sample, several seeds, Workspace: lines hidden", () => {
   const dataset = loadDataset(sampleDatasetDir);
-  it.each([1, 2, 5, 7])("seed %i: routing >= 0.95, <= 1.1x the uninterrupted context, no violation", (seed) => {
-    const { switched, base } = oracleReplaySessions(dataset, buildCheckedSessions(dataset, { seed }));
-    const report = evaluateSessions(switched, base, { mode: "rcm", workspaceLines: ["hidden"] });
-    const v = report.variants[0]!;
-    expect(report.sessions).toBe(18);
-    expect(v.uninterrupted_steps).toBe(report.resumed_focus_steps);
-    expect(v.routing_accuracy).toBeGreaterThanOrEqual(0.95);
-    expect(v.uninterrupted_ratio).toBeLessThanOrEqual(1.1);
-    expect(v.invariant_violations).toBe(0);
-  }, 60_000);
+  it.each([1, 2, 5, 7])(
+    "seed %i: routing >= 0.95, <= 1.1x the uninterrupted context, no violation",
+    (seed) => {
+      const { switched, base } = oracleReplaySessions(dataset, buildCheckedSessions(dataset, { seed }));
+      const report = evaluateSessions(switched, base, { mode: "rcm", workspaceLines: ["hidden"] });
+      const v = report.variants[0]!;
+      expect(report.sessions).toBe(18);
+      expect(v.uninterrupted_steps).toBe(report.resumed_focus_steps);
+      expect(v.routing_accuracy).toBeGreaterThanOrEqual(0.95);
+      expect(v.uninterrupted_ratio).toBeLessThanOrEqual(1.1);
+      expect(v.invariant_violations).toBe(0);
+    },
+    60_000,
+  );
 });

@@ -43,7 +43,10 @@ describe.skipIf(missingTool)("switch-swe rcm eval", () => {
   it("replays oracle switched sessions: exact routing, smaller context, no invariant violation", () => {
     const fx = makeRunFixture(2);
     const out = join(fx.root, "run");
-    const run = cli(["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--agent", "oracle", "--out", out, "--quiet", "--no-verify"], { env: { SWITCH_SWE_CACHE: fx.cache } });
+    const run = cli(
+      ["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--agent", "oracle", "--out", out, "--quiet", "--no-verify"],
+      { env: { SWITCH_SWE_CACHE: fx.cache } },
+    );
     expect(run.code, run.stderr).toBe(0);
     for (const mode of ["router", "rcm"]) {
       const r = evalJson(out, "--mode", mode, "--workspace-lines", "shown");
@@ -67,9 +70,13 @@ describe.skipIf(missingTool)("switch-swe rcm eval", () => {
     // Accuracy apart for sessions in which two tasks share a source file (read from the run's sessions file).
     type Pairs = { pairs: Array<{ id: string; interruptions: string[]; source_files: Record<string, string[]> }> };
     const sessionsFile = JSON.parse(readFileSync(fx.sessionsPath, "utf8")) as Pairs;
-    const shares = (p: Pairs["pairs"][number]) => new Set(Object.values(p.source_files).flat()).size < Object.values(p.source_files).flat().length;
+    const shares = (p: Pairs["pairs"][number]) =>
+      new Set(Object.values(p.source_files).flat()).size < Object.values(p.source_files).flat().length;
     const before = sessionsFile.pairs.filter(shares).length;
-    expect(evalJson(out, "--workspace-lines", "hidden").variants[0]!.shared_files).toMatchObject({ apart: { sessions: 2 - before }, sharing: { sessions: before } });
+    expect(evalJson(out, "--workspace-lines", "hidden").variants[0]!.shared_files).toMatchObject({
+      apart: { sessions: 2 - before },
+      sharing: { sessions: before },
+    });
     // Make a pair whose tasks share no file share one.
     const pair = sessionsFile.pairs.find((p) => !shares(p))!;
     const [a, b] = pair.interruptions as [string, string];
@@ -111,32 +118,45 @@ describe.skipIf(missingTool)("switch-swe rcm eval", () => {
   });
 
   // The targets, on the sample dataset's sessions (both conditions) run with the oracle agent.
-  it(
-    "meets the targets on the sample sessions (oracle), with and without the Workspace: lines",
-    () => {
-      const root = tempDir("switch-swe-rcm-sample-");
-      const sessions = join(root, "sessions.json");
-      expect(cli(["sessions", "build", sampleDatasetDir, "--seed", "0", "--out", sessions]).code).toBe(0);
-      const out = join(root, "run");
-      const run = cli(["run", "--dataset", sampleDatasetDir, "--sessions", sessions, "--agent", "oracle", "--concurrency", "2", "--out", out, "--quiet", "--no-verify"], { env: { SWITCH_SWE_CACHE: join(root, "cache") } });
-      expect(run.code, run.stderr).toBe(0);
-      for (const mode of ["rcm", "router"]) {
-        const r = evalJson(out, "--mode", mode);
-        expect(r).toMatchObject({ sessions: 18, uninterrupted_sessions: 18 });
-        const shown = variant(r, true);
-        expect(shown.routing_accuracy).toBeGreaterThanOrEqual(0.98);
-        expect(shown.context_ratio).toBeLessThanOrEqual(0.4);
-        expect(shown.uninterrupted_ratio).toBeLessThanOrEqual(1.1);
-        expect(shown.invariant_violations).toBe(0);
-        // Without the Workspace: lines, routing relies on what the conversation shows.
-        const hidden = variant(r, false);
-        expect(hidden.routing_accuracy).toBeGreaterThanOrEqual(0.95);
-        expect(hidden.uninterrupted_steps).toBe(r.resumed_focus_steps);
-        expect(hidden.uninterrupted_ratio).toBeLessThanOrEqual(1.1);
-        expect(hidden.invariant_violations).toBe(0);
-        expect(hidden.methods.workspace).toBeUndefined();
-      }
-    },
-    600_000,
-  );
+  it("meets the targets on the sample sessions (oracle), with and without the Workspace: lines", () => {
+    const root = tempDir("switch-swe-rcm-sample-");
+    const sessions = join(root, "sessions.json");
+    expect(cli(["sessions", "build", sampleDatasetDir, "--seed", "0", "--out", sessions]).code).toBe(0);
+    const out = join(root, "run");
+    const run = cli(
+      [
+        "run",
+        "--dataset",
+        sampleDatasetDir,
+        "--sessions",
+        sessions,
+        "--agent",
+        "oracle",
+        "--concurrency",
+        "2",
+        "--out",
+        out,
+        "--quiet",
+        "--no-verify",
+      ],
+      { env: { SWITCH_SWE_CACHE: join(root, "cache") } },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    for (const mode of ["rcm", "router"]) {
+      const r = evalJson(out, "--mode", mode);
+      expect(r).toMatchObject({ sessions: 18, uninterrupted_sessions: 18 });
+      const shown = variant(r, true);
+      expect(shown.routing_accuracy).toBeGreaterThanOrEqual(0.98);
+      expect(shown.context_ratio).toBeLessThanOrEqual(0.4);
+      expect(shown.uninterrupted_ratio).toBeLessThanOrEqual(1.1);
+      expect(shown.invariant_violations).toBe(0);
+      // Without the Workspace: lines, routing relies on what the conversation shows.
+      const hidden = variant(r, false);
+      expect(hidden.routing_accuracy).toBeGreaterThanOrEqual(0.95);
+      expect(hidden.uninterrupted_steps).toBe(r.resumed_focus_steps);
+      expect(hidden.uninterrupted_ratio).toBeLessThanOrEqual(1.1);
+      expect(hidden.invariant_violations).toBe(0);
+      expect(hidden.methods.workspace).toBeUndefined();
+    }
+  }, 600_000);
 });

@@ -35,15 +35,33 @@ describe("the context-bound model (known answers)", () => {
   });
   afterAll(() => server.close());
   const ask = async (messages: unknown[]) => {
-    const r = await fetch(`${server.origin}/v1/messages`, { method: "POST", body: JSON.stringify({ model: "m", max_tokens: 100, tools, messages }) });
-    return (await r.json()) as { content: Array<{ type: string; text?: string; input?: { command: string } }>; usage: { input_tokens: number } };
+    const r = await fetch(`${server.origin}/v1/messages`, {
+      method: "POST",
+      body: JSON.stringify({ model: "m", max_tokens: 100, tools, messages }),
+    });
+    return (await r.json()) as {
+      content: Array<{ type: string; text?: string; input?: { command: string } }>;
+      usage: { input_tokens: number };
+    };
   };
-  const written = (a: Awaited<ReturnType<typeof ask>>) => a.content.filter((c) => c.type === "tool_use").map((c) => /printf '%s' '([^']+)'/.exec(c.input!.command)![1]!).map((b) => Buffer.from(b, "base64").toString("utf8"));
+  const written = (a: Awaited<ReturnType<typeof ask>>) =>
+    a.content
+      .filter((c) => c.type === "tool_use")
+      .map((c) => /printf '%s' '([^']+)'/.exec(c.input!.command)![1]!)
+      .map((b) => Buffer.from(b, "base64").toString("utf8"));
 
   it("implements a stage with the earlier stages whose requirements it sees, and only those", async () => {
-    const withStage1 = await ask([{ role: "user", content: msg(stage1) }, { role: "assistant", content: "ok" }, { role: "user", content: msg(stage2) }]);
+    const withStage1 = await ask([
+      { role: "user", content: msg(stage1) },
+      { role: "assistant", content: "ok" },
+      { role: "user", content: msg(stage2) },
+    ]);
     expect(written(withStage1)).toEqual(["SEP = 1\nPARENS = 1\n"]);
-    const forgot = await ask([{ role: "user", content: "<summary>The latest request: something else</summary>" }, { role: "assistant", content: "ok" }, { role: "user", content: msg(stage2) }]);
+    const forgot = await ask([
+      { role: "user", content: "<summary>The latest request: something else</summary>" },
+      { role: "assistant", content: "ok" },
+      { role: "user", content: msg(stage2) },
+    ]);
     expect(written(forgot)).toEqual(["PARENS = 1\n"]);
     // A state record that carries stage 1's requirement counts as seeing it.
     const record = emptyTaskState("t1", "/w/w01");
@@ -63,7 +81,15 @@ describe("the context-bound model (known answers)", () => {
     ]);
     expect(after.content.map((c) => c.type)).toEqual(["text"]);
     expect(first.usage.input_tokens).toBeLessThan(1000);
-    const long = await fetch(`${server.origin}/v1/messages`, { method: "POST", body: JSON.stringify({ model: "m", max_tokens: 100, tools, messages: [{ role: "user", content: msg(`${stage2} ${"and more ".repeat(600)}`) }] }) });
+    const long = await fetch(`${server.origin}/v1/messages`, {
+      method: "POST",
+      body: JSON.stringify({
+        model: "m",
+        max_tokens: 100,
+        tools,
+        messages: [{ role: "user", content: msg(`${stage2} ${"and more ".repeat(600)}`) }],
+      }),
+    });
     expect(long.status).toBe(400);
     expect(await long.text()).toMatch(/prompt is too long: \d+ tokens > 1000 maximum/);
     const summary = await ask([

@@ -14,7 +14,9 @@ import { elidedNote } from "../../src/rcm/assembly.js";
 import { plainGroup, read } from "./helpers/history.js";
 
 type Json = Record<string, unknown>;
-const tools = [{ type: "function", function: { name: "write", description: "write a file", parameters: { type: "object", properties: {} } } }];
+const tools = [
+  { type: "function", function: { name: "write", description: "write a file", parameters: { type: "object", properties: {} } } },
+];
 
 /** The proxy's id of a request: the hash of its text (proxy/conversation.ts). */
 const gid = (text: string) => `g_${createHash("sha256").update(text).digest("hex").slice(0, 16)}`;
@@ -30,7 +32,13 @@ const output = (tag: string) => `Wrote alpha.py (${tag})\n${`${tag} = 1\n`.repea
 /** One completed exchange, as a CLI sends it: a write call, its result, the assistant's word. */
 function exchange(call: string, path: string, result: string, said: string): Json[] {
   return [
-    { role: "assistant", content: null, tool_calls: [{ id: call, type: "function", function: { name: "write", arguments: JSON.stringify({ filePath: path, content: "X = 1\n" }) } }] },
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: [
+        { id: call, type: "function", function: { name: "write", arguments: JSON.stringify({ filePath: path, content: "X = 1\n" }) } },
+      ],
+    },
     { role: "tool", tool_call_id: call, content: result },
     { role: "assistant", content: said },
   ];
@@ -47,14 +55,22 @@ afterEach(async () => {
 /** Sends the conversation to the proxy, as an agent's step; returns what reached the upstream for it. */
 async function step(messages: Json[]): Promise<Json> {
   const before = mock!.requests().length;
-  const res = await fetch(`${proxy!.baseURL}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "agent-model", messages, tools }) });
+  const res = await fetch(`${proxy!.baseURL}/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model: "agent-model", messages, tools }),
+  });
   expect(res.status).toBe(200);
   await res.json();
-  return mock!.requests().slice(before).find((r) => (r.body as Json).tools !== undefined)!.body as Json;
+  return mock!
+    .requests()
+    .slice(before)
+    .find((r) => (r.body as Json).tools !== undefined)!.body as Json;
 }
 
-const stateCalls = () => mock!.requests().filter((r) => (r.body as Json).tools === undefined && JSON.stringify(r.body).includes("state memory"));
-const userOf = (r: { body: unknown }) => ((r.body as { messages: Array<{ content: string }> }).messages[1]!.content);
+const stateCalls = () =>
+  mock!.requests().filter((r) => (r.body as Json).tools === undefined && JSON.stringify(r.body).includes("state memory"));
+const userOf = (r: { body: unknown }) => (r.body as { messages: Array<{ content: string }> }).messages[1]!.content;
 
 describe("model-written state through the proxy and the scripted model", () => {
   it("uses the model's items whose references check out, drops and counts the others, falls back to extractive on an answer that is not JSON, and elides only exchanges the record cites", async () => {
@@ -83,14 +99,21 @@ describe("model-written state through the proxy and the scripted model", () => {
             }),
           },
           { requests: "auxiliary", match: `[${u2}] user: BETA-1`, text: "Sure, here is the state of BETA: beta.py was created." },
-          { requests: "auxiliary", match: `[${u3}] user: ALPHA-2`, text: state({ progress: [{ text: "add the constant C to alpha.py", refs: [u3] }] }) },
+          {
+            requests: "auxiliary",
+            match: `[${u3}] user: ALPHA-2`,
+            text: state({ progress: [{ text: "add the constant C to alpha.py", refs: [u3] }] }),
+          },
         ],
         fallback: "Working on it.",
       }),
     });
     // keepRecent 0: every earlier group of the task may be elided, so only the record decides.
     proxy = await startRcmProxy({ upstream: mock.baseURL, mode: "rcm", single: true, rcm: { keepRecent: 0 } });
-    const messages: Json[] = [{ role: "system", content: "You are a coding agent." }, { role: "user", content: alpha1 }];
+    const messages: Json[] = [
+      { role: "system", content: "You are a coding agent." },
+      { role: "user", content: alpha1 },
+    ];
     await step(messages);
     messages.push(...exchange("c1", "/r/w00/alpha.py", output("A"), "Created alpha.py."), { role: "user", content: beta1 });
     await step(messages);
@@ -102,7 +125,9 @@ describe("model-written state through the proxy and the scripted model", () => {
     // One state-writing call per completed request, tool-free, in the agent's wire format and model,
     // each message after its id; the record it reads is the one before the batch.
     const calls = stateCalls();
-    expect(calls.map((c) => [userOf(c).includes(`[${u1}] user:`), userOf(c).includes(`[${u2}] user:`), userOf(c).includes(`[${u3}] user:`)])).toEqual([
+    expect(
+      calls.map((c) => [userOf(c).includes(`[${u1}] user:`), userOf(c).includes(`[${u2}] user:`), userOf(c).includes(`[${u3}] user:`)]),
+    ).toEqual([
       [true, false, false],
       [false, true, false],
       [false, false, true],
@@ -163,7 +188,10 @@ describe("model-written state through the proxy and the scripted model", () => {
     messages.push({ role: "user", content: ask("w00", "ALPHA-4: add the constant K4 to alpha.py.") });
     await step(messages);
     expect(stateCalls().map((c) => reqs.map((r) => userOf(c).includes(`[${gid(r)}] user:`)))).toEqual([[true, true, false]]);
-    messages.push(...exchange("c9", "/r/w00/alpha.py", "ok", "Done."), { role: "user", content: ask("w00", "ALPHA-5: add the constant K5 to alpha.py.") });
+    messages.push(...exchange("c9", "/r/w00/alpha.py", "ok", "Done."), {
+      role: "user",
+      content: ask("w00", "ALPHA-5: add the constant K5 to alpha.py."),
+    });
     await step(messages);
     expect(stateCalls().map((c) => reqs.map((r) => userOf(c).includes(`[${gid(r)}] user:`)))).toEqual([
       [true, true, false],
@@ -178,7 +206,10 @@ describe("the pieces of model-written state", () => {
     // Exchanges are clipped to 600 characters in the call (about 650 a group here): four fit 3,000; 1,500 holds two.
     const four = ["a", "b", "c", "d"].map((id) => g(id, 5000));
     expect(stateBatches(four, 8, 3000).map((b) => b.map((x) => x.id))).toEqual([["a", "b", "c", "d"]]);
-    expect(stateBatches(four, 8, 1500).map((b) => b.map((x) => x.id))).toEqual([["a", "b"], ["c", "d"]]);
+    expect(stateBatches(four, 8, 1500).map((b) => b.map((x) => x.id))).toEqual([
+      ["a", "b"],
+      ["c", "d"],
+    ]);
     expect(stateBatches(four, 3, 100).map((b) => b.map((x) => x.id))).toEqual([["a"], ["b"], ["c"], ["d"]]);
     expect(stateBatches(four, 3).map((b) => b.length)).toEqual([3, 1]);
   });
@@ -200,10 +231,17 @@ describe("the pieces of model-written state", () => {
 
   it("the context-bound model's state (the known-answer experiment) passes the reference check whole", () => {
     const groups = [
-      plainGroup("Add rounding to `format_amount` in ledger/amount.py. Amounts must keep two decimals.", [write("ledger/amount.py", "a1")], "u1"),
+      plainGroup(
+        "Add rounding to `format_amount` in ledger/amount.py. Amounts must keep two decimals.",
+        [write("ledger/amount.py", "a1")],
+        "u1",
+      ),
       plainGroup("Next, make `format_amount` accept a currency symbol.", [write("ledger/amount.py", "a2")], "u2"),
     ];
-    const assignments = { u1: { task: "t1", confidence: 1, method: "first" as const }, u2: { task: "t1", confidence: 0.9, method: "refs" as const } };
+    const assignments = {
+      u1: { task: "t1", confidence: 1, method: "first" as const },
+      u2: { task: "t1", confidence: 0.9, method: "refs" as const },
+    };
     const s = emptyTaskState("t1", null);
     const prompt = stateRequest(s, groups);
     expect(isStateWritingCall(stateSystem)).toBe(true);

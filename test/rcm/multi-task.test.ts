@@ -7,21 +7,48 @@ import type { Action } from "../../src/rcm/history.js";
 import { plainGroup, say, write } from "./helpers/history.js";
 import { replay } from "./helpers/replay.js";
 
-const edit = (path: string, newString: string, messageId: string): Action => ({ kind: "tool", tool: "edit", args: { filePath: path, oldString: "x", newString }, paths: [path], status: "ok", text: "Edit applied successfully.", messageId });
+const edit = (path: string, newString: string, messageId: string): Action => ({
+  kind: "tool",
+  tool: "edit",
+  args: { filePath: path, oldString: "x", newString },
+  paths: [path],
+  status: "ok",
+  text: "Edit applied successfully.",
+  messageId,
+});
 
 /** Feeds groups one by one (each is the current request once); returns the plan of every step. */
 const replayPlans = (e: RcmEngine, groups: Group[]): AssemblyPlan[] => replay(e, groups, (plan) => plan);
 
-const userTextsSeen = (groups: Group[], plan: AssemblyPlan) => renderAssembly(groups, plan).filter((m) => m.role === "user").map((m) => m.text);
+const userTextsSeen = (groups: Group[], plan: AssemblyPlan) =>
+  renderAssembly(groups, plan)
+    .filter((m) => m.role === "user")
+    .map((m) => m.text);
 
 /** Three unrelated tasks of one repository, each with its own files and symbols. */
-const amounts = plainGroup("Implement `parse_amount` in ledger/amount.py: amounts in parentheses are negative.", [write("ledger/amount.py", "a1"), say("Done.", "a1")], "u1");
-const income = plainGroup("Write the income report renderer `render_income` in reports/income.py with a grand total row.", [write("reports/income.py", "a2")], "u2");
-const tags = plainGroup("Add tag filtering `filter_by_tag` to search/tags.py, matching tags case-insensitively.", [write("search/tags.py", "a3")], "u3");
+const amounts = plainGroup(
+  "Implement `parse_amount` in ledger/amount.py: amounts in parentheses are negative.",
+  [write("ledger/amount.py", "a1"), say("Done.", "a1")],
+  "u1",
+);
+const income = plainGroup(
+  "Write the income report renderer `render_income` in reports/income.py with a grand total row.",
+  [write("reports/income.py", "a2")],
+  "u2",
+);
+const tags = plainGroup(
+  "Add tag filtering `filter_by_tag` to search/tags.py, matching tags case-insensitively.",
+  [write("search/tags.py", "a3")],
+  "u3",
+);
 
 describe("multi-task assignment", () => {
   it("assigns a request that names two tasks' files and symbols to both, and both keep it in their history", () => {
-    const span = plainGroup("Make `render_income` in reports/income.py call `parse_amount` from ledger/amount.py for every cell.", [write("reports/income.py", "a4")], "u4");
+    const span = plainGroup(
+      "Make `render_income` in reports/income.py call `parse_amount` from ledger/amount.py for every cell.",
+      [write("reports/income.py", "a4")],
+      "u4",
+    );
     const backToTags = plainGroup("In search/tags.py, `filter_by_tag` should also accept a list of tags.", [], "u5");
     const backToAmounts = plainGroup("`parse_amount` in ledger/amount.py must also accept a leading minus sign.", [], "u6");
     const groups = [amounts, income, tags, span, backToTags, backToAmounts];
@@ -53,9 +80,17 @@ describe("related-task retention", () => {
   // Two tasks on the same module (shared files and symbols) and one elsewhere.
   const groups = [
     plainGroup("Add `Budget` limits to budget/limits.py with `check_limit(account, amount)`.", [write("budget/limits.py", "b1")], "v1"),
-    plainGroup("Add tag filtering `filter_by_tag` to search/tags.py, matching tags case-insensitively.", [write("search/tags.py", "b2")], "v2"),
+    plainGroup(
+      "Add tag filtering `filter_by_tag` to search/tags.py, matching tags case-insensitively.",
+      [write("search/tags.py", "b2")],
+      "v2",
+    ),
     // A new task whose edits also touch the first task's module and function.
-    plainGroup("Add budget/alerts.py with `limit_alert` that warns about accounts near their limit.", [write("budget/alerts.py", "b3"), edit("budget/limits.py", "def check_limit(account, amount, warn=None):", "b3")], "v3"),
+    plainGroup(
+      "Add budget/alerts.py with `limit_alert` that warns about accounts near their limit.",
+      [write("budget/alerts.py", "b3"), edit("budget/limits.py", "def check_limit(account, amount, warn=None):", "b3")],
+      "v3",
+    ),
     plainGroup("Make `filter_by_tag` in search/tags.py accept a prefix like `tag:*`.", [], "v4"),
     plainGroup("`limit_alert` in budget/alerts.py should include the remaining amount.", [], "v5"),
   ];

@@ -74,7 +74,19 @@ describe("the proxy's auxiliary model is the agent's own upstream", () => {
     const events: AgentEvent[] = [];
     const before = mock.requests().length;
     for (const [index, message] of requests.entries()) {
-      const r = await conversation.send({ index, message, workspace: "w00", workspacePath: "/r/w00", continuation: false, turn: index, timeoutMs: 30_000, signal: new AbortController().signal }, (e) => events.push(e));
+      const r = await conversation.send(
+        {
+          index,
+          message,
+          workspace: "w00",
+          workspacePath: "/r/w00",
+          continuation: false,
+          turn: index,
+          timeoutMs: 30_000,
+          signal: new AbortController().signal,
+        },
+        (e) => events.push(e),
+      );
       expect(r.outcome).toBe("yielded");
     }
     await conversation.close();
@@ -97,18 +109,38 @@ describe("the proxy's auxiliary model is the agent's own upstream", () => {
   });
 
   it("keeps to the budget, and --aux off makes no call", async () => {
-    for (const [aux, budget, calls] of [["upstream", 0, 0], ["off", 20, 0], ["upstream", 20, 1]] as const) {
+    for (const [aux, budget, calls] of [
+      ["upstream", 0, 0],
+      ["off", 20, 0],
+      ["upstream", 20, 1],
+    ] as const) {
       // Routing calls only (the state-writing calls are model-state.test.ts's).
-      const p = await startRcmProxy({ upstream: mock.baseURL, mode: "rcm", aux, ...(aux === "upstream" ? { state: "extractive" as const } : {}), rcm: { auxBudget: { calls: budget, tokens: 50_000 } } });
+      const p = await startRcmProxy({
+        upstream: mock.baseURL,
+        mode: "rcm",
+        aux,
+        ...(aux === "upstream" ? { state: "extractive" as const } : {}),
+        rcm: { auxBudget: { calls: budget, tokens: 50_000 } },
+      });
       const before = mock.requests().length;
       const messages: Json[] = [];
       for (const text of requests) {
         messages.push({ role: "user", content: text });
-        const res = await fetch(`${p.baseURL}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", messages, tools }) });
-        messages.push({ role: "assistant", content: ((await res.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content });
+        const res = await fetch(`${p.baseURL}/chat/completions`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ model: "m", messages, tools }),
+        });
+        messages.push({
+          role: "assistant",
+          content: ((await res.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content,
+        });
       }
       await p.close();
-      expect(auxRequests().filter((r) => r.seq >= before), `aux ${aux}, budget ${budget}`).toHaveLength(calls);
+      expect(
+        auxRequests().filter((r) => r.seq >= before),
+        `aux ${aux}, budget ${budget}`,
+      ).toHaveLength(calls);
     }
   });
 });

@@ -35,7 +35,11 @@ async function proxy(mode: "off" | "router" | "rcm", upstream = mock.baseURL): P
 /** Sends a body through the proxy; returns the answer and the body the upstream received. */
 async function through(p: RcmProxy, c: WireCase, stream: boolean, body: Json = c.body(stream)) {
   const before = mock.requests().length;
-  const res = await fetch(`http://127.0.0.1:${p.port}${c.path(stream)}`, { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer agent-key" }, body: JSON.stringify(body) });
+  const res = await fetch(`http://127.0.0.1:${p.port}${c.path(stream)}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: "Bearer agent-key" },
+    body: JSON.stringify(body),
+  });
   const answer = await res.text();
   const received = mock.requests().slice(before);
   expect(received).toHaveLength(1);
@@ -50,31 +54,34 @@ function toolIds(text: string): { calls: string[]; results: string[] } {
 }
 
 describe.each(wireCases)("rcm proxy, $name", (c) => {
-  it.each([false, true])("focus return (stream %s): the other task's groups are dropped, the focus record is present, the rest arrives untouched", async (stream) => {
-    const p = await proxy("rcm");
-    const r = await through(p, c, stream);
-    expect(r.status).toBe(200);
-    expect(r.contentType).toBe(stream ? "text/event-stream" : "application/json");
-    expect(r.answer).toContain("scripted answer");
-    const up = JSON.stringify(r.upstream);
-    expect(up).not.toContain(otherTaskMarker);
-    for (const t of turns.slice(0, 3)) expect(up).toContain(JSON.stringify(t.user).slice(1, -1));
-    expect(c.lastUserText(r.upstream)).toContain('<task-state task=\\"t1\\"');
-    expect(c.lastUserText(r.upstream)).toContain(JSON.stringify(focusReturn).slice(1, -1));
-    expect(up).toContain(elidedNote);
-    // The system prompt and the tool definitions are untouched; so are the image and the unknown part.
-    for (const k of ["system", "systemInstruction", "tools", "model", "max_tokens", "store"]) expect(r.upstream[k]).toEqual(r.sent[k]);
-    expect(c.untouched(r.upstream)).toEqual(c.untouched(r.sent));
-    expect(c.untouched(r.upstream).image).toBeDefined();
-    // Every tool call that reaches the upstream has its result, and no result is left without its call.
-    const ids = toolIds(up);
-    expect(new Set(ids.calls)).toEqual(new Set(ids.results));
-    expect(ids.calls).not.toContain("c4");
-    const log = p.entries().at(-1)!;
-    expect(log).toMatchObject({ action: "assembled", protocol: c.name, mode: "rcm", step: { active: "t1", filtered: true, dropped: 1 } });
-    expect(log.dropped).toEqual([expect.stringMatching(/:t2$/)]);
-    expect(log.step!.record_chars).toBeGreaterThan(0);
-  });
+  it.each([false, true])(
+    "focus return (stream %s): the other task's groups are dropped, the focus record is present, the rest arrives untouched",
+    async (stream) => {
+      const p = await proxy("rcm");
+      const r = await through(p, c, stream);
+      expect(r.status).toBe(200);
+      expect(r.contentType).toBe(stream ? "text/event-stream" : "application/json");
+      expect(r.answer).toContain("scripted answer");
+      const up = JSON.stringify(r.upstream);
+      expect(up).not.toContain(otherTaskMarker);
+      for (const t of turns.slice(0, 3)) expect(up).toContain(JSON.stringify(t.user).slice(1, -1));
+      expect(c.lastUserText(r.upstream)).toContain('<task-state task=\\"t1\\"');
+      expect(c.lastUserText(r.upstream)).toContain(JSON.stringify(focusReturn).slice(1, -1));
+      expect(up).toContain(elidedNote);
+      // The system prompt and the tool definitions are untouched; so are the image and the unknown part.
+      for (const k of ["system", "systemInstruction", "tools", "model", "max_tokens", "store"]) expect(r.upstream[k]).toEqual(r.sent[k]);
+      expect(c.untouched(r.upstream)).toEqual(c.untouched(r.sent));
+      expect(c.untouched(r.upstream).image).toBeDefined();
+      // Every tool call that reaches the upstream has its result, and no result is left without its call.
+      const ids = toolIds(up);
+      expect(new Set(ids.calls)).toEqual(new Set(ids.results));
+      expect(ids.calls).not.toContain("c4");
+      const log = p.entries().at(-1)!;
+      expect(log).toMatchObject({ action: "assembled", protocol: c.name, mode: "rcm", step: { active: "t1", filtered: true, dropped: 1 } });
+      expect(log.dropped).toEqual([expect.stringMatching(/:t2$/)]);
+      expect(log.step!.record_chars).toBeGreaterThan(0);
+    },
+  );
 
   it("mode off: the upstream receives the request exactly as sent, and the log says what RCM would route", async () => {
     const p = await proxy("off");
@@ -97,9 +104,18 @@ describe("rcm proxy, failing open", () => {
   it("a body it cannot parse goes upstream as is, and the error is logged", async () => {
     const p = await proxy("rcm");
     const before = mock.requests().length;
-    const res = await fetch(`http://127.0.0.1:${p.port}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"messages": [ not json' });
+    const res = await fetch(`http://127.0.0.1:${p.port}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"messages": [ not json',
+    });
     expect(res.status).toBe(400);
-    expect(mock.requests().slice(before).map((r) => r.body)).toEqual(['{"messages": [ not json']);
+    expect(
+      mock
+        .requests()
+        .slice(before)
+        .map((r) => r.body),
+    ).toEqual(['{"messages": [ not json']);
     expect(p.entries().at(-1)).toMatchObject({ action: "fail_open", protocol: "openai-chat", upstream_status: 400 });
     expect(p.entries().at(-1)!.error).toMatch(/JSON/);
   });
@@ -111,7 +127,10 @@ describe("rcm proxy, failing open", () => {
     (body.messages as Json[]).push({ role: "tool", tool_call_id: "c4", content: "late result" });
     const r = await through(p, wireCases[0]!, false, body);
     expect(r.upstream).toEqual(body);
-    expect(p.entries().at(-1)).toMatchObject({ action: "fail_open", error: expect.stringMatching(/tool call and result would be separated/) });
+    expect(p.entries().at(-1)).toMatchObject({
+      action: "fail_open",
+      error: expect.stringMatching(/tool call and result would be separated/),
+    });
   });
 
   it("requests without tools (titles, routers, compaction) pass unchanged", async () => {
@@ -130,22 +149,32 @@ describe("rcm proxy, failing open", () => {
       seenKey = req.headers["x-api-key"] as string | undefined;
       req.resume();
       res.writeHead(200, { "content-type": "text/event-stream", "x-upstream": "yes" });
-      res.write("event: one\ndata: {\"a\":1}\n\n");
-      void gate.then(() => res.end("event: two\ndata: {\"b\":2}\n\n"));
+      res.write('event: one\ndata: {"a":1}\n\n');
+      void gate.then(() => res.end('event: two\ndata: {"b":2}\n\n'));
     });
     await new Promise<void>((r) => upstream.listen(0, "127.0.0.1", r));
-    const p = await startRcmProxy({ upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, mode: "rcm", state: "extractive", keyEnv: "UPSTREAM_KEY", env: { UPSTREAM_KEY: "proxy-secret" } });
+    const p = await startRcmProxy({
+      upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+      mode: "rcm",
+      state: "extractive",
+      keyEnv: "UPSTREAM_KEY",
+      env: { UPSTREAM_KEY: "proxy-secret" },
+    });
     proxies.push(p);
-    const res = await fetch(`http://127.0.0.1:${p.port}/v1/messages`, { method: "POST", headers: { "x-api-key": "agent-dummy" }, body: JSON.stringify(wireCases[1]!.body(true)) });
+    const res = await fetch(`http://127.0.0.1:${p.port}/v1/messages`, {
+      method: "POST",
+      headers: { "x-api-key": "agent-dummy" },
+      body: JSON.stringify(wireCases[1]!.body(true)),
+    });
     expect(res.headers.get("x-upstream")).toBe("yes");
     const reader = res.body!.getReader();
     const first = new TextDecoder().decode((await reader.read()).value);
     // The first event arrives while the upstream still holds the second.
-    expect(first).toBe("event: one\ndata: {\"a\":1}\n\n");
+    expect(first).toBe('event: one\ndata: {"a":1}\n\n');
     release();
     let rest = "";
     for (let r = await reader.read(); !r.done; r = await reader.read()) rest += new TextDecoder().decode(r.value);
-    expect(rest).toBe("event: two\ndata: {\"b\":2}\n\n");
+    expect(rest).toBe('event: two\ndata: {"b":2}\n\n');
     expect(seenKey).toBe("proxy-secret");
     expect(JSON.stringify(p.entries())).not.toContain("proxy-secret");
     upstream.close();
@@ -155,7 +184,9 @@ describe("rcm proxy, failing open", () => {
 describe("switch-swe rcm proxy (the command)", () => {
   it("serves until SIGTERM, prints the base URL with the upstream's path, and logs one line per request", async () => {
     const log = join(tempDir("switch-swe-rcm-proxy-"), "proxy.jsonl");
-    const child = spawn(process.execPath, [cliPath, "rcm", "proxy", "--upstream", mock.baseURL, "--mode", "router", "--log", log], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [cliPath, "rcm", "proxy", "--upstream", mock.baseURL, "--mode", "router", "--log", log], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const line = await new Promise<string>((resolve, reject) => {
       let out = "";
       child.stdout.on("data", (d: Buffer) => {
@@ -166,15 +197,28 @@ describe("switch-swe rcm proxy (the command)", () => {
     });
     const base = /listening on (http:\/\/127\.0\.0\.1:\d+\/v1) /.exec(line)?.[1];
     expect(base, line).toBeDefined();
-    const res = await fetch(`${base}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(wireCases[0]!.body(false)) });
+    const res = await fetch(`${base}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(wireCases[0]!.body(false)),
+    });
     expect(res.status).toBe(200);
     await res.text();
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
-    const entries = readFileSync(log, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const entries = readFileSync(log, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(entries).toHaveLength(1);
-    expect(entries[0]).toMatchObject({ action: "assembled", mode: "router", protocol: "openai-chat", upstream_status: 200, step: { dropped: 1 } });
+    expect(entries[0]).toMatchObject({
+      action: "assembled",
+      mode: "router",
+      protocol: "openai-chat",
+      upstream_status: 200,
+      step: { dropped: 1 },
+    });
   });
 });
 
@@ -183,7 +227,8 @@ describe("rcm proxy after the host compacted the conversation", () => {
     const p = await startRcmProxy({ upstream: mock.baseURL, mode: "rcm", state: "extractive", single: true });
     proxies.push(p);
     await through(p, anthropicCase, false);
-    const summary = "This session is being continued from a previous conversation that ran out of context. Summary: the latest request was about BetaParser.";
+    const summary =
+      "This session is being continued from a previous conversation that ran out of context. Summary: the latest request was about BetaParser.";
     const compacted = {
       ...anthropicCase.body(false),
       messages: [

@@ -11,11 +11,14 @@ import type { Group } from "../../src/rcm/history.js";
 const engine = (mode: "router" | "rcm" = "rcm") => new RcmEngine(parseRcmOptions({ mode }));
 
 /** Feeds groups one by one (each is the current request once) and returns the assignments. */
-const route = (e: RcmEngine, groups: Group[]) => replay(e, groups, (plan, g) => ({ ...e.memory.router.assignments[g.id]!, filtered: plan.filtered }));
+const route = (e: RcmEngine, groups: Group[]) =>
+  replay(e, groups, (plan, g) => ({ ...e.memory.router.assignments[g.id]!, filtered: plan.filtered }));
 
 describe("explicit references", () => {
   it("finds the workspace, files, module paths and code symbols, not file extensions", () => {
-    const r = extractRefs("Repository: demo\nWorkspace: /runs/w02/\n\nIn `textflow.util.stats` add `count_syllables()` to lex/syllables.py and fix alpha.py; see /runs/w02/src/x.ts and readingTime.");
+    const r = extractRefs(
+      "Repository: demo\nWorkspace: /runs/w02/\n\nIn `textflow.util.stats` add `count_syllables()` to lex/syllables.py and fix alpha.py; see /runs/w02/src/x.ts and readingTime.",
+    );
     expect(r.workspace).toBe("/runs/w02");
     expect([...r.paths]).toEqual(expect.arrayContaining(["lex/syllables.py", "alpha.py", "src/x.ts", "textflow/util/stats"]));
     expect([...r.symbols]).toEqual(expect.arrayContaining(["count_syllables", "stats", "readingTime"]));
@@ -24,7 +27,9 @@ describe("explicit references", () => {
 
   it("pairs code spans in order (a long one is no reason to read prose as code), and reads no URL, escape or function as a module", () => {
     const long = `\`split_sentences("Intro\\n\\nThe text starts here. ${"It goes on. ".repeat(10)}")\``;
-    const r = extractRefs(`First ${long}. Second, add \`sentence_spans(text)\` as in \`textflow.lex.sentences.split_sentences\`; for \`" A\\n"\` the spans are \`[(2, 23)]\`, see <https://example.com/a/b>.`);
+    const r = extractRefs(
+      `First ${long}. Second, add \`sentence_spans(text)\` as in \`textflow.lex.sentences.split_sentences\`; for \`" A\\n"\` the spans are \`[(2, 23)]\`, see <https://example.com/a/b>.`,
+    );
     expect([...r.symbols].sort()).toEqual(["sentence_spans", "split_sentences"]);
     // `pkg.mod.function` names the module too.
     expect([...r.paths].sort()).toEqual(["textflow/lex/sentences", "textflow/lex/sentences/split_sentences"]);
@@ -47,8 +52,12 @@ describe("task history router", () => {
 
   it("without workspaces, uses files and symbols of earlier requests and tool calls, then similarity", () => {
     const a = route(engine(), [
-      plainGroup("Implement `parse_amount` in ledger/amount.py so that it accepts negative values in parentheses.", [write("ledger/amount.py")]),
-      plainGroup("Write the monthly income report renderer in reports/income.py with totals per category and a grand total row.", [write("reports/income.py")]),
+      plainGroup("Implement `parse_amount` in ledger/amount.py so that it accepts negative values in parentheses.", [
+        write("ledger/amount.py"),
+      ]),
+      plainGroup("Write the monthly income report renderer in reports/income.py with totals per category and a grand total row.", [
+        write("reports/income.py"),
+      ]),
       plainGroup("In ledger/amount.py, parse_amount must also accept a leading plus sign."),
       plainGroup("The income report renderer should print the grand total row in bold and the category totals sorted by amount."),
     ]);
@@ -91,9 +100,17 @@ describe("task history router", () => {
   // The third request names only modules of t2 (latex.py, LatexPrinter) and names of t1's own.
   it("starts a task for a request that names another task's modules but mostly new things; a request spanning two tasks goes to the one with more names of its own", () => {
     const a = route(engine(), [
-      plainGroup("In the pretty printer (printing/pretty.py, PrettyPrinter) the bar that separates ImageSet, ConditionSet and ComplexRegion from their condition must grow with the expression's height.", [write("printing/pretty.py")]),
-      plainGroup("Please add LaTeX and pretty printing for Expectation, Variance, Covariance and Probability from stats.symbolic_probability and stats.rv: Expectation(X) prints as an operator applied to X, Variance(X) and Covariance(X, Y) likewise, Probability(X > 1) around its condition, and evaluate_integral() or doit() must not be called on them, keeping Moment, CentralMoment and ExpectationMatrix unevaluated too. In printing/latex.py and in PrettyPrinter (printing/pretty.py).", [write("printing/latex.py"), write("printing/pretty.py")]),
-      plainGroup("Same fix is needed on the LaTeX side: in printing/latex.py (LatexPrinter), ImageSet, ConditionSet and ComplexRegion must print their separator so it scales with the braces."),
+      plainGroup(
+        "In the pretty printer (printing/pretty.py, PrettyPrinter) the bar that separates ImageSet, ConditionSet and ComplexRegion from their condition must grow with the expression's height.",
+        [write("printing/pretty.py")],
+      ),
+      plainGroup(
+        "Please add LaTeX and pretty printing for Expectation, Variance, Covariance and Probability from stats.symbolic_probability and stats.rv: Expectation(X) prints as an operator applied to X, Variance(X) and Covariance(X, Y) likewise, Probability(X > 1) around its condition, and evaluate_integral() or doit() must not be called on them, keeping Moment, CentralMoment and ExpectationMatrix unevaluated too. In printing/latex.py and in PrettyPrinter (printing/pretty.py).",
+        [write("printing/latex.py"), write("printing/pretty.py")],
+      ),
+      plainGroup(
+        "Same fix is needed on the LaTeX side: in printing/latex.py (LatexPrinter), ImageSet, ConditionSet and ComplexRegion must print their separator so it scales with the braces.",
+      ),
     ]);
     expect(a.map((x) => `${x.task} ${x.method}`)).toEqual(["t1 first", "t2 new", "t1 refs"]);
     expect(a.every((x) => x.confidence >= 0.8)).toBe(true);
@@ -103,10 +120,21 @@ describe("task history router", () => {
   // and what it says (a lookup linear in the log's size) is what t1's second request said.
   it("continues a task whose own names a request gives and whose subject it speaks of, even in a new file", () => {
     const a = route(engine(), [
-      plainGroup("In netkit/limits/bucket.py, TokenBucket.admit_burst(...) is left undecided for large bursts. Add a burst handler: a burst larger than the bucket's capacity is refused at once, decided from the sizes alone; otherwise it is admitted exactly when every request of the burst fits.", [write("netkit/limits/bucket.py")]),
-      plainGroup("Follow-up on the burst handler in netkit/limits/bucket.py: checking each request with RequestLog.contains is slow, because a lookup in a RequestLog compares against every entry (runtime grows linearly with its size), so admit_burst(RequestLog(*range(300))) takes seconds. Match request ids directly instead.", [write("netkit/limits/bucket.py")]),
-      plainGroup("The CSV exporter (reports/export_csv.py, write_rows) quotes nothing: fields with commas or quotes break the columns. Quote such fields and double the quotes inside them.", [write("reports/export_csv.py")]),
-      plainGroup("RequestLog.contains in netkit/limits/journal.py is linear in the size of the log even when the entry is literally one of the log's entries: for r = RequestLog(*range(10**4)), r.contains(9999) takes about 2 seconds. Make lookup of such an entry immediate (a hash lookup through JournalIndex.hash_key() rather than a scan); for any other entry fall back to the existing check over every entry, so results do not change. Update the docstring accordingly: the test compares timestamps, and in the worst case the whole journal is scanned."),
+      plainGroup(
+        "In netkit/limits/bucket.py, TokenBucket.admit_burst(...) is left undecided for large bursts. Add a burst handler: a burst larger than the bucket's capacity is refused at once, decided from the sizes alone; otherwise it is admitted exactly when every request of the burst fits.",
+        [write("netkit/limits/bucket.py")],
+      ),
+      plainGroup(
+        "Follow-up on the burst handler in netkit/limits/bucket.py: checking each request with RequestLog.contains is slow, because a lookup in a RequestLog compares against every entry (runtime grows linearly with its size), so admit_burst(RequestLog(*range(300))) takes seconds. Match request ids directly instead.",
+        [write("netkit/limits/bucket.py")],
+      ),
+      plainGroup(
+        "The CSV exporter (reports/export_csv.py, write_rows) quotes nothing: fields with commas or quotes break the columns. Quote such fields and double the quotes inside them.",
+        [write("reports/export_csv.py")],
+      ),
+      plainGroup(
+        "RequestLog.contains in netkit/limits/journal.py is linear in the size of the log even when the entry is literally one of the log's entries: for r = RequestLog(*range(10**4)), r.contains(9999) takes about 2 seconds. Make lookup of such an entry immediate (a hash lookup through JournalIndex.hash_key() rather than a scan); for any other entry fall back to the existing check over every entry, so results do not change. Update the docstring accordingly: the test compares timestamps, and in the worst case the whole journal is scanned.",
+      ),
     ]);
     expect(a.map((x) => x.task)).toEqual(["t1", "t1", "t2", "t1"]);
     expect(a[3]!.confidence).toBeGreaterThanOrEqual(0.8);
@@ -116,8 +144,14 @@ describe("task history router", () => {
   // and says nothing t1's requests said: another report about the package.
   it("starts a task for a request that names a task's file and classes among many new names and speaks of something else", () => {
     const a = route(engine(), [
-      plainGroup("In geokit/shapes/core.py, PolygonShape.covers(CircleShape(...)) is left undecided even in obvious cases. Add a covers handler for a PolygonShape against a CircleShape: a circle wider than the polygon's bounding box is not covered, decided from the sizes alone.", [write("geokit/shapes/core.py")]),
-      plainGroup("Issue #412: the serialization of shapes is wrong in geokit/shapes. CircleShape.to_wkt (geokit/shapes/core.py) drops the radius and PolygonShape.to_geojson emits rings clockwise. Expected: to_wkt writes CIRCULARSTRING with three points, to_geojson writes counter-clockwise exterior rings and clockwise holes, from_wkt and from_geojson read them back, and the export_precision option rounds coordinates to the requested number of decimals before writing. Files written by older releases must still load.", [write("geokit/shapes/core.py")]),
+      plainGroup(
+        "In geokit/shapes/core.py, PolygonShape.covers(CircleShape(...)) is left undecided even in obvious cases. Add a covers handler for a PolygonShape against a CircleShape: a circle wider than the polygon's bounding box is not covered, decided from the sizes alone.",
+        [write("geokit/shapes/core.py")],
+      ),
+      plainGroup(
+        "Issue #412: the serialization of shapes is wrong in geokit/shapes. CircleShape.to_wkt (geokit/shapes/core.py) drops the radius and PolygonShape.to_geojson emits rings clockwise. Expected: to_wkt writes CIRCULARSTRING with three points, to_geojson writes counter-clockwise exterior rings and clockwise holes, from_wkt and from_geojson read them back, and the export_precision option rounds coordinates to the requested number of decimals before writing. Files written by older releases must still load.",
+        [write("geokit/shapes/core.py")],
+      ),
     ]);
     expect(a.map((x) => `${x.task} ${x.method}`)).toEqual(["t1 first", "t2 new"]);
     expect(a[1]!.confidence).toBeGreaterThanOrEqual(0.8);
@@ -127,8 +161,13 @@ describe("task history router", () => {
   // names says nothing t1's request said.
   it("starts a task for a request whose words besides its names have nothing in common with any task's", () => {
     const a = route(engine(), [
-      plainGroup("In numkit/bundles/pack.py, pack_arrays(ArrayBundle(...)) drops the dtype of empty arrays. Keep the dtype when packing an empty array and record it in the bundle header.", [write("numkit/bundles/pack.py")]),
-      plainGroup("The package has no public entry point: numkit/bundles/__init__.py exports nothing, so users import ArrayBundle and pack_arrays from internal submodules. Export ArrayBundle, pack_arrays, unpack_arrays, BundleReader, BundleWriter, BundleIndex and open_bundle from the package, document them in the API reference, and list them in __all__."),
+      plainGroup(
+        "In numkit/bundles/pack.py, pack_arrays(ArrayBundle(...)) drops the dtype of empty arrays. Keep the dtype when packing an empty array and record it in the bundle header.",
+        [write("numkit/bundles/pack.py")],
+      ),
+      plainGroup(
+        "The package has no public entry point: numkit/bundles/__init__.py exports nothing, so users import ArrayBundle and pack_arrays from internal submodules. Export ArrayBundle, pack_arrays, unpack_arrays, BundleReader, BundleWriter, BundleIndex and open_bundle from the package, document them in the API reference, and list them in __all__.",
+      ),
     ]);
     expect(a.map((x) => `${x.task} ${x.method}`)).toEqual(["t1 first", "t2 new"]);
     expect(a[1]!.confidence).toBeGreaterThanOrEqual(0.8);
@@ -137,7 +176,9 @@ describe("task history router", () => {
   it("uses tool-call paths of earlier groups as references", () => {
     const a = route(engine(), [
       plainGroup("Make the first change we discussed.", [write("src/alpha/core.py"), say("Done.")]),
-      plainGroup("Make the second change, somewhere else entirely: a new module src/beta/export.py for exports.", [write("src/beta/export.py")]),
+      plainGroup("Make the second change, somewhere else entirely: a new module src/beta/export.py for exports.", [
+        write("src/beta/export.py"),
+      ]),
       plainGroup("There is a bug in src/alpha/core.py: the loop is off by one."),
     ]);
     expect(a.map((x) => x.task)).toEqual(["t1", "t2", "t1"]);
@@ -156,8 +197,12 @@ describe("tasks of one module", () => {
     "The markup renderer (MarkupRenderer in docgen/markup.py) has no support for tables: TableBlock, TableRow and TableCell come out as plain text. Print a TableBlock as aligned columns using column_widths(), pad every TableCell to its column width, and draw a rule under the header_row.",
     [write(module)],
   );
-  const footnotesAgain = plainGroup("Follow-up on footnotes in the markup renderer (docgen/markup.py), after the footnote fix: a footnote referenced twice must keep its first number, and the numbered footnote bodies must not repeat it.");
-  const tablesAgain = plainGroup("One more thing for the markup renderer in docgen/markup.py: wide tables must wrap the text of their columns instead of overflowing, keeping the columns aligned and the header rule as wide as the table.");
+  const footnotesAgain = plainGroup(
+    "Follow-up on footnotes in the markup renderer (docgen/markup.py), after the footnote fix: a footnote referenced twice must keep its first number, and the numbered footnote bodies must not repeat it.",
+  );
+  const tablesAgain = plainGroup(
+    "One more thing for the markup renderer in docgen/markup.py: wide tables must wrap the text of their columns instead of overflowing, keeping the columns aligned and the header rule as wide as the table.",
+  );
   const escaping = plainGroup(
     "The markup renderer (MarkupRenderer in docgen/markup.py) escapes nothing: angle brackets and ampersands reach the output verbatim. Add escape_entities(text) and an EntityEscaper with a safe_attributes option, call it from render_inline() and render_code_span(), and keep RawBlock contents untouched.",
     [write(module)],
@@ -171,7 +216,11 @@ describe("tasks of one module", () => {
   });
 
   it("is unsure about a follow-up on the module that is like none of its tasks, and keeps the full history for it", () => {
-    const a = route(engine(), [footnotes, tables, plainGroup("Follow-up on the markup renderer in docgen/markup.py: nested lists lose their indentation.")]);
+    const a = route(engine(), [
+      footnotes,
+      tables,
+      plainGroup("Follow-up on the markup renderer in docgen/markup.py: nested lists lose their indentation."),
+    ]);
     expect(a[2]).toMatchObject({ filtered: false });
     expect(a[2]!.confidence).toBeLessThan(0.8);
   });
@@ -184,7 +233,15 @@ describe("unsure routing", () => {
     const groups = ["g1", "g2", "g3", "g4"].map(g);
     commitAssignment(state, groups[0]!, { task: null, confidence: 1, method: "first", newTask: true }, null, 0.8);
     commitAssignment(state, groups[1]!, { task: null, confidence: 0.7, method: "new", newTask: true }, null, 0.8);
-    const plan = () => planAssembly({ mode: "router", threshold: 0.8, keepRecent: 2, groups: groups.slice(0, 4), assignments: state.assignments, states: {} });
+    const plan = () =>
+      planAssembly({
+        mode: "router",
+        threshold: 0.8,
+        keepRecent: 2,
+        groups: groups.slice(0, 4),
+        assignments: state.assignments,
+        states: {},
+      });
     commitAssignment(state, groups[3]!, { task: "t1", confidence: 0.95, method: "refs", newTask: false }, null, 0.8);
     // Unsure: g2 stays in t1's history (it may be t1's).
     expect(plan().treatments).toEqual(["verbatim", "verbatim", "verbatim", "verbatim"]);

@@ -8,14 +8,22 @@ import { harnessGroup, say, write } from "./helpers/history.js";
 describe("task state memory (deterministic updater)", () => {
   it("records the goal, constraints, completed work as an observation with its source, and files", () => {
     const s = emptyTaskState("t1", "/r/w00");
-    const g = harnessGroup("/r/w00", "Add `parse_amount` to ledger/amount.py. It must accept negative values. Keep `format_amount` unchanged.", [
-      write("/r/w00/ledger/amount.py", "msg_a1"),
-      say("I added parse_amount to ledger/amount.py.", "msg_a1"),
-    ]);
+    const g = harnessGroup(
+      "/r/w00",
+      "Add `parse_amount` to ledger/amount.py. It must accept negative values. Keep `format_amount` unchanged.",
+      [write("/r/w00/ledger/amount.py", "msg_a1"), say("I added parse_amount to ledger/amount.py.", "msg_a1")],
+    );
     foldGroup(s, g);
-    expect(s.goal).toMatchObject({ text: "Add `parse_amount` to ledger/amount.py.", kind: "requirement", source: g.userMessageId, request: 1 });
+    expect(s.goal).toMatchObject({
+      text: "Add `parse_amount` to ledger/amount.py.",
+      kind: "requirement",
+      source: g.userMessageId,
+      request: 1,
+    });
     expect(s.constraints.map((c) => c.text)).toEqual(["It must accept negative values.", "Keep `format_amount` unchanged."]);
-    expect(s.completed).toEqual([expect.objectContaining({ text: "request 1: changed ledger/amount.py", kind: "observation", source: "msg_a1" })]);
+    expect(s.completed).toEqual([
+      expect.objectContaining({ text: "request 1: changed ledger/amount.py", kind: "observation", source: "msg_a1" }),
+    ]);
     expect(s.pending).toEqual([]);
     expect(s.files.map((f) => f.text)).toContain("ledger/amount.py (edited)");
     expect(s.covered).toEqual([g.id]);
@@ -26,20 +34,47 @@ describe("task state memory (deterministic updater)", () => {
 
   it("keeps an assistant claim a claim until a later tool result supports it", () => {
     const s = emptyTaskState("t1", "/r/w00");
-    foldGroup(s, harnessGroup("/r/w00", "Make the tests for the parser pass.", [say("I fixed the parser in ledger/parse.py and the tests pass now.", "msg_b1")]));
+    foldGroup(
+      s,
+      harnessGroup("/r/w00", "Make the tests for the parser pass.", [
+        say("I fixed the parser in ledger/parse.py and the tests pass now.", "msg_b1"),
+      ]),
+    );
     const claim = s.completed.find((i) => i.source === "msg_b1")!;
     expect(claim.kind).toBe("claim");
     expect(s.pending).toEqual([]);
-    foldGroup(s, harnessGroup("/r/w00", "Run the tests again.", [{ kind: "tool", tool: "bash", args: { command: "pytest -q" }, status: "ok", text: "12 passed in 0.3s", messageId: "msg_c1" }]));
+    foldGroup(
+      s,
+      harnessGroup("/r/w00", "Run the tests again.", [
+        { kind: "tool", tool: "bash", args: { command: "pytest -q" }, status: "ok", text: "12 passed in 0.3s", messageId: "msg_c1" },
+      ]),
+    );
     expect(claim).toMatchObject({ kind: "observation", supported_by: "msg_c1" });
   });
 
   it("records a failed tool call as an open uncertainty until a later success on the same file", () => {
     const s = emptyTaskState("t1", "/r/w00");
-    foldGroup(s, harnessGroup("/r/w00", "Edit the config loader.", [
-      { kind: "tool", tool: "edit", args: { filePath: "/r/w00/cfg/load.py" }, paths: ["/r/w00/cfg/load.py"], status: "error", text: "oldString not found in content", messageId: "m1" },
-    ]));
-    expect(s.uncertainties).toEqual([expect.objectContaining({ kind: "observation", source: "m1", text: expect.stringContaining("edit on cfg/load.py failed: oldString not found") })]);
+    foldGroup(
+      s,
+      harnessGroup("/r/w00", "Edit the config loader.", [
+        {
+          kind: "tool",
+          tool: "edit",
+          args: { filePath: "/r/w00/cfg/load.py" },
+          paths: ["/r/w00/cfg/load.py"],
+          status: "error",
+          text: "oldString not found in content",
+          messageId: "m1",
+        },
+      ]),
+    );
+    expect(s.uncertainties).toEqual([
+      expect.objectContaining({
+        kind: "observation",
+        source: "m1",
+        text: expect.stringContaining("edit on cfg/load.py failed: oldString not found"),
+      }),
+    ]);
     expect(s.pending.map((p) => p.request)).toEqual([1]);
     foldGroup(s, harnessGroup("/r/w00", "Try again.", [write("/r/w00/cfg/load.py", "m2")]));
     expect(s.uncertainties).toEqual([]);
@@ -48,7 +83,12 @@ describe("task state memory (deterministic updater)", () => {
   it("keeps every section bounded", () => {
     const s = emptyTaskState("t1", null);
     for (let i = 0; i < 40; i++) {
-      foldGroup(s, harnessGroup("/r/w00", `Request ${i}: you must keep \`sym_${i}\` in mod_${i}.py unchanged. Also never touch other_${i}.py.`, [write(`/r/w00/f${i}.py`)]));
+      foldGroup(
+        s,
+        harnessGroup("/r/w00", `Request ${i}: you must keep \`sym_${i}\` in mod_${i}.py unchanged. Also never touch other_${i}.py.`, [
+          write(`/r/w00/f${i}.py`),
+        ]),
+      );
     }
     expect(s.constraints.length).toBeLessThanOrEqual(stateLimits.constraints);
     expect(s.completed.length).toBeLessThanOrEqual(stateLimits.completed);

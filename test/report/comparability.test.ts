@@ -21,7 +21,27 @@ let runB: string;
 let runC: string;
 
 function run(out: string, sessions: string, ...extra: string[]): void {
-  const r = cli(["run", "--dataset", fx.datasetDir, "--sessions", sessions, "--out", out, "--agent", "oracle", "--no-verify", "--sandbox", "none", "--limits", "none", "--quiet", ...extra], { env });
+  const r = cli(
+    [
+      "run",
+      "--dataset",
+      fx.datasetDir,
+      "--sessions",
+      sessions,
+      "--out",
+      out,
+      "--agent",
+      "oracle",
+      "--no-verify",
+      "--sandbox",
+      "none",
+      "--limits",
+      "none",
+      "--quiet",
+      ...extra,
+    ],
+    { env },
+  );
   expect(r.code, r.stderr).toBe(0);
 }
 
@@ -79,7 +99,10 @@ describe("sessions subset", () => {
 
 describe("comparability of runs", () => {
   it("run.json records the digests of the sessions file and the dataset", () => {
-    const config = JSON.parse(readFileSync(join(runA, "run.json"), "utf8")) as { dataset: { sha256: string }; sessions_file: { sha256: string } };
+    const config = JSON.parse(readFileSync(join(runA, "run.json"), "utf8")) as {
+      dataset: { sha256: string };
+      sessions_file: { sha256: string };
+    };
     expect(config.dataset.sha256).toBe(datasetDigest(fx.datasetDir));
     expect(config.dataset.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(config.sessions_file.sha256).toBe(sha256(readFileSync(fx.sessionsPath)));
@@ -109,7 +132,10 @@ describe("comparability of runs", () => {
     const mixed = cli(["compare", runA, runB, "--allow-mixed", "--format", "json"], { env });
     expect(mixed.code, mixed.stderr).toBe(0);
     const doc = JSON.parse(mixed.stdout) as Report;
-    expect(doc.configs.map((c) => c.sessions_file.sha256)).toEqual([sha256(readFileSync(fx.sessionsPath)), sha256(readFileSync(subsetPath))]);
+    expect(doc.configs.map((c) => c.sessions_file.sha256)).toEqual([
+      sha256(readFileSync(fx.sessionsPath)),
+      sha256(readFileSync(subsetPath)),
+    ]);
     expect(doc.configs.map((c) => c.dataset.sha256)).toEqual([datasetDigest(fx.datasetDir), datasetDigest(fx.datasetDir)]);
     const table = cli(["report", runA, runB, "--allow-mixed"], { env });
     expect(table.stdout).toContain("The configurations ran different sessions files or datasets (--allow-mixed)");

@@ -9,7 +9,12 @@ import { writeSignatureFixture } from "./signature-fixture.js";
 
 describe("statistics across configurations", () => {
   it("sign-flip test: exact, equal to McNemar on ±100 differences, 1 with no difference", () => {
-    for (const [b, c] of [[5, 0], [3, 1], [7, 2], [0, 0]] as const) {
+    for (const [b, c] of [
+      [5, 0],
+      [3, 1],
+      [7, 2],
+      [0, 0],
+    ] as const) {
       const values = [...Array(b).fill(100), ...Array(c).fill(-100), 0, 0];
       expect(signFlipExactP(values)).toBeCloseTo(mcnemarExact(b, c), 12);
     }
@@ -27,14 +32,26 @@ describe("statistics across configurations", () => {
     expect(ci[0]).toBeLessThanOrEqual(20);
     expect(ci[1]).toBeGreaterThanOrEqual(20);
     expect(ci[0]).toBeGreaterThanOrEqual(0);
-    expect(bootstrapMeanGapCI([[100, 100], [0, 0]], { resamples: 100 })).toEqual([50, 50]);
+    expect(
+      bootstrapMeanGapCI(
+        [
+          [100, 100],
+          [0, 0],
+        ],
+        { resamples: 100 },
+      ),
+    ).toEqual([50, 50]);
     expect(bootstrapMeanGapCI([[], []])).toBeNull();
   });
 
   it("summarizes gaps across runs, compares two with a p-value, and reads the harness from run.json", async () => {
     const root = mkdtempSync(join(tmpdir(), "xcfg-"));
     const a = writeRunFixture(join(root, "a"), referenceSpec());
-    const b = writeRunFixture(join(root, "b"), { ...referenceSpec(), label: "B", pairs: referenceSpec().pairs.map((p, i) => (i < 3 ? { ...p, switch: "resolved" as const } : p)) });
+    const b = writeRunFixture(join(root, "b"), {
+      ...referenceSpec(),
+      label: "B",
+      pairs: referenceSpec().pairs.map((p, i) => (i < 3 ? { ...p, switch: "resolved" as const } : p)),
+    });
     const report = await buildReport([a.runDir, b.runDir], { compare: true, resamples: 1000 });
     expect(report.configs.map((c) => c.groups.overall.gap)).toEqual([50, 20]);
     expect(report.summary.overall).toMatchObject({ configs: 2, mean_gap: 35, min_gap: 20, max_gap: 50 });
@@ -51,8 +68,21 @@ describe("statistics across configurations", () => {
     expect(report.configs[0]!.workload_by_locality.far.uninterrupted.sessions).toBe(5);
     expect(report.configs[0]!.profile.overall.base.repositories).toBe(1);
     // Figure data: a point and a bar per configuration and condition.
-    expect(report.figures.resolution_vs_cost.map((p) => [p.config, p.condition, p.resolution])).toEqual([[0, "base", 80], [0, "switch", 30], [1, "base", 80], [1, "switch", 60]]);
-    expect(report.figures.failure_categories[1]).toMatchObject({ config: 0, condition: "switch", resolved: 3, implementation: 4, submission: 1, incomplete_execution: 1, not_scored: 1 });
+    expect(report.figures.resolution_vs_cost.map((p) => [p.config, p.condition, p.resolution])).toEqual([
+      [0, "base", 80],
+      [0, "switch", 30],
+      [1, "base", 80],
+      [1, "switch", 60],
+    ]);
+    expect(report.figures.failure_categories[1]).toMatchObject({
+      config: 0,
+      condition: "switch",
+      resolved: 3,
+      implementation: 4,
+      submission: 1,
+      incomplete_execution: 1,
+      not_scored: 1,
+    });
     const table = renderReport(report, "table");
     expect(table).toContain("Across configurations");
     expect(table).toMatch(/Overall\s+2\s+\+35\.0/);

@@ -77,7 +77,12 @@ export const p2pTest = (task: string) => `tests/test_${task}.py::test_existing`;
 
 const ws = (i: number) => `w0${i}` as WorkspaceName;
 
-function schedules(focus: string, interruptions: string[], stages: number, focusWs: number): SessionPair["schedules"] & { workspaces: Record<string, string> } {
+function schedules(
+  focus: string,
+  interruptions: string[],
+  stages: number,
+  focusWs: number,
+): SessionPair["schedules"] & { workspaces: Record<string, string> } {
   const wsOf: Record<string, WorkspaceName> = { [focus]: ws(focusWs) };
   interruptions.forEach((t, j) => (wsOf[t] = ws((focusWs + 1 + j) % 5)));
   const text = (task: string, stage: number) => `Stage ${stage} of ${task}: make <Widget> & "quotes" work`;
@@ -149,7 +154,13 @@ export function writeRunFixture(root: string, spec: FixtureSpec): Fixture {
     for (let k = 1; k <= stages; k++) writeFileSync(join(taskDir, `stage-${k}.patch`), "");
     writeFileSync(join(taskDir, "tests.patch"), "");
   });
-  const sessions: SessionsFile = { format: "switch-swe.sessions/1", dataset: { name: "fixture", version: "1.0.0" }, seed: 0, pairs, excluded: [] };
+  const sessions: SessionsFile = {
+    format: "switch-swe.sessions/1",
+    dataset: { name: "fixture", version: "1.0.0" },
+    seed: 0,
+    pairs,
+    excluded: [],
+  };
   const sessionsPath = join(root, "sessions.json");
   const sessionsText = JSON.stringify(sessions, null, 2);
   writeFileSync(sessionsPath, sessionsText);
@@ -192,9 +203,7 @@ function writeSession(
   const steps = pair.schedules[condition];
   const cutAt = ss.state === "not finalized" || ss.state === "infra fault (run)" ? Math.floor(steps.length / 2) : steps.length;
   const t = "2025-01-01T00:00:00.000Z";
-  const lines: unknown[] = [
-    { type: "session_start", time: t, session: id, pair: pair.id, condition, attempt: 1, agent: "oracle" },
-  ];
+  const lines: unknown[] = [{ type: "session_start", time: t, session: id, pair: pair.id, condition, attempt: 1, agent: "oracle" }];
   let seenFocus = false;
   for (let index = 0; index < cutAt; index++) {
     const step = steps[index]!;
@@ -221,7 +230,8 @@ function writeSession(
       type: "request_end",
       time: t,
       index,
-      outcome: last && ss.state === "infra fault (run)" ? "infra_fault" : last && ss.state === "finalization timeout" ? "timeout" : "yielded",
+      outcome:
+        last && ss.state === "infra fault (run)" ? "infra_fault" : last && ss.state === "finalization timeout" ? "timeout" : "yielded",
       duration_ms: 5,
     });
   }
@@ -243,7 +253,10 @@ function writeSession(
   const attempts = aborted
     ? [1, 2, 3].map((attempt) => ({ attempt, status: "infra_fault", detail: "agent binary vanished" }))
     : [{ attempt: 1, status: "finished", detail: null }];
-  writeFileSync(join(dir, "session.json"), JSON.stringify({ format: "switch-swe.session/1", status: aborted ? "failed" : "finished", finalized, attempts }));
+  writeFileSync(
+    join(dir, "session.json"),
+    JSON.stringify({ format: "switch-swe.session/1", status: aborted ? "failed" : "finished", finalized, attempts }),
+  );
   if (!finalized) return;
   writeFileSync(join(dir, "artifact.patch"), "diff --git a/x b/x\n");
   if (ss.state === "no verdict") return;
@@ -309,9 +322,7 @@ export function referenceSpec(): FixtureSpec {
     ],
     events: (ctx) => [
       ...defaultEvents(),
-      ...(ctx.condition === "switch"
-        ? [{ kind: "model_call", input_tokens: 10, output_tokens: 5, auxiliary: true } as AgentEvent]
-        : []),
+      ...(ctx.condition === "switch" ? [{ kind: "model_call", input_tokens: 10, output_tokens: 5, auxiliary: true } as AgentEvent] : []),
     ],
   };
 }

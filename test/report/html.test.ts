@@ -62,7 +62,9 @@ describe.skipIf(missingTool)("html report in headless chromium", () => {
     expect(text).toMatch(/gap \+50\.0 points/);
     expect(text).toContain("uninterrupted 80.0% → switched 30.0% resolved · 10 pairs");
     // Every table fits its column: none needs its own horizontal scroll bar, the page none either.
-    const wide = await page.$$eval(".table-wrap", (ws) => ws.filter((w) => w.scrollWidth > w.clientWidth + 1).map((w) => w.querySelector("table")?.id ?? "?"));
+    const wide = await page.$$eval(".table-wrap", (ws) =>
+      ws.filter((w) => w.scrollWidth > w.clientWidth + 1).map((w) => w.querySelector("table")?.id ?? "?"),
+    );
     expect(wide).toEqual([]);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1280);
     mkdirSync(OUTPUT_DIR, { recursive: true });
@@ -74,7 +76,13 @@ describe.skipIf(missingTool)("html report in headless chromium", () => {
     const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
     await page.goto(pathToFileURL(htmlFile).href, { waitUntil: "load" });
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    const svgs = await page.$$eval("figure svg", (ss) => ss.map((s) => ({ id: s.id, right: s.getBoundingClientRect().right, fits: s.parentElement!.scrollWidth <= s.parentElement!.clientWidth + 1 })));
+    const svgs = await page.$$eval("figure svg", (ss) =>
+      ss.map((s) => ({
+        id: s.id,
+        right: s.getBoundingClientRect().right,
+        fits: s.parentElement!.scrollWidth <= s.parentElement!.clientWidth + 1,
+      })),
+    );
     expect(svgs.length).toBe(5);
     for (const s of svgs) {
       expect(s.right, s.id).toBeLessThanOrEqual(390);
@@ -103,7 +111,9 @@ describe.skipIf(missingTool)("html report in headless chromium", () => {
     expect(await page.locator("#chart-gap circle.gap-dot").count()).toBe(6);
     expect(await page.locator("#chart-gap g.gap-ci").count()).toBe(6);
     expect(await page.locator("#chart-tokens rect.ratio-bar").count()).toBe(4);
-    const h = await page.locator('#chart-resolution rect.res-bar[data-config="0"][data-group="overall"][data-condition="uninterrupted"]').getAttribute("height");
+    const h = await page
+      .locator('#chart-resolution rect.res-bar[data-config="0"][data-group="overall"][data-condition="uninterrupted"]')
+      .getAttribute("height");
     expect(Number(h)).toBeCloseTo(180 * 0.8, 6);
 
     // Figure 1a: a point per configuration and condition (tokens on x: the fixture records no cost);
@@ -111,7 +121,9 @@ describe.skipIf(missingTool)("html report in headless chromium", () => {
     expect(await page.locator("#chart-cost .cost-point").count()).toBe(4);
     expect(await page.locator("#chart-cost").textContent()).toContain("mean tokens per session");
     expect(await page.locator("#chart-failures rect.fail-bar").count()).toBe(14);
-    const subW = await page.locator('#chart-failures rect.fail-bar[data-config="0"][data-condition="switch"][data-category="submission"]').getAttribute("width");
+    const subW = await page
+      .locator('#chart-failures rect.fail-bar[data-config="0"][data-condition="switch"][data-category="submission"]')
+      .getAttribute("width");
     expect(Number(subW)).toBeCloseTo(320 / 10, 6);
     expect(await page.locator("#table-failures tbody tr").count()).toBe(12);
     expect(await page.locator("#table-harness").innerText()).toContain("unknown");
@@ -161,7 +173,7 @@ describe.skipIf(missingTool)("html report in headless chromium", () => {
     expect(await page.locator("#session-detail a.file-link").count()).toBe(0);
     expect(await page.locator("#session-detail").innerText()).toContain("No verdict (not run)");
 
-    await page.locator('#session-rows tr').first().scrollIntoViewIfNeeded();
+    await page.locator("#session-rows tr").first().scrollIntoViewIfNeeded();
     mkdirSync(OUTPUT_DIR, { recursive: true });
     const shot = join(OUTPUT_DIR, "report.png");
     rmSync(shot, { force: true });

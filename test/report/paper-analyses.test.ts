@@ -66,7 +66,12 @@ describe("the resumed focus stages against the whole uninterrupted session", () 
 describe("resolution by focus context size", () => {
   it("bins each session by its largest focus model call, interruptions and auxiliary calls left out", () => {
     const { bins, unmeasured } = contextReport.configs[0]!.resolution_by_context;
-    expect(bins.map((b) => [b.from, b.to])).toEqual([[0, 20_000], [20_000, 50_000], [50_000, 100_000], [100_000, null]]);
+    expect(bins.map((b) => [b.from, b.to])).toEqual([
+      [0, 20_000],
+      [20_000, 50_000],
+      [50_000, 100_000],
+      [100_000, null],
+    ]);
     // t00, t01 at 150 tokens: resolved in both conditions.
     expect(bins[0]).toMatchObject({ base: { sessions: 2, resolved: 2, rate: 100 }, switch: { sessions: 2, resolved: 2, rate: 100 } });
     // t02, t03 at 75,000 tokens: t03 resolved uninterrupted only.
@@ -77,7 +82,15 @@ describe("resolution by focus context size", () => {
 
   it("counts sessions without a model call on the focus task apart", async () => {
     const root = tempDir("report-paper-nocall-");
-    const r = await buildReport([writeRunFixture(root, { pairs: [{ locality: "near", base: "resolved", switch: "resolved" }], events: () => [{ kind: "tool_call", name: "edit", paths: ["a"] }] }).runDir], { resamples: 50 });
+    const r = await buildReport(
+      [
+        writeRunFixture(root, {
+          pairs: [{ locality: "near", base: "resolved", switch: "resolved" }],
+          events: () => [{ kind: "tool_call", name: "edit", paths: ["a"] }],
+        }).runDir,
+      ],
+      { resamples: 50 },
+    );
     const c = r.configs[0]!.resolution_by_context;
     expect(c.unmeasured).toEqual({ base: 1, switch: 1 });
     expect(c.bins.every((b) => b.base.sessions === 0 && b.switch.sessions === 0)).toBe(true);
@@ -113,7 +126,16 @@ describe("the task catalogue", () => {
   it("lists each focus task with its objective, stages, locality and verifier size", () => {
     const cat = report.configs[0]!.catalogue;
     expect(cat).toHaveLength(10);
-    expect(cat[3]).toEqual({ task: "t03", repo: "r", locality: "far", objective: 'Stage 1 of t03: make <Widget> & "quotes" work', stages: 3, tested_stages: 3, f2p: 3, p2p: 1 });
+    expect(cat[3]).toEqual({
+      task: "t03",
+      repo: "r",
+      locality: "far",
+      objective: 'Stage 1 of t03: make <Widget> & "quotes" work',
+      stages: 3,
+      tested_stages: 3,
+      f2p: 3,
+      p2p: 1,
+    });
   });
 
   it("takes the first sentence of the first request, at most 120 characters", () => {
@@ -127,7 +149,9 @@ describe("the task catalogue", () => {
     const table = renderReport(report, "table", { catalogue: true });
     expect(table).toContain("Task catalogue: fixture 1.0.0");
     expect(table).toMatch(/\nt03\s+r\s+far\s+3\s+3\s+3\s+1\s+Stage 1 of t03/);
-    expect(renderReport(report, "markdown", { catalogue: true })).toContain('| t03 | r | far | 3 | 3 | 3 | 1 | Stage 1 of t03: make &lt;Widget&gt; & "quotes" work |');
+    expect(renderReport(report, "markdown", { catalogue: true })).toContain(
+      '| t03 | r | far | 3 | 3 | 3 | 1 | Stage 1 of t03: make &lt;Widget&gt; & "quotes" work |',
+    );
     expect(renderReport(report, "html")).toContain('id="table-catalogue"');
   });
 });
@@ -144,13 +168,16 @@ describe("in every format", () => {
 
   it("table, markdown and html show the far − near difference and the token ratio", () => {
     const table = renderReport(report, "table");
-    expect(table).toMatch(/Far − near: does distance between the tasks widen the gap\?\n=+\nConfiguration.*\n-.*\noracle forget=0\.5\s+5\s+\+60\.0\s+5\s+\+40\.0\s+-20\.0\s+\[-\d+\.\d, \+?-?\d+\.\d\]/);
+    expect(table).toMatch(
+      /Far − near: does distance between the tasks widen the gap\?\n=+\nConfiguration.*\n-.*\noracle forget=0\.5\s+5\s+\+60\.0\s+5\s+\+40\.0\s+-20\.0\s+\[-\d+\.\d, \+?-?\d+\.\d\]/,
+    );
     expect(table).toMatch(/oracle forget=0\.5\s+9\s+370\s+680\s+0\.54×\s+\[0\.54×, 0\.54×\]/);
     expect(table).toMatch(/Interruption tasks reused across sessions[\s\S]*oracle forget=0\.5\s+10\s+40\s+40\s+0\s+1\.0 \/ 1/);
     const md = renderReport(report, "markdown");
     expect(md).toContain("### Far − near: does distance between the tasks widen the gap?");
     expect(md).toMatch(/\| oracle forget=0\.5 \| 5 \| \+60\.0 \| 5 \| \+40\.0 \| -20\.0 \| \[/);
     const html = renderReport(report, "html");
-    for (const id of ["far-minus-near", "resumed-focus-token-ratio", "resolution-by-context", "interruption-reuse"]) expect(html).toContain(`<table id="table-${id}">`);
+    for (const id of ["far-minus-near", "resumed-focus-token-ratio", "resolution-by-context", "interruption-reuse"])
+      expect(html).toContain(`<table id="table-${id}">`);
   });
 });

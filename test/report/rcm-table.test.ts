@@ -28,13 +28,60 @@ beforeAll(() => {
   };
   ok(["sessions", "build", sampleDatasetDir, "--seed", "0", "--out", join(root, "all.json")]);
   // Two pairs whose focus task returns twice.
-  ok(["sessions", "subset", join(root, "all.json"), "--pair", "textflow-diff-summary", "--pair", "ledgerkit-aging-buckets", "--out", join(root, "sessions.json")]);
-  for (const [name, forget] of [["native", "1"], ["recovers", "0"]] as const) {
+  ok([
+    "sessions",
+    "subset",
+    join(root, "all.json"),
+    "--pair",
+    "textflow-diff-summary",
+    "--pair",
+    "ledgerkit-aging-buckets",
+    "--out",
+    join(root, "sessions.json"),
+  ]);
+  for (const [name, forget] of [
+    ["native", "1"],
+    ["recovers", "0"],
+  ] as const) {
     runs[name] = join(root, name);
-    ok(["run", "--dataset", sampleDatasetDir, "--sessions", join(root, "sessions.json"), "--agent", "oracle", "--agent-opt", `forget=${forget}`, "--label", name, "--concurrency", "2", "--out", runs[name]!, "--quiet"]);
+    ok([
+      "run",
+      "--dataset",
+      sampleDatasetDir,
+      "--sessions",
+      join(root, "sessions.json"),
+      "--agent",
+      "oracle",
+      "--agent-opt",
+      `forget=${forget}`,
+      "--label",
+      name,
+      "--concurrency",
+      "2",
+      "--out",
+      runs[name]!,
+      "--quiet",
+    ]);
   }
   runs.forgets = join(root, "forgets");
-  ok(["run", "--dataset", sampleDatasetDir, "--sessions", join(root, "sessions.json"), "--agent", "oracle", "--agent-opt", "forget=1", "--label", "native", "--concurrency", "2", "--out", runs.forgets, "--quiet"]);
+  ok([
+    "run",
+    "--dataset",
+    sampleDatasetDir,
+    "--sessions",
+    join(root, "sessions.json"),
+    "--agent",
+    "oracle",
+    "--agent-opt",
+    "forget=1",
+    "--label",
+    "native",
+    "--concurrency",
+    "2",
+    "--out",
+    runs.forgets,
+    "--quiet",
+  ]);
   for (const name of ["recovers", "forgets"]) {
     const file = join(runs[name]!, "run.json");
     writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), rcm: { mode: "rcm" } }, null, 2));
@@ -66,7 +113,13 @@ describe.skipIf(missingTool)("compare --native RUN --rcm RUN... (Table 3)", () =
     expect(o.gap.points).toBeCloseTo(native.gap!, 9);
     expect(o.gap.ci95).toEqual(native.ci95);
     const [recovers, forgets] = o.rcm;
-    expect(recovers).toMatchObject({ label: "recovers", uninterrupted: { rate: 100 }, switched: { rate: 100 }, gap: { points: 0, ci95: [0, 0] }, remaining_gap: { points: 0 } });
+    expect(recovers).toMatchObject({
+      label: "recovers",
+      uninterrupted: { rate: 100 },
+      switched: { rate: 100 },
+      gap: { points: 0, ci95: [0, 0] },
+      remaining_gap: { points: 0 },
+    });
     expect(recovers!.recovered.points).toBeCloseTo(100 - native.switched!, 9);
     expect(recovers!.recovered.ci95![0]).toBeGreaterThanOrEqual(0);
     expect(forgets).toMatchObject({ label: "native", recovered: { points: 0, ci95: [0, 0] }, remaining_gap: { points: 100 } });
@@ -79,7 +132,9 @@ describe.skipIf(missingTool)("compare --native RUN --rcm RUN... (Table 3)", () =
     const r = cli(["compare", "--native", runs.native!, "--rcm", runs.recovers!]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("RCM (Table 3): native = native; +RCM = recovers");
-    expect(r.stdout).toMatch(/Overall\s+recovers\s+2\s+100\.0%\s+\[100\.0%, 100\.0%\]\s+100\.0%\s+\[100\.0%, 100\.0%\]\s+0\.0\s+\[0\.0, 0\.0\]/);
+    expect(r.stdout).toMatch(
+      /Overall\s+recovers\s+2\s+100\.0%\s+\[100\.0%, 100\.0%\]\s+100\.0%\s+\[100\.0%, 100\.0%\]\s+0\.0\s+\[0\.0, 0\.0\]/,
+    );
     const md = cli(["compare", "--native", runs.native!, "--rcm", runs.recovers!, "--format", "markdown"]);
     expect(md.stdout).toMatch(/\| Overall \| recovers \| 2 \| 100\.0% \|/);
   });
@@ -101,7 +156,9 @@ describe.skipIf(missingTool)("compare --native RUN --rcm RUN... (Table 3)", () =
   it("refuses an --rcm run that ran without RCM, and a --native run that ran with it (exit 2, one line)", () => {
     const noRcm = cli(["compare", "--native", runs.native!, "--rcm", runs.recovers!, "--rcm", runs.native!]);
     expect(noRcm.code, noRcm.stderr).toBe(2);
-    expect(noRcm.stderr).toBe(`${join(runs.native!, "run.json")}: rcm.mode: missing (nor agent.options.rcm "router" or "rcm"): --rcm needs a run made with RCM (run --rcm, or --agent-opt rcm=…)\n`);
+    expect(noRcm.stderr).toBe(
+      `${join(runs.native!, "run.json")}: rcm.mode: missing (nor agent.options.rcm "router" or "rcm"): --rcm needs a run made with RCM (run --rcm, or --agent-opt rcm=…)\n`,
+    );
     const rcmNative = cli(["compare", "--native", runs.recovers!, "--rcm", runs.forgets!]);
     expect(rcmNative.code, rcmNative.stderr).toBe(2);
     expect(rcmNative.stderr).toBe(`${join(runs.recovers!, "run.json")}: rcm.mode: is "rcm": --native needs a run without RCM\n`);

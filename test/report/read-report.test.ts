@@ -17,9 +17,12 @@ beforeAll(async () => {
 
 /** The document as a report/2 written before the headline and the paper's analyses existed. */
 function older(doc: Report): unknown {
-  const copy = JSON.parse(JSON.stringify(doc)) as { configs: Array<Record<string, unknown> & { sessions: Array<{ usage: Record<string, unknown> | null }> }> };
+  const copy = JSON.parse(JSON.stringify(doc)) as {
+    configs: Array<Record<string, unknown> & { sessions: Array<{ usage: Record<string, unknown> | null }> }>;
+  };
   for (const c of copy.configs) {
-    for (const k of ["headline", "far_minus_near", "resumed_focus_token_ratio", "resolution_by_context", "interruption_reuse", "catalogue"]) delete c[k];
+    for (const k of ["headline", "far_minus_near", "resumed_focus_token_ratio", "resolution_by_context", "interruption_reuse", "catalogue"])
+      delete c[k];
     for (const s of c.sessions) if (s.usage) delete s.usage.focus_context_tokens;
   }
   return copy;
@@ -70,6 +73,8 @@ describe("reading a report/2 document back", () => {
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/broken\.json: configs\[0\]\.groups: /);
     expect(lines[1]).toBe("… and 1 more problem");
-    expect(problemLines(() => readReportFile(write("other.json", { format: "switch-swe.report/1", configs: [] })))[0]).toMatch(/^.*other\.json: format: /);
+    expect(problemLines(() => readReportFile(write("other.json", { format: "switch-swe.report/1", configs: [] })))[0]).toMatch(
+      /^.*other\.json: format: /,
+    );
   });
 });

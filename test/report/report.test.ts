@@ -64,15 +64,34 @@ describe("resolution and statistics (reference fixture, hand-computed)", () => {
   it("lists every unresolved session with why, keeping the sessions-file denominator", () => {
     const s = new Map(report.configs[0]!.sessions.map((e) => [e.id, e]));
     expect(report.configs[0]!.sessions).toHaveLength(20);
-    expect(s.get("t08.base")).toMatchObject({ status: "unresolved", reason: "not run", usage: null, files: { trajectory: null, artifact: null } });
-    expect(s.get("t08.switch")).toMatchObject({ status: "unresolved", reason: "not finalized", detail: "the trajectory has no session_end (cut off or still running)", finalized: null });
+    expect(s.get("t08.base")).toMatchObject({
+      status: "unresolved",
+      reason: "not run",
+      usage: null,
+      files: { trajectory: null, artifact: null },
+    });
+    expect(s.get("t08.switch")).toMatchObject({
+      status: "unresolved",
+      reason: "not finalized",
+      detail: "the trajectory has no session_end (cut off or still running)",
+      finalized: null,
+    });
     expect(s.get("t09.base")).toMatchObject({ status: "unresolved", reason: "no verdict", verdict: null });
     expect(s.get("t09.switch")).toMatchObject({ status: "unresolved", reason: "infra fault", detail: "verify: environment setup failed" });
     expect(s.get("t04.switch")).toMatchObject({ reason: "did not apply", detail: "patch does not apply" });
     expect(s.get("t01.switch")).toMatchObject({ reason: "tests failed", detail: "F2P 1/3, P2P 1/1", failed_stages: [1, 3] });
-    expect(s.get("t05.switch")).toMatchObject({ status: "resolved", reason: null, files: { trajectory: "sessions/t05.switch/trajectory.jsonl", artifact: "sessions/t05.switch/artifact.patch" } });
+    expect(s.get("t05.switch")).toMatchObject({
+      status: "resolved",
+      reason: null,
+      files: { trajectory: "sessions/t05.switch/trajectory.jsonl", artifact: "sessions/t05.switch/artifact.patch" },
+    });
     const tests = s.get("t01.switch")!.verdict!.tests;
-    expect(tests.find((t) => t.id === "tests/test_t01.py::test_stage_3[<a>]")).toEqual({ id: "tests/test_t01.py::test_stage_3[<a>]", kind: "F2P", stage: 3, status: "failed" });
+    expect(tests.find((t) => t.id === "tests/test_t01.py::test_stage_3[<a>]")).toEqual({
+      id: "tests/test_t01.py::test_stage_3[<a>]",
+      kind: "F2P",
+      stage: 3,
+      status: "failed",
+    });
     expect(tests.find((t) => t.id === "tests/test_t01.py::test_existing")).toMatchObject({ kind: "P2P", stage: null, status: "passed" });
   });
 
@@ -116,11 +135,35 @@ describe("resolution and statistics (reference fixture, hand-computed)", () => {
 
   it("profiles the schedules and counts errors", () => {
     const c = report.configs[0]!;
-    expect(c.profile.overall.base).toMatchObject({ sessions: 10, requests: { median: 4 }, workspace_switches: { median: 0 }, focus_returns: { median: 0 } });
-    expect(c.profile.overall.switch).toMatchObject({ sessions: 10, requests: { median: 8 }, workspace_switches: { median: 7 }, focus_returns: { median: 2 } });
+    expect(c.profile.overall.base).toMatchObject({
+      sessions: 10,
+      requests: { median: 4 },
+      workspace_switches: { median: 0 },
+      focus_returns: { median: 0 },
+    });
+    expect(c.profile.overall.switch).toMatchObject({
+      sessions: 10,
+      requests: { median: 8 },
+      workspace_switches: { median: 7 },
+      focus_returns: { median: 2 },
+    });
     expect(c.profile.near.switch.sessions).toBe(5);
-    expect(c.errors.base).toMatchObject({ sessions: 10, not_run: 1, no_verdict: 1, not_finalized: 0, not_applied: 0, infra_fault_verify: 0 });
-    expect(c.errors.switch).toMatchObject({ sessions: 10, not_run: 0, not_finalized: 1, infra_fault_verify: 1, not_applied: 1, timeouts: 0 });
+    expect(c.errors.base).toMatchObject({
+      sessions: 10,
+      not_run: 1,
+      no_verdict: 1,
+      not_finalized: 0,
+      not_applied: 0,
+      infra_fault_verify: 0,
+    });
+    expect(c.errors.switch).toMatchObject({
+      sessions: 10,
+      not_run: 0,
+      not_finalized: 1,
+      infra_fault_verify: 1,
+      not_applied: 1,
+      timeouts: 0,
+    });
   });
 });
 
@@ -129,7 +172,20 @@ describe("formats", () => {
     const lines = renderReport(report, "csv").trimEnd().split("\r\n");
     expect(lines[0]).toBe(csvColumns.join(","));
     expect(lines).toHaveLength(4);
-    expect(lines[1]!.split(",").slice(2, 14)).toEqual(["overall", "10", "8", "3", "80", "30", "50", lines[1]!.split(",")[9], lines[1]!.split(",")[10], "0.0625", "5", "0"]);
+    expect(lines[1]!.split(",").slice(2, 14)).toEqual([
+      "overall",
+      "10",
+      "8",
+      "3",
+      "80",
+      "30",
+      "50",
+      lines[1]!.split(",")[9],
+      lines[1]!.split(",")[10],
+      "0.0625",
+      "5",
+      "0",
+    ]);
     expect(lines[2]).toContain(",near,5,");
   });
   it("table and markdown carry the resolution rows and the unscored sessions", () => {
@@ -192,7 +248,11 @@ describe("tolerant reading", () => {
     const c = r.configs[0]!;
     expect(c.label).toBe("my <label>");
     const byId = new Map(c.sessions.map((s) => [s.id, s]));
-    expect(byId.get("t00.switch")).toMatchObject({ reason: "infra fault", detail: "run: infra_fault: request 3: agent binary vanished", attempts: 3 });
+    expect(byId.get("t00.switch")).toMatchObject({
+      reason: "infra fault",
+      detail: "run: infra_fault: request 3: agent binary vanished",
+      attempts: 3,
+    });
     expect(byId.get("t02.base")).toMatchObject({ reason: "not finalized", finalized: false, timeouts: 1 });
     expect(c.errors.switch.restarts).toBe(2);
     expect(c.errors.base.timeouts).toBe(1);
@@ -212,8 +272,19 @@ describe("tolerant reading", () => {
     // A cut-off first attempt, archived by the run the way a restart does: one model call, with cost.
     const old = join(f.runDir, "sessions", "t00.switch", "attempts", "1");
     mkdirSync(old, { recursive: true });
-    const call = { kind: "model_call", input_tokens: 100, cached_input_tokens: 50, cache_write_tokens: 5, output_tokens: 20, reasoning_tokens: 7, cost_usd: 0.25 };
-    writeFileSync(join(old, "trajectory.jsonl"), `${JSON.stringify({ type: "agent_event", time: "2026-01-01T00:00:00Z", index: 0, event: call })}\n`);
+    const call = {
+      kind: "model_call",
+      input_tokens: 100,
+      cached_input_tokens: 50,
+      cache_write_tokens: 5,
+      output_tokens: 20,
+      reasoning_tokens: 7,
+      cost_usd: 0.25,
+    };
+    writeFileSync(
+      join(old, "trajectory.jsonl"),
+      `${JSON.stringify({ type: "agent_event", time: "2026-01-01T00:00:00Z", index: 0, event: call })}\n`,
+    );
     const after = (await buildReport([f.runDir])).configs[0]!;
     expect(after.errors.switch.superseded_tokens).toBe(100 + 50 + 5 + 20 + 7);
     expect(after.errors.switch.superseded_cost_usd).toBeCloseTo(0.25);
@@ -244,7 +315,9 @@ describe("tolerant reading", () => {
 
   it("rejects a directory that is not a run", async () => {
     await expect(buildReport([join(root, "nowhere")])).rejects.toThrow(/nowhere: not a run directory \(no such directory\)$/);
-    await expect(buildReport([fx.datasetDir])).rejects.toThrow(/dataset: not a run directory \(no run\.json: a run directory is what `switch-swe run --out` writes\)$/);
+    await expect(buildReport([fx.datasetDir])).rejects.toThrow(
+      /dataset: not a run directory \(no run\.json: a run directory is what `switch-swe run --out` writes\)$/,
+    );
   });
 });
 
@@ -252,10 +325,14 @@ describe("compare", () => {
   it("puts two configurations side by side with the difference of gaps on common tasks", async () => {
     const b = writeRunFixture(join(root, "b"), {
       label: "B",
-      pairs: referenceSpec().pairs.map((p, i) => (i < 3 ? { ...p, switch: "resolved" as const } : p)).slice(0, 9),
+      pairs: referenceSpec()
+        .pairs.map((p, i) => (i < 3 ? { ...p, switch: "resolved" as const } : p))
+        .slice(0, 9),
     });
     // B ran a smaller sessions file: refused unless mixed runs are allowed.
-    await expect(buildReport([fx.runDir, b.runDir], { compare: true })).rejects.toThrow(/sessions_file\.sha256: this run ran sessions file [0-9a-f]{64}, .* ran [0-9a-f]{64}/);
+    await expect(buildReport([fx.runDir, b.runDir], { compare: true })).rejects.toThrow(
+      /sessions_file\.sha256: this run ran sessions file [0-9a-f]{64}, .* ran [0-9a-f]{64}/,
+    );
     const r = await buildReport([fx.runDir, b.runDir], { compare: true, allowMixed: true });
     expect(reportSchema.safeParse(r).success).toBe(true);
     const o = r.comparison!.groups.overall;

@@ -27,13 +27,37 @@ describe("trajectory signatures and failure categories", () => {
     }
     scenarios.forEach((sc, i) => {
       const s = c.sessions.find((x) => x.id === `f${i}.switch`)!;
-      const present = signatureNames.filter((n) => s.signatures[n] === true || (typeof s.signatures[n] === "number" && (s.signatures[n] as number) > 0));
+      const present = signatureNames.filter(
+        (n) => s.signatures[n] === true || (typeof s.signatures[n] === "number" && (s.signatures[n] as number) > 0),
+      );
       expect(present, sc).toEqual(sc === "clean" ? [] : [expectedSignature[sc]]);
     });
     const category = (i: number) => c.sessions.find((x) => x.id === `f${i}.switch`)!.failure_category;
-    expect(scenarios.map((_, i) => category(i))).toEqual([null, "implementation", "implementation", "implementation", "implementation", "incomplete_execution", "submission"]);
-    expect(c.failure_categories.overall.switch).toEqual({ sessions: 7, resolved: 1, implementation: 4, submission: 1, incomplete_execution: 1, not_scored: 0 });
-    expect(c.failure_categories.overall.base).toEqual({ sessions: 7, resolved: 7, implementation: 0, submission: 0, incomplete_execution: 0, not_scored: 0 });
+    expect(scenarios.map((_, i) => category(i))).toEqual([
+      null,
+      "implementation",
+      "implementation",
+      "implementation",
+      "implementation",
+      "incomplete_execution",
+      "submission",
+    ]);
+    expect(c.failure_categories.overall.switch).toEqual({
+      sessions: 7,
+      resolved: 1,
+      implementation: 4,
+      submission: 1,
+      incomplete_execution: 1,
+      not_scored: 0,
+    });
+    expect(c.failure_categories.overall.base).toEqual({
+      sessions: 7,
+      resolved: 7,
+      implementation: 0,
+      submission: 0,
+      incomplete_execution: 0,
+      not_scored: 0,
+    });
     // near = even pairs (clean, contamination, reverted, submission), far = odd.
     expect(c.failure_categories.near.switch).toMatchObject({ resolved: 1, implementation: 2, submission: 1 });
     expect(c.failure_categories.far.switch).toMatchObject({ implementation: 2, incomplete_execution: 1 });
@@ -42,7 +66,10 @@ describe("trajectory signatures and failure categories", () => {
   it("places each signature on the request where it happened (the session viewer's marks)", async () => {
     const fx = writeSignatureFixture(mkdtempSync(join(tmpdir(), "sig-marks-")));
     const c = (await buildReport([fx.runDir], { resamples: 100 })).configs[0]!;
-    const marks = (i: number) => c.sessions.find((x) => x.id === `f${i}.switch`)!.signature_marks.map((m) => ({ signature: m.signature, request: m.request, workspace: m.workspace, paths: m.paths }));
+    const marks = (i: number) =>
+      c.sessions
+        .find((x) => x.id === `f${i}.switch`)!
+        .signature_marks.map((m) => ({ signature: m.signature, request: m.request, workspace: m.workspace, paths: m.paths }));
     // Switched schedule: F1 I1 F2 I2 F3 I3 I4 FIN (indices 0..7); the focus checkout is w00.
     expect(marks(0)).toEqual([]);
     expect(marks(1)).toEqual([{ signature: "wrong_workspace_edits", request: 2, workspace: "w01", paths: ["src/other.py"] }]);
@@ -69,6 +96,13 @@ describe("trajectory signatures and failure categories", () => {
     expect(c.stage_attribution.groups.overall.switch.earlier_stage_failure).toBe(3);
     // The killed session is incomplete; the others ran to the end.
     expect(c.signatures.switch.incomplete_execution).toMatchObject({ sessions: 1 });
-    expect(c.failure_categories.overall.switch).toEqual({ sessions: 10, resolved: 3, implementation: 4, submission: 1, incomplete_execution: 1, not_scored: 1 });
+    expect(c.failure_categories.overall.switch).toEqual({
+      sessions: 10,
+      resolved: 3,
+      implementation: 4,
+      submission: 1,
+      incomplete_execution: 1,
+      not_scored: 1,
+    });
   });
 });

@@ -44,7 +44,11 @@ describe("McNemar exact test", () => {
 
 describe("gap and discordant pairs", () => {
   it("counts b and c and the gap in percentage points", () => {
-    const p = pairs([[1, 0, 5], [1, 1, 3], [0, 0, 2]]);
+    const p = pairs([
+      [1, 0, 5],
+      [1, 1, 3],
+      [0, 0, 2],
+    ]);
     expect(gapOf(p)).toEqual({ uninterrupted: 80, switched: 30, gap: 50 });
     expect(discordant(p)).toEqual({ base_only: 5, switch_only: 0 });
     expect(gapOf([])).toEqual({ uninterrupted: null, switched: null, gap: null });
@@ -59,13 +63,22 @@ describe("percentile bootstrap", () => {
     expect(percentileSorted([0, 10], 0.025)).toBeCloseTo(0.25, 12);
   });
   it("is reproducible with the same seed and changes with another seed", () => {
-    const p = pairs([[1, 0, 5], [1, 1, 3], [0, 0, 1], [0, 1, 1]]);
+    const p = pairs([
+      [1, 0, 5],
+      [1, 1, 3],
+      [0, 0, 1],
+      [0, 1, 1],
+    ]);
     const a = bootstrapGapCI(p, { seed: 0, resamples: 200 });
     expect(bootstrapGapCI(p, { seed: 0, resamples: 200 })).toEqual(a);
     expect(bootstrapGapCI(p, { seed: 1, resamples: 200 })).not.toEqual(a);
   });
   it("brackets the gap, and collapses when every task agrees", () => {
-    const p = pairs([[1, 0, 5], [1, 1, 3], [0, 0, 2]]);
+    const p = pairs([
+      [1, 0, 5],
+      [1, 1, 3],
+      [0, 0, 2],
+    ]);
     const [lo, hi] = bootstrapGapCI(p)!;
     expect(lo).toBeLessThanOrEqual(50);
     expect(hi).toBeGreaterThanOrEqual(50);
@@ -75,9 +88,17 @@ describe("percentile bootstrap", () => {
     expect(bootstrapGapCI([])).toBeNull();
   });
   it("pairs the difference of gaps task by task", () => {
-    const same = pairs([[1, 0, 3], [1, 1, 2]]).map((a) => ({ a, b: a }));
+    const same = pairs([
+      [1, 0, 3],
+      [1, 1, 2],
+    ]).map((a) => ({ a, b: a }));
     expect(pairedGapDifferenceCI(same)).toEqual([0, 0]);
-    const ci = pairedGapDifferenceCI(pairs([[1, 0, 4], [1, 1, 4]]).map((a, i) => ({ a, b: [true, i % 2 === 0 ? true : a[1]] as Pair })));
+    const ci = pairedGapDifferenceCI(
+      pairs([
+        [1, 0, 4],
+        [1, 1, 4],
+      ]).map((a, i) => ({ a, b: [true, i % 2 === 0 ? true : a[1]] as Pair })),
+    );
     expect(ci![0]).toBeLessThanOrEqual(ci![1]);
   });
 });
@@ -126,7 +147,9 @@ describe("power of a report's groups", () => {
     expect(p.groups.near).toEqual({ pairs: 100, discordant_pairs: 0, discordance: 25, assumed: true, min_detectable_gap: 14.5 });
     expect(p.groups.far).toMatchObject({ discordance: 50, assumed: false });
     expect(p.warning).toBeNull();
-    expect(powerOf({ overall: group(100, 15, 10), near: group(0, 0, 0), far: group(100, 15, 10) }).warning).toMatch(/^100 session pairs detect only gaps of 14\.5 points or more/);
+    expect(powerOf({ overall: group(100, 15, 10), near: group(0, 0, 0), far: group(100, 15, 10) }).warning).toMatch(
+      /^100 session pairs detect only gaps of 14\.5 points or more/,
+    );
     expect(powerOf({ overall: group(0, 0, 0), near: group(0, 0, 0), far: group(0, 0, 0) }).groups.overall.min_detectable_gap).toBeNull();
   });
 });

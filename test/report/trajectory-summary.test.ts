@@ -6,7 +6,15 @@ import type { TrajectoryLine } from "../../src/formats/trajectory.js";
 import { tempDir } from "../helpers/temp.js";
 
 const t = "2025-01-01T00:00:00Z";
-const start = (attempt = 1): TrajectoryLine => ({ type: "session_start", time: t, session: "a.switch", pair: "a", condition: "switch", attempt, agent: "x" });
+const start = (attempt = 1): TrajectoryLine => ({
+  type: "session_start",
+  time: t,
+  session: "a.switch",
+  pair: "a",
+  condition: "switch",
+  attempt,
+  agent: "x",
+});
 const req = (index: number, o: Partial<Extract<TrajectoryLine, { type: "request_start" }>>): TrajectoryLine => ({
   type: "request_start",
   time: t,
@@ -107,11 +115,18 @@ describe("trajectory summary", () => {
     const file = join(dir, "trajectory.jsonl");
     writeFileSync(
       file,
-      [JSON.stringify(start()), "{not json", JSON.stringify({ type: "mystery" }), "", JSON.stringify(req(0, {})), JSON.stringify(model(0, { input_tokens: 4, output_tokens: 1 })),
+      [
+        JSON.stringify(start()),
+        "{not json",
+        JSON.stringify({ type: "mystery" }),
+        "",
+        JSON.stringify(req(0, {})),
+        JSON.stringify(model(0, { input_tokens: 4, output_tokens: 1 })),
         // wrong type: rejected (by the full schema, which names the field)
         JSON.stringify(model(0, { input_tokens: "4", output_tokens: 1 })),
         // an extra field on a call: tolerated
-        JSON.stringify(model(0, { input_tokens: 2, output_tokens: 0, provider_extra: true }))].join("\n"),
+        JSON.stringify(model(0, { input_tokens: 2, output_tokens: 0, provider_extra: true })),
+      ].join("\n"),
     );
     const s = await readTrajectorySummary(file);
     expect(s.invalid_lines).toBe(3);

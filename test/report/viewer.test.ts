@@ -52,7 +52,10 @@ describe.skipIf(missingTool)("session viewer in headless chromium", () => {
     const html = join(root, "report.html");
     writeFileSync(html, renderReport(report, "html", { outFile: html }));
     url = pathToFileURL(html).href;
-    browser = await chromium.launch({ executablePath: chromiumPath, args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"] });
+    browser = await chromium.launch({
+      executablePath: chromiumPath,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
+    });
   });
 
   afterAll(async () => {
@@ -70,10 +73,16 @@ describe.skipIf(missingTool)("session viewer in headless chromium", () => {
     await reqs.nth(7).waitFor();
     expect(await reqs.count()).toBe(8);
     // The wrong-workspace edit of f1: request #3 (index 2) changed w01; marked there and nowhere else.
-    expect(await page.locator("#request-timeline li.req.marked").evaluateAll((els) => els.map((e) => e.getAttribute("data-index")))).toEqual(["2"]);
-    expect(await page.locator('#request-timeline li.req[data-index="2"] .badge').getAttribute("data-signature")).toBe("wrong_workspace_edits");
+    expect(
+      await page.locator("#request-timeline li.req.marked").evaluateAll((els) => els.map((e) => e.getAttribute("data-index"))),
+    ).toEqual(["2"]);
+    expect(await page.locator('#request-timeline li.req[data-index="2"] .badge').getAttribute("data-signature")).toBe(
+      "wrong_workspace_edits",
+    );
     expect(await page.locator("#session-timeline circle.tl-mark").count()).toBe(1);
-    expect(await page.locator("#request-timeline li.req").first().locator(".req-fig").innerText()).toContain("1,000 in / 100 out · 1 model · 1 tool · m-1");
+    expect(await page.locator("#request-timeline li.req").first().locator(".req-fig").innerText()).toContain(
+      "1,000 in / 100 out · 1 model · 1 tool · m-1",
+    );
 
     // Expand request #3 with the keyboard: focus the first row, arrow down twice, Enter.
     await page.locator("#request-timeline .req-head").first().focus();
@@ -100,7 +109,9 @@ describe.skipIf(missingTool)("session viewer in headless chromium", () => {
     await page.waitForFunction(() => location.hash.includes("f2.base"));
     await page.locator("body").press("o");
     await page.waitForFunction(() => location.hash.includes("f2.switch"));
-    expect(await page.locator("#session-marks li").innerText()).toMatch(/request #5: contamination — 1 added line\(s\) of src\/f2\.py .* i2-1/);
+    expect(await page.locator("#session-marks li").innerText()).toMatch(
+      /request #5: contamination — 1 added line\(s\) of src\/f2\.py .* i2-1/,
+    );
     expect(errors).toEqual([]);
     expect(requests.every((u) => u.startsWith(url.split("#")[0]!))).toBe(true);
     await page.close();

@@ -45,17 +45,25 @@ beforeAll(() => {
 describe.skipIf(missingTool)("switch-swe run: bad input", () => {
   it("unknown agent, unknown option, missing command binary", () => {
     let out = nextOut();
-    expect(expectBadInput(base(out, "--agent", "gpt"), out)).toMatch(/^--agent: unknown agent "gpt" \(known: ([\w-]+, )*command, ([\w-]+, )*nop, ([\w-]+, )*oracle(, [\w-]+)*\)$/);
+    expect(expectBadInput(base(out, "--agent", "gpt"), out)).toMatch(
+      /^--agent: unknown agent "gpt" \(known: ([\w-]+, )*command, ([\w-]+, )*nop, ([\w-]+, )*oracle(, [\w-]+)*\)$/,
+    );
     out = nextOut();
-    expect(expectBadInput(base(out, "--agent", "oracle", "--agent-opt", "forgot=1"), out)).toBe("--agent-opt: forgot: unknown option of agent oracle");
+    expect(expectBadInput(base(out, "--agent", "oracle", "--agent-opt", "forgot=1"), out)).toBe(
+      "--agent-opt: forgot: unknown option of agent oracle",
+    );
     out = nextOut();
     expect(expectBadInput(base(out, "--agent", "command", "--agent-opt", "command=no-such-agent-xyz -p"), out)).toBe(
       '--agent-opt: command: program "no-such-agent-xyz" not found on PATH',
     );
     out = nextOut();
-    expect(expectBadInput(base(out, "--agent", "nop", "--rcm", "rcm"), out)).toBe("--rcm: needs the agent's model endpoint to stand in front of: give --agent-opt base_url=URL");
+    expect(expectBadInput(base(out, "--agent", "nop", "--rcm", "rcm"), out)).toBe(
+      "--rcm: needs the agent's model endpoint to stand in front of: give --agent-opt base_url=URL",
+    );
     out = nextOut();
-    expect(expectBadInput(base(out, "--agent", "nop", "--rcm-state", "model"), out)).toBe("--rcm-state: only with --rcm (the proxy's state memory); OpenCode's plugin takes --agent-opt rcm_state=model");
+    expect(expectBadInput(base(out, "--agent", "nop", "--rcm-state", "model"), out)).toBe(
+      "--rcm-state: only with --rcm (the proxy's state memory); OpenCode's plugin takes --agent-opt rcm_state=model",
+    );
   });
 
   it("a sessions file that does not match the dataset", () => {
@@ -87,16 +95,22 @@ describe.skipIf(missingTool)("switch-swe run: bad input", () => {
     );
     out = nextOut();
     const pair = fx.sessions.pairs[0]!.id;
-    expect(expectBadInput(base(out, "--agent", "nop", "--condition", "base", "--session", `${pair}.switch`), out)).toBe(`--session: "${pair}.switch" is excluded by --condition base`);
+    expect(expectBadInput(base(out, "--agent", "nop", "--condition", "base", "--session", `${pair}.switch`), out)).toBe(
+      `--session: "${pair}.switch" is excluded by --condition base`,
+    );
     out = nextOut();
     writeFileSync(join(fx.root, "not-empty-marker"), "");
     const notEmpty = fx.root;
     const r = cli(base(notEmpty, "--agent", "nop"), { env });
     expect(r.code).toBe(2);
-    expect(r.stderr.trim()).toBe(`${notEmpty}: already exists and is not empty (add --resume to continue the run in it, or choose another --out)`);
+    expect(r.stderr.trim()).toBe(
+      `${notEmpty}: already exists and is not empty (add --resume to continue the run in it, or choose another --out)`,
+    );
     expect(existsSync(join(notEmpty, "run.json"))).toBe(false);
     out = nextOut();
-    expect(expectBadInput(["run", "--out", out, "--resume"], out)).toBe(`${out}: no run.json here: nothing to resume (start the run without --resume)`);
+    expect(expectBadInput(["run", "--out", out, "--resume"], out)).toBe(
+      `${out}: no run.json here: nothing to resume (start the run without --resume)`,
+    );
   });
 });
 
@@ -110,11 +124,19 @@ describe.skipIf(missingTool)("switch-swe run: a run from the command line", () =
     expect(r.code).toBe(0);
     expect(readdirSync(join(out, "sessions")).sort()).toEqual([`${fx.sessions.pairs[0]!.id}.base`, `${fx.sessions.pairs[0]!.id}.switch`]);
     const config = JSON.parse(readFileSync(join(out, "run.json"), "utf8")) as Record<string, unknown>;
-    expect(config).toMatchObject({ format: "switch-swe.run/1", seed: 3, label: "oracle forget=0.5", agent: { name: "oracle", options: { forget: "0.5" } } });
+    expect(config).toMatchObject({
+      format: "switch-swe.run/1",
+      seed: 3,
+      label: "oracle forget=0.5",
+      agent: { name: "oracle", options: { forget: "0.5" } },
+    });
 
     const again = cli(["run", "--out", out, "--resume", "--json", "--no-verify"], { env });
     expect(again.code).toBe(0);
-    const events = again.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; skipped?: number });
+    const events = again.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; skipped?: number });
     expect(events[0]).toMatchObject({ type: "run_start", sessions: 2, skipped: 2, requests: 0 });
     expect(events.at(-1)).toMatchObject({ type: "run_end", finished: 0, skipped: 2, failed: 0 });
 
@@ -131,7 +153,9 @@ describe.skipIf(missingTool)("switch-swe run: a run from the command line", () =
   it("exits 1 when sessions failed on infrastructure faults, and --quiet prints nothing", () => {
     const out = nextOut();
     const pair = fx.sessions.pairs[0]!.id;
-    const r = cli(base(out, "--agent", "command", "--agent-opt", "command=env /no/such/binary", "--session", `${pair}.base`, "--quiet"), { env });
+    const r = cli(base(out, "--agent", "command", "--agent-opt", "command=env /no/such/binary", "--session", `${pair}.base`, "--quiet"), {
+      env,
+    });
     expect(r.code).toBe(1);
     expect(r.stderr).toBe("");
     expect(r.stdout).toBe("");

@@ -54,7 +54,12 @@ describe.skipIf(missingTool)("the controller", () => {
     const starts = lines.filter((l) => l.type === "request_start");
     expect(starts).toHaveLength(schedule.length + 3);
     // The first request is re-sent three times, with the continuation text; then every request once.
-    expect(starts.slice(0, 4).map((l) => [l.index, l.continuation ?? false])).toEqual([[0, false], [0, true], [0, true], [0, true]]);
+    expect(starts.slice(0, 4).map((l) => [l.index, l.continuation ?? false])).toEqual([
+      [0, false],
+      [0, true],
+      [0, true],
+      [0, true],
+    ]);
     expect(starts[1]!.message.endsWith(`\n\n${continuationText}`)).toBe(true);
     expect(starts[1]!.message.startsWith(`Repository: demo\nWorkspace: ${starts[0]!.workspace_path}\n\n`)).toBe(true);
     expect(starts.slice(4).map((l) => l.index)).toEqual(schedule.slice(1).map((_, i) => i + 1));
@@ -69,7 +74,10 @@ describe.skipIf(missingTool)("the controller", () => {
     expect(summary).toMatchObject({ status: "finished", finalized: false, attempt: 1 });
     expect(summary.requests).toMatchObject({ delivered: schedule.length, agent_error: schedule.length });
     const warning = events.find((e) => e.type === "warning");
-    expect(warning).toMatchObject({ session, message: "agent failed on its first request without output: exited at once, no output; exit 4: broken" });
+    expect(warning).toMatchObject({
+      session,
+      message: "agent failed on its first request without output: exited at once, no output; exit 4: broken",
+    });
     const ledger = Ledger.openReadonly(runFiles.ledger(out));
     expect(ledger.attempts().map((r) => r.status)).toEqual(["finished"]);
     ledger.close();
@@ -79,17 +87,28 @@ describe.skipIf(missingTool)("the controller", () => {
     const { summary, outcome, out, session, events } = await run("env /no/such/agent-binary");
     expect(outcome).toMatchObject({ finished: [], failed: [session] });
     const ledger = Ledger.openReadonly(runFiles.ledger(out));
-    expect(ledger.attempts(session).map((r) => [r.attempt, r.status])).toEqual([[1, "infra_fault"], [2, "infra_fault"], [3, "infra_fault"]]);
+    expect(ledger.attempts(session).map((r) => [r.attempt, r.status])).toEqual([
+      [1, "infra_fault"],
+      [2, "infra_fault"],
+      [3, "infra_fault"],
+    ]);
     expect(ledger.attempts(session)[0]!.detail).toMatch(/^request 0: command cannot start \(exit 127\)/);
     ledger.close();
     expect(summary).toMatchObject({ status: "failed", attempt: 3, artifact: null });
     expect(summary.reason).toMatch(/^infra_fault: /);
     expect(summary.attempts.map((a) => a.status)).toEqual(["infra_fault", "infra_fault", "infra_fault"]);
     // Earlier attempts' trajectories are kept; the current one is the third.
-    for (const a of [1, 2]) expect(readTrajectory(join(runFiles.sessionDir(out, session), "attempts", String(a), "trajectory.jsonl"))[0]).toMatchObject({ attempt: a });
+    for (const a of [1, 2])
+      expect(readTrajectory(join(runFiles.sessionDir(out, session), "attempts", String(a), "trajectory.jsonl"))[0]).toMatchObject({
+        attempt: a,
+      });
     expect(readTrajectory(runFiles.trajectory(out, session))[0]).toMatchObject({ attempt: 3 });
     expect(existsSync(runFiles.artifact(out, session))).toBe(false);
-    expect(events.filter((e) => e.type === "session_end").map((e) => (e.type === "session_end" ? e.retry : null))).toEqual([true, true, false]);
+    expect(events.filter((e) => e.type === "session_end").map((e) => (e.type === "session_end" ? e.retry : null))).toEqual([
+      true,
+      true,
+      false,
+    ]);
   });
 
   it("saves what the agent wrote as the artifact and totals its usage by the token rule", async () => {
@@ -130,7 +149,10 @@ describe.skipIf(missingTool)("the controller", () => {
     const last = fx.sessions.pairs[0]!.schedules.base.length - 1;
     // Copies: a copy-on-write workspace is a mount point, which an agent can empty but not remove (next test).
     process.env.SWITCH_SWE_WORKSPACES = "copy";
-    const { summary, out, session, events } = await run(`echo x > f.py; if [ "$SWITCH_SWE_REQUEST_INDEX" = ${last} ]; then cd / && rm -rf "$SWITCH_SWE_WORKSPACE"; fi`, { sandbox: "none" }).finally(() => delete process.env.SWITCH_SWE_WORKSPACES);
+    const { summary, out, session, events } = await run(
+      `echo x > f.py; if [ "$SWITCH_SWE_REQUEST_INDEX" = ${last} ]; then cd / && rm -rf "$SWITCH_SWE_WORKSPACE"; fi`,
+      { sandbox: "none" },
+    ).finally(() => delete process.env.SWITCH_SWE_WORKSPACES);
     expect(summary).toMatchObject({ status: "finished", attempt: 1, artifact: null });
     expect(Object.values(summary.damaged_workspaces ?? {})).toEqual(["the workspace was deleted"]);
     expect(existsSync(runFiles.artifact(out, session))).toBe(false);
@@ -139,7 +161,10 @@ describe.skipIf(missingTool)("the controller", () => {
 
   it("a copy-on-write workspace the agent emptied (its mount point stays) gives an artifact that deletes every file, its base untouched", async () => {
     const last = fx.sessions.pairs[0]!.schedules.base.length - 1;
-    const { summary, out, session } = await run(`echo x > f.py; if [ "$SWITCH_SWE_REQUEST_INDEX" = ${last} ]; then rm -rf "$SWITCH_SWE_WORKSPACE" 2>/dev/null; true; fi`, { sandbox: "none" });
+    const { summary, out, session } = await run(
+      `echo x > f.py; if [ "$SWITCH_SWE_REQUEST_INDEX" = ${last} ]; then rm -rf "$SWITCH_SWE_WORKSPACE" 2>/dev/null; true; fi`,
+      { sandbox: "none" },
+    );
     if (readFileSync(join(runFiles.sessionDir(out, session), "attempts", "1", "workspaces.log"), "utf8").includes("copy")) return; // no overlays on this machine
     const patch = readFileSync(runFiles.artifact(out, session), "utf8");
     expect(summary.artifact?.files.length).toBeGreaterThan(1);

@@ -37,7 +37,12 @@ function scripted(answers: Array<AgentResult & { events?: number }>) {
 function params(conversation: Conversation, over: Partial<DeliverParams> = {}) {
   const lines: TrajectoryLine[] = [];
   const progress: ProgressEvent[] = [];
-  const recorder = new SessionRecorder((l) => lines.push(l), (e) => progress.push(e), "f.switch", schedule.length);
+  const recorder = new SessionRecorder(
+    (l) => lines.push(l),
+    (e) => progress.push(e),
+    "f.switch",
+    schedule.length,
+  );
   const p: DeliverParams = {
     conversation,
     schedule,
@@ -66,14 +71,21 @@ describe("deliverSchedule", () => {
       finalizationMessage("demo", "/ws/w00"),
     ]);
     expect(sent.map((r) => r.turn)).toEqual([0, 1, 2, 3]);
-    expect(d).toEqual({ requests: { scheduled: 4, delivered: 4, yielded: 4, timeout: 0, agent_error: 0 }, timeouts: 0, continuations: 0, finalized: true });
+    expect(d).toEqual({
+      requests: { scheduled: 4, delivered: 4, yielded: 4, timeout: 0, agent_error: 0 },
+      timeouts: 0,
+      continuations: 0,
+      finalized: true,
+    });
     for (const l of lines) expect(trajectoryLineSchema.safeParse(l).success).toBe(true);
     const starts = lines.filter((l) => l.type === "request_start");
     expect(starts.map((l) => l.type === "request_start" && l.focus_return)).toEqual([false, false, true, false]);
     expect(starts.map((l) => l.type === "request_start" && l.role)).toEqual(["focus", "interruption", "focus", "focus"]);
     // One progress event per request start and end, with the same index and time as its trajectory line.
     const pStarts = progress.filter((e) => e.type === "request_start");
-    expect(pStarts.map((e) => e.type === "request_start" && [e.index, e.time])).toEqual(starts.map((l) => l.type === "request_start" && [l.index, l.time]));
+    expect(pStarts.map((e) => e.type === "request_start" && [e.index, e.time])).toEqual(
+      starts.map((l) => l.type === "request_start" && [l.index, l.time]),
+    );
     expect(progress.filter((e) => e.type === "request_end")).toHaveLength(4);
     expect(p.usage).toMatchObject({ model_calls: 4, tokens: 48, cost_usd: 2, cost_calls: 4 });
   });
@@ -105,7 +117,12 @@ describe("deliverSchedule", () => {
   });
 
   it("a finalization that does not yield leaves the session not finalized", async () => {
-    const { conversation } = scripted([{ outcome: "yielded" }, { outcome: "yielded" }, { outcome: "yielded" }, { outcome: "agent_error", detail: "x" }]);
+    const { conversation } = scripted([
+      { outcome: "yielded" },
+      { outcome: "yielded" },
+      { outcome: "yielded" },
+      { outcome: "agent_error", detail: "x" },
+    ]);
     const { p } = params(conversation);
     expect((await deliverSchedule(p)).finalized).toBe(false);
   });

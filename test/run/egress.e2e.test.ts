@@ -21,7 +21,6 @@ async function answering(host: string, name: string): Promise<{ server: Server; 
   return { server, port: typeof a === "object" && a ? a.port : 0 };
 }
 
-
 describe.skipIf(missingTool)("--network model: the agent reaches its model endpoints and nothing else", () => {
   let model: MockModelServer;
   let codeHost: { server: Server; port: number };
@@ -52,12 +51,31 @@ describe.skipIf(missingTool)("--network model: the agent reaches its model endpo
     const out = join(fx.root, "run");
     const command = `python3 ${script} ${model.origin} ${codeHost.port} ${redis.port} ${remote}`;
     const r = await cliAsync(
-      ["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--out", out, "--no-verify", "--quiet", "--session", `${pair}.base`,
-        "--agent", "command", "--agent-opt", `command=${command}`, "--agent-opt", `endpoints=${model.baseURL},${remote}`],
+      [
+        "run",
+        "--dataset",
+        fx.datasetDir,
+        "--sessions",
+        fx.sessionsPath,
+        "--out",
+        out,
+        "--no-verify",
+        "--quiet",
+        "--session",
+        `${pair}.base`,
+        "--agent",
+        "command",
+        "--agent-opt",
+        `command=${command}`,
+        "--agent-opt",
+        `endpoints=${model.baseURL},${remote}`,
+      ],
       { env: { SWITCH_SWE_CACHE: fx.cache } },
     );
     expect(r.code, r.stderr).toBe(0);
-    const config = JSON.parse(readFileSync(join(out, "run.json"), "utf8")) as { sandbox: { network: string; allowed_endpoints: string[]; enforced: string[] } };
+    const config = JSON.parse(readFileSync(join(out, "run.json"), "utf8")) as {
+      sandbox: { network: string; allowed_endpoints: string[]; enforced: string[] };
+    };
     const modelOrigin = model.origin;
     expect(config.sandbox.network).toBe("model");
     expect(config.sandbox.allowed_endpoints).toEqual([`${modelOrigin}`, `${remote}`]);

@@ -28,7 +28,9 @@ export function makeRunFixture(pairs = 2, seed = 0): RunFixture {
   const dataset = loadDataset(datasetDir);
   const built = buildSessions(dataset, { seed });
   // Prefer pairs whose focus has several stages, so switched sessions have focus returns.
-  const chosen = [...built.pairs].sort((a, b) => b.schedules.base.length - a.schedules.base.length || (a.id < b.id ? -1 : 1)).slice(0, pairs);
+  const chosen = [...built.pairs]
+    .sort((a, b) => b.schedules.base.length - a.schedules.base.length || (a.id < b.id ? -1 : 1))
+    .slice(0, pairs);
   const sessions: SessionsFile = { ...built, pairs: chosen.sort((a, b) => (a.id < b.id ? -1 : 1)) };
   const sessionsPath = join(root, "sessions.json");
   writeFileSync(sessionsPath, `${JSON.stringify(sessions, null, 2)}\n`);

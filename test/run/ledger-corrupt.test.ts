@@ -20,7 +20,24 @@ describe.skipIf(missingTool)("a corrupted ledger.sqlite", { timeout: 600_000 }, 
   it("run --resume exits 2 with one line naming the file; report, which does not need the ledger, still works", () => {
     const pair = fx.sessions.pairs[0]!.id;
     const out = join(fx.root, "run");
-    const first = cli(["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--agent", "oracle", "--session", `${pair}.base`, "--out", out, "--no-verify", "--quiet"], { env });
+    const first = cli(
+      [
+        "run",
+        "--dataset",
+        fx.datasetDir,
+        "--sessions",
+        fx.sessionsPath,
+        "--agent",
+        "oracle",
+        "--session",
+        `${pair}.base`,
+        "--out",
+        out,
+        "--no-verify",
+        "--quiet",
+      ],
+      { env },
+    );
     expect(first.code).toBe(0);
     const ledger = join(out, "ledger.sqlite");
     const garbage = Buffer.alloc(16384, "not a database, just garbage. ");
@@ -31,7 +48,9 @@ describe.skipIf(missingTool)("a corrupted ledger.sqlite", { timeout: 600_000 }, 
     expect(r.code).toBe(2);
     const lines = r.stderr.trim().split("\n");
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(new RegExp(`^${ledger.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: the run's ledger is unreadable \\(file is not a database\\)`));
+    expect(lines[0]).toMatch(
+      new RegExp(`^${ledger.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: the run's ledger is unreadable \\(file is not a database\\)`),
+    );
     expect(r.stderr).not.toMatch(/\n\s+at /);
     // Nothing was changed: the ledger is still the garbage, run.json as it was, and no lock is left.
     expect(readFileSync(ledger).equals(garbage)).toBe(true);

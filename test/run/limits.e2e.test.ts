@@ -35,9 +35,35 @@ interface Line {
 function runWith(name: string, script: string, extra: string[]) {
   const file = writeScript(fx.root, `${name}.sh`, `if [ "$SWITCH_SWE_REQUEST_INDEX" = 0 ]; then\n${script}\nfi\nexit 0`);
   const out = join(fx.root, name);
-  const r = cli(["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--session", session, "--out", out, "--agent", "command", "--agent-opt", `command=sh ${file}`, "--no-verify", "--quiet", ...extra], { env });
-  const lines = readFileSync(join(out, "sessions", session, "trajectory.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Line);
-  const summary = JSON.parse(readFileSync(join(out, "sessions", session, "session.json"), "utf8")) as { status: string; requests: { scheduled: number; delivered: number } };
+  const r = cli(
+    [
+      "run",
+      "--dataset",
+      fx.datasetDir,
+      "--sessions",
+      fx.sessionsPath,
+      "--session",
+      session,
+      "--out",
+      out,
+      "--agent",
+      "command",
+      "--agent-opt",
+      `command=sh ${file}`,
+      "--no-verify",
+      "--quiet",
+      ...extra,
+    ],
+    { env },
+  );
+  const lines = readFileSync(join(out, "sessions", session, "trajectory.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Line);
+  const summary = JSON.parse(readFileSync(join(out, "sessions", session, "session.json"), "utf8")) as {
+    status: string;
+    requests: { scheduled: number; delivered: number };
+  };
   const runJson = JSON.parse(readFileSync(join(out, "run.json"), "utf8")) as { limits: Record<string, unknown> & { requested: string } };
   const stderrLog = join(out, "sessions", session, "attempts", "1", "agent", "stderr.log");
   return { r, out, lines, summary, runJson, stderr: existsSync(stderrLog) ? readFileSync(stderrLog, "utf8") : "" };
@@ -78,7 +104,9 @@ describe.skipIf(missingTool)("run --limits (cgroups)", () => {
     // Other limits on --resume would make a different run: refused, naming the field.
     const again = cli(["run", "--out", x.out, "--resume", "--limits", "pids=128", "--no-verify", "--quiet"], { env });
     expect(again.code).toBe(2);
-    expect(again.stderr.trim()).toMatch(/run\.json: limits\.requested: the run was started with "cpus=4,memory=16g,pids=64", --limits now gives "cpus=4,memory=16g,pids=128"/);
+    expect(again.stderr.trim()).toMatch(
+      /run\.json: limits\.requested: the run was started with "cpus=4,memory=16g,pids=64", --limits now gives "cpus=4,memory=16g,pids=128"/,
+    );
     // `verify` without --limits confines each test run as the run was confined, not by the default limits.
     const verified = cli(["verify", x.out, "--session", session], { env });
     expect(verified.code, verified.stderr).toBe(0);
@@ -86,7 +114,12 @@ describe.skipIf(missingTool)("run --limits (cgroups)", () => {
   }, 120_000);
 
   it("with memory=64m a python that allocates 300 MB is killed by the kernel, the request says out of memory, the session goes on (also unsandboxed)", () => {
-    const x = runWith("oom", `python3 -c "b = b'x' * (300 * 1024 * 1024); print('survived')"`, ["--limits", "memory=64m,cpus=1", "--sandbox", "none"]);
+    const x = runWith("oom", `python3 -c "b = b'x' * (300 * 1024 * 1024); print('survived')"`, [
+      "--limits",
+      "memory=64m,cpus=1",
+      "--sandbox",
+      "none",
+    ]);
     expect(x.r.code, x.r.stderr).toBe(0);
     const first = x.lines.find((l) => l.type === "request_end" && l.index === 0)!;
     expect(first.detail).toMatch(/^out of memory: the memory limit \(64m\) was reached; the kernel killed 1 process of the session/);
@@ -107,7 +140,10 @@ describe.skipIf(missingTool)("run --limits (cgroups)", () => {
       pids: { limit: null, status: "not_enforced", detail: "not limited (--limits)" },
     });
     const out = join(fx.root, "bad");
-    const bad = cli(["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--out", out, "--agent", "nop", "--limits", "memory=16q"], { env });
+    const bad = cli(
+      ["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--out", out, "--agent", "nop", "--limits", "memory=16q"],
+      { env },
+    );
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim()).toBe("--limits: memory=16q: not a size (e.g. 16g, 512m)");
     expect(existsSync(out)).toBe(false);

@@ -71,7 +71,13 @@ describe.skipIf(missingTool)("run with the oracle agent", () => {
         const schedule = pair.schedules[condition];
         const sum = summary(out, s);
         expect(sum).toMatchObject({ status: "finished", finalized: true, attempt: 1, timeouts: 0, continuations: 0 });
-        expect(sum.requests).toEqual({ scheduled: schedule.length, delivered: schedule.length, yielded: schedule.length, timeout: 0, agent_error: 0 });
+        expect(sum.requests).toEqual({
+          scheduled: schedule.length,
+          delivered: schedule.length,
+          yielded: schedule.length,
+          timeout: 0,
+          agent_error: 0,
+        });
         expect(sum.usage.model_calls).toBe(schedule.length);
         expect(sum.usage.tokens).toBe(schedule.length * (oracleUsage.input_tokens + oracleUsage.output_tokens));
         expect(sum.usage.tool_calls).toBe(schedule.filter((x) => x.kind === "stage").length);
@@ -91,7 +97,9 @@ describe.skipIf(missingTool)("run with the oracle agent", () => {
           expect(Object.keys(st.changed)).toEqual(step.kind === "stage" ? [step.workspace] : []);
         }
         const returns = starts.filter((l) => l.focus_return).length;
-        const expectedReturns = schedule.filter((x, i) => i > 0 && x.kind === "stage" && x.task === pair.focus && schedule[i - 1]!.task !== pair.focus).length;
+        const expectedReturns = schedule.filter(
+          (x, i) => i > 0 && x.kind === "stage" && x.task === pair.focus && schedule[i - 1]!.task !== pair.focus,
+        ).length;
         expect(returns).toBe(expectedReturns);
         if (condition === "base") expect(returns).toBe(0);
         for (const l of starts) {
@@ -119,7 +127,9 @@ describe.skipIf(missingTool)("run with the oracle agent", () => {
       // The focus messages of the pair are byte-identical in both conditions (same inside paths).
       expect(focusMessages.switch).toEqual(focusMessages.base);
       // Same agent, same focus work: the two conditions' artifacts are byte-identical.
-      expect(readFileSync(runFiles.artifact(out, sessionId(pair.id, "base")))).toEqual(readFileSync(runFiles.artifact(out, sessionId(pair.id, "switch"))));
+      expect(readFileSync(runFiles.artifact(out, sessionId(pair.id, "base")))).toEqual(
+        readFileSync(runFiles.artifact(out, sessionId(pair.id, "switch"))),
+      );
     }
     const ledger = Ledger.openReadonly(runFiles.ledger(out));
     expect(ledger.attempts().map((r) => [r.session, r.attempt, r.status])).toEqual([...all].sort().map((s) => [s, 1, "finished"]));
@@ -145,7 +155,10 @@ describe.skipIf(missingTool)("run with the oracle agent", () => {
       }
     }
     expect(differs).toBeGreaterThan(0);
-    expect(JSON.parse(readFileSync(runFiles.config(out), "utf8"))).toMatchObject({ label: "oracle forget=1", agent: { options: { forget: "1" } } });
+    expect(JSON.parse(readFileSync(runFiles.config(out), "utf8"))).toMatchObject({
+      label: "oracle forget=1",
+      agent: { options: { forget: "1" } },
+    });
   });
 
   it("forget=P is deterministic for a seed and follows the seeded draws", async () => {
@@ -157,7 +170,11 @@ describe.skipIf(missingTool)("run with the oracle agent", () => {
       const sw = sessionId(pair.id, "switch");
       expect(readFileSync(runFiles.artifact(a, sw))).toEqual(readFileSync(runFiles.artifact(b, sw)));
       const forgot = readTrajectory(runFiles.trajectory(a, sw)).flatMap((l) =>
-        l.type === "agent_event" && l.event.kind === "tool_call" && (l.event.args as { forgot_earlier_stages?: boolean }).forgot_earlier_stages ? [l.index] : [],
+        l.type === "agent_event" &&
+        l.event.kind === "tool_call" &&
+        (l.event.args as { forgot_earlier_stages?: boolean }).forgot_earlier_stages
+          ? [l.index]
+          : [],
       );
       const starts = readTrajectory(runFiles.trajectory(a, sw)).filter((l) => l.type === "request_start");
       const expected = starts.filter((l, i) => {
@@ -173,8 +190,23 @@ describe.skipIf(missingTool)("run with the oracle agent", () => {
     const out = join(fx.root, "run-verified");
     const session = sessionId(fx.sessions.pairs[0]!.id, "base");
     const events: ProgressEvent[] = [];
-    await runSessions({ out, resume: false, dataset: fx.datasetDir, sessions: fx.sessionsPath, agent: "oracle", sessionIds: [session], concurrency: 1, keepWorkspaces: false, verify: true, progress: (e) => events.push(e) });
-    const verdict = JSON.parse(readFileSync(runFiles.verdict(out, session), "utf8")) as { session: string; resolved: boolean; applied: boolean };
+    await runSessions({
+      out,
+      resume: false,
+      dataset: fx.datasetDir,
+      sessions: fx.sessionsPath,
+      agent: "oracle",
+      sessionIds: [session],
+      concurrency: 1,
+      keepWorkspaces: false,
+      verify: true,
+      progress: (e) => events.push(e),
+    });
+    const verdict = JSON.parse(readFileSync(runFiles.verdict(out, session), "utf8")) as {
+      session: string;
+      resolved: boolean;
+      applied: boolean;
+    };
     expect(verdict).toMatchObject({ session, applied: true, resolved: true });
     expect(events.filter((e) => e.type === "verify")).toMatchObject([{ session, resolved: true, done: 1, total: 1 }]);
   });

@@ -1,5 +1,16 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, linkSync, realpathSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  linkSync,
+  realpathSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { mountsUnder } from "../../src/core/overlay.js";
@@ -21,7 +32,8 @@ beforeAll(async () => {
   await removeWorkDir(probe);
 });
 
-const git = (cwd: string, ...args: string[]) => execFileSync("git", ["-c", "user.name=a", "-c", "user.email=a@a", ...args], { cwd, encoding: "utf8" }).trim();
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync("git", ["-c", "user.name=a", "-c", "user.email=a@a", ...args], { cwd, encoding: "utf8" }).trim();
 
 describe("copy-on-write workspaces", () => {
   it("evidence read from the upper layer equals a full read of the same files, request after request, whatever the agent did", async (ctx) => {
@@ -44,7 +56,12 @@ describe("copy-on-write workspaces", () => {
       const dir = dirFile.split("/").slice(0, 2).join("/");
       // Request 1: a change, a deletion, a new file, an ignored file, an excluded one, a hard link written through.
       writeFileSync(join(d, file), "changed\n");
-      rmSync(join(d, tracked.find((f) => f !== file && f !== dirFile && f.endsWith(".py"))!));
+      rmSync(
+        join(
+          d,
+          tracked.find((f) => f !== file && f !== dirFile && f.endsWith(".py"))!,
+        ),
+      );
       writeFileSync(join(d, ".gitignore"), "*.tmp\n");
       writeFileSync(join(d, "x.tmp"), "ignored\n");
       mkdirSync(join(d, "pkg", "__pycache__"), { recursive: true });
@@ -82,7 +99,13 @@ describe("copy-on-write workspaces", () => {
       // The patch from the upper layer's paths is the patch of the whole tree.
       for (const w of workspaceNames) {
         const a = await collectPatch(ws.paths[w], ws.baseCommits[w], join(fx.root, "p", `${w}-full.patch`), ws.objectStores[w]);
-        const b = await collectPatch(ws.paths[w], ws.baseCommits[w], join(fx.root, "p", `${w}-upper.patch`), ws.objectStores[w], overlayChangedPaths(ws.layers[w]!));
+        const b = await collectPatch(
+          ws.paths[w],
+          ws.baseCommits[w],
+          join(fx.root, "p", `${w}-upper.patch`),
+          ws.objectStores[w],
+          overlayChangedPaths(ws.layers[w]!),
+        );
         expect(b.sha256).toBe(a.sha256);
         expect(b.files).toEqual(a.files);
       }
@@ -136,7 +159,9 @@ describe("copy-on-write workspaces", () => {
     chmodSync(scratch, 0o777);
     execFileSync("chmod", ["755", fx.root]);
     const probe = `import("${join(process.cwd(), "dist", "core", "overlay.js")}").then(async (m) => console.log(await m.overlayUnavailable(${JSON.stringify(scratch)})))`;
-    const out = execFileSync("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, "-e", probe], { encoding: "utf8" });
+    const out = execFileSync("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, "-e", probe], {
+      encoding: "utf8",
+    });
     expect(out).toMatch(/^mount -t overlay: .+/);
   });
 });

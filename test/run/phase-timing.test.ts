@@ -28,7 +28,7 @@ describe("the harness's phase marks (what bench:run measures)", () => {
       dataset: fx.datasetDir,
       sessions: fx.sessionsPath,
       agent: "command",
-      agentOptions: { command: "echo x >> \"$SWITCH_SWE_WORKSPACE/notes.txt\"" },
+      agentOptions: { command: 'echo x >> "$SWITCH_SWE_WORKSPACE/notes.txt"' },
       sessionIds: [sessionId(pair.id, "base")],
       concurrency: 1,
       keepWorkspaces: false,

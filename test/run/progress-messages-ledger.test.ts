@@ -12,7 +12,9 @@ import { tempDir } from "../helpers/synthetic-dataset.js";
 
 describe("message templates", () => {
   it("are exactly the documented texts", () => {
-    expect(stageMessage("ledgerkit", "/runs/r/work/0a1b/w02", "Add a --json flag.")).toBe("Repository: ledgerkit\nWorkspace: /runs/r/work/0a1b/w02\n\nAdd a --json flag.");
+    expect(stageMessage("ledgerkit", "/runs/r/work/0a1b/w02", "Add a --json flag.")).toBe(
+      "Repository: ledgerkit\nWorkspace: /runs/r/work/0a1b/w02\n\nAdd a --json flag.",
+    );
     expect(finalizationMessage("ledgerkit", "/w")).toBe(
       "Repository: ledgerkit\nWorkspace: /w\n\nFinish the task in this workspace and leave it ready for evaluation. There are no further requirements.",
     );
@@ -48,7 +50,9 @@ describe("the ledger", () => {
     again.close();
     const db = new Database(file, { readonly: true });
     expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
-    expect(() => new Database(file).prepare("INSERT INTO attempts VALUES ('x', 1, 'done', 't', NULL, NULL, 1, '/w')").run()).toThrow(/CHECK constraint/);
+    expect(() => new Database(file).prepare("INSERT INTO attempts VALUES ('x', 1, 'done', 't', NULL, NULL, 1, '/w')").run()).toThrow(
+      /CHECK constraint/,
+    );
     db.close();
   });
 });
@@ -59,13 +63,26 @@ describe("progress", () => {
     { type: "run_start", time: t, run_dir: "/r", sessions: 4, skipped: 1, requests: 20, concurrency: 2 },
     { type: "session_start", time: t, session: "a.switch", attempt: 1, requests: 10 },
     { type: "request_start", time: t, session: "a.switch", index: 2, requests: 10, kind: "stage", workspace: "w03", continuation: false },
-    { type: "request_end", time: t, session: "a.switch", index: 2, outcome: "timeout", duration_ms: 900_000, detail: "no yield within 900 s" },
+    {
+      type: "request_end",
+      time: t,
+      session: "a.switch",
+      index: 2,
+      outcome: "timeout",
+      duration_ms: 900_000,
+      detail: "no yield within 900 s",
+    },
     { type: "session_end", time: t, session: "a.switch", attempt: 1, status: "infra_fault", retry: true, detail: "checkout failed" },
     { type: "run_end", time: t, finished: 2, failed: 1, skipped: 1, interrupted: false, elapsed_ms: 3_723_000 },
   ];
   const sink = () => {
     let text = "";
-    return { write: (s: string) => (text += s), get text() { return text; } };
+    return {
+      write: (s: string) => (text += s),
+      get text() {
+        return text;
+      },
+    };
   };
 
   it("prints one plain line per event when not a terminal", () => {
@@ -87,8 +104,24 @@ describe("progress", () => {
     const out = sink();
     const r = logReporter(out, { milestones: true, timestamps: false, verifyEveryMs: 10_000, now: () => now });
     const end = (session: string): ProgressEvent => ({ type: "session_end", time: t, session, attempt: 1, status: "finished" });
-    const req = (session: string): ProgressEvent => ({ type: "request_end", time: t, session, index: 0, outcome: "yielded", duration_ms: 1 });
-    const verify = (done: number): ProgressEvent => ({ type: "verify", time: t, session: `s${done}`, resolved: done % 2 === 0, infra_fault: false, reused: false, done, total: 4 });
+    const req = (session: string): ProgressEvent => ({
+      type: "request_end",
+      time: t,
+      session,
+      index: 0,
+      outcome: "yielded",
+      duration_ms: 1,
+    });
+    const verify = (done: number): ProgressEvent => ({
+      type: "verify",
+      time: t,
+      session: `s${done}`,
+      resolved: done % 2 === 0,
+      infra_fault: false,
+      reused: false,
+      done,
+      total: 4,
+    });
     r.emit({ type: "run_start", time: t, run_dir: "/r", sessions: 4, skipped: 1, requests: 6, concurrency: 2 });
     for (let i = 0; i < 3; i++) r.emit(req("a.base"));
     now = 60_000;
@@ -98,7 +131,12 @@ describe("progress", () => {
     r.emit(end("a.switch"));
     r.emit({ type: "session_end", time: t, session: "b.base", attempt: 1, status: "infra_fault", retry: true, detail: "checkout failed" });
     r.emit({ type: "session_end", time: t, session: "b.base", attempt: 2, status: "failed", detail: "agent crashed\ntrace" });
-    for (const [at, done] of [[121_000, 1], [125_000, 2], [132_000, 3], [133_000, 4]] as const) {
+    for (const [at, done] of [
+      [121_000, 1],
+      [125_000, 2],
+      [132_000, 3],
+      [133_000, 4],
+    ] as const) {
       now = at;
       r.emit(verify(done));
     }
@@ -185,9 +223,15 @@ describe("run.json on resume", () => {
   it("accepts the same run and names the first field that differs", () => {
     expect(config.label).toBe("oracle forget=0.5");
     expect(() => assertSameRun("run.json", config, { ...config, dataset: { ...config.dataset, path: "/moved" } })).not.toThrow();
-    expect(() => assertSameRun("run.json", config, { ...config, sessions_file: { ...config.sessions_file, sha256: "def" } })).toThrow(/^run\.json: sessions_file\.sha256: the run was started with "abc", --sessions now gives "def"/);
-    expect(() => assertSameRun("run.json", config, { ...config, agent: { name: "nop", options: {} } })).toThrow(/^run\.json: agent\.name: /);
-    expect(() => assertSameRun("run.json", config, { ...config, dataset: { ...config.dataset, version: "2" } })).toThrow(/^run\.json: dataset: .*"sample@1".*"sample@2"/);
+    expect(() => assertSameRun("run.json", config, { ...config, sessions_file: { ...config.sessions_file, sha256: "def" } })).toThrow(
+      /^run\.json: sessions_file\.sha256: the run was started with "abc", --sessions now gives "def"/,
+    );
+    expect(() => assertSameRun("run.json", config, { ...config, agent: { name: "nop", options: {} } })).toThrow(
+      /^run\.json: agent\.name: /,
+    );
+    expect(() => assertSameRun("run.json", config, { ...config, dataset: { ...config.dataset, version: "2" } })).toThrow(
+      /^run\.json: dataset: .*"sample@1".*"sample@2"/,
+    );
   });
 
   it("refuses another --rcm-state; a run.json from before it counts as extractive", () => {
@@ -195,7 +239,9 @@ describe("run.json on resume", () => {
     expect(() => assertSameRun("run.json", proxied, { ...proxied, rcm: { mode: "rcm", state: "extractive" } })).toThrow(
       /^run\.json: rcm\.state: the run was started with "model", --rcm-state now gives "extractive"/,
     );
-    expect(() => assertSameRun("run.json", { ...config, rcm: { mode: "rcm" } }, { ...config, rcm: { mode: "rcm", state: "extractive" } })).not.toThrow();
+    expect(() =>
+      assertSameRun("run.json", { ...config, rcm: { mode: "rcm" } }, { ...config, rcm: { mode: "rcm", state: "extractive" } }),
+    ).not.toThrow();
     expect(() => assertSameRun("run.json", proxied, proxied)).not.toThrow();
   });
 });

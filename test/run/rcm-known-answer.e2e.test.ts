@@ -29,7 +29,11 @@ interface Group {
 /** Runs the bench on the sample pair with the most focus returns (native and rcm arms) and reads each arm's overall figures. */
 async function knownAnswerArms(agentArgs: string[]): Promise<{ stdout: string; native: Group; rcm: Group }> {
   const out = tempDir("switch-swe-known-answer-");
-  const bench = await runProcess(process.execPath, [join(packageRoot, "bench", "rcm-known-answer.mjs"), "--pairs", "1", "--arms", "off,rcm", "--out", out, ...agentArgs], { timeoutMs: 55 * 60_000 });
+  const bench = await runProcess(
+    process.execPath,
+    [join(packageRoot, "bench", "rcm-known-answer.mjs"), "--pairs", "1", "--arms", "off,rcm", "--out", out, ...agentArgs],
+    { timeoutMs: 55 * 60_000 },
+  );
   expect(bench.code, bench.stderr + bench.stdout).toBe(0);
   const overall = (arm: string): Group => {
     const r = cli(["report", join(out, `run-${arm}`), "--format", "json"]);
@@ -48,22 +52,30 @@ async function knownAnswerArms(agentArgs: string[]): Promise<{ stdout: string; n
  * uninterrupted session does.
  */
 describe.skipIf(missingTool)("known-answer experiment (real Claude Code through run --rcm, context-bound model)", () => {
-  it("native: a gap; rcm: none, and both arms resolve the uninterrupted session", async () => {
-    const { stdout, native, rcm } = await knownAnswerArms(["--claude", installedClaude()]);
-    expect(stdout).toMatch(/^off: exit 0, .* [1-9]\d* compaction requests$/m);
-    expect(native).toMatchObject({ n: 1, uninterrupted: 100, switched: 0, gap: 100 });
-    expect(rcm).toMatchObject({ n: 1, uninterrupted: 100, switched: 100, gap: 0 });
-  }, 60 * 60_000);
+  it(
+    "native: a gap; rcm: none, and both arms resolve the uninterrupted session",
+    async () => {
+      const { stdout, native, rcm } = await knownAnswerArms(["--claude", installedClaude()]);
+      expect(stdout).toMatch(/^off: exit 0, .* [1-9]\d* compaction requests$/m);
+      expect(native).toMatchObject({ n: 1, uninterrupted: 100, switched: 0, gap: 100 });
+      expect(rcm).toMatchObject({ n: 1, uninterrupted: 100, switched: 100, gap: 0 });
+    },
+    60 * 60_000,
+  );
 });
 
 describe.skipIf(missingTool)("known-answer experiment (real OpenCode with its plugin, context-bound model)", () => {
-  it("native: a gap; rcm (the plugin's history edits, elided exchanges included): none", async () => {
-    const { stdout, native, rcm } = await knownAnswerArms(["--agent", "opencode"]);
-    // OpenCode compacts natively (its summary template reaches the model) ...
-    expect(stdout).toMatch(/^off: exit 0, .* [1-9]\d* compaction requests$/m);
-    expect(stdout).toMatch(/^rcm: exit 0, /m);
-    expect(stdout).toContain("RCM (Table 3): native = opencode native; +RCM = opencode rcm");
-    expect(native).toMatchObject({ n: 1, uninterrupted: 100, switched: 0, gap: 100 });
-    expect(rcm).toMatchObject({ n: 1, uninterrupted: 100, switched: 100, gap: 0 });
-  }, 60 * 60_000);
+  it(
+    "native: a gap; rcm (the plugin's history edits, elided exchanges included): none",
+    async () => {
+      const { stdout, native, rcm } = await knownAnswerArms(["--agent", "opencode"]);
+      // OpenCode compacts natively (its summary template reaches the model) ...
+      expect(stdout).toMatch(/^off: exit 0, .* [1-9]\d* compaction requests$/m);
+      expect(stdout).toMatch(/^rcm: exit 0, /m);
+      expect(stdout).toContain("RCM (Table 3): native = opencode native; +RCM = opencode rcm");
+      expect(native).toMatchObject({ n: 1, uninterrupted: 100, switched: 0, gap: 100 });
+      expect(rcm).toMatchObject({ n: 1, uninterrupted: 100, switched: 100, gap: 0 });
+    },
+    60 * 60_000,
+  );
 });

@@ -52,79 +52,106 @@ const clis: CliCase[] = [
  * against the scripted server: the switched session of a sample pair whose focus task comes back for its fourth
  * stage, so that its first stage is old enough to be summarized by the record.
  */
-describe.skipIf(missingTool).each(clis)("switch-swe run --rcm rcm (real $agent, switched session)", ({ agent, options, write, lastUserText }) => {
-  let server: MockModelServer;
-  let runDir: string;
-  let code: number | null;
-  let output: string;
-  let lines: TrajectoryLine[];
-  beforeAll(async () => {
-    const root = tempDir("switch-swe-rcm-proxy-e2e-");
-    runDir = join(root, "run");
-    const sessionsFile = join(root, "sessions.json");
-    const cliMain = join(packageRoot, "dist", "cli", "main.js");
-    const built = await runProcess(process.execPath, [cliMain, "sessions", "build", sampleDatasetDir, "--seed", "0", "--out", sessionsFile], { timeoutMs: 120_000 });
-    expect(built.code, built.stderr).toBe(0);
-    const sessions = JSON.parse(readFileSync(sessionsFile, "utf8")) as SessionsFile;
-    const pair = sessions.pairs
-      .filter((p) => p.schedules.switch.some((s) => s.kind === "stage" && s.task === p.focus && s.stage === 4))
-      .sort((a, b) => a.schedules.switch.length - b.schedules.switch.length || a.id.localeCompare(b.id))[0]!;
-    const script = scriptForPair(loadDataset(sampleDatasetDir), pair, ["switch"], write);
-    mkdirSync(root, { recursive: true });
-    writeFileSync(join(root, "script.json"), JSON.stringify(script, null, 2));
-    server = await startMockModel({ script: parseScript(script), recordFile: join(root, "requests.jsonl") });
-    const r = await runProcess(
-      process.execPath,
-      [
-        cliMain, "run", "--dataset", sampleDatasetDir, "--sessions", sessionsFile, "--session", `${pair.id}.switch`,
-        "--agent", agent, ...options(server).flatMap((o) => ["--agent-opt", o]),
-        "--rcm", "rcm", "--no-verify", "--request-timeout", "300", "--out", runDir, "--quiet",
-      ],
-      { timeoutMs: 40 * 60_000, env: { ...process.env, SWITCH_SWE_CACHE: join(root, "cache") } },
-    );
-    code = r.code;
-    output = `${r.stdout}\n${r.stderr}`;
-    if (r.code !== 0) console.log(output);
-    lines = readTrajectory(join(runDir, "sessions", `${pair.id}.switch`, "trajectory.jsonl"));
-  }, 45 * 60_000);
-  afterAll(async () => {
-    await server?.close();
-  });
+describe.skipIf(missingTool).each(clis)(
+  "switch-swe run --rcm rcm (real $agent, switched session)",
+  ({ agent, options, write, lastUserText }) => {
+    let server: MockModelServer;
+    let runDir: string;
+    let code: number | null;
+    let output: string;
+    let lines: TrajectoryLine[];
+    beforeAll(async () => {
+      const root = tempDir("switch-swe-rcm-proxy-e2e-");
+      runDir = join(root, "run");
+      const sessionsFile = join(root, "sessions.json");
+      const cliMain = join(packageRoot, "dist", "cli", "main.js");
+      const built = await runProcess(
+        process.execPath,
+        [cliMain, "sessions", "build", sampleDatasetDir, "--seed", "0", "--out", sessionsFile],
+        { timeoutMs: 120_000 },
+      );
+      expect(built.code, built.stderr).toBe(0);
+      const sessions = JSON.parse(readFileSync(sessionsFile, "utf8")) as SessionsFile;
+      const pair = sessions.pairs
+        .filter((p) => p.schedules.switch.some((s) => s.kind === "stage" && s.task === p.focus && s.stage === 4))
+        .sort((a, b) => a.schedules.switch.length - b.schedules.switch.length || a.id.localeCompare(b.id))[0]!;
+      const script = scriptForPair(loadDataset(sampleDatasetDir), pair, ["switch"], write);
+      mkdirSync(root, { recursive: true });
+      writeFileSync(join(root, "script.json"), JSON.stringify(script, null, 2));
+      server = await startMockModel({ script: parseScript(script), recordFile: join(root, "requests.jsonl") });
+      const r = await runProcess(
+        process.execPath,
+        [
+          cliMain,
+          "run",
+          "--dataset",
+          sampleDatasetDir,
+          "--sessions",
+          sessionsFile,
+          "--session",
+          `${pair.id}.switch`,
+          "--agent",
+          agent,
+          ...options(server).flatMap((o) => ["--agent-opt", o]),
+          "--rcm",
+          "rcm",
+          "--no-verify",
+          "--request-timeout",
+          "300",
+          "--out",
+          runDir,
+          "--quiet",
+        ],
+        { timeoutMs: 40 * 60_000, env: { ...process.env, SWITCH_SWE_CACHE: join(root, "cache") } },
+      );
+      code = r.code;
+      output = `${r.stdout}\n${r.stderr}`;
+      if (r.code !== 0) console.log(output);
+      lines = readTrajectory(join(runDir, "sessions", `${pair.id}.switch`, "trajectory.jsonl"));
+    }, 45 * 60_000);
+    afterAll(async () => {
+      await server?.close();
+    });
 
-  it("finishes every request; run.json records the proxy", () => {
-    expect(code, output).toBe(0);
-    const ends = lines.flatMap((l) => (l.type === "request_end" ? [l] : []));
-    expect(ends.length).toBeGreaterThan(10);
-    expect(ends.filter((l) => l.outcome !== "yielded")).toEqual([]);
-    const config = JSON.parse(readFileSync(join(runDir, "run.json"), "utf8")) as RunConfig;
-    // Model-written state is the default of --rcm rcm (the scripted server answers its calls with no JSON: extractive, recorded).
-    expect(config.rcm).toEqual({ mode: "rcm", state: "model" });
-    expect(config.label).toContain("rcm-proxy=rcm");
-  });
+    it("finishes every request; run.json records the proxy", () => {
+      expect(code, output).toBe(0);
+      const ends = lines.flatMap((l) => (l.type === "request_end" ? [l] : []));
+      expect(ends.length).toBeGreaterThan(10);
+      expect(ends.filter((l) => l.outcome !== "yielded")).toEqual([]);
+      const config = JSON.parse(readFileSync(join(runDir, "run.json"), "utf8")) as RunConfig;
+      // Model-written state is the default of --rcm rcm (the scripted server answers its calls with no JSON: extractive, recorded).
+      expect(config.rcm).toEqual({ mode: "rcm", state: "model" });
+      expect(config.label).toContain("rcm-proxy=rcm");
+    });
 
-  it("on focus returns the upstream requests hold no other task's request, and the focus task's record is there", () => {
-    const starts = lines.flatMap((l) => (l.type === "request_start" ? [l] : []));
-    const others = starts.filter((s) => s.role === "interruption").map((s) => requestKey(s.message));
-    const returns = starts.filter((s) => s.focus_return);
-    expect(returns.map((s) => s.stage)).toContain(4);
-    // The agent's own steps (they offer tools); RCM's auxiliary routing calls list every task's requests on purpose.
-    const generating = server.requests().filter((r) => r.usage !== undefined && Array.isArray((r.body as { tools?: unknown }).tools));
-    for (const step of returns) {
-      const mine = generating.filter((r) => lastUserText(r.body).includes(requestKey(step.message)));
-      expect(mine.length, `model requests for request ${step.index}`).toBeGreaterThan(0);
-      for (const r of mine) {
-        const body = JSON.stringify(r.body);
-        for (const other of others) expect(body.includes(JSON.stringify(other).slice(1, -1)), `an interruption's request in the model request for ${step.index}`).toBe(false);
-        if (step.stage === 4) expect(lastUserText(r.body)).toMatch(/^<task-state task="t1">[\s\S]*<\/task-state>/);
+    it("on focus returns the upstream requests hold no other task's request, and the focus task's record is there", () => {
+      const starts = lines.flatMap((l) => (l.type === "request_start" ? [l] : []));
+      const others = starts.filter((s) => s.role === "interruption").map((s) => requestKey(s.message));
+      const returns = starts.filter((s) => s.focus_return);
+      expect(returns.map((s) => s.stage)).toContain(4);
+      // The agent's own steps (they offer tools); RCM's auxiliary routing calls list every task's requests on purpose.
+      const generating = server.requests().filter((r) => r.usage !== undefined && Array.isArray((r.body as { tools?: unknown }).tools));
+      for (const step of returns) {
+        const mine = generating.filter((r) => lastUserText(r.body).includes(requestKey(step.message)));
+        expect(mine.length, `model requests for request ${step.index}`).toBeGreaterThan(0);
+        for (const r of mine) {
+          const body = JSON.stringify(r.body);
+          for (const other of others)
+            expect(
+              body.includes(JSON.stringify(other).slice(1, -1)),
+              `an interruption's request in the model request for ${step.index}`,
+            ).toBe(false);
+          if (step.stage === 4) expect(lastUserText(r.body)).toMatch(/^<task-state task="t1">[\s\S]*<\/task-state>/);
+        }
       }
-    }
-  });
+    });
 
-  it("the trajectory says per request what the proxy kept, dropped and added", () => {
-    const context = lines.flatMap((l) => (l.type === "agent_event" && l.event.kind === "context" ? [l.event.entry] : []));
-    const assembled = context.filter((e) => e.action === "assembled");
-    expect(assembled.length).toBeGreaterThan(10);
-    expect(context.filter((e) => e.action === "fail_open")).toEqual([]);
-    expect(assembled.some((e) => (e.dropped ?? []).length > 0 && e.step!.record_chars > 0)).toBe(true);
-  });
-});
+    it("the trajectory says per request what the proxy kept, dropped and added", () => {
+      const context = lines.flatMap((l) => (l.type === "agent_event" && l.event.kind === "context" ? [l.event.entry] : []));
+      const assembled = context.filter((e) => e.action === "assembled");
+      expect(assembled.length).toBeGreaterThan(10);
+      expect(context.filter((e) => e.action === "fail_open")).toEqual([]);
+      expect(assembled.some((e) => (e.dropped ?? []).length > 0 && e.step!.record_chars > 0)).toBe(true);
+    });
+  },
+);

@@ -18,7 +18,23 @@ function startedRun(extra: string[]) {
   const fx = makeRunFixture(1);
   const out = join(fx.root, "run");
   const env = { SWITCH_SWE_CACHE: fx.cache };
-  const first = cli(["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--agent", "oracle", ...extra, "--no-verify", "--quiet", "--out", out], { env });
+  const first = cli(
+    [
+      "run",
+      "--dataset",
+      fx.datasetDir,
+      "--sessions",
+      fx.sessionsPath,
+      "--agent",
+      "oracle",
+      ...extra,
+      "--no-verify",
+      "--quiet",
+      "--out",
+      out,
+    ],
+    { env },
+  );
   expect(first.code, first.stderr).toBe(0);
   return { fx, out, env };
 }
@@ -52,6 +68,8 @@ describe.skipIf(missingTool)("a run's confinement on --resume and verify", () =>
     const { out, env } = startedRun(["--condition", "base"]);
     const network = cli(["run", "--out", out, "--resume", "--network", "none", "--quiet"], { env });
     expect(network.code).toBe(2);
-    expect(network.stderr.trim()).toBe(`${join(out, "run.json")}: sandbox.network: the run was started with "model", --network now gives "none": resume with the same options or use a new --out`);
+    expect(network.stderr.trim()).toBe(
+      `${join(out, "run.json")}: sandbox.network: the run was started with "model", --network now gives "none": resume with the same options or use a new --out`,
+    );
   });
 });

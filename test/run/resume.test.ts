@@ -35,8 +35,27 @@ function hangingAgent(mark: string): string {
 }
 
 function startRun(out: string, command: string, output: "ignore" | "pipe" = "ignore", env: NodeJS.ProcessEnv = {}): ChildProcess {
-  const args = ["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--agent", "command", "--agent-opt", `command=${command}`, "--out", out, "--no-verify", "--quiet", "--sandbox", "none"];
-  return spawn(process.execPath, [join(packageRoot, "dist", "cli", "main.js"), ...args], { env: { ...process.env, SWITCH_SWE_CACHE: fx.cache, ...env }, stdio: ["ignore", output, output] });
+  const args = [
+    "run",
+    "--dataset",
+    fx.datasetDir,
+    "--sessions",
+    fx.sessionsPath,
+    "--agent",
+    "command",
+    "--agent-opt",
+    `command=${command}`,
+    "--out",
+    out,
+    "--no-verify",
+    "--quiet",
+    "--sandbox",
+    "none",
+  ];
+  return spawn(process.execPath, [join(packageRoot, "dist", "cli", "main.js"), ...args], {
+    env: { ...process.env, SWITCH_SWE_CACHE: fx.cache, ...env },
+    stdio: ["ignore", output, output],
+  });
 }
 
 async function waitFor(cond: () => boolean, ms = 60_000): Promise<void> {
@@ -47,7 +66,10 @@ async function waitFor(cond: () => boolean, ms = 60_000): Promise<void> {
   }
 }
 
-const exited = (child: ChildProcess) => new Promise<number | null>((res) => (child.exitCode !== null || child.signalCode !== null ? res(child.exitCode) : child.on("exit", (code) => res(code))));
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((res) =>
+    child.exitCode !== null || child.signalCode !== null ? res(child.exitCode) : child.on("exit", (code) => res(code)),
+  );
 
 function attempts(out: string) {
   const ledger = Ledger.openReadonly(runFiles.ledger(out));
@@ -60,7 +82,12 @@ function attempts(out: string) {
 
 function snapshot(out: string, session: string) {
   const dir = runFiles.sessionDir(out, session);
-  const files = ["session.json", "artifact.patch", "trajectory.jsonl", ...readdirSync(join(dir, "workspaces")).map((f) => `workspaces/${f}`)];
+  const files = [
+    "session.json",
+    "artifact.patch",
+    "trajectory.jsonl",
+    ...readdirSync(join(dir, "workspaces")).map((f) => `workspaces/${f}`),
+  ];
   return Object.fromEntries(files.map((f) => [f, { mtime: statSync(join(dir, f)).mtimeMs, text: readFileSync(join(dir, f), "utf8") }]));
 }
 
@@ -117,7 +144,10 @@ describe.skipIf(missingTool)("a run killed mid-session", () => {
     const old = readTrajectory(join(runFiles.sessionDir(out, order[1]!), "attempts", "1", "trajectory.jsonl"));
     expect(old[0]).toMatchObject({ type: "session_start", attempt: 1 });
     expect(old.some((l) => l.type === "session_end")).toBe(false);
-    const summary = JSON.parse(readFileSync(runFiles.summary(out, order[1]!), "utf8")) as { attempt: number; attempts: Array<{ attempt: number; status: string }> };
+    const summary = JSON.parse(readFileSync(runFiles.summary(out, order[1]!), "utf8")) as {
+      attempt: number;
+      attempts: Array<{ attempt: number; status: string }>;
+    };
     expect(summary.attempt).toBe(2);
     expect(summary.attempts.map((a) => [a.attempt, a.status])).toEqual([
       [1, "interrupted"],
@@ -126,7 +156,9 @@ describe.skipIf(missingTool)("a run killed mid-session", () => {
     const pair = fx.sessions.pairs[0]!;
     const focusWs = Object.entries(pair.workspaces).find(([, t]) => t === pair.focus)![0];
     const focusRequests = pair.schedules.switch.flatMap((s, i) => (s.workspace === focusWs ? [`+request ${i}`] : []));
-    const added = readFileSync(runFiles.artifact(out, order[1]!), "utf8").split("\n").filter((l) => l.startsWith("+request"));
+    const added = readFileSync(runFiles.artifact(out, order[1]!), "utf8")
+      .split("\n")
+      .filter((l) => l.startsWith("+request"));
     expect(added).toEqual(focusRequests);
     expectComplete(out);
   });
@@ -171,9 +203,16 @@ describe.skipIf(missingTool)("a run killed mid-session", () => {
     mkdirSync(shim, { recursive: true });
     // The first workspace checkout (`git … -C DIR -c checkout.workers=8 reset …`, wherever the harness's own
     // `-c` settings put the subcommand) hangs; others pass through.
-    writeFileSync(join(shim, "git"), `#!/bin/sh\ncase " $* " in *" checkout.workers=8 reset "*) if [ ! -e "${mark}" ]; then : > "${mark}"; sleep 60; : > "${mark}.done"; fi;; esac\nexec "${realGit}" "$@"\n`, { mode: 0o755 });
+    writeFileSync(
+      join(shim, "git"),
+      `#!/bin/sh\ncase " $* " in *" checkout.workers=8 reset "*) if [ ! -e "${mark}" ]; then : > "${mark}"; sleep 60; : > "${mark}.done"; fi;; esac\nexec "${realGit}" "$@"\n`,
+      { mode: 0o755 },
+    );
     // A cache of its own: copy-on-write workspaces check out each base once per cache, so this run makes the first.
-    const child = startRun(out, "sleep 0.05", "ignore", { PATH: `${shim}:${process.env.PATH}`, SWITCH_SWE_CACHE: join(fx.root, "cache-stopped-checkout") });
+    const child = startRun(out, "sleep 0.05", "ignore", {
+      PATH: `${shim}:${process.env.PATH}`,
+      SWITCH_SWE_CACHE: join(fx.root, "cache-stopped-checkout"),
+    });
     await waitFor(() => existsSync(mark));
     child.kill("SIGTERM");
     expect(await exited(child)).toBe(130);

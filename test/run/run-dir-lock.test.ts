@@ -38,9 +38,27 @@ describe.skipIf(missingTool)("two `run` commands on one new --out", { timeout: 6
     // which is the slow-input window in which a second run used to slip in.
     const fifo = join(fx.root, "sessions.fifo");
     spawnSync("mkfifo", [fifo]);
-    const args = (sessions: string, label: string) =>
-      ["run", "--dataset", fx.datasetDir, "--sessions", sessions, "--agent", "oracle", "--session", `${pair}.base`, "--label", label, "--out", out, "--no-verify", "--quiet"];
-    const first = spawn(process.execPath, [join(packageRoot, "dist", "cli", "main.js"), ...args(fifo, "first")], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const args = (sessions: string, label: string) => [
+      "run",
+      "--dataset",
+      fx.datasetDir,
+      "--sessions",
+      sessions,
+      "--agent",
+      "oracle",
+      "--session",
+      `${pair}.base`,
+      "--label",
+      label,
+      "--out",
+      out,
+      "--no-verify",
+      "--quiet",
+    ];
+    const first = spawn(process.execPath, [join(packageRoot, "dist", "cli", "main.js"), ...args(fifo, "first")], {
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let firstErr = "";
     first.stderr.on("data", (d: Buffer) => (firstErr += d.toString()));
     const firstExit = new Promise<number | null>((r) => first.on("close", (code) => r(code)));
@@ -65,7 +83,9 @@ describe.skipIf(missingTool)("two `run` commands on one new --out", { timeout: 6
 
   it("bad input on a new --out leaves no directory and no lock behind; an existing empty one stays", () => {
     const out = join(fx.root, "never", "made");
-    const r = cli(["run", "--dataset", fx.datasetDir, "--sessions", join(fx.root, "missing.json"), "--agent", "nop", "--out", out], { env });
+    const r = cli(["run", "--dataset", fx.datasetDir, "--sessions", join(fx.root, "missing.json"), "--agent", "nop", "--out", out], {
+      env,
+    });
     expect(r.code).toBe(2);
     expect(existsSync(join(fx.root, "never"))).toBe(false);
   });

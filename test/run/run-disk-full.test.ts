@@ -43,12 +43,30 @@ describe.skipIf(tmpfsUnavailable !== null)("a full disk during `run`", { timeout
       `n=$(( $(cat "${counter}" 2>/dev/null || echo 0) + 1 )); echo $n > "${counter}"\n` +
         `if [ $n -gt ${baseRequests} ] && [ ! -e "${once}" ]; then touch "${once}"; cat /dev/zero > "${filler}" 2>/dev/null; fi\nexit 0`,
     );
-    const args = ["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--agent", "command", "--agent-opt", `command=${agent}`, "--out", out, "--no-verify", "--quiet", "--sandbox", "none"];
+    const args = [
+      "run",
+      "--dataset",
+      fx.datasetDir,
+      "--sessions",
+      fx.sessionsPath,
+      "--agent",
+      "command",
+      "--agent-opt",
+      `command=${agent}`,
+      "--out",
+      out,
+      "--no-verify",
+      "--quiet",
+      "--sandbox",
+      "none",
+    ];
     const r = cli(args, { env: { SWITCH_SWE_CACHE: fx.cache } });
     expect(r.code).toBe(4);
     const lines = r.stderr.trim().split("\n");
     expect(lines, r.stderr).toHaveLength(1);
-    expect(lines[0]).toMatch(new RegExp(`^switch-swe: ${out}: the disk is full \\(.*\\); session ${pair}\\.switch stopped as an infrastructure fault`));
+    expect(lines[0]).toMatch(
+      new RegExp(`^switch-swe: ${out}: the disk is full \\(.*\\); session ${pair}\\.switch stopped as an infrastructure fault`),
+    );
     expect(lines[0]).toContain(`switch-swe run --out ${out} --resume`);
     expect(r.stderr).not.toMatch(/\n\s+at |SqliteError|internal error/);
     // The base session finished before the disk filled up: kept, with its summary.
@@ -85,7 +103,24 @@ describe.skipIf(tmpfsUnavailable !== null)("a full disk during `run`", { timeout
       `if [ ! -e "${once}" ]; then touch "${once}"; ` +
         `free=$(df -k --output=avail "${disk}" | tail -1); dd if=/dev/zero of="${filler}" bs=1k count=$((free - 48)) 2>/dev/null; fi\nexit 0`,
     );
-    const args = ["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--agent", "command", "--agent-opt", `command=${agent}`, "--out", out, "--no-verify", "--quiet", "--keep-workspaces", "--sandbox", "none"];
+    const args = [
+      "run",
+      "--dataset",
+      fx.datasetDir,
+      "--sessions",
+      fx.sessionsPath,
+      "--agent",
+      "command",
+      "--agent-opt",
+      `command=${agent}`,
+      "--out",
+      out,
+      "--no-verify",
+      "--quiet",
+      "--keep-workspaces",
+      "--sandbox",
+      "none",
+    ];
     // The workspaces live under the cache (linked from the run directory): the cache is on the small disk too.
     const cache = join(disk, "cache-nearly-full");
     const r = cli(args, { env: { SWITCH_SWE_CACHE: cache } });
@@ -97,7 +132,9 @@ describe.skipIf(tmpfsUnavailable !== null)("a full disk during `run`", { timeout
     expect(rows.filter((a) => a.startsWith(`${pair}.switch#`))).toHaveLength(1);
     expect(rows).toContain(`${pair}.base#1:finished`);
     rmSync(filler);
-    const resumed = cli(["run", "--out", out, "--resume", "--no-verify", "--quiet", "--keep-workspaces"], { env: { SWITCH_SWE_CACHE: cache } });
+    const resumed = cli(["run", "--out", out, "--resume", "--no-verify", "--quiet", "--keep-workspaces"], {
+      env: { SWITCH_SWE_CACHE: cache },
+    });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(attempts(out)).toContain(`${pair}.switch#2:finished`);
   });

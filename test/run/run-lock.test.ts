@@ -48,7 +48,10 @@ describe("the run lock", () => {
           return new Promise<string>((r) => child.on("close", () => r(out.trim())));
         }),
       );
-      expect(results.filter((r) => r === "won"), results.join(", ")).toHaveLength(1);
+      expect(
+        results.filter((r) => r === "won"),
+        results.join(", "),
+      ).toHaveLength(1);
       expect(results.filter((r) => r === "lost")).toHaveLength(5);
     }
   });

@@ -4,7 +4,6 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.js";
 import { makeRunFixture, type RunFixture } from "./fixture.js";
 
-
 /**
  * A scripted `command` agent under `run --submission agent`. Stage requests: it appends the stage's line to
  * the files the request names and, like many agents, also edits one shared line (VALUE in pkg/c/two.py) with
@@ -62,19 +61,48 @@ interface SessionOutcome {
 function runMode(mode: string, extra: string[] = []): Record<"base" | "switch", SessionOutcome> & { out: string } {
   const out = join(fx.root, `run-${mode}`);
   const env = { SWITCH_SWE_CACHE: fx.cache };
-  const r = cli(["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--out", out, "--agent", "command", "--agent-opt", `command=${process.execPath} ${agent} ${mode}`, "--submission", "agent", "--sandbox", "none", "--quiet", ...extra], { env });
+  const r = cli(
+    [
+      "run",
+      "--dataset",
+      fx.datasetDir,
+      "--sessions",
+      fx.sessionsPath,
+      "--out",
+      out,
+      "--agent",
+      "command",
+      "--agent-opt",
+      `command=${process.execPath} ${agent} ${mode}`,
+      "--submission",
+      "agent",
+      "--sandbox",
+      "none",
+      "--quiet",
+      ...extra,
+    ],
+    { env },
+  );
   expect(r.code === 0 || r.code === 1, r.stderr).toBe(true);
   expect(JSON.parse(readFileSync(join(out, "run.json"), "utf8")).submission).toBe("agent");
   const rep = cli(["report", out, "--format", "json"], { env });
   expect(rep.code, rep.stderr).toBe(0);
-  const report = JSON.parse(rep.stdout) as { configs: Array<{ submission: string; sessions: Array<{ id: string; failure_category: string | null }> }> };
+  const report = JSON.parse(rep.stdout) as {
+    configs: Array<{ submission: string; sessions: Array<{ id: string; failure_category: string | null }> }>;
+  };
   expect(report.configs[0]!.submission).toBe("agent");
   const one = (c: "base" | "switch"): SessionOutcome => {
     const dir = join(out, "sessions", `${pair}.${c}`);
     const v = JSON.parse(readFileSync(join(dir, "verdict.json"), "utf8")) as { resolved: boolean; applied: boolean; apply_error?: string };
     const s = JSON.parse(readFileSync(join(dir, "session.json"), "utf8")) as { submission: SessionOutcome["submission"] };
     const entry = report.configs[0]!.sessions.find((e) => e.id === `${pair}.${c}`);
-    return { resolved: v.resolved, applied: v.applied, applyError: v.apply_error, submission: s.submission, category: entry?.failure_category ?? null };
+    return {
+      resolved: v.resolved,
+      applied: v.applied,
+      applyError: v.apply_error,
+      submission: s.submission,
+      category: entry?.failure_category ?? null,
+    };
   };
   return { base: one("base"), switch: one("switch"), out };
 }
@@ -125,7 +153,25 @@ describe("run --submission agent: the agent's submitted patch is the artifact", 
   it("--submission checkout: the same agent that submits nothing is scored by its checkout", () => {
     const out = join(fx.root, "run-checkout");
     const env = { SWITCH_SWE_CACHE: fx.cache };
-    const r = cli(["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--out", out, "--agent", "command", "--agent-opt", `command=${process.execPath} ${agent} none`, "--sandbox", "none", "--quiet"], { env });
+    const r = cli(
+      [
+        "run",
+        "--dataset",
+        fx.datasetDir,
+        "--sessions",
+        fx.sessionsPath,
+        "--out",
+        out,
+        "--agent",
+        "command",
+        "--agent-opt",
+        `command=${process.execPath} ${agent} none`,
+        "--sandbox",
+        "none",
+        "--quiet",
+      ],
+      { env },
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(readFileSync(join(out, "run.json"), "utf8")).submission).toBe("checkout");
     for (const c of ["base", "switch"]) {

@@ -39,7 +39,11 @@ describe("normalizing a submission", () => {
 
   it("undoes CRLF, fences, JSON and <patch> tags, and nothing of the patch", () => {
     expect(normalized(patch.replace(/\n/g, "\r\n"))).toEqual({ status: "submitted", patch, normalized: ["crlf"] });
-    expect(normalized(`Final patch:\n\n\`\`\`diff\n${patch}\`\`\`\n\nDone.\n`)).toEqual({ status: "submitted", patch, normalized: ["fence"] });
+    expect(normalized(`Final patch:\n\n\`\`\`diff\n${patch}\`\`\`\n\nDone.\n`)).toEqual({
+      status: "submitted",
+      patch,
+      normalized: ["fence"],
+    });
     expect(normalized(`~~~~\n${patch}~~~~`).patch).toBe(patch);
     expect(normalized(JSON.stringify(patch))).toEqual({ status: "submitted", patch, normalized: ["json"] });
     expect(normalized(JSON.stringify({ model_patch: patch }))).toEqual({ status: "submitted", patch, normalized: ["json"] });
@@ -49,7 +53,10 @@ describe("normalizing a submission", () => {
 
   it("adds the final newline and a/ b/ prefixes where they are missing", () => {
     expect(normalized(patch.slice(0, -1))).toEqual({ status: "submitted", patch, normalized: ["trailing_newline"] });
-    const bare = patch.replace("diff --git a/pkg/x.py b/pkg/x.py", "diff --git pkg/x.py pkg/x.py").replace("--- a/pkg/x.py", "--- pkg/x.py").replace("+++ b/pkg/x.py", "+++ pkg/x.py");
+    const bare = patch
+      .replace("diff --git a/pkg/x.py b/pkg/x.py", "diff --git pkg/x.py pkg/x.py")
+      .replace("--- a/pkg/x.py", "--- pkg/x.py")
+      .replace("+++ b/pkg/x.py", "+++ pkg/x.py");
     expect(normalized(bare)).toEqual({ status: "submitted", patch, normalized: ["prefixes"] });
     // A new file: /dev/null stays; a repository directory named `a` is not taken for a prefix.
     const created = "--- /dev/null\n+++ a/new.py\n@@ -0,0 +1 @@\n+X = 1\n";
@@ -85,7 +92,9 @@ describe("reading a submission from the workspace", () => {
   });
 
   it("the finalization request asks for it in one fixed sentence, in agent mode only", () => {
-    expect(finalizationMessage("demo", "/w/w01", "agent")).toBe(`Repository: demo\nWorkspace: /w/w01\n\nFinish the task in this workspace and leave it ready for evaluation. There are no further requirements. ${submissionText}`);
+    expect(finalizationMessage("demo", "/w/w01", "agent")).toBe(
+      `Repository: demo\nWorkspace: /w/w01\n\nFinish the task in this workspace and leave it ready for evaluation. There are no further requirements. ${submissionText}`,
+    );
     expect(finalizationMessage("demo", "/w/w01", "checkout")).not.toContain("final.patch");
   });
 });
@@ -95,8 +104,17 @@ describe.skipIf(missingTool)("the oracle under --submission agent", () => {
     const fx = makeRunFixture(2);
     const out = join(fx.root, "run-oracle-agent");
     const outcome = await runSessions({
-      out, resume: false, dataset: fx.datasetDir, sessions: fx.sessionsPath, agent: "oracle", agentOptions: {}, submission: "agent",
-      concurrency: 2, keepWorkspaces: false, verify: true, progress: () => undefined,
+      out,
+      resume: false,
+      dataset: fx.datasetDir,
+      sessions: fx.sessionsPath,
+      agent: "oracle",
+      agentOptions: {},
+      submission: "agent",
+      concurrency: 2,
+      keepWorkspaces: false,
+      verify: true,
+      progress: () => undefined,
     });
     expect(outcome, JSON.stringify(outcome)).toMatchObject({ failed: [], interrupted: false });
     expect(outcome.finished).toHaveLength(4);

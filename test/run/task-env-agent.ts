@@ -31,14 +31,22 @@ interface TaskJson {
 }
 
 /** Runs the base session of the first pair of `sessionsPath` with the scripted agent, verifies it, and returns both sides. */
-export function agentAgainstVerifier(root: string, datasetDir: string, sessionsPath: string, testCommand: string, env: NodeJS.ProcessEnv): AgentAndVerifier {
+export function agentAgainstVerifier(
+  root: string,
+  datasetDir: string,
+  sessionsPath: string,
+  testCommand: string,
+  env: NodeJS.ProcessEnv,
+): AgentAndVerifier {
   const sessions = JSON.parse(readFileSync(sessionsPath, "utf8")) as SessionsFile;
   const pair = sessions.pairs[0]!;
   const session = `${pair.focus}.base`;
   const taskDir = join(datasetDir, "tasks", pair.focus);
   const task = JSON.parse(readFileSync(join(taskDir, "task.json"), "utf8")) as TaskJson;
   const ids = [...new Set([...task.verifier.fail_to_pass, ...task.verifier.pass_to_pass])];
-  const command = (task.verifier.command ?? testCommand).replace("{junit}", '"$TMPDIR/report.xml"').replace("{tests}", ids.map(shellQuote).join(" "));
+  const command = (task.verifier.command ?? testCommand)
+    .replace("{junit}", '"$TMPDIR/report.xml"')
+    .replace("{tests}", ids.map(shellQuote).join(" "));
   const script = join(root, "env-agent.sh");
   writeFileSync(
     script,
@@ -49,7 +57,7 @@ export function agentAgainstVerifier(root: string, datasetDir: string, sessionsP
       `git apply "${join(taskDir, "stage-1.patch")}" || exit 1`,
       'cp -r . "$TMPDIR/copy" && cd "$TMPDIR/copy" || exit 1',
       `git apply "${join(taskDir, "tests.patch")}" || exit 1`,
-      'echo "RESOLVED python=$(command -v python) python3=$(command -v python3) pytest=$(command -v pytest) prefix=$(python3 -c \'import sys; print(sys.prefix)\')"',
+      "echo \"RESOLVED python=$(command -v python) python3=$(command -v python3) pytest=$(command -v pytest) prefix=$(python3 -c 'import sys; print(sys.prefix)')\"",
       // What of the environment's directory the agent sees (the set-up checkout hidden) and whether it can write it.
       'if [ -n "$SWITCH_SWE_ENV" ]; then echo "ENV checkout_entries=$(ls -A "$SWITCH_SWE_ENV/checkout" | wc -l) writable=$(touch "$SWITCH_SWE_ENV/venv/x" 2>/dev/null && echo yes || echo no)"; fi',
       `${command} | sed -n 's/^\\(PASSED\\|FAILED\\|ERROR\\) \\([^ ]*\\).*/RESULT \\1 \\2/p'`,
@@ -61,7 +69,25 @@ export function agentAgainstVerifier(root: string, datasetDir: string, sessionsP
   const out = join(root, "run");
   // The script and the task's patches are named on the command line: bound read-only into the sandbox.
   const agentCommand = `sh ${script} ${join(taskDir, "stage-1.patch")} ${join(taskDir, "tests.patch")}`;
-  const r = cli(["run", "--dataset", datasetDir, "--sessions", sessionsPath, "--session", session, "--agent", "command", "--agent-opt", `command=${agentCommand}`, "--quiet", "--out", out], { env });
+  const r = cli(
+    [
+      "run",
+      "--dataset",
+      datasetDir,
+      "--sessions",
+      sessionsPath,
+      "--session",
+      session,
+      "--agent",
+      "command",
+      "--agent-opt",
+      `command=${agentCommand}`,
+      "--quiet",
+      "--out",
+      out,
+    ],
+    { env },
+  );
   expect(r.code, r.stderr).toBe(0);
   const texts = readFileSync(join(out, "sessions", session, "trajectory.jsonl"), "utf8")
     .trim()
@@ -75,7 +101,15 @@ export function agentAgainstVerifier(root: string, datasetDir: string, sessionsP
   }
   const verdict = JSON.parse(readFileSync(join(out, "sessions", session, "verdict.json"), "utf8")) as { tests: Record<string, string> };
   const runJson = JSON.parse(readFileSync(join(out, "run.json"), "utf8")) as AgentAndVerifier["runJson"];
-  return { agent, verdict: verdict.tests, resolved: texts.find((t) => t.startsWith("RESOLVED ")) ?? texts.join("\n"), envLine: texts.find((t) => t.startsWith("ENV ")), runJson, out, session };
+  return {
+    agent,
+    verdict: verdict.tests,
+    resolved: texts.find((t) => t.startsWith("RESOLVED ")) ?? texts.join("\n"),
+    envLine: texts.find((t) => t.startsWith("ENV ")),
+    runJson,
+    out,
+    session,
+  };
 }
 
 /** Both sides agree on pass or not, test by test, and the artifact both passes and fails some (else the comparison shows nothing). */

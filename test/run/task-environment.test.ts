@@ -41,28 +41,36 @@ function sample(setup: string[] | null) {
 }
 
 describe.skipIf(missingTool)("the task's environment inside the agent's sandbox", () => {
-  it("sample without set-up: the agent's test run inside the sandbox, on the host's python, matches the verifier test by test; run.json says host", { timeout: 300_000 }, () => {
-    const s = sample(null);
-    const x = agentAgainstVerifier(s.root, s.datasetDir, s.sessionsPath, testCommand, s.env);
-    expectSameOutcomes(x);
-    expect(x.runJson.sandbox.task_environment?.source).toBe("host");
-    expect(x.resolved).toMatch(/^RESOLVED .*prefix=\S+/);
-    expect(x.resolved).not.toMatch(/\/envs\//);
-    expect(x.envLine).toBeUndefined();
-  });
+  it(
+    "sample without set-up: the agent's test run inside the sandbox, on the host's python, matches the verifier test by test; run.json says host",
+    { timeout: 300_000 },
+    () => {
+      const s = sample(null);
+      const x = agentAgainstVerifier(s.root, s.datasetDir, s.sessionsPath, testCommand, s.env);
+      expectSameOutcomes(x);
+      expect(x.runJson.sandbox.task_environment?.source).toBe("host");
+      expect(x.resolved).toMatch(/^RESOLVED .*prefix=\S+/);
+      expect(x.resolved).not.toMatch(/\/envs\//);
+      expect(x.envLine).toBeUndefined();
+    },
+  );
 
-  it("sample with a set-up: python, python3 and pytest inside resolve to the task's environment (read-only, its set-up checkout hidden), and the agent's run matches the verifier", { timeout: 300_000 }, () => {
-    const s = sample([...offlineSetup, 'touch "$SWITCH_SWE_ENV/checkout/only-in-the-setup-checkout"']);
-    const x = agentAgainstVerifier(s.root, s.datasetDir, s.sessionsPath, testCommand, s.env);
-    expectSameOutcomes(x);
-    expect(x.runJson.sandbox.task_environment?.source).toBe("set-up");
-    const m = /^RESOLVED python=(\S+) python3=(\S+) pytest=(\S+) prefix=(\S+)$/.exec(x.resolved);
-    expect(m, x.resolved).not.toBeNull();
-    const venv = m![4]!;
-    expect(venv).toMatch(/\/envs\/[0-9a-f]{32}\/venv$/);
-    expect([m![1], m![2], m![3]]).toEqual([`${venv}/bin/python`, `${venv}/bin/python3`, `${venv}/bin/pytest`]);
-    expect(x.envLine).toBe("ENV checkout_entries=0 writable=no");
-    // Built before the session, logged with the attempt; the same environment the verifier used (one set-up).
-    expect(existsSync(join(x.out, "sessions", x.session, "attempts", "1", "environment.log"))).toBe(true);
-  });
+  it(
+    "sample with a set-up: python, python3 and pytest inside resolve to the task's environment (read-only, its set-up checkout hidden), and the agent's run matches the verifier",
+    { timeout: 300_000 },
+    () => {
+      const s = sample([...offlineSetup, 'touch "$SWITCH_SWE_ENV/checkout/only-in-the-setup-checkout"']);
+      const x = agentAgainstVerifier(s.root, s.datasetDir, s.sessionsPath, testCommand, s.env);
+      expectSameOutcomes(x);
+      expect(x.runJson.sandbox.task_environment?.source).toBe("set-up");
+      const m = /^RESOLVED python=(\S+) python3=(\S+) pytest=(\S+) prefix=(\S+)$/.exec(x.resolved);
+      expect(m, x.resolved).not.toBeNull();
+      const venv = m![4]!;
+      expect(venv).toMatch(/\/envs\/[0-9a-f]{32}\/venv$/);
+      expect([m![1], m![2], m![3]]).toEqual([`${venv}/bin/python`, `${venv}/bin/python3`, `${venv}/bin/pytest`]);
+      expect(x.envLine).toBe("ENV checkout_entries=0 writable=no");
+      // Built before the session, logged with the attempt; the same environment the verifier used (one set-up).
+      expect(existsSync(join(x.out, "sessions", x.session, "attempts", "1", "environment.log"))).toBe(true);
+    },
+  );
 });

@@ -11,7 +11,14 @@ import { workspaceNames } from "../../src/formats/sessions.js";
 import { tempDir } from "../helpers/synthetic-dataset.js";
 import { makeRunFixture, type RunFixture } from "./fixture.js";
 
-const env = { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_AUTHOR_NAME: "a", GIT_AUTHOR_EMAIL: "a@a", GIT_COMMITTER_NAME: "a", GIT_COMMITTER_EMAIL: "a@a" };
+const env = {
+  ...process.env,
+  GIT_CONFIG_GLOBAL: "/dev/null",
+  GIT_AUTHOR_NAME: "a",
+  GIT_AUTHOR_EMAIL: "a@a",
+  GIT_COMMITTER_NAME: "a",
+  GIT_COMMITTER_EMAIL: "a@a",
+};
 const sh = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, env, encoding: "utf8" }).trim();
 
 let fx: RunFixture;
@@ -45,11 +52,14 @@ describe("workspaces", () => {
     mkdirSync(dir, { recursive: true });
     await expect(createWorkspaces(fx.dataset, pair, dir)).rejects.toBeInstanceOf(InfraFault);
     const broken = { ...fx.dataset, tasks: fx.dataset.tasks.map((t) => (t.id === pair.focus ? { ...t, base: "no-such-revision" } : t)) };
-    await expect(createWorkspaces(broken, pair, join(fx.root, "work", "broken"))).rejects.toThrow(/base no-such-revision of task .* not found/);
+    await expect(createWorkspaces(broken, pair, join(fx.root, "work", "broken"))).rejects.toThrow(
+      /base no-such-revision of task .* not found/,
+    );
   });
 
   it("drops remote and branch sections from a git config", () => {
-    const text = '[core]\n\tbare = false\n[remote "origin"]\n\turl = /x\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n[branch "master"]\n\tremote = origin\n[user]\n\tname = x\n';
+    const text =
+      '[core]\n\tbare = false\n[remote "origin"]\n\turl = /x\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n[branch "master"]\n\tremote = origin\n[user]\n\tname = x\n';
     expect(withoutSections(text, /^\[(remote|branch) "/)).toBe("[core]\n\tbare = false\n[user]\n\tname = x\n");
   });
 });
@@ -73,7 +83,22 @@ describe("artifact collection", () => {
     const binary = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
     writeFileSync(join(dir, "blob.bin"), binary);
     // Excluded: caches, builds, venvs, agent state and logs.
-    const excluded = ["pkg/__pycache__/m.cpython-311.pyc", "stray.pyc", ".pytest_cache/v/x", ".venv/lib/site.py", "venv/bin/python", "node_modules/x/i.js", "build/lib/out.py", "dist/pkg.whl", "pkg.egg-info/PKG-INFO", ".opencode/state.json", ".claude/settings.json", ".codex/log", "run.log", "pkg/debug.log"];
+    const excluded = [
+      "pkg/__pycache__/m.cpython-311.pyc",
+      "stray.pyc",
+      ".pytest_cache/v/x",
+      ".venv/lib/site.py",
+      "venv/bin/python",
+      "node_modules/x/i.js",
+      "build/lib/out.py",
+      "dist/pkg.whl",
+      "pkg.egg-info/PKG-INFO",
+      ".opencode/state.json",
+      ".claude/settings.json",
+      ".codex/log",
+      "run.log",
+      "pkg/debug.log",
+    ];
     for (const f of excluded) {
       mkdirSync(join(dir, f, ".."), { recursive: true });
       writeFileSync(join(dir, f), "junk\n");
@@ -91,7 +116,13 @@ describe("artifact collection", () => {
     const layers = ws.layers.w01;
     if (layers) {
       // Copy-on-write: the paths the upper layer names give the same patch, and the shared base is untouched.
-      const fromUpper = await collectPatch(dir, ws.baseCommits.w01, join(fx.root, "patches", "w01-upper.patch"), ws.objectStores.w01, overlayChangedPaths(layers));
+      const fromUpper = await collectPatch(
+        dir,
+        ws.baseCommits.w01,
+        join(fx.root, "patches", "w01-upper.patch"),
+        ws.objectStores.w01,
+        overlayChangedPaths(layers),
+      );
       expect({ ...fromUpper, file: "" }).toEqual({ ...c, file: "" });
       expect(sh(layers.lower, "status", "--porcelain")).toBe("");
       expect(sh(layers.lower, "rev-parse", "HEAD")).toBe(ws.baseCommits.w01);
@@ -121,7 +152,10 @@ describe("artifact collection", () => {
     const marker = join(fx.root, "pwned");
     const evil = `sh -c 'touch ${marker}; cat'`;
     const cfg = join(dir, ".git", "config");
-    writeFileSync(cfg, `${readFileSync(cfg, "utf8")}[filter "x"]\n\tclean = ${evil}\n\tsmudge = ${evil}\n[core]\n\tfsmonitor = ${evil}\n\thooksPath = ${dir}/.hooks\n[include]\n\tpath = ${dir}/more.cfg\n[diff]\n\texternal = ${evil}\n`);
+    writeFileSync(
+      cfg,
+      `${readFileSync(cfg, "utf8")}[filter "x"]\n\tclean = ${evil}\n\tsmudge = ${evil}\n[core]\n\tfsmonitor = ${evil}\n\thooksPath = ${dir}/.hooks\n[include]\n\tpath = ${dir}/more.cfg\n[diff]\n\texternal = ${evil}\n`,
+    );
     mkdirSync(join(dir, ".hooks"), { recursive: true });
     writeFileSync(join(dir, "more.cfg"), `[core]\n\tpager = ${evil}\n`);
     writeFileSync(join(dir, ".gitattributes"), "* filter=x diff=x\n");

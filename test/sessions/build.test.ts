@@ -79,18 +79,56 @@ describe("buildSessions", () => {
     const good = buildSessions(dataset, { seed: 5 });
     const pair = good.pairs.find((p) => p.schedules.base.length >= 3)!;
     const cases: Array<[string, (f: SessionsFile) => void]> = [
-      ["payload", (f) => { const s = f.pairs.find((p) => p.id === pair.id)!.schedules.switch.find((x) => x.kind === "stage")!; if (s.kind === "stage") s.text += " (edited)"; }],
-      ["finalization-last", (f) => { const sw = f.pairs.find((p) => p.id === pair.id)!.schedules.switch; sw.unshift(sw.pop()!); }],
-      ["task-order", (f) => { const b = f.pairs.find((p) => p.id === pair.id)!.schedules.base; [b[0], b[1]] = [b[1]!, b[0]!]; }],
-      ["workspace-path", (f) => { const s = f.pairs.find((p) => p.id === pair.id)!.schedules.switch[0]!; s.workspace = s.workspace === "w00" ? "w01" : "w00"; }],
-      ["locality", (f) => { const p = f.pairs.find((x) => x.id === pair.id)!; p.locality = p.locality === "near" ? "far" : "near"; }],
-      ["interruptions", (f) => { f.pairs.find((p) => p.id === pair.id)!.interruptions[1] = "no-such-task"; }],
+      [
+        "payload",
+        (f) => {
+          const s = f.pairs.find((p) => p.id === pair.id)!.schedules.switch.find((x) => x.kind === "stage")!;
+          if (s.kind === "stage") s.text += " (edited)";
+        },
+      ],
+      [
+        "finalization-last",
+        (f) => {
+          const sw = f.pairs.find((p) => p.id === pair.id)!.schedules.switch;
+          sw.unshift(sw.pop()!);
+        },
+      ],
+      [
+        "task-order",
+        (f) => {
+          const b = f.pairs.find((p) => p.id === pair.id)!.schedules.base;
+          [b[0], b[1]] = [b[1]!, b[0]!];
+        },
+      ],
+      [
+        "workspace-path",
+        (f) => {
+          const s = f.pairs.find((p) => p.id === pair.id)!.schedules.switch[0]!;
+          s.workspace = s.workspace === "w00" ? "w01" : "w00";
+        },
+      ],
+      [
+        "locality",
+        (f) => {
+          const p = f.pairs.find((x) => x.id === pair.id)!;
+          p.locality = p.locality === "near" ? "far" : "near";
+        },
+      ],
+      [
+        "interruptions",
+        (f) => {
+          f.pairs.find((p) => p.id === pair.id)!.interruptions[1] = "no-such-task";
+        },
+      ],
     ];
     for (const [property, mutate] of cases) {
       const f = clone(good);
       mutate(f);
       const v = checkSessions(f, dataset);
-      expect(v.map((x) => x.property), property).toContain(property);
+      expect(
+        v.map((x) => x.property),
+        property,
+      ).toContain(property);
       expect(v.every((x) => x.session.startsWith(pair.id) || x.session === pair.id)).toBe(true);
     }
   });
@@ -107,7 +145,10 @@ describe("sessions CLI", () => {
     const v = cli(["sessions", "validate", join(out, "a.json"), "--dataset", dir], { env });
     expect(v.code, v.stdout + v.stderr).toBe(0);
     const s = cli(["sessions", "stats", join(out, "a.json"), "--json"], { env });
-    const stats = JSON.parse(s.stdout) as { summary: { switch: { overall: { median_requests: number; median_focus_stages: number } } }; sessions: Array<{ focus_stages: number }> };
+    const stats = JSON.parse(s.stdout) as {
+      summary: { switch: { overall: { median_requests: number; median_focus_stages: number } } };
+      sessions: Array<{ focus_stages: number }>;
+    };
     expect(stats.summary.switch.overall.median_requests).toBeGreaterThan(0);
     // The sample's tasks have two or more stages, each one request of the focus.
     const file = JSON.parse(readFileSync(join(out, "a.json"), "utf8")) as SessionsFile;
@@ -121,20 +162,30 @@ describe("sessions CLI", () => {
     const f = JSON.parse(readFileSync(join(out, "a.json"), "utf8")) as SessionsFile;
     // A second "dataset": the first half of the pairs under other ids.
     const ids = [...new Set(f.pairs.flatMap((p) => p.schedules.switch.map((x) => x.task)))];
-    const renamed = (p: SessionsFile["pairs"][number]) => JSON.parse(ids.reduce((text, id) => text.split(`"${id}"`).join(`"other-${id}"`), JSON.stringify(p))) as SessionsFile["pairs"][number];
+    const renamed = (p: SessionsFile["pairs"][number]) =>
+      JSON.parse(ids.reduce((text, id) => text.split(`"${id}"`).join(`"other-${id}"`), JSON.stringify(p))) as SessionsFile["pairs"][number];
     const half = { ...f, pairs: f.pairs.slice(0, Math.ceil(f.pairs.length / 2)).map(renamed) };
     writeFileSync(join(out, "b.json"), JSON.stringify(half));
-    const one = JSON.parse(cli(["sessions", "stats", join(out, "a.json"), "--json"], { env }).stdout) as { power: { pairs: number }; sessions: unknown[] };
+    const one = JSON.parse(cli(["sessions", "stats", join(out, "a.json"), "--json"], { env }).stdout) as {
+      power: { pairs: number };
+      sessions: unknown[];
+    };
     const both = cli(["sessions", "stats", join(out, "a.json"), join(out, "b.json")], { env });
     expect(both.code, both.stderr).toBe(0);
     expect(both.stdout.split("\n")[0]).toBe(`2 sessions files pooled: ${f.pairs.length + half.pairs.length} pairs`);
-    const json = JSON.parse(cli(["sessions", "stats", join(out, "a.json"), join(out, "b.json"), "--json"], { env }).stdout) as { files: string[]; power: { pairs: number }; sessions: unknown[] };
+    const json = JSON.parse(cli(["sessions", "stats", join(out, "a.json"), join(out, "b.json"), "--json"], { env }).stdout) as {
+      files: string[];
+      power: { pairs: number };
+      sessions: unknown[];
+    };
     expect(json.files).toEqual([join(out, "a.json"), join(out, "b.json")]);
     expect(json.power.pairs).toBe(one.power.pairs + half.pairs.length);
     expect(json.sessions).toHaveLength(2 * (f.pairs.length + half.pairs.length));
     const twice = cli(["sessions", "stats", join(out, "a.json"), join(out, "a.json")], { env });
     expect(twice.code).toBe(2);
-    expect(twice.stderr.trim()).toBe(`${join(out, "a.json")}: pairs: pair ${f.pairs[0]!.id} is in an earlier sessions file too: the same dataset twice`);
+    expect(twice.stderr.trim()).toBe(
+      `${join(out, "a.json")}: pairs: pair ${f.pairs[0]!.id} is in an earlier sessions file too: the same dataset twice`,
+    );
   });
 
   it("validate exits 1 and names the session and property of each violation", () => {
@@ -165,7 +216,11 @@ describe("sessions CLI", () => {
     const noReturn = clone(built);
     const p1 = noReturn.pairs.find((p) => p.id === pair.id)!;
     const sw = p1.schedules.switch;
-    p1.schedules.switch = [...sw.filter((s) => s.task === pair.focus && s.kind === "stage"), ...sw.filter((s) => s.task !== pair.focus), sw.at(-1)!];
+    p1.schedules.switch = [
+      ...sw.filter((s) => s.task === pair.focus && s.kind === "stage"),
+      ...sw.filter((s) => s.task !== pair.focus),
+      sw.at(-1)!,
+    ];
     const v1 = validate(noReturn, "no-return.json");
     expect(v1.code, v1.stdout + v1.stderr).toBe(1);
     expect(v1.stdout).toMatch(new RegExp(`^${pair.id}\\.switch: focus-returns: the focus returns 0 time\\(s\\)`, "m"));

@@ -12,11 +12,20 @@ const task = (id: string, n: number, w: number): ScheduledTask => ({
 });
 
 /** Random task shapes: a focus of 1..10 stages and four interruptions of 1..6 stages each. */
-const shapes = fc.tuple(fc.integer({ min: 1, max: 10 }), fc.array(fc.integer({ min: 1, max: 6 }), { minLength: 4, maxLength: 4 }), fc.nat());
+const shapes = fc.tuple(
+  fc.integer({ min: 1, max: 10 }),
+  fc.array(fc.integer({ min: 1, max: 6 }), { minLength: 4, maxLength: 4 }),
+  fc.nat(),
+);
 
 function rulesOf(steps: readonly ScheduleStep[], focus: ScheduledTask, ints: readonly ScheduledTask[]) {
   const stages = new Map([focus, ...ints].map((t) => [t.id, t.requests.length]));
-  return switchRuleViolations(steps, focus.id, ints.map((t) => t.id), (id) => stages.get(id));
+  return switchRuleViolations(
+    steps,
+    focus.id,
+    ints.map((t) => t.id),
+    (id) => stages.get(id),
+  );
 }
 
 /** The properties every switched schedule has besides the two rules. */
@@ -77,13 +86,46 @@ describe("schedule rules (C.5)", () => {
       expect(countFocusReturns(sw, "f"), `seed ${seed}`).toBe(5);
     }
     // Two returns for six stages: enough under the old rule, three short under the new one.
-    const st = (t: ScheduledTask, k: number): ScheduleStep => ({ kind: "stage", task: t.id, workspace: t.workspace, stage: k, text: t.requests[k - 1]! });
+    const st = (t: ScheduledTask, k: number): ScheduleStep => ({
+      kind: "stage",
+      task: t.id,
+      workspace: t.workspace,
+      stage: k,
+      text: t.requests[k - 1]!,
+    });
     const [a, b, c, d] = ints as [ScheduledTask, ScheduledTask, ScheduledTask, ScheduledTask];
-    const two = [st(focus, 1), st(a, 1), st(b, 1), st(focus, 2), st(a, 2), st(c, 1), st(focus, 3), st(focus, 4), st(focus, 5), st(focus, 6), st(d, 1), st(b, 2), st(c, 2), { kind: "finalization" as const, task: "f", workspace: focus.workspace }];
+    const two = [
+      st(focus, 1),
+      st(a, 1),
+      st(b, 1),
+      st(focus, 2),
+      st(a, 2),
+      st(c, 1),
+      st(focus, 3),
+      st(focus, 4),
+      st(focus, 5),
+      st(focus, 6),
+      st(d, 1),
+      st(b, 2),
+      st(c, 2),
+      { kind: "finalization" as const, task: "f", workspace: focus.workspace },
+    ];
     const stages = new Map([focus, ...ints].map((t) => [t.id, t.requests.length]));
-    const check = (rule: "every-stage" | "at-most-two") => switchRuleViolations(two, "f", ints.map((t) => t.id), (id) => stages.get(id), rule);
+    const check = (rule: "every-stage" | "at-most-two") =>
+      switchRuleViolations(
+        two,
+        "f",
+        ints.map((t) => t.id),
+        (id) => stages.get(id),
+        rule,
+      );
     expect(check("at-most-two")).toEqual([]);
-    expect(check("every-stage")).toEqual([{ property: "focus-returns", message: "the focus returns 2 time(s) after work on another task, at least 5 needed (stages − 1 with 6 stages)" }]);
+    expect(check("every-stage")).toEqual([
+      {
+        property: "focus-returns",
+        message: "the focus returns 2 time(s) after work on another task, at least 5 needed (stages − 1 with 6 stages)",
+      },
+    ]);
     // Fewer requests in all than stages − 1: the rule asks only as many returns as there are requests.
     const thin = [1, 1, 1, 1].map((n, i) => task(`j${i}`, n, i + 1));
     const eight = task("f", 8, 0);
@@ -102,12 +144,22 @@ describe("schedule rules (C.5)", () => {
   it("the check names each rule a schedule breaks, and asks no more than the tasks allow", () => {
     const focus = task("f", 3, 0);
     const ints = [2, 1, 1, 1].map((n, i) => task(`i${i}`, n, i + 1));
-    const st = (t: ScheduledTask, k: number): ScheduleStep => ({ kind: "stage", task: t.id, workspace: t.workspace, stage: k, text: t.requests[k - 1]! });
+    const st = (t: ScheduledTask, k: number): ScheduleStep => ({
+      kind: "stage",
+      task: t.id,
+      workspace: t.workspace,
+      stage: k,
+      text: t.requests[k - 1]!,
+    });
     const fin: ScheduleStep = { kind: "finalization", task: "f", workspace: focus.workspace };
     const [a, b, c, d] = ints as [ScheduledTask, ScheduledTask, ScheduledTask, ScheduledTask];
     // All interruptions after the last focus stage: the focus never returns, i0's two requests are adjacent.
     const never = [st(focus, 1), st(focus, 2), st(focus, 3), st(a, 1), st(a, 2), st(b, 1), st(c, 1), st(d, 1), fin];
-    expect(rulesOf(never, focus, ints).map((v) => v.property).sort()).toEqual(["focus-returns", "interruption-resumed"]);
+    expect(
+      rulesOf(never, focus, ints)
+        .map((v) => v.property)
+        .sort(),
+    ).toEqual(["focus-returns", "interruption-resumed"]);
     expect(rulesOf(never, focus, ints).find((v) => v.property === "interruption-resumed")!.message).toMatch(/^i0's 2 requests/);
     // One return is not enough with three stages; i0 split by a focus request is resumed.
     const once = [st(focus, 1), st(focus, 2), st(a, 1), st(b, 1), st(focus, 3), st(a, 2), st(c, 1), st(d, 1), fin];
@@ -118,6 +170,8 @@ describe("schedule rules (C.5)", () => {
     // A one-stage focus needs no return; an interruption cut to one of its two requests is never resumed.
     const one = task("f", 1, 0);
     const short = [st(one, 1), st(a, 1), st(b, 1), st(c, 1), st(d, 1), { ...fin }];
-    expect(rulesOf(short, one, ints)).toEqual([{ property: "interruption-resumed", message: "i0 has 2 requests but one in the switched session: it is never resumed" }]);
+    expect(rulesOf(short, one, ints)).toEqual([
+      { property: "interruption-resumed", message: "i0 has 2 requests but one in the switched session: it is never resumed" },
+    ]);
   });
 });

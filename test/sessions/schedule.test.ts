@@ -24,9 +24,17 @@ describe("locality", () => {
   it("the indexed candidate lists agree with the pairwise definition", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 4 })), { minLength: 0, maxLength: 3 }), { minLength: 1, maxLength: 12 }),
+        fc.array(fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 4 })), { minLength: 0, maxLength: 3 }), {
+          minLength: 1,
+          maxLength: 12,
+        }),
         (specs) => {
-          const fps = specs.map((files, i) => fp(`t${String(i).padStart(2, "0")}`, files.map(([d, f]) => `d${d}/f${f}.py`)));
+          const fps = specs.map((files, i) =>
+            fp(
+              `t${String(i).padStart(2, "0")}`,
+              files.map(([d, f]) => `d${d}/f${f}.py`),
+            ),
+          );
           const cands = candidatesByTask(fps);
           for (const f of fps) {
             const near = fps.filter((g) => pairLocality(f, g) === "near").map((g) => g.id);
@@ -49,22 +57,27 @@ describe("schedules", () => {
 
   it("keep every task's order, put finalization last and project onto the base schedule", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 5 }), fc.array(fc.integer({ min: 1, max: 5 }), { minLength: 4, maxLength: 4 }), fc.nat(), (nf, ns, seed) => {
-        const focus = task("f", nf, 0);
-        const ints = ns.map((n, i) => task(`i${i}`, n, i + 1));
-        const sw = switchSchedule(seededRandom(seed), focus, ints);
-        expect(sw.filter((s) => s.task === "f")).toEqual(baseSchedule(focus));
-        expect(sw.at(-1)!.kind).toBe("finalization");
-        expect(sw.filter((s) => s.kind === "finalization")).toHaveLength(1);
-        for (const t of ints) {
-          const stages = sw.flatMap((s) => (s.task === t.id && s.kind === "stage" ? [s.stage] : []));
-          expect(stages.length).toBeGreaterThanOrEqual(1);
-          expect(stages).toEqual(stages.map((_, k) => k + 1));
-          for (const s of sw) if (s.task === t.id) expect(s.workspace).toBe(t.workspace);
-        }
-        if (nf >= 3) expect(countFocusReturns(sw, "f")).toBeGreaterThanOrEqual(2);
-        if (nf === 2) expect(countFocusReturns(sw, "f")).toBe(1);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 5 }),
+        fc.array(fc.integer({ min: 1, max: 5 }), { minLength: 4, maxLength: 4 }),
+        fc.nat(),
+        (nf, ns, seed) => {
+          const focus = task("f", nf, 0);
+          const ints = ns.map((n, i) => task(`i${i}`, n, i + 1));
+          const sw = switchSchedule(seededRandom(seed), focus, ints);
+          expect(sw.filter((s) => s.task === "f")).toEqual(baseSchedule(focus));
+          expect(sw.at(-1)!.kind).toBe("finalization");
+          expect(sw.filter((s) => s.kind === "finalization")).toHaveLength(1);
+          for (const t of ints) {
+            const stages = sw.flatMap((s) => (s.task === t.id && s.kind === "stage" ? [s.stage] : []));
+            expect(stages.length).toBeGreaterThanOrEqual(1);
+            expect(stages).toEqual(stages.map((_, k) => k + 1));
+            for (const s of sw) if (s.task === t.id) expect(s.workspace).toBe(t.workspace);
+          }
+          if (nf >= 3) expect(countFocusReturns(sw, "f")).toBeGreaterThanOrEqual(2);
+          if (nf === 2) expect(countFocusReturns(sw, "f")).toBe(1);
+        },
+      ),
     );
   });
 });

@@ -67,7 +67,9 @@ describe("declared subsystems", () => {
   it("a bad subsystem declaration is refused in one line per problem, exit 2", () => {
     const dir = writeSyntheticDataset(tempDir(), flat.files, flat.tasks);
     withSubsystems(dir, { "bad name": ["pkg/a.py"], empty: [] });
-    const r = cli(["sessions", "build", dir, "--seed", "0", "--out", join(tempDir(), "s.json")], { env: { SWITCH_SWE_CACHE: join(tempDir(), "cache") } });
+    const r = cli(["sessions", "build", dir, "--seed", "0", "--out", join(tempDir(), "s.json")], {
+      env: { SWITCH_SWE_CACHE: join(tempDir(), "cache") },
+    });
     expect(r.code).toBe(2);
     const lines = r.stderr.trim().split("\n");
     expect(lines, r.stderr).toHaveLength(2);

@@ -36,7 +36,9 @@ describe("sessions stats --dataset: depth counted honestly", () => {
     expect(j.authored_stage_share).toBe(Math.round((2 / (6 * n)) * 1000) / 1000);
 
     const text = cli(["sessions", "stats", out, "--dataset", ds], { env });
-    expect(text.stdout).toContain(`tested focus stages (an F2P test of their own): median 1 of 3 focus stages; authored stages ${((2 / (6 * n)) * 100).toFixed(1)}% of focus stages`);
+    expect(text.stdout).toContain(
+      `tested focus stages (an F2P test of their own): median 1 of 3 focus stages; authored stages ${((2 / (6 * n)) * 100).toFixed(1)}% of focus stages`,
+    );
     expect(cli(["sessions", "stats", out, "--json"], { env }).stdout).not.toContain("tested_focus_stages");
   });
 });

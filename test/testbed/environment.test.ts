@@ -48,7 +48,14 @@ function datasetWithSetup(setup: string[], extraRepoFiles: Record<string, string
 let n = 0;
 async function verify(dataset: Dataset, text = "", sandbox: "bwrap" | "none" = "bwrap") {
   const w = join(scratch, `w${n++}`);
-  return verifyArtifact({ dataset, task: taskById(dataset).get("env")!, artifactText: text, workRoot: w, logFile: `${w}.log`, confine: confineBackend(sandbox) });
+  return verifyArtifact({
+    dataset,
+    task: taskById(dataset).get("env")!,
+    artifactText: text,
+    workRoot: w,
+    logFile: `${w}.log`,
+    confine: confineBackend(sandbox),
+  });
 }
 
 const venvSetup = [`python3 -m venv --without-pip --system-site-packages "$SWITCH_SWE_ENV/venv"`, `echo ran >> ${counter}`];
@@ -77,7 +84,9 @@ describe.skipIf(missingTool)("the environment cache", () => {
   it("rebuilds an environment that an unsandboxed test run changed; sandboxed, the environment is read-only", async () => {
     const dataset = datasetWithSetup(venvSetup);
     const tamper = diffAgainst(calcRepo(), (d) =>
-      writeFiles(d, { "calc/ops.py": `import os\nopen(os.path.join(os.environ["VIRTUAL_ENV"], "planted.pth"), "w").write("")\n${fixedOps}` }),
+      writeFiles(d, {
+        "calc/ops.py": `import os\nopen(os.path.join(os.environ["VIRTUAL_ENV"], "planted.pth"), "w").write("")\n${fixedOps}`,
+      }),
     );
     const sandboxed = await verify(dataset, tamper);
     expect(sandboxed.setup_cached).toBe(true);
@@ -114,7 +123,10 @@ describe.skipIf(missingTool)("the environment cache", () => {
     ].join("\n");
     const testsPatch = diffAgainst(calcRepo(), (d) => writeFiles(d, { "tests/test_env.py": leak }));
     const root = writeCalcDataset(tempDir(), {
-      setup: [`python3 -m venv --without-pip --system-site-packages "$SWITCH_SWE_ENV/venv"`, `echo "$PIP_FIND_LINKS|$PIP_NO_INDEX|$PIP_INDEX_URL" > ${seen}`],
+      setup: [
+        `python3 -m venv --without-pip --system-site-packages "$SWITCH_SWE_ENV/venv"`,
+        `echo "$PIP_FIND_LINKS|$PIP_NO_INDEX|$PIP_INDEX_URL" > ${seen}`,
+      ],
       tasks: [{ id: "env", f2p: ["tests/test_env.py::test_in_venv"], p2p: ["tests/test_ops.py::test_mul"], testsPatch }],
     });
     const saved = { ...process.env };
@@ -125,7 +137,9 @@ describe.skipIf(missingTool)("the environment cache", () => {
       expect(readFileSync(seen, "utf8")).toBe("/opt/wheels-here|1|file:///opt/index\n");
       expect(v.tests["tests/test_env.py::test_in_venv"]).toBe("passed");
     } finally {
-      for (const k of ["PIP_FIND_LINKS", "PIP_NO_INDEX", "PIP_INDEX_URL"]) if (saved[k] === undefined) delete process.env[k]; else process.env[k] = saved[k];
+      for (const k of ["PIP_FIND_LINKS", "PIP_NO_INDEX", "PIP_INDEX_URL"])
+        if (saved[k] === undefined) delete process.env[k];
+        else process.env[k] = saved[k];
     }
   });
 
@@ -141,10 +155,14 @@ describe.skipIf(missingTool)("the environment cache", () => {
     {
       what: "installs a copy of the package under test from elsewhere",
       write: `d = os.path.join(site.getsitepackages()[0], 'calc'); os.makedirs(d); open(os.path.join(d, '__init__.py'), 'w').close()`,
-      reason: /set-up installed a copy of the package under test \(python3\.\d+\/site-packages\/calc\): the tests could import it instead of the artifact/,
+      reason:
+        /set-up installed a copy of the package under test \(python3\.\d+\/site-packages\/calc\): the tests could import it instead of the artifact/,
     },
   ])("refuses a set-up that $what", async ({ write, reason }) => {
-    const dataset = datasetWithSetup([`python3 -m venv --without-pip --system-site-packages "$SWITCH_SWE_ENV/venv"`, `"$SWITCH_SWE_ENV/venv/bin/python" -c "import os, site; ${write}"`]);
+    const dataset = datasetWithSetup([
+      `python3 -m venv --without-pip --system-site-packages "$SWITCH_SWE_ENV/venv"`,
+      `"$SWITCH_SWE_ENV/venv/bin/python" -c "import os, site; ${write}"`,
+    ]);
     const v = await verify(dataset);
     expect(v.infra_fault).toBe(true);
     expect(v.infra_reason).toMatch(reason);

@@ -15,7 +15,12 @@ import { tempDir, writeFiles } from "../verify/fixture.js";
 const root = tempDir();
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-async function runIn(name: string, files: Record<string, string>, template = "python3 -m pytest -p no:cacheprovider --junitxml={junit} {tests}", testIds: readonly string[] | null = null) {
+async function runIn(
+  name: string,
+  files: Record<string, string>,
+  template = "python3 -m pytest -p no:cacheprovider --junitxml={junit} {tests}",
+  testIds: readonly string[] | null = null,
+) {
   const checkout = join(root, name, "checkout");
   const scratch = join(root, name, "scratch");
   mkdirSync(checkout, { recursive: true });
@@ -59,7 +64,9 @@ describe("the launcher under the repository's pytest configuration", () => {
     });
     expect(run.stream?.exitStatus).toBeNull();
     expect(run.stream?.crash).toMatch(/^pluggy\._manager\.PluginValidationError: Plugin .*conftest\.py' for hook 'pytest_configure'/);
-    expect(untrustedRunReason(run)).toMatch(/^pytest stopped with an error before its session finished: pluggy\._manager\.PluginValidationError: .*\{'bogus'\} are declared in the hookimpl/s);
+    expect(untrustedRunReason(run)).toMatch(
+      /^pytest stopped with an error before its session finished: pluggy\._manager\.PluginValidationError: .*\{'bogus'\} are declared in the hookimpl/s,
+    );
   });
 
   // The environment is sealed; outside the sandbox (mining, qualification) a bytecode file pytest's
@@ -99,7 +106,8 @@ describe("the launcher under the repository's pytest configuration", () => {
         "        seen.append('m')",
         "",
       ].join("\n"),
-      "tests/test_a.py": "import pytest\norder = []\n\n@pytest.mark.parametrize('n', [3, 1, 2])\ndef test_case(n):\n    order.append(n)\n\ndef test_after():\n    assert order == [3, 1, 2]\n",
+      "tests/test_a.py":
+        "import pytest\norder = []\n\n@pytest.mark.parametrize('n', [3, 1, 2])\ndef test_case(n):\n    order.append(n)\n\ndef test_after():\n    assert order == [3, 1, 2]\n",
     };
     const ids = [
       "tests/test_b.py::TestCase::test_z_last",

@@ -31,7 +31,15 @@ afterAll(() => rmSync(cache, { recursive: true, force: true }));
 async function prepare(setup: string[], python?: string) {
   const repo = await materializeRepo(dataset, "calc");
   const commit = (await resolveBase(repo, "HEAD"))!;
-  return prepareEnvironment({ repo, repoIdentity: "local", commit, setup, ...(python !== undefined ? { python } : {}), timeoutMs: 300_000, log: () => {} });
+  return prepareEnvironment({
+    repo,
+    repoIdentity: "local",
+    commit,
+    setup,
+    ...(python !== undefined ? { python } : {}),
+    timeoutMs: 300_000,
+    log: () => {},
+  });
 }
 
 describe("a pinned set-up", () => {
@@ -43,7 +51,11 @@ describe("a pinned set-up", () => {
 
   it("is refused in one line when its venv has another Python minor version", async () => {
     const other = minor === "3.10" ? "3.12" : "3.10";
-    await expect(prepare([venv, `${pip} six==1.17.0`], other)).rejects.toThrow(new RegExp(`^set-up does not give the versions it pins: python ${host.replace(/\./g, "\\.")} \\(${other.replace(".", "\\.")} declared\\)$`));
+    await expect(prepare([venv, `${pip} six==1.17.0`], other)).rejects.toThrow(
+      new RegExp(
+        `^set-up does not give the versions it pins: python ${host.replace(/\./g, "\\.")} \\(${other.replace(".", "\\.")} declared\\)$`,
+      ),
+    );
   }, 300_000);
 
   it("is refused when it installs a package it does not pin", async () => {

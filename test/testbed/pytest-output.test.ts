@@ -17,10 +17,17 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 mkdirSync(join(dir, "tests"));
 writeFileSync(join(dir, "tests", "test_ok.py"), "def test_a():\n    assert True\n");
 // As a module whose tests import what a forgotten stage adds.
-writeFileSync(join(dir, "tests", "test_broken.py"), "from os import not_there\n\n\ndef test_b():\n    assert True\n\n\ndef test_c():\n    assert True\n");
+writeFileSync(
+  join(dir, "tests", "test_broken.py"),
+  "from os import not_there\n\n\ndef test_b():\n    assert True\n\n\ndef test_c():\n    assert True\n",
+);
 
 function pytest(ids: readonly string[]) {
-  const r = spawnSync("python3", ["-m", "pytest", "-p", "no:cacheprovider", "-q", ...ids], { cwd: dir, encoding: "utf8", env: { ...process.env, PYTEST_ADDOPTS: pytestRunner.env.defaults.PYTEST_ADDOPTS } });
+  const r = spawnSync("python3", ["-m", "pytest", "-p", "no:cacheprovider", "-q", ...ids], {
+    cwd: dir,
+    encoding: "utf8",
+    env: { ...process.env, PYTEST_ADDOPTS: pytestRunner.env.defaults.PYTEST_ADDOPTS },
+  });
   return { code: r.status, output: `${r.stdout}\n${r.stderr}` };
 }
 
@@ -30,7 +37,10 @@ describe("ids pytest refuses to run", () => {
     const first = pytest(ids);
     expect(first.code, first.output).toBe(4);
     const targets = notFoundTargets(first.output);
-    expect(targets.some((t) => t.endsWith("tests/test_broken.py::test_b")), first.output).toBe(true);
+    expect(
+      targets.some((t) => t.endsWith("tests/test_broken.py::test_b")),
+      first.output,
+    ).toBe(true);
     const step = dropNotFound(ids, targets, new Map());
     expect(step.progress).toBe(true);
     expect(step.dropped).toContain("tests/test_broken.py::test_b");

@@ -32,13 +32,18 @@ describe("pytest's own words for what cannot be loaded", () => {
     expect(collectionWords(output, "tests/test_a.py")).toBe(
       "ImportError: cannot import name 'MutableSet' from 'collections' (/root/.pyenv/versions/3.11.7/lib/python3.11/collections/__init__.py) (at pkg/__init__.py:1)",
     );
-    expect(collectionWords(output, "tests/test_b.py")).toBe('File "/tmp/ptx/tests/test_b.py", line 1 / def test_b(: / ^ / SyntaxError: invalid syntax');
+    expect(collectionWords(output, "tests/test_b.py")).toBe(
+      'File "/tmp/ptx/tests/test_b.py", line 1 / def test_b(: / ^ / SyntaxError: invalid syntax',
+    );
     expect(collectionWords(output, "tests/test_c.py")).toBeNull();
   });
 
   it("gives a conftest's import error", () => {
-    const stderr = "ImportError while loading conftest '/tmp/ptx/tests/conftest.py'.\ntests/conftest.py:1: in <module>\n    import nothing_here\nE   ModuleNotFoundError: No module named 'nothing_here'\n";
-    expect(conftestWords(stderr)).toBe("ImportError while loading conftest '/tmp/ptx/tests/conftest.py'. ModuleNotFoundError: No module named 'nothing_here' (at tests/conftest.py:1)");
+    const stderr =
+      "ImportError while loading conftest '/tmp/ptx/tests/conftest.py'.\ntests/conftest.py:1: in <module>\n    import nothing_here\nE   ModuleNotFoundError: No module named 'nothing_here'\n";
+    expect(conftestWords(stderr)).toBe(
+      "ImportError while loading conftest '/tmp/ptx/tests/conftest.py'. ModuleNotFoundError: No module named 'nothing_here' (at tests/conftest.py:1)",
+    );
     expect(conftestWords(output)).toBeNull();
   });
 

@@ -54,14 +54,29 @@ beforeAll(() => {
   writeFiles(repo, { "calc/ops.py": fixedOps });
   git(repo, "commit", "-qam", "the fix");
   later = git(repo, "rev-parse", "HEAD").trim();
-  const tests = diffAgainst(calcRepo(), (d) => writeFiles(d, { "tests/test_future.py": futureTest(later), "tests/test_add.py": "from calc.ops import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n" }));
+  const tests = diffAgainst(calcRepo(), (d) =>
+    writeFiles(d, {
+      "tests/test_future.py": futureTest(later),
+      "tests/test_add.py": "from calc.ops import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+    }),
+  );
   const manifest = JSON.parse(readFileSync(join(root, "dataset.json"), "utf8")) as { repos: { calc: Record<string, unknown> } };
-  const environment = { ...(manifest.repos.calc.environment as object), setup: [`python3 -m venv --without-pip --system-site-packages "$SWITCH_SWE_ENV/venv"`, `echo ran >> ${counter}`] };
+  const environment = {
+    ...(manifest.repos.calc.environment as object),
+    setup: [`python3 -m venv --without-pip --system-site-packages "$SWITCH_SWE_ENV/venv"`, `echo ran >> ${counter}`],
+  };
   manifest.repos.calc = { git: repo, environment };
   writeFileSync(join(root, "dataset.json"), JSON.stringify(manifest));
   const taskFile = join(root, "tasks", "fix-add", "task.json");
   const task = JSON.parse(readFileSync(taskFile, "utf8")) as Record<string, unknown>;
-  writeFileSync(taskFile, JSON.stringify({ ...task, base, verifier: { fail_to_pass: ["tests/test_add.py::test_add", "tests/test_future.py::test_no_future"], pass_to_pass: [] } }));
+  writeFileSync(
+    taskFile,
+    JSON.stringify({
+      ...task,
+      base,
+      verifier: { fail_to_pass: ["tests/test_add.py::test_add", "tests/test_future.py::test_no_future"], pass_to_pass: [] },
+    }),
+  );
   writeFileSync(join(root, "tasks", "fix-add", "tests.patch"), tests);
   dataset = loadDataset(root);
 });
@@ -73,9 +88,19 @@ const fix = diffAgainst(calcRepo(), (d) => writeFiles(d, { "calc/ops.py": fixedO
 let n = 0;
 function verify(text: string, sandbox: "bwrap" | "none" = "bwrap") {
   const w = join(scratch, `w${n++}`);
-  return verifyArtifact({ dataset, task: taskById(dataset).get("fix-add")!, artifactText: text, workRoot: w, logFile: `${w}.log`, confine: confineBackend(sandbox) });
+  return verifyArtifact({
+    dataset,
+    task: taskById(dataset).get("fix-add")!,
+    artifactText: text,
+    workRoot: w,
+    logFile: `${w}.log`,
+    confine: confineBackend(sandbox),
+  });
 }
-const setups = () => readFileSync(counter, "utf8").split("\n").filter((l) => l !== "").length;
+const setups = () =>
+  readFileSync(counter, "utf8")
+    .split("\n")
+    .filter((l) => l !== "").length;
 
 describe.skipIf(missingTool)("the verifier's checkout holds no future", () => {
   it("a fresh checkout has the base only: no alternates, the later commit absent, no refs", async () => {
@@ -91,7 +116,10 @@ describe.skipIf(missingTool)("the verifier's checkout holds no future", () => {
   it("the tests run in it see no later commit, sandboxed and with --sandbox none; the fix resolves", async () => {
     for (const sandbox of ["bwrap", "none"] as const) {
       const v = await verify(fix, sandbox);
-      expect(v.tests, `${sandbox}: ${readFileSync(join(scratch, `w${n - 1}.log`), "utf8").slice(-3000)}`).toEqual({ "tests/test_add.py::test_add": "passed", "tests/test_future.py::test_no_future": "passed" });
+      expect(v.tests, `${sandbox}: ${readFileSync(join(scratch, `w${n - 1}.log`), "utf8").slice(-3000)}`).toEqual({
+        "tests/test_add.py::test_add": "passed",
+        "tests/test_future.py::test_no_future": "passed",
+      });
       expect(v.resolved).toBe(true);
     }
   });
@@ -100,7 +128,10 @@ describe.skipIf(missingTool)("the verifier's checkout holds no future", () => {
 describe.skipIf(missingTool)("sealed environments", () => {
   const envDir = () => {
     const root = join(cache, "envs");
-    return join(root, readdirSync(root).find((name) => statSync(join(root, name)).isDirectory())!);
+    return join(
+      root,
+      readdirSync(root).find((name) => statSync(join(root, name)).isDirectory())!,
+    );
   };
 
   it("after set-up the environment is read-only and its seal lies beside it", () => {

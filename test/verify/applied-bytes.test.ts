@@ -29,7 +29,8 @@ function checkout(): { root: string; tree: ReturnType<typeof detachGitDir> } {
 
 describe("the one parser", () => {
   it("leaves every line outside a header or hunk out of the block it applies, and counts them", () => {
-    const text = "commit message\n\ndiff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\nIndex: a/.git/config\n5a6\n> [filter \"x\"]\n*** a/tests/conftest.py\n";
+    const text =
+      'commit message\n\ndiff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\nIndex: a/.git/config\n5a6\n> [filter "x"]\n*** a/tests/conftest.py\n';
     const parsed = parsePatch(text);
     expect(parsed.blocks.map((b) => b.text)).toEqual(["diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n"]);
     expect(parsed.ignoredLines).toBe(4);
@@ -43,7 +44,9 @@ describe("the one parser", () => {
   });
 
   it("scans a 20 MB line without overflowing the stack, and says it could not read it whole", () => {
-    const [block] = parsePatch(`diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+X = "${"A".repeat(20_000_000)}"\n`).blocks;
+    const [block] = parsePatch(
+      `diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+X = "${"A".repeat(20_000_000)}"\n`,
+    ).blocks;
     expect(suspiciousReasons([block!])).toContain("the artifact has a line too long to scan whole (x.py)");
   });
 });

@@ -25,7 +25,8 @@ function inFileSystem(path: string): { path: string; fstype: string } {
     const f = left!.split(" ");
     const mountpoint = unescape(f[4]!);
     const inside = mountpoint === "/" || real === mountpoint || real.startsWith(`${mountpoint}/`);
-    if (inside && (!best || mountpoint.length >= best.mountpoint.length)) best = { mountpoint, root: unescape(f[3]!), fstype: right!.split(" ")[0]! };
+    if (inside && (!best || mountpoint.length >= best.mountpoint.length))
+      best = { mountpoint, root: unescape(f[3]!), fstype: right!.split(" ")[0]! };
   }
   return { path: posix.join(best!.root, relative(best!.mountpoint, real)), fstype: best!.fstype };
 }
@@ -73,7 +74,12 @@ let sessions: string;
 let focusSession: string;
 let focusTask: string;
 let env: NodeJS.ProcessEnv;
-const skipWhy: string | null = uid !== 0 ? "runs as root only (the attack needs the capabilities root keeps without the hardening)" : (skipWithout(import.meta.url, "bwrap") ? "bwrap is missing" : fsProblem(tmpdir()));
+const skipWhy: string | null =
+  uid !== 0
+    ? "runs as root only (the attack needs the capabilities root keeps without the hardening)"
+    : skipWithout(import.meta.url, "bwrap")
+      ? "bwrap is missing"
+      : fsProblem(tmpdir());
 
 beforeAll(() => {
   if (skipWhy) return;
@@ -94,7 +100,26 @@ function attack(name: string, script: string) {
   mkdirSync(join(root, "scripts"), { recursive: true });
   const file = join(root, "scripts", `${name}.sh`);
   writeFileSync(file, `set -u\n${script}\n`);
-  const run = cli(["run", "--dataset", dataset, "--sessions", sessions, "--session", focusSession, "--out", out, "--agent", "command", "--agent-opt", `command=sh ${file}`, "--no-verify", "--quiet"], { env });
+  const run = cli(
+    [
+      "run",
+      "--dataset",
+      dataset,
+      "--sessions",
+      sessions,
+      "--session",
+      focusSession,
+      "--out",
+      out,
+      "--agent",
+      "command",
+      "--agent-opt",
+      `command=sh ${file}`,
+      "--no-verify",
+      "--quiet",
+    ],
+    { env },
+  );
   expect(run.code, run.stderr).toBe(0);
   const verify = cli(["verify", out], { env });
   expect([0, 1], verify.stderr).toContain(verify.code);
@@ -110,7 +135,10 @@ function attack(name: string, script: string) {
 
 const taskFiles = () => {
   const dir = join(dataset, "tasks", focusTask);
-  return readdirSync(dir).filter((f) => /^stage-\d+\.patch$/.test(f)).sort().map((f) => join(dir, f));
+  return readdirSync(dir)
+    .filter((f) => /^stage-\d+\.patch$/.test(f))
+    .sort()
+    .map((f) => join(dir, f));
 };
 
 describe.skipIf(skipWhy !== null)("class 1 of issue 32: no way out of the sandbox as root", () => {
@@ -131,8 +159,14 @@ describe.skipIf(skipWhy !== null)("class 1 of issue 32: no way out of the sandbo
     expect(r.artifact).not.toContain("escape-leak.txt");
     expect(r.verdict.resolved, JSON.stringify(r.verdict)).toBe(false);
     // run.json says what every sandbox applied.
-    const config = JSON.parse(readFileSync(join(r.out, "run.json"), "utf8")) as { sandbox: { hardening: Record<string, { applied: boolean }> } };
-    expect(config.sandbox.hardening).toMatchObject({ user_namespace: { applied: true }, capabilities: { applied: true }, syscall_filter: { applied: true } });
+    const config = JSON.parse(readFileSync(join(r.out, "run.json"), "utf8")) as {
+      sandbox: { hardening: Record<string, { applied: boolean }> };
+    };
+    expect(config.sandbox.hardening).toMatchObject({
+      user_namespace: { applied: true },
+      capabilities: { applied: true },
+      syscall_filter: { applied: true },
+    });
   }, 300_000);
 
   it("code under test in the verifier that forges a file handle cannot read the answer key or the seal key to pass", () => {
@@ -184,8 +218,12 @@ describe.skipIf(skipWhy !== null)("class 1 of issue 32: no way out of the sandbo
     expect(agent).toMatch(/\+Uid:\t2000000000\t/);
     expect(verifier, r.log.slice(-3000)).toContain("CapEff:\t0000000000000000");
     expect(verifier).toMatch(/Seccomp:\t2/);
-    for (const [side, text] of [["agent", agent], ["verifier", verifier]] as const) {
-      for (const name of [out, "/inside/", focusTask, focusSession, ".base", "/sessions/"]) expect(text, `${side} names ${name}`).not.toContain(name);
+    for (const [side, text] of [
+      ["agent", agent],
+      ["verifier", verifier],
+    ] as const) {
+      for (const name of [out, "/inside/", focusTask, focusSession, ".base", "/sessions/"])
+        expect(text, `${side} names ${name}`).not.toContain(name);
     }
     expect(existsSync(join(out, "run.json"))).toBe(true);
   }, 300_000);

@@ -37,7 +37,16 @@ beforeAll(() => {
 }, 120_000);
 
 /** Runs a shell agent whose finalization step is `final` (sandboxed, the default), then `verify --force`. */
-function attack(name: string, final: string, submission: "agent" | "checkout", where: { dataset: string; sessions: string; session?: string; cache: string } = { dataset: fx.datasetDir, sessions: fx.sessionsPath, cache: fx.cache }) {
+function attack(
+  name: string,
+  final: string,
+  submission: "agent" | "checkout",
+  where: { dataset: string; sessions: string; session?: string; cache: string } = {
+    dataset: fx.datasetDir,
+    sessions: fx.sessionsPath,
+    cache: fx.cache,
+  },
+) {
   const root = join(where.cache, "..");
   const out = join(root, name);
   mkdirSync(join(root, "scripts"), { recursive: true });
@@ -45,7 +54,26 @@ function attack(name: string, final: string, submission: "agent" | "checkout", w
   writeFileSync(script, `msg=$(cat)\ncd "$SWITCH_SWE_WORKSPACE"\ncase "$msg" in *"ready for evaluation"*)\n${final}\n;; esac\necho done\n`);
   const env = { SWITCH_SWE_CACHE: where.cache };
   const select = where.session ? ["--session", where.session] : [];
-  const run = cli(["run", "--dataset", where.dataset, "--sessions", where.sessions, ...select, "--out", out, "--agent", "command", "--agent-opt", `command=sh ${script}`, "--submission", submission, "--quiet"], { env });
+  const run = cli(
+    [
+      "run",
+      "--dataset",
+      where.dataset,
+      "--sessions",
+      where.sessions,
+      ...select,
+      "--out",
+      out,
+      "--agent",
+      "command",
+      "--agent-opt",
+      `command=sh ${script}`,
+      "--submission",
+      submission,
+      "--quiet",
+    ],
+    { env },
+  );
   const verify = cli(["verify", out, "--force"], { env });
   const dir = join(out, "sessions", where.session ?? `${pair}.base`);
   return {
@@ -81,7 +109,10 @@ describe.skipIf(missingTool)("issue 42 item 6: no artifact fails the verifier or
     const artifact = readFileSync(join(r.dir, "artifact.patch"), "utf8");
     expect(artifact).toContain("+FIFO_SIBLING = 1");
     expect(artifact).not.toContain("pipe");
-    const session = JSON.parse(readFileSync(join(r.dir, "session.json"), "utf8")) as { finalized?: boolean; skipped_special_files?: Record<string, string[]> };
+    const session = JSON.parse(readFileSync(join(r.dir, "session.json"), "utf8")) as {
+      finalized?: boolean;
+      skipped_special_files?: Record<string, string[]>;
+    };
     expect(Object.values(session.skipped_special_files ?? {})).toEqual([["pipe", "pkg/a/pipe2"]]);
     expect(r.verify.code, r.verify.stderr).toBe(0);
   }, 600_000);
@@ -94,8 +125,11 @@ describe.skipIf(missingTool)("issue 42 item 6: no artifact fails the verifier or
     const sessions = join(root, "sessions.json");
     const b = cli(["sessions", "build", dataset, "--seed", "0", "--out", sessions], { env: { SWITCH_SWE_CACHE: cache } });
     expect(b.code, b.stderr).toBe(0);
-    const focus = (JSON.parse(readFileSync(sessions, "utf8")) as { pairs: Array<{ focus: string; repo: string }> }).pairs.find((p) => p.repo === "textflow")!.focus;
-    const payload = 'printf \'import os as _os\\nraise RuntimeError("CWD-MARKER " + _os.getcwd() + " FILE-MARKER " + __file__)\\n\' >> textflow/__init__.py';
+    const focus = (JSON.parse(readFileSync(sessions, "utf8")) as { pairs: Array<{ focus: string; repo: string }> }).pairs.find(
+      (p) => p.repo === "textflow",
+    )!.focus;
+    const payload =
+      'printf \'import os as _os\\nraise RuntimeError("CWD-MARKER " + _os.getcwd() + " FILE-MARKER " + __file__)\\n\' >> textflow/__init__.py';
     const r = attack("cwd", payload, "checkout", { dataset, sessions, session: `${focus}.base`, cache });
     const cwd = /CWD-MARKER (\S+) FILE-MARKER (\S+)/.exec(r.log);
     expect(cwd, r.log.slice(-3000)).not.toBeNull();

@@ -36,19 +36,55 @@ beforeAll(() => {
 }, 120_000);
 
 /** A first block git refuses (its first context line drifted) and GNU patch applies with fuzz. */
-const drifted = ["diff --git a/pkg/a/one.py b/pkg/a/one.py", "--- a/pkg/a/one.py", "+++ b/pkg/a/one.py", "@@ -1,2 +1,3 @@", " # pkg/a/one.py (drifted)", " VALUE = 1", "+FIXED = True"];
+const drifted = [
+  "diff --git a/pkg/a/one.py b/pkg/a/one.py",
+  "--- a/pkg/a/one.py",
+  "+++ b/pkg/a/one.py",
+  "@@ -1,2 +1,3 @@",
+  " # pkg/a/one.py (drifted)",
+  " VALUE = 1",
+  "+FIXED = True",
+];
 
 /** A context diff that creates `path` with `lines` (GNU patch reads it; the verifier's old parser kept it inside the block before). */
-const contextNewFile = (path: string, lines: string[]) => [`*** a/${path}\t2020-01-01 00:00:00`, `--- b/${path}\t2020-01-01 00:00:00`, "***************", "*** 0 ****", `--- 1${lines.length > 1 ? `,${lines.length}` : ""} ----`, ...lines.map((l) => `+ ${l}`)];
+const contextNewFile = (path: string, lines: string[]) => [
+  `*** a/${path}\t2020-01-01 00:00:00`,
+  `--- b/${path}\t2020-01-01 00:00:00`,
+  "***************",
+  "*** 0 ****",
+  `--- 1${lines.length > 1 ? `,${lines.length}` : ""} ----`,
+  ...lines.map((l) => `+ ${l}`),
+];
 
 /** Runs the agent that submits `patch` as final.patch (sandboxed, the default), then `verify --force`. */
 function attack(name: string, patch: string) {
   const out = join(fx.root, name);
   mkdirSync(join(fx.root, "scripts"), { recursive: true });
   const script = join(fx.root, "scripts", `${name}.sh`);
-  writeFileSync(script, `msg=$(cat)\ncase "$msg" in *final.patch*) cat > "$SWITCH_SWE_WORKSPACE/final.patch" <<'PATCHEOF'\n${patch}\nPATCHEOF\n;; esac\necho done\n`);
+  writeFileSync(
+    script,
+    `msg=$(cat)\ncase "$msg" in *final.patch*) cat > "$SWITCH_SWE_WORKSPACE/final.patch" <<'PATCHEOF'\n${patch}\nPATCHEOF\n;; esac\necho done\n`,
+  );
   const env = { SWITCH_SWE_CACHE: fx.cache };
-  const run = cli(["run", "--dataset", fx.datasetDir, "--sessions", fx.sessionsPath, "--out", out, "--agent", "command", "--agent-opt", `command=sh ${script}`, "--submission", "agent", "--quiet"], { env });
+  const run = cli(
+    [
+      "run",
+      "--dataset",
+      fx.datasetDir,
+      "--sessions",
+      fx.sessionsPath,
+      "--out",
+      out,
+      "--agent",
+      "command",
+      "--agent-opt",
+      `command=sh ${script}`,
+      "--submission",
+      "agent",
+      "--quiet",
+    ],
+    { env },
+  );
   const verify = cli(["verify", out, "--force"], { env });
   const dir = join(out, "sessions", `${pair}.base`);
   return {
@@ -92,7 +128,13 @@ describe.skipIf(missingTool)("issue 42 class 1: what is applied is exactly what 
   }, 600_000);
 
   it("a conftest.py smuggled after a hunk (which the filter drops by name) is never written", () => {
-    const patch = [...drifted, ...contextNewFile("tests/conftest.py", ["def pytest_terminal_summary(terminalreporter):", '    terminalreporter.write_line("SMUGGLED-CONFTEST-RAN")'])].join("\n");
+    const patch = [
+      ...drifted,
+      ...contextNewFile("tests/conftest.py", [
+        "def pytest_terminal_summary(terminalreporter):",
+        '    terminalreporter.write_line("SMUGGLED-CONFTEST-RAN")',
+      ]),
+    ].join("\n");
     const r = attack("smuggled-conftest", patch);
     expect(r.log).not.toContain("SMUGGLED-CONFTEST-RAN");
     expect(r.log).toContain("$ "); // the tests did run

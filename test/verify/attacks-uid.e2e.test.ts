@@ -61,7 +61,14 @@ const probeOf = (text: string, side: string): Probe | undefined => {
   return line ? (JSON.parse(line.slice(line.indexOf("{"), line.lastIndexOf("}") + 1)) as Probe) : undefined;
 };
 
-const skipWhy: string | null = process.getuid?.() !== 0 ? "runs as root only (the harness as root is the case)" : skipWithout(import.meta.url, "bwrap") ? "bwrap is missing" : process.arch !== "x64" ? "the probe uses x86_64 call numbers" : null;
+const skipWhy: string | null =
+  process.getuid?.() !== 0
+    ? "runs as root only (the harness as root is the case)"
+    : skipWithout(import.meta.url, "bwrap")
+      ? "bwrap is missing"
+      : process.arch !== "x64"
+        ? "the probe uses x86_64 call numbers"
+        : null;
 
 let root: string;
 let dataset: string;
@@ -102,14 +109,39 @@ describe.skipIf(skipWhy !== null)("issue 42, finding 2: nothing inside any sandb
     const layers = ["switch-swe-base", ".layers"];
     const script = join(root, "scripts", "default.sh");
     writeFileSync(script, agentScript([out, join(root, "cache", "work"), ...layers], [out, ...layers]));
-    const run = cli(["run", "--dataset", dataset, "--sessions", sessions, "--session", focusSession, "--out", out, "--agent", "command", "--agent-opt", `command=sh ${script}`, "--no-verify", "--quiet"], { env });
+    const run = cli(
+      [
+        "run",
+        "--dataset",
+        dataset,
+        "--sessions",
+        sessions,
+        "--session",
+        focusSession,
+        "--out",
+        out,
+        "--agent",
+        "command",
+        "--agent-opt",
+        `command=sh ${script}`,
+        "--no-verify",
+        "--quiet",
+      ],
+      { env },
+    );
     expect(run.code, run.stderr).toBe(0);
     const verify = cli(["verify", out], { env });
     expect([0, 1], verify.stderr).toContain(verify.code);
     const dir = join(out, "sessions", focusSession);
     const artifact = readFileSync(join(dir, "artifact.patch"), "utf8");
     const log = readFileSync(join(dir, "verify.log"), "utf8");
-    const agent = probeOf(artifact.split("\n").map((l) => l.replace(/^\+/, "")).join("\n"), "agent");
+    const agent = probeOf(
+      artifact
+        .split("\n")
+        .map((l) => l.replace(/^\+/, ""))
+        .join("\n"),
+      "agent",
+    );
     const verifier = probeOf(log, "verifier");
     // The markers: each probe ran.
     expect(agent, artifact.slice(0, 3000)).toBeDefined();
@@ -125,15 +157,40 @@ describe.skipIf(skipWhy !== null)("issue 42, finding 2: nothing inside any sandb
     // The agent's workspaces are overlays here: their options name descriptors, not the cache.
     expect(agent!.overlay_options.length).toBeGreaterThan(0);
     for (const o of agent!.overlay_options) expect(o).toMatch(/lowerdir=\/proc\/self\/fd\/\d+,upperdir=\/proc\/self\/fd\/\d+/);
-    const config = JSON.parse(readFileSync(join(out, "run.json"), "utf8")) as { sandbox: { hardening: Record<string, { applied: boolean; detail: string }> } };
-    expect(config.sandbox.hardening.host_user).toMatchObject({ applied: true, detail: expect.stringContaining(`host uid/gid ${agent!.made_host_uid}`) });
+    const config = JSON.parse(readFileSync(join(out, "run.json"), "utf8")) as {
+      sandbox: { hardening: Record<string, { applied: boolean; detail: string }> };
+    };
+    expect(config.sandbox.hardening.host_user).toMatchObject({
+      applied: true,
+      detail: expect.stringContaining(`host uid/gid ${agent!.made_host_uid}`),
+    });
   }, 600_000);
 
   it("a file the agent makes is not root's on the host (kept workspaces, owner read after the run)", () => {
     const out = join(root, "kept");
     const script = join(root, "scripts", "kept.sh");
     writeFileSync(script, "echo made-by-the-agent > host-owner-probe.txt\ncp /bin/true setuid-probe && chmod 4755 setuid-probe\n");
-    const run = cli(["run", "--dataset", dataset, "--sessions", sessions, "--session", focusSession, "--out", out, "--agent", "command", "--agent-opt", `command=sh ${script}`, "--no-verify", "--quiet", "--keep-workspaces"], { env });
+    const run = cli(
+      [
+        "run",
+        "--dataset",
+        dataset,
+        "--sessions",
+        sessions,
+        "--session",
+        focusSession,
+        "--out",
+        out,
+        "--agent",
+        "command",
+        "--agent-opt",
+        `command=sh ${script}`,
+        "--no-verify",
+        "--quiet",
+        "--keep-workspaces",
+      ],
+      { env },
+    );
     expect(run.code, run.stderr).toBe(0);
     const made = findFile(out, "host-owner-probe.txt");
     expect(made, "the agent's marker file").not.toBeNull();

@@ -41,7 +41,9 @@ beforeAll(() => {
   sessions = join(root, "sessions.json");
   const b = cli(["sessions", "build", dataset, "--seed", "0", "--out", sessions], { env });
   expect(b.code, b.stderr).toBe(0);
-  const pairs = (JSON.parse(readFileSync(sessions, "utf8")) as { pairs: Array<{ focus: string; repo: string; workspaces: Record<string, string> }> }).pairs;
+  const pairs = (
+    JSON.parse(readFileSync(sessions, "utf8")) as { pairs: Array<{ focus: string; repo: string; workspaces: Record<string, string> }> }
+  ).pairs;
   const pair = pairs.find((p) => p.repo === "textflow")!;
   focusSession = `${pair.focus}.base`;
   focusWorkspace = Object.entries(pair.workspaces).find(([, t]) => t === pair.focus)![0];
@@ -55,10 +57,18 @@ beforeAll(() => {
  */
 function fixPreamble(): string {
   const task = focusSession.replace(/\.base$/, "");
-  const patches = readdirSync(join(dataset, "tasks", task)).filter((f) => /^stage-\d+\.patch$/.test(f)).sort();
-  const lines = ['pwd >> "$SWITCH_SWE_STATE_DIR/seen"', `if [ "$(basename "$PWD")" = ${focusWorkspace} ] && [ "$(sort -u "$SWITCH_SWE_STATE_DIR/seen" | wc -l)" -gt 1 ] && [ ! -e "$SWITCH_SWE_STATE_DIR/fixed" ]; then`];
+  const patches = readdirSync(join(dataset, "tasks", task))
+    .filter((f) => /^stage-\d+\.patch$/.test(f))
+    .sort();
+  const lines = [
+    'pwd >> "$SWITCH_SWE_STATE_DIR/seen"',
+    `if [ "$(basename "$PWD")" = ${focusWorkspace} ] && [ "$(sort -u "$SWITCH_SWE_STATE_DIR/seen" | wc -l)" -gt 1 ] && [ ! -e "$SWITCH_SWE_STATE_DIR/fixed" ]; then`,
+  ];
   for (const [i, f] of patches.entries()) {
-    lines.push(`cat > "$TMPDIR/fix-${i}.patch" <<'FIXEOF'\n${readFileSync(join(dataset, "tasks", task, f), "utf8")}FIXEOF`, `git apply --whitespace=nowarn "$TMPDIR/fix-${i}.patch"`);
+    lines.push(
+      `cat > "$TMPDIR/fix-${i}.patch" <<'FIXEOF'\n${readFileSync(join(dataset, "tasks", task, f), "utf8")}FIXEOF`,
+      `git apply --whitespace=nowarn "$TMPDIR/fix-${i}.patch"`,
+    );
   }
   lines.push('touch "$SWITCH_SWE_STATE_DIR/fixed"', "fi");
   return lines.join("\n");
@@ -79,7 +89,26 @@ function attack(name: string, script: string, extra: string[] = [], withFix = fa
   const out = join(dir, "run");
   const switched = focusSession.replace(/\.base$/, ".switch");
   const sessionArgs = ["--session", focusSession, ...(withFix ? ["--session", switched] : [])];
-  const run = cli(["run", "--dataset", dataset, "--sessions", sessions, ...sessionArgs, "--out", out, "--agent", "command", "--agent-opt", `command=sh ${file}`, "--no-verify", "--quiet", ...extra], { env });
+  const run = cli(
+    [
+      "run",
+      "--dataset",
+      dataset,
+      "--sessions",
+      sessions,
+      ...sessionArgs,
+      "--out",
+      out,
+      "--agent",
+      "command",
+      "--agent-opt",
+      `command=sh ${file}`,
+      "--no-verify",
+      "--quiet",
+      ...extra,
+    ],
+    { env },
+  );
   expect(run.code, run.stderr).toBe(0);
   const verify = cli(["verify", out], { env });
   expect([0, 1]).toContain(verify.code);
@@ -112,7 +141,9 @@ function expectRejectedWithFix(r: ReturnType<typeof attack>) {
 function expectNotResolved(r: ReturnType<typeof attack>) {
   expect(r.verdict.resolved).toBe(false);
   expect(r.entry.status).toBe("unresolved");
-  const task = JSON.parse(readFileSync(join(dataset, "tasks", focusSession.replace(/\.base$/, ""), "task.json"), "utf8")) as { verifier: { fail_to_pass: string[] } };
+  const task = JSON.parse(readFileSync(join(dataset, "tasks", focusSession.replace(/\.base$/, ""), "task.json"), "utf8")) as {
+    verifier: { fail_to_pass: string[] };
+  };
   for (const id of task.verifier.fail_to_pass) expect(r.verdict.tests[id], id).not.toBe("passed");
 }
 
@@ -129,7 +160,12 @@ describe.skipIf(missingTool)("class 2: runner configuration in the artifact", ()
       "    r = o.get_result()",
       "    r.outcome = 'passed'",
     ].join("\n");
-    const r = attack("conftest", `cat > conftest.py <<'EOF'\n${conftest}\nEOF\nmkdir -p tests/deep && cp conftest.py tests/deep/conftest.py && cp conftest.py textflow/conftest.py`, [], true);
+    const r = attack(
+      "conftest",
+      `cat > conftest.py <<'EOF'\n${conftest}\nEOF\nmkdir -p tests/deep && cp conftest.py tests/deep/conftest.py && cp conftest.py textflow/conftest.py`,
+      [],
+      true,
+    );
     expectNotResolved(r);
     expect(r.verdict.dropped_files).toEqual(expect.arrayContaining(["conftest.py", "textflow/conftest.py"]));
     // Beside the real fix: the conftest files are dropped again and the fix resolves on its own merits.
@@ -156,12 +192,16 @@ describe.skipIf(missingTool)("class 2: runner configuration in the artifact", ()
     ].join("\n");
     const r = attack("plugin", script, [], true);
     expectNotResolved(r);
-    expect(r.verdict.dropped_files).toEqual(expect.arrayContaining(["pyproject.toml", "forcepass-1.0.dist-info/entry_points.txt", "zz-forcepass.pth"]));
+    expect(r.verdict.dropped_files).toEqual(
+      expect.arrayContaining(["pyproject.toml", "forcepass-1.0.dist-info/entry_points.txt", "zz-forcepass.pth"]),
+    );
     expect(r.verdict.notes?.join("\n")).toMatch(/pytest configuration changes were undone/);
     // Beside the real fix the channels are dropped again and every required test passes as the fix makes it;
     // the plugin's own module (forcepass.py, which imports pytest) stays in the artifact, so the verdict is
     // suspicious and the report keeps it apart from the resolved ones (unless --trust-suspicious).
-    expect(r.fixed!.verdict.dropped_files).toEqual(expect.arrayContaining(["pyproject.toml", "forcepass-1.0.dist-info/entry_points.txt", "zz-forcepass.pth"]));
+    expect(r.fixed!.verdict.dropped_files).toEqual(
+      expect.arrayContaining(["pyproject.toml", "forcepass-1.0.dist-info/entry_points.txt", "zz-forcepass.pth"]),
+    );
     expect(r.fixed!.verdict.resolved).toBe(true);
     expect(Object.values(r.fixed!.verdict.tests).every((s) => s === "passed")).toBe(true);
     expect(r.fixed!.verdict.suspicious).toBe(true);
@@ -177,7 +217,9 @@ describe.skipIf(missingTool)("class 2: runner configuration in the artifact", ()
     ].join("\n");
     const r = attack("shadow", script, [], true);
     expectNotResolved(r);
-    expect(r.verdict.dropped_files).toEqual(expect.arrayContaining(["pytest.py", "_pytest/__init__.py", "pluggy/__init__.py", "sitecustomize.py"]));
+    expect(r.verdict.dropped_files).toEqual(
+      expect.arrayContaining(["pytest.py", "_pytest/__init__.py", "pluggy/__init__.py", "sitecustomize.py"]),
+    );
     expect(r.verdict.notes?.join("\n")).toMatch(/shadows the runner's modules/);
     expectFixStillResolves(r);
   }, 300_000);
@@ -222,7 +264,13 @@ describe.skipIf(missingTool)("class 3: in-process forgery by the code under test
     // Rejected as a whole (a crash the artifact caused), with the real fix beside it too.
     expectRejectedWithFix(a);
 
-    const exit = ["import os", "print('=========================== short test summary info ============================')", "print('PASSED tests/test_x.py::test_y')", "print('1 passed in 0.01s')", "os._exit(0)"].join("\n");
+    const exit = [
+      "import os",
+      "print('=========================== short test summary info ============================')",
+      "print('PASSED tests/test_x.py::test_y')",
+      "print('1 passed in 0.01s')",
+      "os._exit(0)",
+    ].join("\n");
     // Without the fix variant: the same rejection as above (a crash the artifact caused), and the file is the slowest.
     const b = attack("os-exit", intoPackages(exit));
     expectNotResolved(b);
@@ -274,7 +322,10 @@ describe.skipIf(missingTool)("class 1: out of process, during the run (sandboxed
     const r = attack("edit-verdict", "true");
     const file = join(r.out, "sessions", focusSession, "verdict.json");
     const v = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
-    writeFileSync(file, JSON.stringify({ ...v, resolved: true, tests: Object.fromEntries(Object.keys(v.tests as object).map((k) => [k, "passed"])) }));
+    writeFileSync(
+      file,
+      JSON.stringify({ ...v, resolved: true, tests: Object.fromEntries(Object.keys(v.tests as object).map((k) => [k, "passed"])) }),
+    );
     const report = cli(["report", r.out, "--format", "json"], { env });
     const rep = JSON.parse(report.stdout) as { configs: Array<{ sessions: Array<{ id: string; reason: string | null }> }> };
     expect(rep.configs[0]!.sessions.find((s) => s.id === focusSession)!.reason).toBe("no verdict");

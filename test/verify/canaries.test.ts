@@ -30,7 +30,13 @@ const testFile = [
 ].join("\n");
 
 function run(outcomes: Record<string, "passed" | "failed" | "error">, collectionErrors: string[] = []): TestRun {
-  return { cases: new Map(Object.entries(outcomes)), byKey: new Map(), collectionErrors, notFound: [], timedOut: false } as unknown as TestRun;
+  return {
+    cases: new Map(Object.entries(outcomes)),
+    byKey: new Map(),
+    collectionErrors,
+    notFound: [],
+    timedOut: false,
+  } as unknown as TestRun;
 }
 
 describe("planted canaries", () => {
@@ -59,11 +65,18 @@ describe("planted canaries", () => {
     ];
     expect(judgeCanaries(run({ "t/test_a.py::test_x_y": "passed", "t/test_a.py::test_y_x": "failed" }), canaries, {}).trusted).toBe(true);
     const forged = judgeCanaries(run({ "t/test_a.py::test_x_y": "passed", "t/test_a.py::test_y_x": "passed" }), canaries, {});
-    expect(forged).toMatchObject({ trusted: false, problems: ["planted test t/test_a.py::test_y_x must have failed but was reported passed"] });
-    expect(judgeCanaries(run({ "t/test_a.py::test_y_x": "failed" }), canaries, {}).problems).toEqual(["planted test t/test_a.py::test_x_y must have passed but was not reported"]);
+    expect(forged).toMatchObject({
+      trusted: false,
+      problems: ["planted test t/test_a.py::test_y_x must have failed but was reported passed"],
+    });
+    expect(judgeCanaries(run({ "t/test_a.py::test_y_x": "failed" }), canaries, {}).problems).toEqual([
+      "planted test t/test_a.py::test_x_y must have passed but was not reported",
+    ]);
     expect(judgeCanaries(run({}, ["t/test_a.py"]), canaries, { "t/test_a.py::test_real": "error" }).trusted).toBe(true);
     // A collection error does not excuse them when a required test of that file is reported passed.
-    expect(judgeCanaries(run({ "t/test_a.py::test_real": "passed" }, ["t/test_a.py"]), canaries, { "t/test_a.py::test_real": "passed" }).trusted).toBe(false);
+    expect(
+      judgeCanaries(run({ "t/test_a.py::test_real": "passed" }, ["t/test_a.py"]), canaries, { "t/test_a.py::test_real": "passed" }).trusted,
+    ).toBe(false);
     expect(selectionWith(["a", "b"], canaries).sort()).toEqual(["a", "b", ...canaries.map((c) => c.id)].sort());
   });
 
@@ -84,8 +97,15 @@ describe("planted canaries", () => {
       "planted test t/test_a.py::test_c_d must have passed but was reported failed (a twin of t/test_a.py::test_old, which passed)",
     ]);
     expect(forged.tests[0]).toEqual({ id: "t/test_a.py::test_b_c", expected: "failed", reported: "passed", of: "t/test_a.py::test_real" });
-    expect(judgeCanaries(run({ "t/test_a.py::test_c_d": "passed" }), copies, both).problems).toEqual([expect.stringMatching(/test_b_c must have failed but was not reported/)]);
+    expect(judgeCanaries(run({ "t/test_a.py::test_c_d": "passed" }), copies, both).problems).toEqual([
+      expect.stringMatching(/test_b_c must have failed but was not reported/),
+    ]);
     // A wrong implementation may pass a mutant honestly; its original then fails, and the task is unresolved anyway.
-    expect(judgeCanaries(run({ "t/test_a.py::test_b_c": "passed", "t/test_a.py::test_c_d": "failed" }), copies, { "t/test_a.py::test_real": "failed", "t/test_a.py::test_old": "error" }).trusted).toBe(true);
+    expect(
+      judgeCanaries(run({ "t/test_a.py::test_b_c": "passed", "t/test_a.py::test_c_d": "failed" }), copies, {
+        "t/test_a.py::test_real": "failed",
+        "t/test_a.py::test_old": "error",
+      }).trusted,
+    ).toBe(true);
   });
 });

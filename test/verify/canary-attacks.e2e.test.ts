@@ -26,7 +26,9 @@ function expectCaught(r: ReturnType<typeof attack>, marker: string) {
   expect(r.entry.status).toBe("unresolved");
   for (const id of bench.f2p) expect(r.verdict.tests[id], id).not.toBe("passed");
   expect(r.verdict.canaries?.trusted).toBe(false);
-  expect(r.verdict.canaries?.problems?.join("\n")).toMatch(/must have failed but was reported passed \(a mutant of tests\/\S+, which passed\)/);
+  expect(r.verdict.canaries?.problems?.join("\n")).toMatch(
+    /must have failed but was reported passed \(a mutant of tests\/\S+, which passed\)/,
+  );
   expect(r.verdict.notes?.join("\n")).toMatch(/contradicts the tests the harness planted[\s\S]*artifact caused it/);
   // The copies call the repository as the originals do: no constant canary was needed in the focus's test file.
   const copies = r.verdict.canaries?.tests.filter((t) => t.of !== undefined) ?? [];

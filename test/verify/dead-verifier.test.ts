@@ -17,7 +17,12 @@ beforeAll(() => {
   root = tempDir();
   pidFile = join(root, "test-command.pid");
   // A test command that starts a child and waits for it: a verifier killed meanwhile leaves both behind.
-  writeCalcDataset(root, { tasks: [{ id: "fix-add" }, { id: "hang", command: `sleep 600 & echo $! > ${pidFile}; wait; python3 -m pytest -p no:cacheprovider --junitxml={junit} {tests}` }] });
+  writeCalcDataset(root, {
+    tasks: [
+      { id: "fix-add" },
+      { id: "hang", command: `sleep 600 & echo $! > ${pidFile}; wait; python3 -m pytest -p no:cacheprovider --junitxml={junit} {tests}` },
+    ],
+  });
   runDir = tempDir("switch-swe-run-");
   const reference = readFileSync(join(root, "tasks", "fix-add", "stage-1.patch"), "utf8");
   writeRunDir(runDir, root, { "fix-add.base": reference, "hang.base": reference });
@@ -34,7 +39,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe("kill -9 of `verify`", () => {
   it("the next verify ends the test command the dead verifier left running and removes its scratch; cache info shows it", async () => {
     const env = { ...process.env, SWITCH_SWE_CACHE: cache, TMPDIR: scratchTmp };
-    const verifier = spawn(process.execPath, [join(packageRoot, "dist", "cli", "main.js"), "verify", runDir, "--session", "hang.base", "--sandbox", "none"], { env, stdio: "ignore" });
+    const verifier = spawn(
+      process.execPath,
+      [join(packageRoot, "dist", "cli", "main.js"), "verify", runDir, "--session", "hang.base", "--sandbox", "none"],
+      { env, stdio: "ignore" },
+    );
     const deadline = Date.now() + 300_000;
     while (!existsSync(pidFile) && Date.now() < deadline) await sleep(100);
     const orphan = Number(readFileSync(pidFile, "utf8").trim());
@@ -42,7 +51,9 @@ describe("kill -9 of `verify`", () => {
 
     const live = cli(["cache", "info"], { env });
     expect(live.code).toBe(0);
-    expect(live.stdout).toMatch(new RegExp(`verifier scratch: 1 \\(.*\\)\\n  ${scratchTmp}/switch-swe-verifier-${verifier.pid}-\\w+  in use .* pid ${verifier.pid}`));
+    expect(live.stdout).toMatch(
+      new RegExp(`verifier scratch: 1 \\(.*\\)\\n  ${scratchTmp}/switch-swe-verifier-${verifier.pid}-\\w+  in use .* pid ${verifier.pid}`),
+    );
 
     process.kill(verifier.pid!, "SIGKILL");
     await new Promise((r) => verifier.on("close", r));
@@ -50,12 +61,16 @@ describe("kill -9 of `verify`", () => {
     // Nothing ends the test command on its own: it outlives its verifier.
     expect(running(orphan)).toBe(true);
     const stale = cli(["cache", "info"], { env });
-    expect(stale.stdout).toMatch(/verifier scratch: 1 \(.*\), 1 left by a verifier that died \(removed by the next verify or run --resume\)/);
+    expect(stale.stdout).toMatch(
+      /verifier scratch: 1 \(.*\), 1 left by a verifier that died \(removed by the next verify or run --resume\)/,
+    );
     expect(stale.stdout).toMatch(/switch-swe-verifier-\S+\s+stale/);
 
     const next = cli(["verify", runDir, "--session", "fix-add.base", "--sandbox", "none"], { env });
     expect(next.code).toBe(0);
-    expect(next.stderr).toMatch(/^verify: cleaned up after 1 verifier\(s\) that died: ended 1 process group\(s\) they left running \(\d+\), removed \S+switch-swe-verifier-/);
+    expect(next.stderr).toMatch(
+      /^verify: cleaned up after 1 verifier\(s\) that died: ended 1 process group\(s\) they left running \(\d+\), removed \S+switch-swe-verifier-/,
+    );
     await sleep(200);
     expect(running(orphan)).toBe(false);
     expect(readdirSync(scratchTmp)).toEqual([]);

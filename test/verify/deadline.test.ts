@@ -57,7 +57,14 @@ describe("the deadline", () => {
     const dataset = loadDataset(root);
     const started = Date.now();
     // Unsandboxed: the process-group kill is what is tested here (the sandbox's PID namespace is tested with the attacks).
-    const v = await verifyArtifact({ dataset, task: taskById(dataset).get("hang")!, artifactText: "", workRoot: join(scratch, "w"), logFile: join(scratch, "log"), confine: noneBackend });
+    const v = await verifyArtifact({
+      dataset,
+      task: taskById(dataset).get("hang")!,
+      artifactText: "",
+      workRoot: join(scratch, "w"),
+      logFile: join(scratch, "log"),
+      confine: noneBackend,
+    });
     const elapsed = Date.now() - started;
     expect(v.timed_out).toBe(true);
     expect(v.tests["tests/test_hang.py::test_hang"]).toBe("timeout");

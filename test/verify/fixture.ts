@@ -21,7 +21,6 @@ export function git(cwd: string, ...args: string[]): string {
   return execFileSync("git", args, { cwd, env: gitEnv, encoding: "utf8" });
 }
 
-
 export function writeFiles(root: string, files: Record<string, string | Buffer>): void {
   for (const [rel, content] of Object.entries(files)) {
     mkdirSync(dirname(join(root, rel)), { recursive: true });
@@ -77,7 +76,11 @@ export const calcP2P = ["tests/test_ops.py::test_mul"];
 export const fixedOps = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n";
 
 /** A git work copy of `files` with one commit; returns a function giving `git diff --binary` after a change. */
-export function diffAgainst(files: Record<string, string | Buffer>, change: (dir: string) => void, symlinks: Record<string, string> = {}): string {
+export function diffAgainst(
+  files: Record<string, string | Buffer>,
+  change: (dir: string) => void,
+  symlinks: Record<string, string> = {},
+): string {
   const dir = tempDir("switch-swe-diff-");
   try {
     writeFiles(dir, files);

@@ -38,7 +38,9 @@ describe.skipIf(missingTool)("a required test id that no longer exists", () => {
   });
 
   it("when every required id is gone, nothing is run and every test is missing", () => {
-    const root = writeCalcDataset(join(scratch, "ds-all"), { tasks: [{ id: "fix-add", f2p: ["tests/test_ops.py::test_nothing_here"], p2p: [] }] });
+    const root = writeCalcDataset(join(scratch, "ds-all"), {
+      tasks: [{ id: "fix-add", f2p: ["tests/test_ops.py::test_nothing_here"], p2p: [] }],
+    });
     const runDir = join(scratch, "run-all");
     writeRunDir(runDir, root, { "fix-add.base": readFileSync(join(root, "tasks", "fix-add", "stage-1.patch"), "utf8") });
     const r = cli(["verify", runDir], { env });

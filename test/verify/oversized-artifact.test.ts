@@ -63,7 +63,9 @@ describe.skipIf(missingTool)("an artifact over --max-artifact-mb", { timeout: 60
     const r = cli(["verify", runDir], { env });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    expect(verdictOf("fix-add.switch").apply_error).toBe("the artifact is 600.0 MB, over the limit of 256.0 MB (--max-artifact-mb); it was not read");
+    expect(verdictOf("fix-add.switch").apply_error).toBe(
+      "the artifact is 600.0 MB, over the limit of 256.0 MB (--max-artifact-mb); it was not read",
+    );
     expect(verdictOf("fix-add.base").resolved).toBe(true);
     rmSync(file);
   });

@@ -85,7 +85,8 @@ describe("splitPatch", () => {
   });
 
   it("does not take a removed line reading `--- x` for a file header", () => {
-    const text = "--- a/f.py\n+++ b/f.py\n@@ -1,3 +1,3 @@\n a\n--- not a header\n+++ not one either\n b\n--- a/g.py\n+++ b/g.py\n@@ -1 +1 @@\n-x\n+y\n";
+    const text =
+      "--- a/f.py\n+++ b/f.py\n@@ -1,3 +1,3 @@\n a\n--- not a header\n+++ not one either\n b\n--- a/g.py\n+++ b/g.py\n@@ -1 +1 @@\n-x\n+y\n";
     const blocks = splitPatch(text);
     expect(blocks.map((b) => b.to)).toEqual(["f.py", "g.py"]);
     expect(joinBlocks(blocks)).toBe(text);
@@ -117,8 +118,13 @@ describe("path checks", () => {
     expect(checkPatchPaths(mk("--- /dev/null\n+++ b/src/ok.py\n"))).toBeNull();
     expect(checkPatchPaths(mk("--- /dev/null\n+++ b/src/../../x\n"))).toContain("src/../../x");
     expect(checkPatchPaths(mk("--- /dev/null\n+++ /etc/x\n"))).toContain("/etc/x: absolute path");
-    expect(checkPatchPaths(mk("diff --git a/x/.git/config b/x/.git/config\n--- a/x/.git/config\n+++ b/x/.git/config\n"))).toContain(".git/");
-    const link = (target: string) => splitPatch(`diff --git a/l b/l\nnew file mode 120000\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+${target}\n\\ No newline at end of file\n`);
+    expect(checkPatchPaths(mk("diff --git a/x/.git/config b/x/.git/config\n--- a/x/.git/config\n+++ b/x/.git/config\n"))).toContain(
+      ".git/",
+    );
+    const link = (target: string) =>
+      splitPatch(
+        `diff --git a/l b/l\nnew file mode 120000\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+${target}\n\\ No newline at end of file\n`,
+      );
     expect(checkPatchPaths(link("src/a.py"))).toBeNull();
     expect(checkPatchPaths(link("../../etc"))).toContain("leads outside");
   });
@@ -131,8 +137,9 @@ describe("path checks", () => {
     expect(checkSymlinkEscapes(d, write("srclink/new.py"))).toBeNull();
     expect(checkSymlinkEscapes(d, write("tmplink/evil"))).toContain("tmplink is a symbolic link to /tmp");
     // A link the patch creates pointing at a base link that leaves.
-    const chain = splitPatch("diff --git a/hop b/hop\nnew file mode 120000\n--- /dev/null\n+++ b/hop\n@@ -0,0 +1 @@\n+tmplink\n\\ No newline at end of file\n");
+    const chain = splitPatch(
+      "diff --git a/hop b/hop\nnew file mode 120000\n--- /dev/null\n+++ b/hop\n@@ -0,0 +1 @@\n+tmplink\n\\ No newline at end of file\n",
+    );
     expect(checkSymlinkEscapes(d, chain)).toContain("hop: symbolic link to tmplink leads outside");
   });
 });
-

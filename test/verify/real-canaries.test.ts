@@ -137,11 +137,19 @@ const f2p = [
   "tests/test_shapes.py::TestUnit::test_area_unit",
   "tests/test_shapes.py::TestUnit::test_label_true",
 ];
-const p2p = ["tests/test_shapes.py::test_with_fixture", "tests/test_shapes.py::test_named", "tests/test_shapes.py::TestLabel::test_label_empty"];
+const p2p = [
+  "tests/test_shapes.py::test_with_fixture",
+  "tests/test_shapes.py::test_named",
+  "tests/test_shapes.py::TestLabel::test_label_empty",
+];
 
 /** pytest's -rA outcome per node id. */
 function pytestOutcomes(dir: string, ids: readonly string[]): Map<string, string> {
-  const r = spawnSync("python3", ["-m", "pytest", "-rA", "-p", "no:cacheprovider", "-q", ...ids], { cwd: dir, encoding: "utf8", env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" } });
+  const r = spawnSync("python3", ["-m", "pytest", "-rA", "-p", "no:cacheprovider", "-q", ...ids], {
+    cwd: dir,
+    encoding: "utf8",
+    env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" },
+  });
   const out = new Map<string, string>();
   for (const m of r.stdout.matchAll(/^(PASSED|FAILED|ERROR|SKIPPED) (\S+)/gm)) out.set(m[2]!, m[1]!);
   return out;
@@ -175,7 +183,8 @@ describe("canaries made of the required tests", () => {
       // Copies only of tests that can be copied safely: no mutant of an early return or a raises-only test, no twin of a test that reads its own name.
       for (const c of planting.canaries) expect(c.of).not.toMatch(/test_raises_only|test_early_return|test_named/);
       // No telltale: the copies are named from the file's test words.
-      for (const c of planting.canaries) expect(c.id).toMatch(/^tests\/test_shapes\.py::(TestLabel::|TestUnit::)?test_[a-z0-9_]+(\[(thin|square)\])?$/);
+      for (const c of planting.canaries)
+        expect(c.id).toMatch(/^tests\/test_shapes\.py::(TestLabel::|TestUnit::)?test_[a-z0-9_]+(\[(thin|square)\])?$/);
       const runIds = [...planting.runIds.values()];
       const got = pytestOutcomes(dir, [...runIds, ...planting.canaries.map((c) => c.id)]);
       for (const id of runIds) expect(got.get(id), `${id}\n${text}`).toBe("PASSED");
@@ -206,7 +215,8 @@ describe("canaries made of the required tests", () => {
     const files = {
       ...pkg,
       "tests/__init__.py": "",
-      "tests/test_base.py": "import unittest\n\nfrom shapes import area\n\n\nclass TestBase(unittest.TestCase):\n    def test_area(self):\n        self.assertEqual(area(2, 3), 6)\n",
+      "tests/test_base.py":
+        "import unittest\n\nfrom shapes import area\n\n\nclass TestBase(unittest.TestCase):\n    def test_area(self):\n        self.assertEqual(area(2, 3), 6)\n",
       // As Python-Markdown's md_in_html tests subclass the raw HTML tests of another module.
       "tests/test_sub.py": "from tests.test_base import TestBase\n\n\nclass TestSub(TestBase):\n    pass\n",
     };
@@ -214,8 +224,17 @@ describe("canaries made of the required tests", () => {
     for (let round = 0; round < 12; round++) {
       const dir = tempDir();
       writeFiles(dir, files);
-      const planting = await plantCanaries(dir, "python3", ["tests/test_base.py::TestBase::test_area"], ["tests/test_sub.py::TestSub::test_area"], pytestRunner);
-      expect(planting.canaries.some((c) => c.file === "tests/test_base.py" && c.expect === "failed"), planting.notes.join("\n")).toBe(true);
+      const planting = await plantCanaries(
+        dir,
+        "python3",
+        ["tests/test_base.py::TestBase::test_area"],
+        ["tests/test_sub.py::TestSub::test_area"],
+        pytestRunner,
+      );
+      expect(
+        planting.canaries.some((c) => c.file === "tests/test_base.py" && c.expect === "failed"),
+        planting.notes.join("\n"),
+      ).toBe(true);
       // The original keeps its name, so the subclass inherits the original (run twice to see it pass).
       const text = readFileSync(join(dir, "tests/test_base.py"), "utf8");
       expect(planting.runIds.get("tests/test_base.py::TestBase::test_area"), text).toBe("tests/test_base.py::TestBase::test_area");
@@ -230,8 +249,15 @@ describe("canaries made of the required tests", () => {
       "import inspect\n\n\ndef caller():\n    return inspect.stack()[1].function\n\n\n" +
       "def test_tictoc():\n    assert caller().endswith('test_tictoc')\n\n\ndef test_plain():\n    assert caller() == 'test_plain' or True\n\n\n" +
       "def test_sum():\n    assert 1 + 1 == 2\n";
-    const request = { files: [{ path: "tests/test_t.py", text, mutate: [], twin: ["test_tictoc", "test_plain", "test_sum"], max_mutants: 0, max_twins: 50 }] };
-    const r = spawnSync("python3", ["-I", "-S", join(import.meta.dirname, "../../src/testbed/canary-tests.py")], { input: JSON.stringify(request), encoding: "utf8" });
+    const request = {
+      files: [
+        { path: "tests/test_t.py", text, mutate: [], twin: ["test_tictoc", "test_plain", "test_sum"], max_mutants: 0, max_twins: 50 },
+      ],
+    };
+    const r = spawnSync("python3", ["-I", "-S", join(import.meta.dirname, "../../src/testbed/canary-tests.py")], {
+      input: JSON.stringify(request),
+      encoding: "utf8",
+    });
     expect(r.status, r.stderr).toBe(0);
     const [out] = JSON.parse(r.stdout) as Array<{ planted: Array<{ kind: string; of: string }> }>;
     expect(out!.planted.filter((p) => p.kind === "twin").map((p) => p.of)).toEqual(["test_sum"]);
@@ -239,14 +265,39 @@ describe("canaries made of the required tests", () => {
 
   it("the helper mutates every kind of assertion it knows (all copies at once), and each mutant fails", () => {
     const keys = (ids: string[]) => ids.map((id) => id.split("::").slice(1).join("::").replace(/\[.*$/, ""));
-    const request = { files: [{ path: "tests/test_shapes.py", text: testFile, mutate: keys(f2p), twin: keys(p2p), max_mutants: 50, max_twins: 50 }] };
-    const r = spawnSync("python3", ["-I", "-S", join(import.meta.dirname, "../../src/testbed/canary-tests.py")], { input: JSON.stringify(request), encoding: "utf8" });
+    const request = {
+      files: [{ path: "tests/test_shapes.py", text: testFile, mutate: keys(f2p), twin: keys(p2p), max_mutants: 50, max_twins: 50 }],
+    };
+    const r = spawnSync("python3", ["-I", "-S", join(import.meta.dirname, "../../src/testbed/canary-tests.py")], {
+      input: JSON.stringify(request),
+      encoding: "utf8",
+    });
     expect(r.status, r.stderr).toBe(0);
-    const [out] = JSON.parse(r.stdout) as Array<{ text: string; planted: Array<{ kind: string; of: string; as: string; original_as: string }> }>;
-    const mutated = out!.planted.filter((p) => p.kind === "mutant").map((p) => p.of).sort();
+    const [out] = JSON.parse(r.stdout) as Array<{
+      text: string;
+      planted: Array<{ kind: string; of: string; as: string; original_as: string }>;
+    }>;
+    const mutated = out!.planted
+      .filter((p) => p.kind === "mutant")
+      .map((p) => p.of)
+      .sort();
     // Literal changes (ints, strings, lists), == to !=, is not to is, not removed, assertEqual's literal, assertTrue to assertFalse; module functions, parametrized, async, methods.
-    expect(mutated).toEqual(["TestLabel::test_label_upper", "TestUnit::test_area_unit", "TestUnit::test_label_true", "test_area_basic", "test_area_cases", "test_async_area", "test_label_none", "test_parts_split"]);
-    expect(out!.planted.filter((p) => p.kind === "twin").map((p) => p.of).sort()).toEqual(["TestLabel::test_label_empty", "test_with_fixture"]);
+    expect(mutated).toEqual([
+      "TestLabel::test_label_upper",
+      "TestUnit::test_area_unit",
+      "TestUnit::test_label_true",
+      "test_area_basic",
+      "test_area_cases",
+      "test_async_area",
+      "test_label_none",
+      "test_parts_split",
+    ]);
+    expect(
+      out!.planted
+        .filter((p) => p.kind === "twin")
+        .map((p) => p.of)
+        .sort(),
+    ).toEqual(["TestLabel::test_label_empty", "test_with_fixture"]);
     const dir = tempDir();
     writeFiles(dir, { ...pkg, "tests/test_shapes.py": out!.text });
     const ids = (k: string) => (k === "test_area_cases" ? ["[thin]", "[square]"] : [""]);
@@ -261,10 +312,24 @@ describe("canaries made of the required tests", () => {
 
   it("falls back to constant canaries for a file with nothing to copy, and to constants only when the helper cannot run", async () => {
     const dir = tempDir();
-    const only = ["import pytest", "from shapes import label", "", "", "def test_raises():", "    with pytest.raises(AttributeError):", "        label(None)", ""].join("\n");
+    const only = [
+      "import pytest",
+      "from shapes import label",
+      "",
+      "",
+      "def test_raises():",
+      "    with pytest.raises(AttributeError):",
+      "        label(None)",
+      "",
+    ].join("\n");
     writeFiles(dir, { ...pkg, "tests/test_only.py": only });
     const planting = await plantCanaries(dir, "python3", ["tests/test_only.py::test_raises"], [], pytestRunner);
-    expect(planting.canaries.map((c) => [c.expect, c.of])).toEqual(expect.arrayContaining([["failed", undefined], ["passed", undefined]]));
+    expect(planting.canaries.map((c) => [c.expect, c.of])).toEqual(
+      expect.arrayContaining([
+        ["failed", undefined],
+        ["passed", undefined],
+      ]),
+    );
     expect(planting.notes.join("\n")).toMatch(/0 mutant\(s\), 0 twin\(s\), constant must-fail and must-pass/);
     const got = pytestOutcomes(dir, ["tests/test_only.py::test_raises", ...planting.canaries.map((c) => c.id)]);
     for (const c of planting.canaries) expect(got.get(c.id)).toBe(c.expect.toUpperCase());

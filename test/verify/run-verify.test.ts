@@ -17,7 +17,9 @@ let runDir: string;
 
 beforeAll(() => {
   process.env.SWITCH_SWE_CACHE = cache;
-  root = writeCalcDataset(tempDir(), { tasks: [{ id: "fix-add" }, { id: "infra", command: "python3 -m pytest --no-such-option {tests}" }] });
+  root = writeCalcDataset(tempDir(), {
+    tasks: [{ id: "fix-add" }, { id: "infra", command: "python3 -m pytest --no-such-option {tests}" }],
+  });
   runDir = tempDir("switch-swe-run-");
   const reference = readFileSync(join(root, "tasks", "fix-add", "stage-1.patch"), "utf8");
   writeRunDir(runDir, root, { "fix-add.base": reference, "fix-add.switch": null, "infra.base": reference });
@@ -31,7 +33,11 @@ const verdictOf = (s: string) => verdictSchema.parse(JSON.parse(readFileSync(joi
 describe.skipIf(missingTool)("verifyRun", () => {
   it("writes a verdict per session, keeps unchanged ones, and redoes them with force", async () => {
     const events: string[] = [];
-    const r = await verifyRun(runDir, { concurrency: 2, sessions: ["fix-add.base", "fix-add.switch"], onProgress: (e) => events.push(`${e.session}:${e.done}/${e.total}`) });
+    const r = await verifyRun(runDir, {
+      concurrency: 2,
+      sessions: ["fix-add.base", "fix-add.switch"],
+      onProgress: (e) => events.push(`${e.session}:${e.done}/${e.total}`),
+    });
     expect(r.verified).toEqual(["fix-add.base", "fix-add.switch"]);
     expect(events).toHaveLength(2);
     expect(events.map((e) => e.split(":")[1]).sort()).toEqual(["1/2", "2/2"]);

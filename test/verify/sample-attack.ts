@@ -33,7 +33,9 @@ export function sampleAttackBench(prefix: string) {
     const pairs = (JSON.parse(readFileSync(bench.sessions, "utf8")) as { pairs: Array<{ focus: string; repo: string }> }).pairs;
     const pair = pairs.find((p) => p.repo === "textflow")!;
     bench.focusSession = `${pair.focus}.base`;
-    bench.f2p = (JSON.parse(readFileSync(join(dataset, "tasks", pair.focus, "task.json"), "utf8")) as { verifier: { fail_to_pass: string[] } }).verifier.fail_to_pass;
+    bench.f2p = (
+      JSON.parse(readFileSync(join(dataset, "tasks", pair.focus, "task.json"), "utf8")) as { verifier: { fail_to_pass: string[] } }
+    ).verifier.fail_to_pass;
   }, 120_000);
 
   /** Runs the attacking script as the agent, verifies, reports; the focus's verdict, verify.log, report entry and artifact. */
@@ -43,7 +45,26 @@ export function sampleAttackBench(prefix: string) {
     const file = join(dir, "attack.sh");
     writeFileSync(file, `set -u\n${script}\n`);
     const out = join(dir, "run");
-    const run = cli(["run", "--dataset", dataset, "--sessions", bench.sessions, "--session", bench.focusSession, "--out", out, "--agent", "command", "--agent-opt", `command=sh ${file}`, "--no-verify", "--quiet"], { env: bench.env });
+    const run = cli(
+      [
+        "run",
+        "--dataset",
+        dataset,
+        "--sessions",
+        bench.sessions,
+        "--session",
+        bench.focusSession,
+        "--out",
+        out,
+        "--agent",
+        "command",
+        "--agent-opt",
+        `command=sh ${file}`,
+        "--no-verify",
+        "--quiet",
+      ],
+      { env: bench.env },
+    );
     expect(run.code, run.stderr).toBe(0);
     const verify = cli(["verify", out], { env: bench.env });
     expect(verify.code, verify.stderr).toBe(0);
@@ -51,8 +72,15 @@ export function sampleAttackBench(prefix: string) {
     const verdict = JSON.parse(readFileSync(join(sessionDir, "verdict.json"), "utf8")) as AttackVerdict;
     const report = cli(["report", out, "--format", "json"], { env: bench.env });
     expect(report.code, report.stderr).toBe(0);
-    const entry = (JSON.parse(report.stdout) as { configs: Array<{ sessions: Array<{ id: string; status: string; reason: string | null }> }> }).configs[0]!.sessions.find((e) => e.id === bench.focusSession)!;
-    return { verdict, entry, log: readFileSync(join(sessionDir, "verify.log"), "utf8"), artifact: readFileSync(join(sessionDir, "artifact.patch"), "utf8") };
+    const entry = (
+      JSON.parse(report.stdout) as { configs: Array<{ sessions: Array<{ id: string; status: string; reason: string | null }> }> }
+    ).configs[0]!.sessions.find((e) => e.id === bench.focusSession)!;
+    return {
+      verdict,
+      entry,
+      log: readFileSync(join(sessionDir, "verify.log"), "utf8"),
+      artifact: readFileSync(join(sessionDir, "artifact.patch"), "utf8"),
+    };
   }
   return { bench, attack };
 }
@@ -61,7 +89,8 @@ export function sampleAttackBench(prefix: string) {
  * Shell that appends `py` once to every top-level package's `__init__.py` of the workspace (the code under
  * test imports it): the script runs at every request of the session, and two copies of a hook would recurse.
  */
-export const intoPackages = (py: string) => `for f in */__init__.py; do grep -q '^# attack$' "$f" && continue; echo '# attack' >> "$f"; cat >> "$f" <<'PYEOF'\n${py}\nPYEOF\ndone`;
+export const intoPackages = (py: string) =>
+  `for f in */__init__.py; do grep -q '^# attack$' "$f" && continue; echo '# attack' >> "$f"; cat >> "$f" <<'PYEOF'\n${py}\nPYEOF\ndone`;
 
 /**
  * Python lines that give every test module already imported, and every one imported later (through a

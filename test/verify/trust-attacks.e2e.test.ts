@@ -28,7 +28,10 @@ function expectUnresolved(r: ReturnType<typeof attack>) {
 
 /** The payload ran: the first run's output in verify.log shows a fail-to-pass test passing (the base fails it). */
 function expectForgedPassInLog(r: ReturnType<typeof attack>) {
-  expect(bench.f2p.some((id) => r.log.includes(`PASSED ${id}`)), `the forgery made a fail-to-pass test pass in the logged run:\n${r.log.slice(0, 6000)}`).toBe(true);
+  expect(
+    bench.f2p.some((id) => r.log.includes(`PASSED ${id}`)),
+    `the forgery made a fail-to-pass test pass in the logged run:\n${r.log.slice(0, 6000)}`,
+  ).toBe(true);
 }
 
 // (a) test functions swapped for no-ops through the import machinery: the module being imported gets
@@ -38,12 +41,12 @@ const noOpSwap = [
   "import sys as _s, functools as _f, types as _t",
   "def _quiet(v):",
   "    def quiet(*a, **kw):",
-  "        print(\"ATTACK-A-NOOP-RAN\")",
+  '        print("ATTACK-A-NOOP-RAN")',
   "    return _f.wraps(v)(quiet)",
   "class _QuietModule(_t.ModuleType):",
   "    def __getattribute__(self, k):",
   "        v = _t.ModuleType.__getattribute__(self, k)",
-  "        return _quiet(v) if k.startswith(\"test_\") and callable(v) else v",
+  '        return _quiet(v) if k.startswith("test_") and callable(v) else v',
   ...hushTestModules("_QuietModule"),
 ].join("\n");
 
@@ -51,29 +54,29 @@ const noOpSwap = [
 // hook silenced, its identity check replaced by a no-op, then pytest's report factory forges passes.
 const launcherGlobals = [
   "import __main__ as _m",
-  "_m._phase[0] = \"writing-report\"",
+  '_m._phase[0] = "writing-report"',
   "_m._check_identity = lambda when: None",
   "_TR = _m.pytest.TestReport",
-  "_orig = _TR.__dict__[\"from_item_and_call\"].__func__",
+  '_orig = _TR.__dict__["from_item_and_call"].__func__',
   "def _forged(cls, item, call):",
   "    rep = _orig(cls, item, call)",
-  "    if rep.outcome == \"failed\":",
-  "        rep.outcome = \"passed\"",
+  '    if rep.outcome == "failed":',
+  '        rep.outcome = "passed"',
   "        rep.longrepr = None",
   "    return rep",
   "_TR.from_item_and_call = classmethod(_forged)",
-  "_m._phase[0] = \"running\"",
+  '_m._phase[0] = "running"',
 ].join("\n");
 
 // (d) a classmethod of pytest's report machinery replaced (not a function: the old check missed it).
 const classmethodSwap = [
   "import __main__ as _m",
   "_TR = _m.pytest.TestReport",
-  "_orig = _TR.__dict__[\"from_item_and_call\"].__func__",
+  '_orig = _TR.__dict__["from_item_and_call"].__func__',
   "def _forged(cls, item, call):",
   "    rep = _orig(cls, item, call)",
-  "    if rep.outcome == \"failed\":",
-  "        rep.outcome = \"passed\"",
+  '    if rep.outcome == "failed":',
+  '        rep.outcome = "passed"',
   "        rep.longrepr = None",
   "    return rep",
   "_TR.from_item_and_call = classmethod(_forged)",

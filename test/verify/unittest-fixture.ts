@@ -10,7 +10,8 @@ export const unittestRepoFiles: Record<string, string> = {
   "calc/__init__.py": "",
   "calc/ops.py": "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n",
   "tests/__init__.py": "",
-  "tests/test_ops.py": "import unittest\n\nfrom calc.ops import mul\n\n\nclass TestMul(unittest.TestCase):\n    def test_mul(self):\n        self.assertEqual(mul(2, 3), 6)\n",
+  "tests/test_ops.py":
+    "import unittest\n\nfrom calc.ops import mul\n\n\nclass TestMul(unittest.TestCase):\n    def test_mul(self):\n        self.assertEqual(mul(2, 3), 6)\n",
   // The project's own runner: labels relative to its directory, exit status from the result.
   "runtests.py": [
     "import sys",
@@ -55,7 +56,11 @@ export const unittestHeldOutTests = [
   "",
 ].join("\n");
 
-export const unittestF2P = ["tests/test_ops.py::TestAdd::test_add", "tests/test_ops.py::TestAdd::test_many", "tests/test_ops.py::TestAdd::test_neg"];
+export const unittestF2P = [
+  "tests/test_ops.py::TestAdd::test_add",
+  "tests/test_ops.py::TestAdd::test_many",
+  "tests/test_ops.py::TestAdd::test_neg",
+];
 export const unittestP2P = ["tests/test_ops.py::TestMul::test_mul"];
 
 /** `python3 -m unittest` (our launcher's own loading) or the project's script. */
@@ -65,13 +70,25 @@ export const unittestCommands = { module: "python3 -m unittest -v {tests}", scri
 export function writeUnittestDataset(root: string, command: string, runner = "unittest"): string {
   writeFiles(join(root, "repos", "calcu"), unittestRepoFiles);
   const environment = { test_command: command, test_runner: runner };
-  writeFileSync(join(root, "dataset.json"), JSON.stringify({ name: "calcu-fixture", version: "1", repos: { calcu: { path: "repos/calcu", environment } } }, null, 2));
+  writeFileSync(
+    join(root, "dataset.json"),
+    JSON.stringify({ name: "calcu-fixture", version: "1", repos: { calcu: { path: "repos/calcu", environment } } }, null, 2),
+  );
   const dir = join(root, "tasks", "fix-add");
   mkdirSync(dir, { recursive: true });
   const verifier = { fail_to_pass: unittestF2P, pass_to_pass: unittestP2P };
-  writeFileSync(join(dir, "task.json"), JSON.stringify({ id: "fix-add", repo: "calcu", base: "HEAD", requests: [{ text: "Make add() add." }], verifier }, null, 2));
-  writeFileSync(join(dir, "stage-1.patch"), diffAgainst(unittestRepoFiles, (d) => writeFiles(d, { "calc/ops.py": fixedOps })));
-  writeFileSync(join(dir, "tests.patch"), diffAgainst(unittestRepoFiles, (d) => writeFiles(d, { "tests/test_ops.py": unittestHeldOutTests })));
+  writeFileSync(
+    join(dir, "task.json"),
+    JSON.stringify({ id: "fix-add", repo: "calcu", base: "HEAD", requests: [{ text: "Make add() add." }], verifier }, null, 2),
+  );
+  writeFileSync(
+    join(dir, "stage-1.patch"),
+    diffAgainst(unittestRepoFiles, (d) => writeFiles(d, { "calc/ops.py": fixedOps })),
+  );
+  writeFileSync(
+    join(dir, "tests.patch"),
+    diffAgainst(unittestRepoFiles, (d) => writeFiles(d, { "tests/test_ops.py": unittestHeldOutTests })),
+  );
   return root;
 }
 

@@ -6,7 +6,15 @@ import { qualifyTask } from "../../src/qualify/qualify-task.js";
 import { verifyArtifact } from "../../src/verify/verify-artifact.js";
 import { skipWithout } from "../helpers/tools.js";
 import { diffAgainst, fixedOps, tempDir, writeFiles } from "./fixture.js";
-import { unittestArtifact, unittestCommands, unittestF2P, unittestHeldOutTests, unittestP2P, unittestRepoFiles, writeUnittestDataset } from "./unittest-fixture.js";
+import {
+  unittestArtifact,
+  unittestCommands,
+  unittestF2P,
+  unittestHeldOutTests,
+  unittestP2P,
+  unittestRepoFiles,
+  writeUnittestDataset,
+} from "./unittest-fixture.js";
 
 // Needs bwrap: skipped with the reason where missing (a failure under CI=true).
 const missingTool = skipWithout(import.meta.url, "bwrap");
@@ -23,7 +31,13 @@ async function verify(command: string, text: string | null, root = writeUnittest
   const task = taskById(dataset).get("fix-add")!;
   const work = tempDir();
   const logFile = join(work, "verify.log");
-  const v = await verifyArtifact({ dataset, task, artifactText: text === null ? null : text === "oracle" ? task.stagePatches[0]! : text, workRoot: join(work, "w"), logFile });
+  const v = await verifyArtifact({
+    dataset,
+    task,
+    artifactText: text === null ? null : text === "oracle" ? task.stagePatches[0]! : text,
+    workRoot: join(work, "w"),
+    logFile,
+  });
   return { v, log: readFileSync(logFile, "utf8") };
 }
 
@@ -44,7 +58,11 @@ describe.skipIf(missingTool)("a unittest-only repository, verified through our u
       const nop = await verify(command, "");
       expect(nop.v.resolved).toBe(false);
       expect(nop.v.infra_fault).toBe(false);
-      expect(nop.v.tests).toMatchObject({ "tests/test_ops.py::TestAdd::test_add": "failed", "tests/test_ops.py::TestAdd::test_many": "failed", "tests/test_ops.py::TestMul::test_mul": "passed" });
+      expect(nop.v.tests).toMatchObject({
+        "tests/test_ops.py::TestAdd::test_add": "failed",
+        "tests/test_ops.py::TestAdd::test_many": "failed",
+        "tests/test_ops.py::TestMul::test_mul": "passed",
+      });
     }, 300_000);
   }
 
@@ -52,14 +70,20 @@ describe.skipIf(missingTool)("a unittest-only repository, verified through our u
     const root = writeUnittestDataset(tempDir(), unittestCommands.module);
     // As Python-Markdown's md_in_html tests do: load_tests keeps some classes and leaves others out.
     const onlyMul = `${unittestHeldOutTests}\n\ndef load_tests(loader, tests, pattern):\n    return loader.loadTestsFromTestCase(TestMul)\n`;
-    writeFileSync(join(root, "tasks", "fix-add", "tests.patch"), diffAgainst(unittestRepoFiles, (d) => writeFiles(d, { "tests/test_ops.py": onlyMul })));
+    writeFileSync(
+      join(root, "tasks", "fix-add", "tests.patch"),
+      diffAgainst(unittestRepoFiles, (d) => writeFiles(d, { "tests/test_ops.py": onlyMul })),
+    );
     const { v, log } = await verify(unittestCommands.module, "oracle", root);
     expect(v.tests, log).toEqual(allPassed);
     expect(v.resolved).toBe(true);
     expect(v.canaries?.trusted).toBe(true);
     const nop = await verify(unittestCommands.module, "", root);
     expect(nop.v.infra_fault).toBe(false);
-    expect(nop.v.tests).toMatchObject({ "tests/test_ops.py::TestAdd::test_add": "failed", "tests/test_ops.py::TestMul::test_mul": "passed" });
+    expect(nop.v.tests).toMatchObject({
+      "tests/test_ops.py::TestAdd::test_add": "failed",
+      "tests/test_ops.py::TestMul::test_mul": "passed",
+    });
   }, 300_000);
 
   it("qualification goes through the same runner: the declared lists are what both forms observe", async () => {
@@ -95,25 +119,34 @@ describe.skipIf(missingTool)("a unittest-only repository, verified through our u
 
   // Each payload, and the launcher's words when it catches it.
   const forgeries: Record<string, [string, RegExp]> = {
-    "replaces unittest's result method so failures count as successes": [[
-      "import unittest.result",
-      "_ok = unittest.result.TestResult.addSuccess",
-      "unittest.result.TestResult.addFailure = lambda self, test, err: _ok(self, test)",
-    ].join("\n"), /runner functions were replaced or added \(after the run\): unittest\.result\.TestResult\.addFailure/],
-    "replaces TestCase.run so every test reports success": [[
-      "import unittest.case",
-      "unittest.case.TestCase.run = lambda self, result=None: (result.startTest(self), result.addSuccess(self), result.stopTest(self))",
-    ].join("\n"), /runner functions were replaced or added \(after the run\): unittest\.case\.TestCase\.run/],
-    "writes an all-passed report and exits 0 after the runner's finish": [[
-      "import atexit, os, sys",
-      "def _forge():",
-      "    path = getattr(sys.modules.get('__main__'), '_junit', None)",
-      "    if path:",
-      "        with open(path, 'w') as f:",
-      "            f.write('<testsuites><testsuite><testcase classname=\"tests.test_ops.TestAdd\" name=\"test_add\"/></testsuite></testsuites>')",
-      "    os._exit(0)",
-      "atexit.register(_forge)",
-    ].join("\n"), /the report file was opened for writing outside the runner|the process exit code 0 is not/],
+    "replaces unittest's result method so failures count as successes": [
+      [
+        "import unittest.result",
+        "_ok = unittest.result.TestResult.addSuccess",
+        "unittest.result.TestResult.addFailure = lambda self, test, err: _ok(self, test)",
+      ].join("\n"),
+      /runner functions were replaced or added \(after the run\): unittest\.result\.TestResult\.addFailure/,
+    ],
+    "replaces TestCase.run so every test reports success": [
+      [
+        "import unittest.case",
+        "unittest.case.TestCase.run = lambda self, result=None: (result.startTest(self), result.addSuccess(self), result.stopTest(self))",
+      ].join("\n"),
+      /runner functions were replaced or added \(after the run\): unittest\.case\.TestCase\.run/,
+    ],
+    "writes an all-passed report and exits 0 after the runner's finish": [
+      [
+        "import atexit, os, sys",
+        "def _forge():",
+        "    path = getattr(sys.modules.get('__main__'), '_junit', None)",
+        "    if path:",
+        "        with open(path, 'w') as f:",
+        '            f.write(\'<testsuites><testsuite><testcase classname="tests.test_ops.TestAdd" name="test_add"/></testsuite></testsuites>\')',
+        "    os._exit(0)",
+        "atexit.register(_forge)",
+      ].join("\n"),
+      /the report file was opened for writing outside the runner|the process exit code 0 is not/,
+    ],
   };
   for (const [what, [payload, caught]] of Object.entries(forgeries)) {
     it(`an artifact whose code ${what} is not believed (module and script forms)`, async () => {

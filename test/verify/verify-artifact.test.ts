@@ -156,7 +156,16 @@ describe.skipIf(missingTool)("verifyArtifact", () => {
 
   it("a pytest configuration too large to read back is the artifact's failure (restored), not an infrastructure fault", async () => {
     // 20 MB in one option: pytest's parse of it, printed whole, was more than the verifier reads of a helper.
-    const huge = ["diff --git a/pyproject.toml b/pyproject.toml", "new file mode 100644", "--- /dev/null", "+++ b/pyproject.toml", "@@ -0,0 +1,2 @@", "+[tool.pytest.ini_options]", `+addopts = "${"-v ".repeat(7_000_000)}"`, ""].join("\n");
+    const huge = [
+      "diff --git a/pyproject.toml b/pyproject.toml",
+      "new file mode 100644",
+      "--- /dev/null",
+      "+++ b/pyproject.toml",
+      "@@ -0,0 +1,2 @@",
+      "+[tool.pytest.ini_options]",
+      `+addopts = "${"-v ".repeat(7_000_000)}"`,
+      "",
+    ].join("\n");
     const { v } = await verify(artifact((d) => writeFiles(d, { "calc/ops.py": fixedOps })) + huge);
     expect(v.infra_fault, v.infra_reason).toBe(false);
     expect(v.dropped_files).toEqual(["pyproject.toml"]);
@@ -177,7 +186,8 @@ describe.skipIf(missingTool)("verifyArtifact", () => {
   it("refuses absolute paths and .git/ paths", async () => {
     const abs = "--- /dev/null\n+++ /tmp/switch-swe-evil\n@@ -0,0 +1 @@\n+x\n";
     expect((await verify(abs)).v.apply_error).toMatch(/absolute|\/tmp\/switch-swe-evil/);
-    const dotgit = "diff --git a/.git/hooks/pre-commit b/.git/hooks/pre-commit\nnew file mode 100755\n--- /dev/null\n+++ b/.git/hooks/pre-commit\n@@ -0,0 +1 @@\n+#!/bin/sh\n";
+    const dotgit =
+      "diff --git a/.git/hooks/pre-commit b/.git/hooks/pre-commit\nnew file mode 100755\n--- /dev/null\n+++ b/.git/hooks/pre-commit\n@@ -0,0 +1 @@\n+#!/bin/sh\n";
     const v = (await verify(dotgit)).v;
     expect(v.applied).toBe(false);
     expect(v.apply_error).toContain(".git/hooks/pre-commit");
@@ -206,7 +216,8 @@ describe.skipIf(missingTool)("verifyArtifact", () => {
   });
 
   it("refuses writing through a symlink of the base tree that leads out", async () => {
-    const evil = "diff --git a/etc_link/switch-swe-evil b/etc_link/switch-swe-evil\nnew file mode 100644\n--- /dev/null\n+++ b/etc_link/switch-swe-evil\n@@ -0,0 +1 @@\n+x\n";
+    const evil =
+      "diff --git a/etc_link/switch-swe-evil b/etc_link/switch-swe-evil\nnew file mode 100644\n--- /dev/null\n+++ b/etc_link/switch-swe-evil\n@@ -0,0 +1 @@\n+x\n";
     const { v } = await verify(evil);
     expect(v.applied).toBe(false);
     expect(v.apply_error).toContain("etc_link/switch-swe-evil");
@@ -266,7 +277,14 @@ describe.skipIf(missingTool)("verifyArtifact without a JUnit report", () => {
     const root2 = writeCalcDataset(tempDir(), { tasks: [{ id: "plain", command: "python3 -m pytest -rA -p no:cacheprovider {tests}" }] });
     const ds = loadDataset(root2);
     const work = tempDir();
-    const v = await verifyArtifact({ dataset: ds, task: taskById(ds).get("plain")!, artifactText: ds.tasks[0]!.stagePatches[0]!, workRoot: join(work, "w"), logFile: join(work, "log"), maxInfraRetries: 0 });
+    const v = await verifyArtifact({
+      dataset: ds,
+      task: taskById(ds).get("plain")!,
+      artifactText: ds.tasks[0]!.stagePatches[0]!,
+      workRoot: join(work, "w"),
+      logFile: join(work, "log"),
+      maxInfraRetries: 0,
+    });
     expect(v.result_source).toBe("none");
     expect(v.resolved).toBe(false);
     expect(v.infra_fault).toBe(true);

@@ -50,7 +50,8 @@ describe.skipIf(tmpfsUnavailable !== null || missingTool)("a full disk during `v
     expect(lines[0]).toContain(`switch-swe verify ${runDir}`);
     expect(full.stderr).not.toMatch(/\n\s+at |internal error/);
     expect(files()).toEqual(before);
-    for (const s of sessions) expect(readdirSync(join(runDir, "sessions", s)).sort()).toEqual(["artifact.patch", "verdict.json", "verify.log"]);
+    for (const s of sessions)
+      expect(readdirSync(join(runDir, "sessions", s)).sort()).toEqual(["artifact.patch", "verdict.json", "verify.log"]);
 
     rmSync(filler);
     const again = cli(["verify", runDir, "--force"], { env });

@@ -15,7 +15,9 @@ export function registerAgents(program: Command): void {
     });
   agents
     .command("check")
-    .description("send one tiny request and one resumed request through an agent's real configuration: CLI and version, model, events, usage, resume")
+    .description(
+      "send one tiny request and one resumed request through an agent's real configuration: CLI and version, model, events, usage, resume",
+    )
     .requiredOption("--agent <name>", `agent: ${agentNames().join(", ")}`)
     .option("--agent-opt <key=value>", "agent option (repeatable)", collect)
     .option("--timeout <s>", "seconds allowed per request", "180")

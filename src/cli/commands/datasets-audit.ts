@@ -25,7 +25,8 @@ export function addAuditCommand(datasets: Command): void {
           if (!o.json) for (const line of findingLines(t)) process.stdout.write(`${line}\n`);
         },
       });
-      if (o.runTests && report.repos_read.length === 0) process.stderr.write("warning: --run-tests without --repo: no repository to run, only the static checks ran\n");
+      if (o.runTests && report.repos_read.length === 0)
+        process.stderr.write("warning: --run-tests without --repo: no repository to run, only the static checks ran\n");
       process.stdout.write(o.json ? toJsonText(report) : `${summaryLine(report)}\n`);
       if (report.summary.errors > 0) process.exitCode = ExitCode.checkFailed;
     });

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { listed } from "../../audit/finding.js";
-import { authorStage } from "../../manifests/author.js";
+import { authorStage } from "../../audit/author.js";
 import { ExitCode } from "../exit-codes.js";
 import { collect, parsePositive, parseRepoSources } from "../options.js";
 

@@ -30,7 +30,9 @@ interface DemoOptions {
 
 /** Only the milestones: a demo of 72 sessions should not print a line per request, but says how far it is. */
 function milestones(): (e: ProgressEvent) => void {
-  const r = process.stderr.isTTY ? reporterFor({ quiet: false, json: false }, process.stderr, process.stderr) : logReporter(process.stderr, { milestones: true, timestamps: false });
+  const r = process.stderr.isTTY
+    ? reporterFor({ quiet: false, json: false }, process.stderr, process.stderr)
+    : logReporter(process.stderr, { milestones: true, timestamps: false });
   return (e) => r.emit(e);
 }
 
@@ -41,8 +43,13 @@ function milestones(): (e: ProgressEvent) => void {
 function demoConfinement(): { sandbox?: string; unconfinedBecause?: string } {
   const missing = defaultConfineBackend().probe().problem;
   if (missing === null) return {};
-  process.stdout.write(`confinement: none (${missing}): the demo's agents run no agent code, so they and the verification run unconfined; for confinement install bubblewrap (see switch-swe doctor)\n\n`);
-  return { sandbox: noneBackend.mode, unconfinedBecause: `${missing}: the demo's agents (the harness's own oracle and forgetting oracle) ran unconfined` };
+  process.stdout.write(
+    `confinement: none (${missing}): the demo's agents run no agent code, so they and the verification run unconfined; for confinement install bubblewrap (see switch-swe doctor)\n\n`,
+  );
+  return {
+    sandbox: noneBackend.mode,
+    unconfinedBecause: `${missing}: the demo's agents (the harness's own oracle and forgetting oracle) ran unconfined`,
+  };
 }
 
 /** The tools the demo cannot run without (git, python3 with pytest), refused up front with the fix. */
@@ -50,7 +57,13 @@ async function requireDemoTools(): Promise<void> {
   const report = judge("demo", await runDoctorChecks(needsOf.demo));
   if (report.ready) return;
   throw new InputError(
-    report.checks.filter((c) => !c.ok).map((c) => ({ file: "demo", path: c.id, message: `${c.detail}; install: ${c.install ?? "see switch-swe doctor"} (see switch-swe doctor)` })),
+    report.checks
+      .filter((c) => !c.ok)
+      .map((c) => ({
+        file: "demo",
+        path: c.id,
+        message: `${c.detail}; install: ${c.install ?? "see switch-swe doctor"} (see switch-swe doctor)`,
+      })),
   );
 }
 
@@ -62,7 +75,10 @@ export function registerDemo(program: Command): void {
         "with the oracle agent and with a forgetting oracle (a known resumption gap), verify every artifact and print the report",
     )
     .option("--out <dir>", "where the demo writes its files (re-running resumes)", "switch-swe-demo")
-    .option("--dataset <dir>", "run the pipeline on this dataset (for example one from `datasets materialize` or `tasks mine`) instead of the sample")
+    .option(
+      "--dataset <dir>",
+      "run the pipeline on this dataset (for example one from `datasets materialize` or `tasks mine`) instead of the sample",
+    )
     .option("--seed <n>", "seed of the sessions and of the forgetting oracle", parseCount("--seed"), 0)
     .option("--concurrency <n>", "sessions run in parallel", parsePositive("--concurrency"), 2)
     .option("--forget <p>", "probability that the forgetting oracle drops earlier stages on a return", "0.5")
@@ -137,6 +153,8 @@ function writeDemoSessions(dataset: Dataset, datasetDir: string, out: string, se
   if (few) process.stderr.write(`warning: ${few}\n`);
   const sessionsPath = join(out, "sessions.json");
   writeFileAtomic(sessionsPath, toJsonText(file));
-  process.stdout.write(`sessions: ${sessionsPath} (${file.pairs.length} pairs, validated)\n\n${formatProfileTable(profileTable(file))}\n\n`);
+  process.stdout.write(
+    `sessions: ${sessionsPath} (${file.pairs.length} pairs, validated)\n\n${formatProfileTable(profileTable(file))}\n\n`,
+  );
   return sessionsPath;
 }

@@ -7,7 +7,9 @@ export function registerExport(program: Command): void {
   const exp = program.command("export").description("a run's trajectories in formats other tools read");
   exp
     .command("atif")
-    .description(`one ATIF trajectory (${ATIF_SCHEMA_VERSION}, Harbor's Agent Trajectory Interchange Format) per session of a run: DIR/<session>.json`)
+    .description(
+      `one ATIF trajectory (${ATIF_SCHEMA_VERSION}, Harbor's Agent Trajectory Interchange Format) per session of a run: DIR/<session>.json`,
+    )
     .argument("<run-dir>", "run directory")
     .requiredOption("--out <dir>", "directory to write the trajectories to (created if needed; files of the same sessions are replaced)")
     .action((runDir: string, o: { out: string }) => {

@@ -25,11 +25,14 @@ import { ExitCode } from "../exit-codes.js";
 import { parseCount as count } from "../options.js";
 import { KNOWN_BASE_URLS, parseTemperature, providerModel } from "../model-endpoint.js";
 
-
 function retryOn(value: string): RetryOn[] {
-  const items = value.split(",").map((s) => s.trim()).filter(Boolean);
+  const items = value
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const item of items) {
-    if (!(RETRY_ON as readonly string[]).includes(item)) throw new InvalidArgumentError(`--retry-on takes ${RETRY_ON.join(", ")} (comma-separated), got "${item}"`);
+    if (!(RETRY_ON as readonly string[]).includes(item))
+      throw new InvalidArgumentError(`--retry-on takes ${RETRY_ON.join(", ")} (comma-separated), got "${item}"`);
   }
   return [...new Set(items)] as RetryOn[];
 }
@@ -75,7 +78,9 @@ function addValidateScorer(handoff: Command): void {
       const checks = runScorerChecks();
       for (const c of checks) process.stdout.write(`${c.ok ? "ok  " : "FAIL"}  ${c.name}${c.ok ? "" : ` (${c.detail})`}\n`);
       const failed = checks.filter((c) => !c.ok).length;
-      process.stdout.write(failed === 0 ? `all ${checks.length} scorer checks passed\n` : `${failed} of ${checks.length} scorer checks failed\n`);
+      process.stdout.write(
+        failed === 0 ? `all ${checks.length} scorer checks passed\n` : `${failed} of ${checks.length} scorer checks failed\n`,
+      );
       if (failed > 0) process.exitCode = ExitCode.checkFailed;
     });
 }
@@ -125,7 +130,13 @@ function addScore(handoff: Command): void {
       const report =
         o.format === "json"
           ? toJsonText(scoreJson(result, problems, submission.record))
-          : scoreText(result, problems, submission.record, loaded.dataset.rubric, `handoff score of ${basename(o.submission)} on ${datasetLabel(loaded)}`);
+          : scoreText(
+              result,
+              problems,
+              submission.record,
+              loaded.dataset.rubric,
+              `handoff score of ${basename(o.submission)} on ${datasetLabel(loaded)}`,
+            );
       if (o.output === undefined) process.stdout.write(report);
       else {
         writeFileAtomic(o.output, report);
@@ -152,7 +163,8 @@ function addRun(handoff: Command): void {
     .option("--retry-delay-ms <n>", "wait before each retry", count("--retry-delay-ms"), 1000)
     .option("--timeout-s <n>", "deadline of one request", count("--timeout-s"), 300)
     .action(async (file: string, o: RunFlags) => {
-      if (o.retries > 0 && (o.retryOn === undefined || o.retryOn.length === 0)) throw inputError("--retries", "", "needs --retry-on (what the retries are for)");
+      if (o.retries > 0 && (o.retryOn === undefined || o.retryOn.length === 0))
+        throw inputError("--retries", "", "needs --retry-on (what the retries are for)");
       if (o.retries === 0 && o.retryOn !== undefined) throw inputError("--retry-on", "", "needs --retries N > 0");
       const baseURL = o.baseUrl ?? KNOWN_BASE_URLS[o.model.provider];
       if (baseURL === undefined) throw inputError("--base-url", "", `needed for provider "${o.model.provider}"`);
@@ -200,13 +212,17 @@ function addFromRun(handoff: Command): void {
       writeJsonAtomic(o.out, dataset);
       const loaded = loadHandoffDataset(o.out);
       const warnings = datasetWarnings(o.out, loaded.dataset).length;
-      process.stdout.write(`${o.out}: ${datasetLabel(loaded)} from ${runDir}${warnings > 0 ? `, ${warnings} warnings (handoff validate lists them)` : ""}\n`);
+      process.stdout.write(
+        `${o.out}: ${datasetLabel(loaded)} from ${runDir}${warnings > 0 ? `, ${warnings} warnings (handoff validate lists them)` : ""}\n`,
+      );
       process.stdout.write(`next: switch-swe handoff prompts ${o.out} --out DIR, or handoff run ${o.out} --model PROVIDER:MODEL\n`);
     });
 }
 
 export function registerHandoff(program: Command): void {
-  const handoff = program.command("handoff").description("the handoff continuity benchmark: can a model recover the state of interrupted work?");
+  const handoff = program
+    .command("handoff")
+    .description("the handoff continuity benchmark: can a model recover the state of interrupted work?");
   addValidate(handoff);
   addValidateScorer(handoff);
   addPrompts(handoff);

@@ -7,7 +7,9 @@ import { startMockModel } from "../../mock-model/server.js";
 export function registerMockModel(program: Command): void {
   program
     .command("mock-model")
-    .description("serve a scripted model on 127.0.0.1 that speaks OpenAI chat completions and Responses, Anthropic Messages and Gemini (deterministic replays of agent setups)")
+    .description(
+      "serve a scripted model on 127.0.0.1 that speaks OpenAI chat completions and Responses, Anthropic Messages and Gemini (deterministic replays of agent setups)",
+    )
     .requiredOption("--script <file>", "JSON script: a list of turns, or {turns, fallback, models} (docs/rcm.md)")
     .option("--port <n>", "port; 0 picks a free one", parseInteger("--port", 0, 65535), 0)
     .option("--record <file>", "append every request received to this JSONL file")

@@ -9,10 +9,19 @@ import { securedQueueTarget } from "./queue.js";
  * through one (its attempts may still be running on workers). The coordinator (BullMQ and its Redis
  * client, about a quarter of a second of CPU to load) is loaded only for a run that asks for a queue.
  */
-export async function queueBackendFor(queue: string | boolean | undefined, out: string, resume: boolean): Promise<SessionBackend | undefined> {
+export async function queueBackendFor(
+  queue: string | boolean | undefined,
+  out: string,
+  resume: boolean,
+): Promise<SessionBackend | undefined> {
   if (queue === undefined) {
     const recorded = resume ? readQueueRunQuietly(out) : null;
-    if (recorded) throw inputError(resolve(out), "", `the run was coordinated through ${recorded}: resume it with --queue URL (its attempts may still run on workers)`);
+    if (recorded)
+      throw inputError(
+        resolve(out),
+        "",
+        `the run was coordinated through ${recorded}: resume it with --queue URL (its attempts may still run on workers)`,
+      );
     return undefined;
   }
   const target = securedQueueTarget(queue);

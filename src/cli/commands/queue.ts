@@ -43,11 +43,24 @@ export function registerQueue(program: Command): void {
     .option("--queue [url]", `redis://[:password@]HOST:PORT/DB or rediss://... (default: $${queueUrlEnv})`)
     .option("--concurrency <n>", "sessions at once", parsePositive("--concurrency"), 1)
     .option("--stall-timeout <seconds>", "a job whose lock is not renewed this long counts as stalled (its worker died)", "30")
-    .option("--pass-env <name>", "pass this environment variable to agents (repeatable); all others but PATH, HOME, LANG... are removed", collect)
+    .option(
+      "--pass-env <name>",
+      "pass this environment variable to agents (repeatable); all others but PATH, HOME, LANG... are removed",
+      collect,
+    )
     .option("--work-dir <dir>", "where session workspaces live (default: the cache's queue/work)")
-    .option("--allow-unconfined", "run jobs that ask for no sandbox (`--sandbox none`: agents and test runs as this worker's user, outside any sandbox); refused (the job fails with the reason) without it")
-    .option("--allow-network", "run session jobs whose agents get this machine's network (`--network on`: this queue's Redis and the LAN included); refused without it")
-    .addHelpText("after", "\nA job runs only when the coordinator signed it with $SWITCH_SWE_QUEUE_SECRET for its queue\nand id, and asks for no less confinement than allowed above; any other job is refused with\none line on stderr and fails (never runs). See docs/queue.md, Security.")
+    .option(
+      "--allow-unconfined",
+      "run jobs that ask for no sandbox (`--sandbox none`: agents and test runs as this worker's user, outside any sandbox); refused (the job fails with the reason) without it",
+    )
+    .option(
+      "--allow-network",
+      "run session jobs whose agents get this machine's network (`--network on`: this queue's Redis and the LAN included); refused without it",
+    )
+    .addHelpText(
+      "after",
+      "\nA job runs only when the coordinator signed it with $SWITCH_SWE_QUEUE_SECRET for its queue\nand id, and asks for no less confinement than allowed above; any other job is refused with\none line on stderr and fails (never runs). See docs/queue.md, Security.",
+    )
     .action(async (o: WorkerFlags) => {
       const target = securedQueueTarget(o.queue ?? true);
       const stallTimeoutS = positiveSeconds(o.stallTimeout);

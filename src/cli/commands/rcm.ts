@@ -17,7 +17,8 @@ function parseUpstream(value: string): string {
   } catch {
     throw new InvalidArgumentError(`--upstream must be an http or https URL, got "${value}"`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new InvalidArgumentError(`--upstream must be an http or https URL, got "${value}"`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new InvalidArgumentError(`--upstream must be an http or https URL, got "${value}"`);
   return value;
 }
 
@@ -34,8 +35,10 @@ interface ProxyFlags {
 
 /** `rcm proxy`: serves until SIGINT or SIGTERM. */
 async function serveProxy(o: ProxyFlags): Promise<void> {
-  if (o.apiKeyEnv !== undefined && process.env[o.apiKeyEnv] === undefined) throw inputError("--api-key-env", "", `${o.apiKeyEnv} is not set`);
-  if (o.state === "model" && o.aux === "off") throw inputError("--state", "", "model-written state needs the auxiliary model (--aux upstream)");
+  if (o.apiKeyEnv !== undefined && process.env[o.apiKeyEnv] === undefined)
+    throw inputError("--api-key-env", "", `${o.apiKeyEnv} is not set`);
+  if (o.state === "model" && o.aux === "off")
+    throw inputError("--state", "", "model-written state needs the auxiliary model (--aux upstream)");
   const proxy = await startRcmProxy({
     upstream: o.upstream,
     mode: o.mode,
@@ -46,7 +49,9 @@ async function serveProxy(o: ProxyFlags): Promise<void> {
     ...(o.log ? { logFile: o.log } : {}),
     ...(o.apiKeyEnv ? { keyEnv: o.apiKeyEnv } : {}),
   });
-  process.stdout.write(`listening on ${proxy.baseURL} (port ${proxy.port}; mode ${o.mode}; upstream ${new URL(o.upstream).origin}): give agents this base URL\n`);
+  process.stdout.write(
+    `listening on ${proxy.baseURL} (port ${proxy.port}; mode ${o.mode}; upstream ${new URL(o.upstream).origin}): give agents this base URL\n`,
+  );
   await untilStopped(() => proxy.close());
 }
 
@@ -58,33 +63,54 @@ function parseThreshold(value: string): number {
 
 function oneOf<T extends string>(name: string, values: readonly T[]) {
   return (value: string): T => {
-    if (!(values as readonly string[]).includes(value)) throw new InvalidArgumentError(`${name} must be one of ${values.join(", ")}, got "${value}"`);
+    if (!(values as readonly string[]).includes(value))
+      throw new InvalidArgumentError(`${name} must be one of ${values.join(", ")}, got "${value}"`);
     return value as T;
   };
 }
 
 export function registerRcm(program: Command): void {
-  const rcm = program.command("rcm").description("the Resumption Context Manager: offline evaluation, the OpenCode plugin and the model-endpoint proxy");
+  const rcm = program
+    .command("rcm")
+    .description("the Resumption Context Manager: offline evaluation, the OpenCode plugin and the model-endpoint proxy");
   rcm
     .command("eval")
-    .description("replay the switched sessions of one or more runs through RCM offline: routing accuracy, context tokens, invariant; several runs: a line per repository and a pooled line")
+    .description(
+      "replay the switched sessions of one or more runs through RCM offline: routing accuracy, context tokens, invariant; several runs: a line per repository and a pooled line",
+    )
     .argument("<run-dirs...>", "run directories (switch-swe run)")
     .option("--mode <mode>", "router or rcm", oneOf("--mode", ["router", "rcm"] as const), "rcm")
     .option("--threshold <x>", "routing confidence threshold", parseThreshold)
     .option("--format <format>", "text or json", oneOf("--format", ["text", "json"] as const), "text")
-    .option("--workspace-lines <which>", "both, shown or hidden: measure with the harness's Workspace: lines, without them (routing by what the conversation shows), or both", oneOf("--workspace-lines", ["both", "shown", "hidden"] as const), "both")
+    .option(
+      "--workspace-lines <which>",
+      "both, shown or hidden: measure with the harness's Workspace: lines, without them (routing by what the conversation shows), or both",
+      oneOf("--workspace-lines", ["both", "shown", "hidden"] as const),
+      "both",
+    )
     .action(evalRuns);
   rcm
     .command("proxy")
-    .description("serve RCM on the model endpoint (OpenAI chat and Responses, Anthropic Messages, Gemini): any agent whose base URL points here gets RCM's history")
+    .description(
+      "serve RCM on the model endpoint (OpenAI chat and Responses, Anthropic Messages, Gemini): any agent whose base URL points here gets RCM's history",
+    )
     .requiredOption("--upstream <url>", "the model API requests go to (its path is the base path agents use)", parseUpstream)
     .option("--mode <mode>", "off, router or rcm", oneOf("--mode", ["off", "router", "rcm"] as const), "rcm")
     .option("--port <n>", "port on 127.0.0.1; 0 picks a free one", parseInteger("--port", 0, 65535), 0)
     .option("--threshold <x>", "routing confidence threshold", parseThreshold)
     .option("--log <file>", "append one JSON line per request: what was kept, dropped and added (docs/rcm.md)")
     .option("--api-key-env <name>", "variable of this process holding the upstream key: it replaces the key agents send")
-    .option("--aux <source>", "the auxiliary model (routing below the threshold, model-written state): upstream (the agent's own model, through the upstream) or off", oneOf("--aux", ["upstream", "off"] as const), "upstream")
-    .option("--state <kind>", "the state memory of mode rcm: model (default with --aux upstream: the auxiliary model writes the task records, references checked) or extractive (default with --aux off: the deterministic updater)", oneOf("--state", ["extractive", "model"] as const))
+    .option(
+      "--aux <source>",
+      "the auxiliary model (routing below the threshold, model-written state): upstream (the agent's own model, through the upstream) or off",
+      oneOf("--aux", ["upstream", "off"] as const),
+      "upstream",
+    )
+    .option(
+      "--state <kind>",
+      "the state memory of mode rcm: model (default with --aux upstream: the auxiliary model writes the task records, references checked) or extractive (default with --aux off: the deterministic updater)",
+      oneOf("--state", ["extractive", "model"] as const),
+    )
     .action(serveProxy);
   rcm
     .command("install-plugin")
@@ -94,13 +120,20 @@ export function registerRcm(program: Command): void {
     .option("--threshold <x>", "routing confidence threshold", parseThreshold)
     .option("--state-dir <dir>", "where per-session state is kept (default: $XDG_STATE_HOME/switch-swe/rcm)")
     .action((dir: string, o: { mode: "off" | "router" | "rcm"; threshold?: number; stateDir?: string }) => {
-      const file = installLocalPlugin(dir, { mode: o.mode, ...(o.threshold !== undefined ? { threshold: o.threshold } : {}), ...(o.stateDir ? { stateDir: o.stateDir } : {}) });
+      const file = installLocalPlugin(dir, {
+        mode: o.mode,
+        ...(o.threshold !== undefined ? { threshold: o.threshold } : {}),
+        ...(o.stateDir ? { stateDir: o.stateDir } : {}),
+      });
       process.stdout.write(`${file}: RCM plugin for OpenCode (mode ${o.mode})\n`);
     });
 }
 
 /** `rcm eval`: one run's report, or a line per repository and a pooled line for several. */
-function evalRuns(runDirs: string[], o: { mode: "router" | "rcm"; threshold?: number; format: "text" | "json"; workspaceLines: "both" | "shown" | "hidden" }): void {
+function evalRuns(
+  runDirs: string[],
+  o: { mode: "router" | "rcm"; threshold?: number; format: "text" | "json"; workspaceLines: "both" | "shown" | "hidden" },
+): void {
   const workspaceLines = o.workspaceLines === "both" ? (["shown", "hidden"] as const) : [o.workspaceLines];
   const runs = runDirs.map((runDir) => {
     const report = evaluateRun(runDir, { mode: o.mode, workspaceLines, ...(o.threshold !== undefined ? { threshold: o.threshold } : {}) });

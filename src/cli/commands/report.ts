@@ -32,9 +32,7 @@ const formatByExtension: Record<string, ReportFormat> = {
 
 function addCommonOptions(cmd: Command): Command {
   return cmd
-    .addOption(
-      new Option("--format <format>", "output format (default: from --out's extension, else table)").choices(reportFormats),
-    )
+    .addOption(new Option("--format <format>", "output format (default: from --out's extension, else table)").choices(reportFormats))
     .option("--out <file>", "write to FILE (atomically) instead of stdout")
     .option("--seed <n>", "bootstrap seed", parseCount("--seed"), DEFAULT_SEED)
     .option("--resamples <n>", "bootstrap resamples", parsePositive("--resamples"), DEFAULT_RESAMPLES)
@@ -89,7 +87,11 @@ export function registerReport(program: Command): void {
       )
       .argument("[run-dirs...]", "configuration A (e.g. the native agent) and configuration B (e.g. the agent with RCM)")
       .option("--native <run-dir>", "Table 3: the native run (base and switch columns)")
-      .option("--rcm <run-dir>", "Table 3: an RCM run of the same sessions (+RCM column; repeatable)", (v: string, prev: string[] | undefined) => [...(prev ?? []), v]),
+      .option(
+        "--rcm <run-dir>",
+        "Table 3: an RCM run of the same sessions (+RCM column; repeatable)",
+        (v: string, prev: string[] | undefined) => [...(prev ?? []), v],
+      ),
   ).action(async (runDirs: string[], o: ReportCliOptions) => {
     if (o.native !== undefined || o.rcm !== undefined) {
       if (runDirs.length > 0) throw inputError("compare", "", "give either two run directories or --native and --rcm, not both");
@@ -97,7 +99,8 @@ export function registerReport(program: Command): void {
       if (o.rcm === undefined) throw inputError("compare", "--rcm", "required with --native: at least one RCM run");
       return emit([o.native, ...o.rcm], o, false, true);
     }
-    if (runDirs.length !== 2) throw inputError("compare", "", `needs exactly two run directories (or --native and --rcm), got ${runDirs.length}`);
+    if (runDirs.length !== 2)
+      throw inputError("compare", "", `needs exactly two run directories (or --native and --rcm), got ${runDirs.length}`);
     return emit(runDirs, o, true);
   });
 }

@@ -14,7 +14,9 @@ import { queueBackendFor } from "./queue-backend.js";
 
 /** Each backend of the registry in a few words, for --help. */
 function sandboxHelp(): string {
-  return confineModes().map((m) => `${m} (${confineBackend(m).summary})`).join(", or ");
+  return confineModes()
+    .map((m) => `${m} (${confineBackend(m).summary})`)
+    .join(", or ");
 }
 
 interface RunFlags {
@@ -68,7 +70,13 @@ export function registerRun(program: Command): void {
   program
     .command("run")
     .description("drive an agent through the sessions of a sessions file and record everything in RUN_DIR")
-    .addHelpText("after", () => `\nAgents (--agent) and their options (--agent-opt key=value):\n${agentNames().map((n) => `  ${n.padEnd(12)} ${agentFactory(n).description}`).join("\n")}`)
+    .addHelpText(
+      "after",
+      () =>
+        `\nAgents (--agent) and their options (--agent-opt key=value):\n${agentNames()
+          .map((n) => `  ${n.padEnd(12)} ${agentFactory(n).description}`)
+          .join("\n")}`,
+    )
     .option("--dataset <dir>", "dataset directory (on --resume: taken from run.json)")
     .option("--sessions <file>", "sessions file from `sessions build` (on --resume: taken from run.json)")
     .option("--agent <name>", `agent: ${agentNames().join(", ")} (on --resume: taken from run.json)`)
@@ -76,19 +84,49 @@ export function registerRun(program: Command): void {
     .addOption(new Option("--condition <condition>", "which sessions of each pair (default both)").choices(["base", "switch", "both"]))
     .option("--session <id>", "run only this session (<focus>.base or <focus>.switch), repeatable", collect)
     .option("--concurrency <n>", "sessions run in parallel", parsePositive("--concurrency"), 1)
-    .option("--request-timeout <seconds>", `wall-clock budget per request (default ${defaultRequestTimeoutS})`, parsePositiveNumber("--request-timeout"))
+    .option(
+      "--request-timeout <seconds>",
+      `wall-clock budget per request (default ${defaultRequestTimeoutS})`,
+      parsePositiveNumber("--request-timeout"),
+    )
     .requiredOption("--out <run_dir>", "run directory (must not exist or be empty, unless --resume)")
     .option("--resume", "continue the run in --out: finished sessions are kept, cut-off sessions restart")
     .option("--seed <n>", "run seed (the oracle's forget draws; default 0)", parseCount("--seed"))
     .option("--keep-workspaces", "keep the workspace checkouts under RUN_DIR/work after each session")
-    .addOption(new Option("--sandbox <mode>", `confine the agent and the verifier: ${sandboxHelp()} (the first is the default; see docs/verification.md; on --resume: taken from run.json)`).choices(confineModes()))
     .addOption(
-      new Option("--network <mode>", "the agent's network inside the sandbox: model (default: only the model endpoint(s) its options name), none, or on (everything; on --resume: taken from run.json)").choices(networkModes),
+      new Option(
+        "--sandbox <mode>",
+        `confine the agent and the verifier: ${sandboxHelp()} (the first is the default; see docs/verification.md; on --resume: taken from run.json)`,
+      ).choices(confineModes()),
     )
-    .addOption(new Option("--submission <mode>", "the scored artifact: agent (the patch the agent writes to final.patch when asked at finalization; default for real agents) or checkout (the focus checkout's diff; default for oracle, nop, command)").choices(["agent", "checkout"]))
-    .option("--limits <spec>", `resource limits of each session and each test run through cgroups: cpus=N,memory=SIZE,pids=N or none (default ${defaultLimitsText}; on --resume: taken from run.json)`)
-    .addOption(new Option("--rcm <mode>", "put the RCM proxy in front of the agent's model endpoint (base_url) for the run: off (proxy only), router or rcm (docs/rcm.md)").choices(["off", "router", "rcm"]))
-    .addOption(new Option("--rcm-state <kind>", "with --rcm: the state memory, model (default of --rcm rcm: the agent's own model writes the task records, references checked) or extractive (the deterministic updater); docs/rcm.md").choices(["extractive", "model"]))
+    .addOption(
+      new Option(
+        "--network <mode>",
+        "the agent's network inside the sandbox: model (default: only the model endpoint(s) its options name), none, or on (everything; on --resume: taken from run.json)",
+      ).choices(networkModes),
+    )
+    .addOption(
+      new Option(
+        "--submission <mode>",
+        "the scored artifact: agent (the patch the agent writes to final.patch when asked at finalization; default for real agents) or checkout (the focus checkout's diff; default for oracle, nop, command)",
+      ).choices(["agent", "checkout"]),
+    )
+    .option(
+      "--limits <spec>",
+      `resource limits of each session and each test run through cgroups: cpus=N,memory=SIZE,pids=N or none (default ${defaultLimitsText}; on --resume: taken from run.json)`,
+    )
+    .addOption(
+      new Option(
+        "--rcm <mode>",
+        "put the RCM proxy in front of the agent's model endpoint (base_url) for the run: off (proxy only), router or rcm (docs/rcm.md)",
+      ).choices(["off", "router", "rcm"]),
+    )
+    .addOption(
+      new Option(
+        "--rcm-state <kind>",
+        "with --rcm: the state memory, model (default of --rcm rcm: the agent's own model writes the task records, references checked) or extractive (the deterministic updater); docs/rcm.md",
+      ).choices(["extractive", "model"]),
+    )
     .option("--label <text>", "configuration label for reports (default: agent and options)")
     .option("--no-verify", "do not verify the artifacts at the end")
     .option("--quiet", "no progress output")

@@ -28,7 +28,9 @@ export function registerSessions(program: Command): void {
       const file = buildCheckedSessions(dataset, { seed: o.seed, near: o.near, far: o.far });
       writeFileAtomic(o.out, toJsonText(file));
       const near = file.pairs.filter((p) => p.locality === "near").length;
-      process.stdout.write(`${o.out}: ${file.pairs.length} session pairs (${near} near, ${file.pairs.length - near} far), ${file.excluded.length} focus tasks excluded\n`);
+      process.stdout.write(
+        `${o.out}: ${file.pairs.length} session pairs (${near} near, ${file.pairs.length - near} far), ${file.excluded.length} focus tasks excluded\n`,
+      );
       for (const e of file.excluded) process.stdout.write(`  excluded ${e.reason}\n`);
       const few = fewStagesWarning(file);
       if (few) process.stderr.write(`warning: ${few}\n`);
@@ -77,7 +79,11 @@ export function registerSessions(program: Command): void {
     )
     .argument("<sessions...>", "sessions file(s)")
     .option("--json", "print JSON")
-    .option("--dataset <dir|manifest>", "the tasks (a dataset directory or a manifest.json; repeatable): adds tested focus stages and the authored stages' share", collect)
+    .option(
+      "--dataset <dir|manifest>",
+      "the tasks (a dataset directory or a manifest.json; repeatable): adds tested focus stages and the authored stages' share",
+      collect,
+    )
     .action(printStats);
 }
 
@@ -85,7 +91,12 @@ export function registerSessions(program: Command): void {
 function printStats(paths: string[], o: { json?: boolean; dataset?: string[] }): void {
   const files = paths.map((path) => ({ path, file: readJsonWith(path, sessionsFileSchema) }));
   const { pairs, duplicate } = pooledPairs(files);
-  if (duplicate) throw new InputError({ file: duplicate.path, path: "pairs", message: `pair ${duplicate.id} is in an earlier sessions file too: the same dataset twice` });
+  if (duplicate)
+    throw new InputError({
+      file: duplicate.path,
+      path: "pairs",
+      message: `pair ${duplicate.id} is in an earlier sessions file too: the same dataset twice`,
+    });
   const file = { pairs };
   const table = profileTable(file);
   const few = fewStagesWarning(file);
@@ -99,7 +110,9 @@ function printStats(paths: string[], o: { json?: boolean; dataset?: string[] }):
   if (o.json) process.stdout.write(toJsonText({ files: paths, summary: table, power, sessions: sessionProfiles(file), ...(depth ?? {}) }));
   else {
     const focusMedian = table.base.overall.median_focus_stages;
-    const tested = depth ? `tested focus stages (an F2P test of their own): median ${depth.tested_focus_stages.median} of ${focusMedian} focus stages; authored stages ${(depth.authored_stage_share * 100).toFixed(1)}% of focus stages\n` : "";
+    const tested = depth
+      ? `tested focus stages (an F2P test of their own): median ${depth.tested_focus_stages.median} of ${focusMedian} focus stages; authored stages ${(depth.authored_stage_share * 100).toFixed(1)}% of focus stages\n`
+      : "";
     process.stdout.write(`${pooled}${formatProfileTable(table)}\n${tested}${detectableGapLine(power)}\n`);
   }
 }

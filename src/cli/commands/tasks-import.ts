@@ -16,7 +16,11 @@ export function addImportCommand(tasks: Command): void {
       "--test-command-map <file>",
       'per repository: {"owner/name": "test command" | {"test_command", "setup", "git", "mirror", "versions": {"<version or set-up commit>": {"setup", "test_command"}}}}',
     )
-    .option("--repo <owner/name=path|url>", "clone this repository from a local clone, mirror or bundle (or another URL) instead of GitHub (repeatable)", collect)
+    .option(
+      "--repo <owner/name=path|url>",
+      "clone this repository from a local clone, mirror or bundle (or another URL) instead of GitHub (repeatable)",
+      collect,
+    )
     .action((instances: string, o: { out: string; requests?: string; testCommandMap?: string; repo?: string[] }) => {
       // Nothing importable throws an InputError (exit 2); some refused instances exit 1.
       const r = importSwebench({
@@ -27,7 +31,9 @@ export function addImportCommand(tasks: Command): void {
         ...(o.repo ? { repoSources: parseRepoSources(o.repo) } : {}),
       });
       for (const p of r.refused) process.stderr.write(`${formatProblem(p)}\n`);
-      process.stdout.write(`imported ${r.imported.length} task(s) into ${r.datasetDir}${r.refused.length > 0 ? `; ${r.refused.length} refused` : ""}\n`);
+      process.stdout.write(
+        `imported ${r.imported.length} task(s) into ${r.datasetDir}${r.refused.length > 0 ? `; ${r.refused.length} refused` : ""}\n`,
+      );
       if (r.refused.length > 0) process.exitCode = ExitCode.checkFailed;
     });
 }

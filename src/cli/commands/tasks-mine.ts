@@ -19,16 +19,19 @@ async function queueMine(queue: string | boolean): Promise<MineBackend> {
 
 /** `--test-runner`: a registered runner's name (the list is the registry's, so a runner added there is accepted here). */
 function parseTestRunner(value: string): string {
-  if (findTestRunner(value) === undefined) throw new InvalidArgumentError(`--test-runner must be one of ${testRunnerNames().join(", ")}, got "${value}"`);
+  if (findTestRunner(value) === undefined)
+    throw new InvalidArgumentError(`--test-runner must be one of ${testRunnerNames().join(", ")}, got "${value}"`);
   return value;
 }
 
 /** The CLI flags are the options of `mine`, less what the command supplies itself. */
-type MineFlags = Omit<MineOptions, "repo" | "onLine" | "paths" | "backend" | "testGlobs"> & WriterFlags & { path?: string[]; testGlob?: string[]; queue?: string | boolean };
+type MineFlags = Omit<MineOptions, "repo" | "onLine" | "paths" | "backend" | "testGlobs"> &
+  WriterFlags & { path?: string[]; testGlob?: string[]; queue?: string | boolean };
 
 /** `--test-glob`: a repository-relative glob (no leading `/` or `..`: it is matched against paths in the repository). */
 function collectTestGlob(value: string, previous: string[] = []): string[] {
-  if (value.trim() === "" || value.startsWith("/") || value.split("/").includes("..")) throw new InvalidArgumentError(`--test-glob takes a glob relative to the repository root, such as 'Tests/**', got "${value}"`);
+  if (value.trim() === "" || value.startsWith("/") || value.split("/").includes(".."))
+    throw new InvalidArgumentError(`--test-glob takes a glob relative to the repository root, such as 'Tests/**', got "${value}"`);
   return [...previous, value];
 }
 
@@ -54,26 +57,70 @@ export function addMineCommand(tasks: Command): void {
         "and write the ones whose tests qualify as multi-stage tasks, with manifest.json and mine-report.json",
     )
     .argument("<repo>", "git repository: a path, a bundle or a URL")
-    .requiredOption("--out <dataset>", "dataset directory to create, or the directory of a run to resume (same repository, range and options)")
+    .requiredOption(
+      "--out <dataset>",
+      "dataset directory to create, or the directory of a run to resume (same repository, range and options)",
+    )
     .option("--range <A..B>", "revision range to scan (default HEAD: the whole first-parent history)")
     .option("--max <n>", "stop after this many tasks", parsePositive("--max"))
     .option("--runs <n>", "suite runs per state (a test must behave the same in each)", parsePositive("--runs"), 3)
     .option("--max-stages <n>", "most steps per candidate", parsePositive("--max-stages"), 5)
-    .option("--timeout-s <n>", "deadline of one test run, recorded as each task's verifier.timeout_s (a test that hangs before its fix costs this per run)", parsePositive("--timeout-s"), 1800)
+    .option(
+      "--timeout-s <n>",
+      "deadline of one test run, recorded as each task's verifier.timeout_s (a test that hangs before its fix costs this per run)",
+      parsePositive("--timeout-s"),
+      1800,
+    )
     .option("--jobs <n>", "candidates qualified at once (each runs its own test processes)", parsePositive("--jobs"), 1)
-    .option("--path <dir>", "only candidates whose source changes all lie under this directory (repeatable; e.g. one subsystem, for tasks that share a directory)", collect)
-    .option("--test-glob <glob>", "files matching this glob are tests too, fixtures included, beyond the defaults (repeatable; e.g. 'Tests/**' for a capitalised test tree)", collectTestGlob)
-    .option("--known <manifest>", "skip candidates this manifest already holds (the same merge or chain), e.g. shipped tasks when a range is mined again (repeatable)", collect)
+    .option(
+      "--path <dir>",
+      "only candidates whose source changes all lie under this directory (repeatable; e.g. one subsystem, for tasks that share a directory)",
+      collect,
+    )
+    .option(
+      "--test-glob <glob>",
+      "files matching this glob are tests too, fixtures included, beyond the defaults (repeatable; e.g. 'Tests/**' for a capitalised test tree)",
+      collectTestGlob,
+    )
+    .option(
+      "--known <manifest>",
+      "skip candidates this manifest already holds (the same merge or chain), e.g. shipped tasks when a range is mined again (repeatable)",
+      collect,
+    )
     .option("--name <name>", "dataset name (default <repo>-mined)")
-    .option("--test-runner <name>", `the runner the tests run under, recorded as environment.test_runner (${testRunnerNames().join(", ")}; default ${testRunnerNames()[0]})`, parseTestRunner)
-    .option("--test-command <cmd>", "test command ({tests}, {junit}); default the runner's own (pytest: with a JUnit report; unittest: python3 -m unittest -v)")
+    .option(
+      "--test-runner <name>",
+      `the runner the tests run under, recorded as environment.test_runner (${testRunnerNames().join(", ")}; default ${testRunnerNames()[0]})`,
+      parseTestRunner,
+    )
+    .option(
+      "--test-command <cmd>",
+      "test command ({tests}, {junit}); default the runner's own (pytest: with a JUnit report; unittest: python3 -m unittest -v)",
+    )
     .option("--setup <cmd>", "environment set-up command (repeatable)", collect)
     .option("--license <spdx>", "the repository's license, recorded in the manifest")
-    .option("--url <url>", "the repository's public URL, recorded in the manifest when REPO is a local mirror or bundle (also names the repository)")
-    .option("--python <x.y>", "the Python minor version the set-up's venv must have: the environment is then pinned, and a set-up that does not give exactly its pins is refused", parsePythonMinor)
-    .option("--setup-commit <rev>", "run set-up once at this revision and share the environment across tasks (set-up must not depend on the checkout)")
-    .addOption(new Option("--suite <which>", "per state, run the whole suite or only the test files the steps touch").choices(["whole", "touched"]).default("whole"))
-    .option("--queue [url]", `run the candidates' tests as jobs for \`switch-swe worker\`s on this Redis queue (default: $${queueUrlEnv}); --jobs is then the workers' business`);
+    .option(
+      "--url <url>",
+      "the repository's public URL, recorded in the manifest when REPO is a local mirror or bundle (also names the repository)",
+    )
+    .option(
+      "--python <x.y>",
+      "the Python minor version the set-up's venv must have: the environment is then pinned, and a set-up that does not give exactly its pins is refused",
+      parsePythonMinor,
+    )
+    .option(
+      "--setup-commit <rev>",
+      "run set-up once at this revision and share the environment across tasks (set-up must not depend on the checkout)",
+    )
+    .addOption(
+      new Option("--suite <which>", "per state, run the whole suite or only the test files the steps touch")
+        .choices(["whole", "touched"])
+        .default("whole"),
+    )
+    .option(
+      "--queue [url]",
+      `run the candidates' tests as jobs for \`switch-swe worker\`s on this Redis queue (default: $${queueUrlEnv}); --jobs is then the workers' business`,
+    );
   addWriterOptions(cmd, false).action(mineFromFlags);
 }
 

@@ -15,7 +15,6 @@ async function queueQualify(queue: string | boolean): Promise<QualifyBackend> {
   return queueQualifyBackend(target);
 }
 
-
 export function qualifyText(r: QualifyReport): string {
   const head =
     `${r.task.padEnd(34)} ${r.qualified ? "qualified" : "NOT QUALIFIED"}  ` +
@@ -37,29 +36,48 @@ export function addQualifyCommand(tasks: Command): void {
     .option("--runs <n>", "suite runs per state", positiveInt("--runs"), 3)
     .option("--concurrency <n>", "tasks at once", positiveInt("--concurrency"), 2)
     .addOption(
-      new Option("--suite <which>", "run the whole suite, or only the test modules tests.patch changes and the declared ids live in (as `tasks mine --suite touched`)")
+      new Option(
+        "--suite <which>",
+        "run the whole suite, or only the test modules tests.patch changes and the declared ids live in (as `tasks mine --suite touched`)",
+      )
         .choices(["whole", "touched"])
         .default("whole"),
     )
     .option("--write", "rewrite each task.json's fail_to_pass / pass_to_pass with what was observed")
     .option("--json", "print the reports as JSON")
-    .option("--queue [url]", `run the qualifications as jobs for \`switch-swe worker\`s on this Redis queue (default: $${queueUrlEnv}); --concurrency is then the workers' business`)
-    .action(async (dir: string, o: { task?: string[]; runs: number; concurrency: number; suite: "whole" | "touched"; write?: boolean; json?: boolean; queue?: string | boolean }) => {
-      const backend = o.queue === undefined ? undefined : await queueQualify(o.queue);
-      const { reports } = await qualifyDataset(dir, {
-        ...(backend ? { backend } : {}),
-        runs: o.runs,
-        suite: o.suite,
-        concurrency: o.concurrency,
-        ...(o.task ? { tasks: o.task } : {}),
-        ...(o.write ? { write: true } : {}),
-        onReport: (r) => {
-          if (!o.json) process.stdout.write(`${qualifyText(r)}\n`);
+    .option(
+      "--queue [url]",
+      `run the qualifications as jobs for \`switch-swe worker\`s on this Redis queue (default: $${queueUrlEnv}); --concurrency is then the workers' business`,
+    )
+    .action(
+      async (
+        dir: string,
+        o: {
+          task?: string[];
+          runs: number;
+          concurrency: number;
+          suite: "whole" | "touched";
+          write?: boolean;
+          json?: boolean;
+          queue?: string | boolean;
         },
-      });
-      const ok = reports.filter((r) => r.qualified).length;
-      if (o.json) process.stdout.write(toJsonText(reports));
-      else process.stdout.write(`${ok} of ${reports.length} task(s) qualify${o.write ? " (declared lists rewritten)" : ""}\n`);
-      if (ok < reports.length) process.exitCode = ExitCode.checkFailed;
-    });
+      ) => {
+        const backend = o.queue === undefined ? undefined : await queueQualify(o.queue);
+        const { reports } = await qualifyDataset(dir, {
+          ...(backend ? { backend } : {}),
+          runs: o.runs,
+          suite: o.suite,
+          concurrency: o.concurrency,
+          ...(o.task ? { tasks: o.task } : {}),
+          ...(o.write ? { write: true } : {}),
+          onReport: (r) => {
+            if (!o.json) process.stdout.write(`${qualifyText(r)}\n`);
+          },
+        });
+        const ok = reports.filter((r) => r.qualified).length;
+        if (o.json) process.stdout.write(toJsonText(reports));
+        else process.stdout.write(`${ok} of ${reports.length} task(s) qualify${o.write ? " (declared lists rewritten)" : ""}\n`);
+        if (ok < reports.length) process.exitCode = ExitCode.checkFailed;
+      },
+    );
 }

@@ -37,13 +37,20 @@ export function addWriteRequestsCommand(tasks: Command): void {
     .option("--repo <name=path|url>", "for a manifest: clone this repository from a local clone, mirror or bundle (repeatable)", collect);
   addWriterOptions(cmd, true).action(async (target: string, o: Flags) => {
     const kind = kindOf(target);
-    if (kind === "dataset" && (o.out !== undefined || o.repo !== undefined)) throw inputError(o.out !== undefined ? "--out" : "--repo", "", "only for a manifest; a dataset directory is written in place");
+    if (kind === "dataset" && (o.out !== undefined || o.repo !== undefined))
+      throw inputError(o.out !== undefined ? "--out" : "--repo", "", "only for a manifest; a dataset directory is written in place");
     const writer = (await writerFromFlags(o))!;
     const onLine = (l: string) => process.stderr.write(`${l}\n`);
     const summary =
       kind === "dataset"
         ? await writeRequestsInDataset(target, { writer, onLine })
-        : await writeRequestsInManifest({ manifestFile: target, writer, onLine, ...(o.out !== undefined ? { out: o.out } : {}), ...(o.repo ? { sources: parseRepoSources(o.repo) } : {}) });
+        : await writeRequestsInManifest({
+            manifestFile: target,
+            writer,
+            onLine,
+            ...(o.out !== undefined ? { out: o.out } : {}),
+            ...(o.repo ? { sources: parseRepoSources(o.repo) } : {}),
+          });
     process.exitCode = reportWriting(kind === "dataset" ? target : (o.out ?? target), summary, resumeCommand());
   });
 }

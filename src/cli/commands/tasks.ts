@@ -14,7 +14,10 @@ export function registerTasks(program: Command): Command {
     .command("validate")
     .description("check a dataset: schema, files, test lists, and that every patch parses and applies in order")
     .argument("<dataset>", "dataset directory")
-    .option("--pinned", "also refuse a repository whose set-up does not declare exact versions (Python minor version, pytest and each dependency with ==)")
+    .option(
+      "--pinned",
+      "also refuse a repository whose set-up does not declare exact versions (Python minor version, pytest and each dependency with ==)",
+    )
     .action(async (dir: string, o: { pinned?: boolean }) => {
       const { dataset, problems, warnings } = await validateDataset(dir, o.pinned === true ? { pinned: testRunnerPackage } : {});
       // A dataset that exists but is broken is a check that found problems (1); no dataset at all is bad input (2).
@@ -26,7 +29,9 @@ export function registerTasks(program: Command): Command {
         process.stdout.write(`${problems.length} problem(s) in ${n} task(s)\n`);
         process.exitCode = ExitCode.checkFailed;
       } else {
-        process.stdout.write(`${dataset!.manifest.name}@${dataset!.manifest.version}: ${n} tasks in ${Object.keys(dataset!.manifest.repos).length} repositories, all valid\n`);
+        process.stdout.write(
+          `${dataset!.manifest.name}@${dataset!.manifest.version}: ${n} tasks in ${Object.keys(dataset!.manifest.repos).length} repositories, all valid\n`,
+        );
       }
     });
   addQualifyCommand(tasks);

@@ -11,7 +11,6 @@ import { ExitCode, verificationExitCode } from "../exit-codes.js";
 import { collect, parsePositive as positiveInt } from "../options.js";
 import { securedQueueTarget } from "./queue.js";
 
-
 /** One line per verdict: outcome, counts, how the artifact applied, and why when it failed. */
 export function verdictLine(v: Verdict, reused = false): string {
   const outcome = v.infra_fault ? "INFRA" : v.resolved ? "resolved" : "unresolved";
@@ -51,15 +50,27 @@ export function registerVerify(program: Command): void {
     .option("--concurrency <n>", "verifications at once", positiveInt("--concurrency"), 2)
     .option("--session <id>", "verify only this session (repeatable)", collect)
     .option("--force", "verify again even when a verdict for the same artifact exists")
-    .option("--max-artifact-mb <n>", "artifacts larger than this are not read: not applied, with the reason", positiveInt("--max-artifact-mb"), defaultMaxArtifactMb)
+    .option(
+      "--max-artifact-mb <n>",
+      "artifacts larger than this are not read: not applied, with the reason",
+      positiveInt("--max-artifact-mb"),
+      defaultMaxArtifactMb,
+    )
     .option("--json", "print the verdicts as JSON instead of one line each")
-    .addOption(new Option("--sandbox <mode>", `confine each test run: ${confineModes().join(" or ")} (default: as run.json records the run, else ${confineModes()[0]}; see docs/verification.md)`).choices(confineModes()))
-    .option("--limits <spec>", `resource limits of each test run through cgroups: cpus=N,memory=SIZE,pids=N or none (default: as run.json records the run, else ${defaultLimitsText}; see docs/verification.md)`)
+    .addOption(
+      new Option(
+        "--sandbox <mode>",
+        `confine each test run: ${confineModes().join(" or ")} (default: as run.json records the run, else ${confineModes()[0]}; see docs/verification.md)`,
+      ).choices(confineModes()),
+    )
+    .option(
+      "--limits <spec>",
+      `resource limits of each test run through cgroups: cpus=N,memory=SIZE,pids=N or none (default: as run.json records the run, else ${defaultLimitsText}; see docs/verification.md)`,
+    )
     .option("--queue [url]", "verify on the `switch-swe worker`s of this Redis queue (URL, or $SWITCH_SWE_QUEUE)")
     .action(verifyFromFlags);
   registerCache(program);
 }
-
 
 interface VerifyFlags {
   concurrency: number;
@@ -76,7 +87,12 @@ interface VerifyFlags {
 async function verifyFromFlags(runDir: string, o: VerifyFlags): Promise<void> {
   // Unless told otherwise, as the run ran (--sandbox none, the demo without bubblewrap; its --limits).
   const recorded = recordedVerifier(runDir);
-  const limits = o.limits !== undefined ? parseLimits(o.limits) : recorded.limits !== null ? parseLimits(recorded.limits, `${runDir}/run.json: limits.requested`) : defaultLimits;
+  const limits =
+    o.limits !== undefined
+      ? parseLimits(o.limits)
+      : recorded.limits !== null
+        ? parseLimits(recorded.limits, `${runDir}/run.json: limits.requested`)
+        : defaultLimits;
   const confine = o.sandbox !== undefined ? confineBackend(o.sandbox) : recorded.testRuns;
   // Counted, so a log (CI, tee) shows how far verification is.
   const onProgress = (e: { verdict: Verdict; reused: boolean; done: number; total: number }) => {
@@ -110,7 +126,9 @@ async function verifyFromFlags(runDir: string, o: VerifyFlags): Promise<void> {
 
 /** `cache info` and `cache clear`: registered with verify, whose environments they hold. */
 function registerCache(program: Command): void {
-  const cache = program.command("cache").description("the cache of repositories and test environments (SWITCH_SWE_CACHE, default ~/.cache/switch-swe)");
+  const cache = program
+    .command("cache")
+    .description("the cache of repositories and test environments (SWITCH_SWE_CACHE, default ~/.cache/switch-swe)");
   cache
     .command("info")
     .description("list cached repositories and environments")
@@ -122,7 +140,9 @@ function registerCache(program: Command): void {
         return;
       }
       const mb = (b: number) => `${(b / 1e6).toFixed(1)} MB`;
-      process.stdout.write(`cache: ${info.root}\nrepositories: ${info.repos.count} (${mb(info.repos.bytes)})\nenvironments: ${info.envs.length}\n`);
+      process.stdout.write(
+        `cache: ${info.root}\nrepositories: ${info.repos.count} (${mb(info.repos.bytes)})\nenvironments: ${info.envs.length}\n`,
+      );
       printScratch(info.scratch, mb);
       for (const e of info.envs) {
         const state = e.ready ? "ready" : e.locked ? "setting up" : "incomplete";
@@ -151,8 +171,12 @@ function registerCache(program: Command): void {
 function printScratch(scratch: readonly ScratchDir[], mb: (b: number) => string): void {
   const total = scratch.reduce((n, s) => n + s.bytes, 0);
   const stale = scratch.filter((s) => !s.inUse).length;
-  process.stdout.write(`verifier scratch: ${scratch.length} (${mb(total)})${stale > 0 ? `, ${stale} left by a verifier that died (removed by the next verify or run --resume)` : ""}\n`);
+  process.stdout.write(
+    `verifier scratch: ${scratch.length} (${mb(total)})${stale > 0 ? `, ${stale} left by a verifier that died (removed by the next verify or run --resume)` : ""}\n`,
+  );
   for (const s of scratch) {
-    process.stdout.write(`  ${s.dir}  ${(s.inUse ? "in use" : "stale").padEnd(6)}  ${mb(s.bytes).padStart(9)}${s.pid !== null ? `  pid ${s.pid}` : ""}\n`);
+    process.stdout.write(
+      `  ${s.dir}  ${(s.inUse ? "in use" : "stale").padEnd(6)}  ${mb(s.bytes).padStart(9)}${s.pid !== null ? `  pid ${s.pid}` : ""}\n`,
+    );
   }
 }

@@ -4,7 +4,16 @@ import { FIELDS, type Field, type Rubric } from "../fields.js";
 import { constraintSentences, firstRequests, headline, type FocusReturnFacts } from "./case-facts.js";
 
 /** Fields whose answer key the dataset's request texts give; the others carry no points in these cases. */
-export const FROM_RUN_RUBRIC: Rubric = { objective: 20, current_state: 30, decisions: 0, evidence: 0, constraints: 20, next_action: 30, owner: 0, open_questions: 0 };
+export const FROM_RUN_RUBRIC: Rubric = {
+  objective: 20,
+  current_state: 30,
+  decisions: 0,
+  evidence: 0,
+  constraints: 20,
+  next_action: 30,
+  owner: 0,
+  open_questions: 0,
+};
 
 interface Statement {
   text: string;
@@ -29,7 +38,11 @@ const wrong = (text: string): Statement => ({ text, right: false });
  * distractors, so the key is the empty set.
  */
 function otherTasksOnly(rng: Random, prefix: string, lead: string, others: readonly string[], fallback: string) {
-  return place(rng, prefix, (others.length > 0 ? others : [fallback]).slice(0, 3).map((t) => wrong(`${lead}${t}`)));
+  return place(
+    rng,
+    prefix,
+    (others.length > 0 ? others : [fallback]).slice(0, 3).map((t) => wrong(`${lead}${t}`)),
+  );
 }
 
 /**
@@ -65,12 +78,23 @@ export function buildCandidates(f: FocusReturnFacts, caseId: string): { candidat
     current_state: state,
     decisions: otherTasksOnly(rng, "d", "Decided to set this work aside for good in favour of: ", otherHeadlines, "The work was abandoned"),
     evidence: otherTasksOnly(rng, "e", "A tool result showed this work is complete: ", otherHeadlines, "The work was verified complete"),
-    constraints: constraints.list.length > 0 ? constraints : otherTasksOnly(rng, "c", "", others.flatMap(constraintSentences), "Nothing may be changed"),
+    constraints:
+      constraints.list.length > 0
+        ? constraints
+        : otherTasksOnly(rng, "c", "", others.flatMap(constraintSentences), "Nothing may be changed"),
     next_action: next,
     owner: place(rng, "w", [right("The agent that was working on it"), wrong("Nobody: the work is finished")]),
-    open_questions: otherTasksOnly(rng, "q", "Still to be settled for this work: whether to ", otherHeadlines.map((t) => t.charAt(0).toLowerCase() + t.slice(1)), "drop it"),
+    open_questions: otherTasksOnly(
+      rng,
+      "q",
+      "Still to be settled for this work: whether to ",
+      otherHeadlines.map((t) => t.charAt(0).toLowerCase() + t.slice(1)),
+      "drop it",
+    ),
   };
   const candidates = Object.fromEntries(FIELDS.map((k) => [k, fields[k].list])) as Candidates;
-  const answer = Object.fromEntries(FIELDS.map((k) => [k, k === "objective" || k === "next_action" || k === "owner" ? fields[k].right[0]! : fields[k].right])) as AnswerKey;
+  const answer = Object.fromEntries(
+    FIELDS.map((k) => [k, k === "objective" || k === "next_action" || k === "owner" ? fields[k].right[0]! : fields[k].right]),
+  ) as AnswerKey;
   return { candidates, answer };
 }

@@ -59,7 +59,10 @@ export function renderHandoff(state: TaskState | null, f: FocusReturnFacts): str
     "Requests so far (verbatim)",
     ...requests.flatMap((r) => [r, ""]),
     ...list("Done", texts(state?.completed ?? [])),
-    ...list("Files", (state?.files ?? []).map((i) => i.text)),
+    ...list(
+      "Files",
+      (state?.files ?? []).map((i) => i.text),
+    ),
     ...list("Pending", texts(state?.pending ?? [])),
     ...list("Open uncertainties", texts(state?.uncertainties ?? [])),
   ]

@@ -40,7 +40,8 @@ export function handoffFromRun(runDir: string, opts: FromRunOptions = {}): Hando
   let switched = readRunSessions(runDir).sessions.filter((s) => s.condition === "switch");
   if (opts.sessions) {
     const wanted = new Set(opts.sessions);
-    for (const id of wanted) if (!switched.some((s) => s.session === id)) throw inputError(runDir, "", `no switched session "${id}" with a trajectory`);
+    for (const id of wanted)
+      if (!switched.some((s) => s.session === id)) throw inputError(runDir, "", `no switched session "${id}" with a trajectory`);
     switched = switched.filter((s) => wanted.has(s.session));
   }
   const cases = switched.flatMap(casesOfSession);

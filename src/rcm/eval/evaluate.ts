@@ -122,7 +122,15 @@ export function evaluateRun(runDir: string, opts: EvalOptions): EvalReport {
   const all = sessions.filter((s) => !unfinished.includes(s.session));
   const switched = all.filter((s) => s.condition === "switch");
   if (switched.length === 0) throw inputError(runDir, "", "no finished switched session");
-  return { ...evaluateSessions(switched, all.filter((s) => s.condition === "base"), opts, pairsSharingFiles(runDir)), unfinished_sessions: unfinished };
+  return {
+    ...evaluateSessions(
+      switched,
+      all.filter((s) => s.condition === "base"),
+      opts,
+      pairsSharingFiles(runDir),
+    ),
+    unfinished_sessions: unfinished,
+  };
 }
 
 /** The repository a run's rows are filed under: its dataset's name (run.json `dataset.name`), else the run directory's name. */
@@ -139,25 +147,37 @@ export function runRepository(runDir: string): string {
 /** Pairs of the run's sessions file in which two tasks share a source file; null when that file is gone or changed since the run. */
 function pairsSharingFiles(runDir: string): Set<string> | null {
   try {
-    const recorded = (JSON.parse(readFileSync(runFiles.config(runDir), "utf8")) as { sessions_file?: { path: string; sha256: string } }).sessions_file;
+    const recorded = (JSON.parse(readFileSync(runFiles.config(runDir), "utf8")) as { sessions_file?: { path: string; sha256: string } })
+      .sessions_file;
     if (!recorded) return null;
     const raw = readFileSync(recordedPath(runDir, recorded.path));
     if (sha256(raw) !== recorded.sha256) return null;
     const parsed = sessionsFileSchema.safeParse(JSON.parse(raw.toString("utf8")));
     if (!parsed.success) return null;
-    return new Set(parsed.data.pairs.filter((p) => {
-      const files = Object.values(p.source_files).flat();
-      return new Set(files).size < files.length;
-    }).map((p) => p.id));
+    return new Set(
+      parsed.data.pairs
+        .filter((p) => {
+          const files = Object.values(p.source_files).flat();
+          return new Set(files).size < files.length;
+        })
+        .map((p) => p.id),
+    );
   } catch {
     return null;
   }
 }
 
-export function evaluateSessions(switched: readonly ReplaySession[], base: readonly ReplaySession[], opts: EvalOptions, sharing: ReadonlySet<string> | null = null): EvalReport {
+export function evaluateSessions(
+  switched: readonly ReplaySession[],
+  base: readonly ReplaySession[],
+  opts: EvalOptions,
+  sharing: ReadonlySet<string> | null = null,
+): EvalReport {
   const options = parseRcmOptions({ mode: opts.mode, ...(opts.threshold !== undefined ? { threshold: opts.threshold } : {}) });
   const basePairs = new Set(base.map((b) => b.pair));
-  const variants = (opts.workspaceLines ?? ["shown", "hidden"]).map((w) => evaluateVariant(switched, base, options, w === "shown", sharing));
+  const variants = (opts.workspaceLines ?? ["shown", "hidden"]).map((w) =>
+    evaluateVariant(switched, base, options, w === "shown", sharing),
+  );
   const first = variants[0]!.per_session;
   return {
     mode: opts.mode,
@@ -184,7 +204,13 @@ function group(per: readonly SessionEval[]): SessionGroup {
   return { sessions: per.length, requests, routed_correctly: routed, routing_accuracy: share(routed, requests - deferred), deferred };
 }
 
-function evaluateVariant(switched: readonly ReplaySession[], base: readonly ReplaySession[], options: RcmOptions, shown: boolean, sharing: ReadonlySet<string> | null): EvalVariant {
+function evaluateVariant(
+  switched: readonly ReplaySession[],
+  base: readonly ReplaySession[],
+  options: RcmOptions,
+  shown: boolean,
+  sharing: ReadonlySet<string> | null,
+): EvalVariant {
   const view = (s: ReplaySession) => (shown ? s : withoutWorkspace(s));
   const baseContext = new Map(base.map((b) => [b.pair, uninterruptedContext(view(b))]));
   const times: number[] = [];
@@ -223,10 +249,13 @@ function evaluateVariant(switched: readonly ReplaySession[], base: readonly Repl
       p95: r3(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.95))] ?? 0),
       max: r3(sorted[sorted.length - 1] ?? 0),
     },
-    shared_files: sharing === null ? null : {
-      apart: group(per.filter((_, i) => !sharing.has(switched[i]!.pair))),
-      sharing: group(per.filter((_, i) => sharing.has(switched[i]!.pair))),
-    },
+    shared_files:
+      sharing === null
+        ? null
+        : {
+            apart: group(per.filter((_, i) => !sharing.has(switched[i]!.pair))),
+            sharing: group(per.filter((_, i) => sharing.has(switched[i]!.pair))),
+          },
     per_session: per,
   };
 }
@@ -237,5 +266,8 @@ function r3(x: number): number {
 
 /** The ablation: every `Workspace:` line removed, so routing relies on what the conversation shows. */
 function withoutWorkspace(s: ReplaySession): ReplaySession {
-  return { ...s, steps: s.steps.map((st) => ({ ...st, group: { ...st.group, userText: st.group.userText.replace(/^Workspace:.*\n/m, "") } })) };
+  return {
+    ...s,
+    steps: s.steps.map((st) => ({ ...st, group: { ...st.group, userText: st.group.userText.replace(/^Workspace:.*\n/m, "") } })),
+  };
 }

@@ -7,7 +7,10 @@ function variantLines(v: EvalVariant, requests: number): string[] {
     .sort((a, b) => b[1].requests - a[1].requests)
     .map(([m, c]) => `${m} ${c.correct}/${c.requests}`)
     .join(", ");
-  const vsBase = v.uninterrupted_ratio === null ? "no uninterrupted sessions in the run" : `${v.uninterrupted_ratio.toFixed(3)} over ${v.uninterrupted_steps} steps`;
+  const vsBase =
+    v.uninterrupted_ratio === null
+      ? "no uninterrupted sessions in the run"
+      : `${v.uninterrupted_ratio.toFixed(3)} over ${v.uninterrupted_steps} steps`;
   const lines = [
     `Workspace: lines ${v.workspace_lines ? "shown" : "hidden"}`,
     `  routing accuracy        ${pct(v.routing_accuracy)} of the ${v.decided} requests decided (${v.routed_correctly} routed right)`,
@@ -20,7 +23,12 @@ function variantLines(v: EvalVariant, requests: number): string[] {
     `  invariant violations    ${v.invariant_violations}`,
     ...(v.shared_files === null
       ? []
-      : ([["no two tasks share a source file", v.shared_files.apart], ["two tasks share a source file", v.shared_files.sharing]] as const).map(
+      : (
+          [
+            ["no two tasks share a source file", v.shared_files.apart],
+            ["two tasks share a source file", v.shared_files.sharing],
+          ] as const
+        ).map(
           ([what, g]) =>
             `  ${what.padEnd(33)} ${g.requests === g.deferred ? "-" : pct(g.routing_accuracy)} ` +
             `(${g.routed_correctly} of ${g.requests - g.deferred} decided, ${g.deferred} deferred, ${g.sessions} sessions)`,
@@ -30,7 +38,9 @@ function variantLines(v: EvalVariant, requests: number): string[] {
   ];
   for (const s of v.per_session) {
     const ratio = s.full_tokens === 0 ? "-" : (s.rcm_tokens / s.full_tokens).toFixed(3);
-    lines.push(`  ${s.session.padEnd(40)}  ${String(s.requests).padStart(8)}  ${String(s.routed_correctly).padStart(6)}  ${ratio.padStart(5)}  ${String(s.invariant_violations).padStart(10)}`);
+    lines.push(
+      `  ${s.session.padEnd(40)}  ${String(s.requests).padStart(8)}  ${String(s.routed_correctly).padStart(6)}  ${ratio.padStart(5)}  ${String(s.invariant_violations).padStart(10)}`,
+    );
   }
   return lines;
 }

@@ -43,7 +43,17 @@ export interface PooledEval {
 /** Sums variants from session figures, so a pooled ratio weighs each step by its tokens, as one run's does. */
 function row(repository: string, runs: number, variants: readonly EvalVariant[]): PooledRow {
   const per = variants.flatMap((v) => v.per_session);
-  const sum = (k: "requests" | "routed_correctly" | "abstained" | "invariant_violations" | "matched_rcm_tokens" | "uninterrupted_tokens" | "rcm_tokens" | "full_tokens") => per.reduce((n, p) => n + p[k], 0);
+  const sum = (
+    k:
+      | "requests"
+      | "routed_correctly"
+      | "abstained"
+      | "invariant_violations"
+      | "matched_rcm_tokens"
+      | "uninterrupted_tokens"
+      | "rcm_tokens"
+      | "full_tokens",
+  ) => per.reduce((n, p) => n + p[k], 0);
   const requests = sum("requests");
   const deferred = sum("abstained");
   return {

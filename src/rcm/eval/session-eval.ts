@@ -84,12 +84,27 @@ export function consistent(
  * Replays one switched session step by step, as a host would show it to RCM: each request is the
  * current group when it is routed and assembled, and its actions are added once the step is measured.
  */
-export function evaluateSession(s: ReplaySession, options: RcmOptions, times: number[], uninterrupted: Map<number, number> | null): SessionEval {
+export function evaluateSession(
+  s: ReplaySession,
+  options: RcmOptions,
+  times: number[],
+  uninterrupted: Map<number, number> | null,
+): SessionEval {
   const engine = new RcmEngine(options);
   const groups: Group[] = [];
   const out: SessionEval = {
-    session: s.session, requests: 0, routed_correctly: 0, abstained: 0, resumed_focus_steps: 0, full_tokens: 0, rcm_tokens: 0,
-    matched_steps: 0, matched_rcm_tokens: 0, uninterrupted_tokens: 0, invariant_violations: 0, methods: {},
+    session: s.session,
+    requests: 0,
+    routed_correctly: 0,
+    abstained: 0,
+    resumed_focus_steps: 0,
+    full_tokens: 0,
+    rcm_tokens: 0,
+    matched_steps: 0,
+    matched_rcm_tokens: 0,
+    uninterrupted_tokens: 0,
+    invariant_violations: 0,
+    methods: {},
   };
   const predicted: (string | null)[] = [];
   const deferred: boolean[] = [];
@@ -111,7 +126,10 @@ export function evaluateSession(s: ReplaySession, options: RcmOptions, times: nu
     const m = (out.methods[a.method] ??= { requests: 0, correct: 0 });
     m.requests++;
     if (ok) m.correct++;
-    const activeRequests = s.steps.slice(0, i + 1).filter((x) => x.task === step.task).map((x) => x.group.userText);
+    const activeRequests = s.steps
+      .slice(0, i + 1)
+      .filter((x) => x.task === step.task)
+      .map((x) => x.group.userText);
     out.invariant_violations += missingRequests(rendered, activeRequests).length;
     if (step.role === "focus" && step.focusReturn && !step.continuation) {
       const tokens = tokensOf(rendered);

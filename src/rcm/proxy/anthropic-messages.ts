@@ -1,6 +1,16 @@
 import type { Action } from "../history.js";
 import { requestText, classifyEach, type EntryRole } from "./conversation.js";
-import { blocks, blockTexts, contentWithRecord, isObject, resultText, listAt, offersTools, type Json, type WireFormat } from "./wire-format.js";
+import {
+  blocks,
+  blockTexts,
+  contentWithRecord,
+  isObject,
+  resultText,
+  listAt,
+  offersTools,
+  type Json,
+  type WireFormat,
+} from "./wire-format.js";
 
 /**
  * Anthropic Messages (`POST …/v1/messages`): `messages` alternate user and assistant; `tool_use`
@@ -15,7 +25,8 @@ export const anthropicWire: WireFormat = {
     const bs = blocks(m.content);
     if (m.role === "user") {
       const results = bs.filter((b) => b.type === "tool_result");
-      for (const r of results) ledger.result(typeof r.tool_use_id === "string" ? r.tool_use_id : undefined, resultText(r.content), r.is_error === true);
+      for (const r of results)
+        ledger.result(typeof r.tool_use_id === "string" ? r.tool_use_id : undefined, resultText(r.content), r.is_error === true);
       if (results.length > 0) return { kind: "exchange", actions: [] };
       const text = requestText(blockTexts(m.content, (b) => b.type === "text"));
       return text ? { kind: "request", text } : { kind: "context" };
@@ -28,7 +39,10 @@ export const anthropicWire: WireFormat = {
     return { kind: "exchange", actions };
   }),
   note: (text) => ({ role: "assistant", content: [{ type: "text", text }] }),
-  withRecord: (entry, record) => ({ ...(entry as Json), content: contentWithRecord((entry as Json).content, record, (text) => ({ type: "text", text })) }),
+  withRecord: (entry, record) => ({
+    ...(entry as Json),
+    content: contentWithRecord((entry as Json).content, record, (text) => ({ type: "text", text })),
+  }),
   alternation: (list) => list.map((m) => (isObject(m) ? m.role : null)),
   pairs: (list) => {
     const calls: string[] = [];

@@ -16,7 +16,10 @@ export interface UpstreamVia {
 
 const n = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : 0);
 const texts = (parts: unknown, accept: (p: Json) => boolean): string =>
-  (Array.isArray(parts) ? parts : []).filter(isObject).flatMap((p) => (accept(p) && typeof p.text === "string" ? [p.text] : [])).join("");
+  (Array.isArray(parts) ? parts : [])
+    .filter(isObject)
+    .flatMap((p) => (accept(p) && typeof p.text === "string" ? [p.text] : []))
+    .join("");
 
 interface AuxProtocol {
   /** The request body of one tool-free, unstreamed call, and its URL (derived from the agent's). */
@@ -29,27 +32,50 @@ const protocols: Record<string, AuxProtocol> = {
   "openai-chat": {
     request: (via, system, user) => ({
       url: via.target,
-      body: { model: via.model, messages: [{ role: "system", content: system }, { role: "user", content: user }], stream: false },
+      body: {
+        model: via.model,
+        messages: [
+          { role: "system", content: system },
+          { role: "user", content: user },
+        ],
+        stream: false,
+      },
     }),
     reply: chatCompletionReply,
   },
   "openai-responses": {
-    request: (via, system, user) => ({ url: via.target, body: { model: via.model, instructions: system, input: user, stream: false, store: false } }),
+    request: (via, system, user) => ({
+      url: via.target,
+      body: { model: via.model, instructions: system, input: user, stream: false, store: false },
+    }),
     reply: (b) => {
       const u = isObject(b.usage) ? b.usage : null;
       const cached = n(isObject(u?.input_tokens_details) ? u.input_tokens_details.cached_tokens : 0);
       const out = (Array.isArray(b.output) ? b.output : []).filter(isObject).filter((i) => i.type === "message");
       const text = out.map((i) => texts(i.content, (p) => p.type === "output_text")).join("");
       const reasoning = n(isObject(u?.output_tokens_details) ? u.output_tokens_details.reasoning_tokens : 0);
-      return u ? { text: text === "" ? null : text, input: Math.max(0, n(u.input_tokens) - cached), cached, output: n(u.output_tokens), reasoning } : null;
+      return u
+        ? { text: text === "" ? null : text, input: Math.max(0, n(u.input_tokens) - cached), cached, output: n(u.output_tokens), reasoning }
+        : null;
     },
   },
   "anthropic-messages": {
-    request: (via, system, user) => ({ url: via.target, body: { model: via.model, system, messages: [{ role: "user", content: user }], max_tokens: 1024, stream: false } }),
+    request: (via, system, user) => ({
+      url: via.target,
+      body: { model: via.model, system, messages: [{ role: "user", content: user }], max_tokens: 1024, stream: false },
+    }),
     reply: (b) => {
       const u = isObject(b.usage) ? b.usage : null;
       const text = texts(b.content, (p) => p.type === "text");
-      return u ? { text: text === "" ? null : text, input: n(u.input_tokens), cached: n(u.cache_read_input_tokens), output: n(u.output_tokens), reasoning: 0 } : null;
+      return u
+        ? {
+            text: text === "" ? null : text,
+            input: n(u.input_tokens),
+            cached: n(u.cache_read_input_tokens),
+            output: n(u.output_tokens),
+            reasoning: 0,
+          }
+        : null;
     },
   },
   gemini: {
@@ -65,7 +91,15 @@ const protocols: Record<string, AuxProtocol> = {
       const c = Array.isArray(b.candidates) && isObject(b.candidates[0]) ? b.candidates[0] : {};
       const text = texts(isObject(c.content) ? c.content.parts : [], (p) => p.thought !== true);
       const cached = n(u?.cachedContentTokenCount);
-      return u ? { text: text === "" ? null : text, input: Math.max(0, n(u.promptTokenCount) - cached), cached, output: n(u.candidatesTokenCount) + n(u.thoughtsTokenCount), reasoning: n(u.thoughtsTokenCount) } : null;
+      return u
+        ? {
+            text: text === "" ? null : text,
+            input: Math.max(0, n(u.promptTokenCount) - cached),
+            cached,
+            output: n(u.candidatesTokenCount) + n(u.thoughtsTokenCount),
+            reasoning: n(u.thoughtsTokenCount),
+          }
+        : null;
     },
   },
 };
@@ -100,7 +134,14 @@ export function upstreamAuxChat(via: () => UpstreamVia | null, timeoutMs: number
     const answer: unknown = await res.json();
     const r = isObject(answer) ? protocol.reply(answer) : null;
     const usage: AuxUsage | null = r
-      ? { purpose, model: v.model, input_tokens: r.input, output_tokens: r.output, cached_input_tokens: r.cached, reasoning_tokens: r.reasoning }
+      ? {
+          purpose,
+          model: v.model,
+          input_tokens: r.input,
+          output_tokens: r.output,
+          cached_input_tokens: r.cached,
+          reasoning_tokens: r.reasoning,
+        }
       : null;
     return { text: r?.text ?? null, usage };
   };

@@ -10,7 +10,8 @@ import { toolInputPaths } from "../tool-paths.js";
  * group is elided); `context` is the host's own text in the user role (an environment block), which
  * stays with its group.
  */
-export type EntryRole = { kind: "pinned" } | { kind: "request"; text: string } | { kind: "exchange"; actions: Action[] } | { kind: "context" };
+export type EntryRole =
+  { kind: "pinned" } | { kind: "request"; text: string } | { kind: "exchange"; actions: Action[] } | { kind: "context" };
 
 /**
  * A text block wholly wrapped in one tag (`<system-reminder>…</system-reminder>`,
@@ -49,10 +50,14 @@ export class ToolLedger {
 }
 
 /** Roles of a list whose entries are objects, classified in order with one ledger (an entry that is no object is left alone as context). */
-export function classifyEach(classify: (entry: Record<string, unknown>, ledger: ToolLedger) => EntryRole): (list: readonly unknown[]) => EntryRole[] {
+export function classifyEach(
+  classify: (entry: Record<string, unknown>, ledger: ToolLedger) => EntryRole,
+): (list: readonly unknown[]) => EntryRole[] {
   return (list) => {
     const ledger = new ToolLedger();
-    return list.map((e) => (e !== null && typeof e === "object" && !Array.isArray(e) ? classify(e as Record<string, unknown>, ledger) : { kind: "context" }));
+    return list.map((e) =>
+      e !== null && typeof e === "object" && !Array.isArray(e) ? classify(e as Record<string, unknown>, ledger) : { kind: "context" },
+    );
   };
 }
 

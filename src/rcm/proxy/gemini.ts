@@ -38,7 +38,9 @@ export const geminiWire: WireFormat = {
   name: "gemini",
   accepts: (method, path) => method === "POST" && /\/models\/[^/:]+:(streamGenerateContent|generateContent)$/.test(path),
   list: listAt("contents"),
-  hasTools: (body) => Array.isArray(body.tools) && body.tools.some((t) => isObject(t) && Array.isArray(t.functionDeclarations) && t.functionDeclarations.length > 0),
+  hasTools: (body) =>
+    Array.isArray(body.tools) &&
+    body.tools.some((t) => isObject(t) && Array.isArray(t.functionDeclarations) && t.functionDeclarations.length > 0),
   roles: (list) => {
     const ledger = new ToolLedger();
     const keys = callKeys(list);
@@ -48,13 +50,16 @@ export const geminiWire: WireFormat = {
       const parts = partsOf(c);
       if (!isObject(c) || c.role === undefined || c.role === "user") {
         const responses = parts.filter((p) => isObject(p.functionResponse));
-        for (const p of responses) ledger.result(keys.results[result++], JSON.stringify((p.functionResponse as Json).response ?? ""), false);
+        for (const p of responses)
+          ledger.result(keys.results[result++], JSON.stringify((p.functionResponse as Json).response ?? ""), false);
         if (responses.length > 0) return { kind: "exchange", actions: [] };
         const text = requestText(texts(parts));
         return text ? { kind: "request", text } : { kind: "context" };
       }
       const actions: Action[] = texts(parts).map((text) => ({ kind: "assistant", text }));
-      for (const p of parts) if (isObject(p.functionCall)) actions.push(ledger.call(keys.calls[call++], String(p.functionCall.name ?? "tool"), p.functionCall.args));
+      for (const p of parts)
+        if (isObject(p.functionCall))
+          actions.push(ledger.call(keys.calls[call++], String(p.functionCall.name ?? "tool"), p.functionCall.args));
       return { kind: "exchange", actions };
     });
   },

@@ -27,13 +27,17 @@ export const openaiChatWire: WireFormat = {
     return { kind: "exchange", actions };
   }),
   note: (text) => ({ role: "assistant", content: text }),
-  withRecord: (entry, record) => ({ ...(entry as Json), content: contentWithRecord((entry as Json).content, record, (text) => ({ type: "text", text })) }),
+  withRecord: (entry, record) => ({
+    ...(entry as Json),
+    content: contentWithRecord((entry as Json).content, record, (text) => ({ type: "text", text })),
+  }),
   alternation: () => null,
   pairs: (list) => {
     const calls: string[] = [];
     const results: string[] = [];
     for (const m of list.filter(isObject)) {
-      if (m.role === "assistant" && Array.isArray(m.tool_calls)) for (const c of m.tool_calls.filter(isObject)) if (typeof c.id === "string") calls.push(c.id);
+      if (m.role === "assistant" && Array.isArray(m.tool_calls))
+        for (const c of m.tool_calls.filter(isObject)) if (typeof c.id === "string") calls.push(c.id);
       if (m.role === "tool" && typeof m.tool_call_id === "string") results.push(m.tool_call_id);
     }
     return { calls, results };

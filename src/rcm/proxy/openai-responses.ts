@@ -39,7 +39,10 @@ export const openaiResponsesWire: WireFormat = {
     return { kind: "exchange", actions: texts.map((text) => ({ kind: "assistant" as const, text })) };
   }),
   note: (text) => ({ type: "message", role: "assistant", content: [{ type: "output_text", text }] }),
-  withRecord: (entry, record) => ({ ...(entry as Json), content: contentWithRecord((entry as Json).content, record, (text) => ({ type: "input_text", text })) }),
+  withRecord: (entry, record) => ({
+    ...(entry as Json),
+    content: contentWithRecord((entry as Json).content, record, (text) => ({ type: "input_text", text })),
+  }),
   alternation: () => null,
   pairs: (list) => {
     const calls: string[] = [];

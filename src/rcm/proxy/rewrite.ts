@@ -43,7 +43,11 @@ function broken(format: WireFormat, before: readonly unknown[], after: readonly 
  * (`engineFor`, keyed by the first request's group id, or found by the groups it already knows), the core's plan and edits, and the checks of
  * the protocol's invariants. Throws (rejects) on a body it cannot read; the caller fails open.
  */
-export async function rewriteRequest(format: WireFormat, body: Json, engineFor: (conversation: string, groups: readonly string[]) => RcmEngine): Promise<Rewrite> {
+export async function rewriteRequest(
+  format: WireFormat,
+  body: Json,
+  engineFor: (conversation: string, groups: readonly string[]) => RcmEngine,
+): Promise<Rewrite> {
   if (!format.hasTools(body)) return { action: "pass", reason: "no tools: not an agent step" };
   const list = format.list(body);
   if (typeof list === "string") return { action: "pass", reason: list };
@@ -51,11 +55,19 @@ export async function rewriteRequest(format: WireFormat, body: Json, engineFor: 
   const view: HistoryView = conversationView(roles);
   const first = view.groups[0];
   if (!first) return { action: "pass", reason: "no user request in the conversation" };
-  const engine = engineFor(first.id, view.groups.map((g) => g.id));
+  const engine = engineFor(
+    first.id,
+    view.groups.map((g) => g.id),
+  );
   // The auxiliary model (when the engine has one) is asked about undecided requests and, with model-written state, for state items.
   const plan = await engine.prepareAsync(view.groups);
   const edits = planEdits(view, plan, (i) => roles[i]!.kind === "exchange");
-  const out = applyEdits(list, edits, () => format.note(elidedNote), (entry, record) => format.withRecord(entry, record));
+  const out = applyEdits(
+    list,
+    edits,
+    () => format.note(elidedNote),
+    (entry, record) => format.withRecord(entry, record),
+  );
   const problem = broken(format, list, out);
   if (problem) throw new Error(`assembly refused: ${problem}`);
   const taskOf = (id: string) => engine.memory.router.assignments[id]?.task ?? "?";

@@ -1,4 +1,12 @@
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from "node:http";
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import { request as httpsRequest } from "node:https";
 import { RcmEngine } from "../engine.js";
 import type { RcmMode } from "../history.js";
@@ -63,12 +71,28 @@ export const rcmStateKinds = ["extractive", "model"] as const;
 export type RcmStateKind = (typeof rcmStateKinds)[number];
 
 const formats: readonly WireFormat[] = [openaiChatWire, anthropicWire, openaiResponsesWire, geminiWire];
-const hopByHop = new Set(["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length"]);
+const hopByHop = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+  "host",
+  "content-length",
+]);
 const keyHeaders = ["authorization", "x-api-key", "x-goog-api-key"];
 /** Conversations kept in memory at once (the oldest is forgotten first). */
 const maxConversations = 256;
 
-function forwardHeaders(headers: IncomingHttpHeaders, format: WireFormat | undefined, key: string | undefined, length: number): OutgoingHttpHeaders {
+function forwardHeaders(
+  headers: IncomingHttpHeaders,
+  format: WireFormat | undefined,
+  key: string | undefined,
+  length: number,
+): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
   for (const [k, v] of Object.entries(headers)) if (v !== undefined && !hopByHop.has(k) && !(key && keyHeaders.includes(k))) out[k] = v;
   if (key) {
@@ -97,7 +121,11 @@ const cpuMs = (since: NodeJS.CpuUsage) => {
 type Outcome = Rewrite | { action: "fail_open"; error: string };
 
 /** RCM's rewrite of one body, or why it goes as it came (failing open on any error). */
-async function outcomeOf(format: WireFormat, body: unknown, engineFor: (conversation: string, groups: readonly string[]) => RcmEngine): Promise<Outcome> {
+async function outcomeOf(
+  format: WireFormat,
+  body: unknown,
+  engineFor: (conversation: string, groups: readonly string[]) => RcmEngine,
+): Promise<Outcome> {
   try {
     if (body instanceof Error) throw body;
     return isObject(body) ? await rewriteRequest(format, body, engineFor) : { action: "pass", reason: "body is not a JSON object" };
@@ -106,7 +134,15 @@ async function outcomeOf(format: WireFormat, body: unknown, engineFor: (conversa
   }
 }
 
-function logEntry(seq: number, method: string, path: string, mode: RcmMode, format: WireFormat | undefined, outcome: Outcome, cpu: number): ProxyLogEntry {
+function logEntry(
+  seq: number,
+  method: string,
+  path: string,
+  mode: RcmMode,
+  format: WireFormat | undefined,
+  outcome: Outcome,
+  cpu: number,
+): ProxyLogEntry {
   return {
     time: new Date().toISOString(),
     seq,
@@ -135,7 +171,14 @@ function logEntry(seq: number, method: string, path: string, mode: RcmMode, form
 }
 
 /** Sends the request upstream and pipes the answer back as it arrives; `done` gets the status (null: unreachable). */
-function forward(res: ServerResponse, target: URL, method: string, headers: OutgoingHttpHeaders, body: Buffer, done: (status: number | null) => void): void {
+function forward(
+  res: ServerResponse,
+  target: URL,
+  method: string,
+  headers: OutgoingHttpHeaders,
+  body: Buffer,
+  done: (status: number | null) => void,
+): void {
   const send = target.protocol === "https:" ? httpsRequest : httpRequest;
   const up = send(target, { method, headers }, (upRes) => {
     done(upRes.statusCode ?? null);
@@ -145,7 +188,11 @@ function forward(res: ServerResponse, target: URL, method: string, headers: Outg
   up.on("error", (e) => {
     done(null);
     if (!res.headersSent) res.writeHead(502, { "content-type": "application/json" });
-    res.end(JSON.stringify({ error: { message: `switch-swe rcm proxy: upstream ${target.origin} unreachable: ${e.message}`, type: "proxy_error" } }));
+    res.end(
+      JSON.stringify({
+        error: { message: `switch-swe rcm proxy: upstream ${target.origin} unreachable: ${e.message}`, type: "proxy_error" },
+      }),
+    );
   });
   res.on("close", () => {
     if (!res.writableFinished) up.destroy();
@@ -166,7 +213,11 @@ export async function startRcmProxy(opts: RcmProxyOptions): Promise<RcmProxy> {
   if (!auxOn && opts.state === "model") throw new Error("rcm proxy: model-written state needs the auxiliary model (aux upstream)");
   // "host" is the proxy's host: the agent's own upstream (aux-upstream.ts).
   const state = opts.state ?? (auxOn ? "model" : "extractive");
-  const options = parseRcmOptions({ ...opts.rcm, mode: opts.mode, auxModel: auxOn ? { host: true, stateUpdates: state === "model", timeoutMs: opts.auxTimeoutMs ?? 60_000 } : "off" });
+  const options = parseRcmOptions({
+    ...opts.rcm,
+    mode: opts.mode,
+    auxModel: auxOn ? { host: true, stateUpdates: state === "model", timeoutMs: opts.auxTimeoutMs ?? 60_000 } : "off",
+  });
   /** Each conversation's latest upstream request: where its auxiliary calls go. */
   const vias = new WeakMap<RcmEngine, UpstreamVia>();
   const key = opts.keyEnv ? (opts.env ?? process.env)[opts.keyEnv] : undefined;
@@ -180,7 +231,11 @@ export async function startRcmProxy(opts: RcmProxyOptions): Promise<RcmProxy> {
       engines.set(conversation, e);
       return e;
     }
-    const created: RcmEngine = new RcmEngine(options, undefined, auxOn ? upstreamAuxChat(() => vias.get(created) ?? null, opts.auxTimeoutMs ?? 60_000) : null);
+    const created: RcmEngine = new RcmEngine(
+      options,
+      undefined,
+      auxOn ? upstreamAuxChat(() => vias.get(created) ?? null, opts.auxTimeoutMs ?? 60_000) : null,
+    );
     e = created;
     engines.set(conversation, e);
     if (engines.size > maxConversations) engines.delete(engines.keys().next().value!);

@@ -52,7 +52,10 @@ export function contentWithRecord(content: unknown, record: string, part: (text:
 }
 
 /** The list under `key` of a body, or why there is none. */
-export const listAt = (key: string) => (body: Json): unknown[] | string => (Array.isArray(body[key]) ? body[key] : `no ${key} list`);
+export const listAt =
+  (key: string) =>
+  (body: Json): unknown[] | string =>
+    Array.isArray(body[key]) ? body[key] : `no ${key} list`;
 
 /** True when `tools` is a non-empty list (OpenAI chat and Responses, Anthropic). */
 export const offersTools = (body: Json): boolean => Array.isArray(body.tools) && body.tools.length > 0;

@@ -87,7 +87,9 @@ export function gapChart(report: Report): string {
     parts.push(`<line class="${t === 0 ? "axis" : "grid"}" x1="${x(t)}" x2="${x(t)}" y1="${top}" y2="${top + rows.length * rowH}"/>`);
     parts.push(`<text class="muted" x="${x(t)}" y="${top + rows.length * rowH + 14}" text-anchor="middle">${t > 0 ? "+" : ""}${t}</text>`);
   }
-  parts.push(`<text class="muted" x="${left + plotW / 2}" y="${top + rows.length * rowH + 28}" text-anchor="middle">gap, percentage points (uninterrupted − switched)</text>`);
+  parts.push(
+    `<text class="muted" x="${left + plotW / 2}" y="${top + rows.length * rowH + 28}" text-anchor="middle">gap, percentage points (uninterrupted − switched)</text>`,
+  );
   rows.forEach(({ c, ci, g, r }, i) => {
     const cy = top + i * rowH + rowH / 2;
     parts.push(`<text x="${left - 8}" y="${cy + 4}" text-anchor="end">${esc(shorten(c.label, 24))} · ${groupTitle[g]}</text>`);
@@ -99,7 +101,9 @@ export function gapChart(report: Report): string {
     }
     if (r.gap !== null) {
       const title = `${c.label} · ${groupTitle[g]}: gap ${f1(r.gap)} pp${r.ci95 ? `, 95% CI [${f1(r.ci95[0])}, ${f1(r.ci95[1])}]` : ""}, n=${r.n}`;
-      parts.push(`<circle class="gap-dot" data-config="${ci}" data-group="${g}" cx="${x(r.gap)}" cy="${cy}" r="5" fill="${configColor(ci)}"><title>${esc(title)}</title></circle>`);
+      parts.push(
+        `<circle class="gap-dot" data-config="${ci}" data-group="${g}" cx="${x(r.gap)}" cy="${cy}" r="5" fill="${configColor(ci)}"><title>${esc(title)}</title></circle>`,
+      );
     }
   });
   return svg("chart-gap", width, height, "Resumption gap with 95% bootstrap confidence interval", parts);

@@ -1,11 +1,6 @@
 /** Text for HTML element content and attribute values (double-quoted). */
 export function esc(s: string | number): string {
-  return String(s)
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&#39;");
+  return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 }
 
 /** JSON that is safe inside a <script> element: no `</script>`, no `<!--`, no line separators. */

@@ -26,7 +26,10 @@ function joinModules(file: string, seen: Set<string>, names: Map<string, string>
   for (const m of text.matchAll(importLine)) joinModules(m[1]!, seen, names, out);
   const body = text.replace(importLine, "").replace(/^export\s+(?=(?:async\s+)?(?:function|const|let|var|class)\b)/gm, "");
   const stray = /^\s*(?:import\b|export\b)/m.exec(body);
-  if (stray) throw new Error(`${path}: "${body.slice(stray.index, stray.index + 60).trim()}": page modules import only "./x.js" siblings, one import per line`);
+  if (stray)
+    throw new Error(
+      `${path}: "${body.slice(stray.index, stray.index + 60).trim()}": page modules import only "./x.js" siblings, one import per line`,
+    );
   for (const m of body.matchAll(topLevelName)) {
     const other = names.get(m[1]!);
     if (other !== undefined) throw new Error(`${path}: top-level name ${m[1]} is also declared in ${other}`);
@@ -44,7 +47,8 @@ export function pageScript(): string {
   const out: string[] = [];
   joinModules("main.js", new Set(), new Map(), out);
   const text = out.join("\n");
-  if (/<\/script|<!--/i.test(text)) throw new Error(`${pageScriptDir}: the page script contains "</script" or "<!--" and cannot be inlined`);
+  if (/<\/script|<!--/i.test(text))
+    throw new Error(`${pageScriptDir}: the page script contains "</script" or "<!--" and cannot be inlined`);
   cached = text;
   return text;
 }

@@ -40,7 +40,8 @@ export function svgEl(tag: string, attrs: Attrs = null, children: Child | Child[
   return e;
 }
 
-export const fmtInt = (x: number | null | undefined): string => (x === null || x === undefined ? "–" : Math.round(x).toLocaleString("en-US"));
+export const fmtInt = (x: number | null | undefined): string =>
+  x === null || x === undefined ? "–" : Math.round(x).toLocaleString("en-US");
 export const encPath = (p: string): string => p.split("/").map(encodeURIComponent).join("/");
 
 export function fmtMs(ms: number | null): string {
@@ -58,7 +59,8 @@ export function kv(label: string, value: Child): HTMLElement {
 export function arrowNav(ev: KeyboardEvent, items: readonly HTMLElement[], current: HTMLElement): boolean {
   const i = items.indexOf(current);
   if (i < 0) return false;
-  const to = ev.key === "ArrowDown" ? i + 1 : ev.key === "ArrowUp" ? i - 1 : ev.key === "Home" ? 0 : ev.key === "End" ? items.length - 1 : -2;
+  const to =
+    ev.key === "ArrowDown" ? i + 1 : ev.key === "ArrowUp" ? i - 1 : ev.key === "Home" ? 0 : ev.key === "End" ? items.length - 1 : -2;
   if (to === -2) return false;
   ev.preventDefault();
   items[Math.max(0, Math.min(items.length - 1, to))]?.focus();

@@ -57,7 +57,11 @@ function interruptionsCell(r: Row, log: SessionLog | null, between: number[]): H
       const step = r.s.schedule[i]!;
       const marks = r.s.signature_marks.filter((m) => m.request === i);
       const req = log?.requests.find((q) => q.index === i);
-      return el("div", null, [el("a", { href: sessionHash(r.key, i) }, `#${i + 1}`), ` ${roleName(r.s, step)} · ${step.workspace} · ${stepLabel(step)} · ${req ? `${req.tool_calls} tool` : "not delivered"}`, markBadges(marks)]);
+      return el("div", null, [
+        el("a", { href: sessionHash(r.key, i) }, `#${i + 1}`),
+        ` ${roleName(r.s, step)} · ${step.workspace} · ${stepLabel(step)} · ${req ? `${req.tool_calls} tool` : "not delivered"}`,
+        markBadges(marks),
+      ]);
     }),
   );
 }
@@ -66,13 +70,32 @@ function testsThatDiffer(base: Row, sw: Row): HTMLElement {
   const a = new Map((base.s.verdict?.tests ?? []).map((t) => [t.id, t]));
   const b = new Map((sw.s.verdict?.tests ?? []).map((t) => [t.id, t]));
   const ids = [...new Set([...a.keys(), ...b.keys()])].filter((id) => a.get(id)?.status !== b.get(id)?.status).sort();
-  if (ids.length === 0) return el("p", { class: "note", id: "pair-tests" }, base.s.verdict && sw.s.verdict ? "No test differs." : "A verdict is missing: no tests to compare.");
-  const head = el("thead", null, el("tr", null, ["Test", "Kind", "Stage", "Uninterrupted", "Switched"].map((h) => el("th", null, h))));
+  if (ids.length === 0)
+    return el(
+      "p",
+      { class: "note", id: "pair-tests" },
+      base.s.verdict && sw.s.verdict ? "No test differs." : "A verdict is missing: no tests to compare.",
+    );
+  const head = el(
+    "thead",
+    null,
+    el(
+      "tr",
+      null,
+      ["Test", "Kind", "Stage", "Uninterrupted", "Switched"].map((h) => el("th", null, h)),
+    ),
+  );
   const rows = ids.map((id) => {
     const t = a.get(id) ?? b.get(id)!;
     const sa = a.get(id)?.status ?? "absent";
     const sb = b.get(id)?.status ?? "absent";
-    return el("tr", null, [el("td", null, id), el("td", null, t.kind ?? "?"), el("td", { class: "num" }, t.stage === null ? "" : String(t.stage)), el("td", { class: `t-${sa}` }, sa), el("td", { class: `t-${sb}` }, sb)]);
+    return el("tr", null, [
+      el("td", null, id),
+      el("td", null, t.kind ?? "?"),
+      el("td", { class: "num" }, t.stage === null ? "" : String(t.stage)),
+      el("td", { class: `t-${sa}` }, sa),
+      el("td", { class: `t-${sb}` }, sb),
+    ]);
   });
   return el("div", { class: "table-wrap" }, el("table", { id: "pair-tests" }, [head, el("tbody", null, rows)]));
 }
@@ -93,7 +116,9 @@ export async function showPair(detail: HTMLElement, pairKey: string): Promise<bo
   detail.textContent = "";
   const label = multi ? ` — ${report.configs[Number(ci)]!.label}` : "";
   detail.appendChild(el("h3", { id: "pair-title" }, `Pair ${pairId}${label}: uninterrupted and switched`));
-  detail.appendChild(el("div", { class: "pair-grid pair-verdicts" }, [side(base, `${base.s.id} (uninterrupted)`), side(sw, `${sw.s.id} (switched)`)]));
+  detail.appendChild(
+    el("div", { class: "pair-grid pair-verdicts" }, [side(base, `${base.s.id} (uninterrupted)`), side(sw, `${sw.s.id} (switched)`)]),
+  );
   detail.appendChild(el("h3", null, "Tests that differ"));
   detail.appendChild(testsThatDiffer(base, sw));
   detail.appendChild(el("h3", null, "Requests, aligned on the focus requests"));
@@ -102,7 +127,10 @@ export async function showPair(detail: HTMLElement, pairKey: string): Promise<bo
   const [lb, ls] = await Promise.all([sessionLog(base.key), sessionLog(sw.key)]);
   slot.textContent = "";
   const lines = alignPair(base.s.schedule, sw.s.schedule);
-  const grid = el("div", { class: "pair-grid", id: "pair-requests" }, [el("div", { class: "pair-h" }, "uninterrupted"), el("div", { class: "pair-h" }, "switched")]);
+  const grid = el("div", { class: "pair-grid", id: "pair-requests" }, [
+    el("div", { class: "pair-h" }, "uninterrupted"),
+    el("div", { class: "pair-h" }, "switched"),
+  ]);
   for (const line of lines) {
     if (line.between.length > 0) grid.append(el("div", { class: "pair-cell empty" }, ""), interruptionsCell(sw, ls, line.between));
     if (line.base !== null || line.sw !== null) grid.append(cell(base, lb, line.base), cell(sw, ls, line.sw));

@@ -7,7 +7,10 @@ const foldAt = 600;
 
 /** Long text folded: the first lines, and a button for the rest (what the viewer keeps; the file has it all). */
 export function folded(c: Clipped, cls = "fold"): HTMLElement {
-  const more = c.length > c.text.length ? el("p", { class: "note" }, `… ${fmtInt(c.length - c.text.length)} more characters in trajectory.jsonl`) : null;
+  const more =
+    c.length > c.text.length
+      ? el("p", { class: "note" }, `… ${fmtInt(c.length - c.text.length)} more characters in trajectory.jsonl`)
+      : null;
   if (c.text.length <= foldAt) return el("div", null, [el("pre", { class: cls }, c.text), more]);
   const pre = el("pre", { class: `${cls} folded` }, `${c.text.slice(0, foldAt)}…`);
   const btn = el("button", { type: "button", class: "unfold", "aria-expanded": "false" }, `show all ${fmtInt(c.text.length)} characters`);
@@ -30,9 +33,17 @@ function oneLine(c: Clipped | null): string {
 function eventNode(e: ViewerEvent, i: number): HTMLElement {
   switch (e.kind) {
     case "model_call":
-      return el("li", { class: "ev ev-model" }, `model call${e.model ? ` · ${e.model}` : ""} · ${fmtInt(e.tokens_in)} in · ${fmtInt(e.tokens_out)} out${e.cost_usd !== null ? ` · $${e.cost_usd.toFixed(4)}` : ""}${e.auxiliary ? " · auxiliary" : ""}`);
+      return el(
+        "li",
+        { class: "ev ev-model" },
+        `model call${e.model ? ` · ${e.model}` : ""} · ${fmtInt(e.tokens_in)} in · ${fmtInt(e.tokens_out)} out${e.cost_usd !== null ? ` · $${e.cost_usd.toFixed(4)}` : ""}${e.auxiliary ? " · auxiliary" : ""}`,
+      );
     case "tool_call": {
-      const summary = el("summary", null, [el("strong", null, e.name), e.status ? ` · ${e.status}` : "", e.args ? el("span", { class: "muted" }, ` ${oneLine(e.args)}`) : null]);
+      const summary = el("summary", null, [
+        el("strong", null, e.name),
+        e.status ? ` · ${e.status}` : "",
+        e.args ? el("span", { class: "muted" }, ` ${oneLine(e.args)}`) : null,
+      ]);
       const d = el("details", { class: "ev ev-tool tool-call", "data-event": i }, summary);
       // Rendered when opened: a request may hold hundreds of calls.
       d.addEventListener("toggle", () => {
@@ -74,7 +85,12 @@ export function markList(marks: readonly Mark[]): HTMLElement {
   return el(
     "ul",
     { class: "marks" },
-    marks.map((m) => el("li", { class: `mark mark-${m.signature}`, "data-signature": m.signature }, [el("strong", null, signatureTitle[m.signature]), `: ${m.detail}`])),
+    marks.map((m) =>
+      el("li", { class: `mark mark-${m.signature}`, "data-signature": m.signature }, [
+        el("strong", null, signatureTitle[m.signature]),
+        `: ${m.detail}`,
+      ]),
+    ),
   );
 }
 

@@ -19,7 +19,11 @@ export function requestFigures(req: ViewerRequest | undefined): string {
 export function markBadges(marks: readonly Mark[]): HTMLElement | null {
   if (marks.length === 0) return null;
   const kinds = [...new Set(marks.map((m) => m.signature))];
-  return el("span", { class: "badges" }, kinds.map((k) => el("span", { class: `badge mark-${k}`, "data-signature": k, title: signatureTitle[k] }, signatureTitle[k])));
+  return el(
+    "span",
+    { class: "badges" },
+    kinds.map((k) => el("span", { class: `badge mark-${k}`, "data-signature": k, title: signatureTitle[k] }, signatureTitle[k])),
+  );
 }
 
 /** Row contents not built yet: built when the row first opens. */
@@ -60,7 +64,11 @@ export function toggleRequest(li: Element, open?: boolean): void {
 export function requestTimeline(r: Row, log: SessionLog | null): HTMLElement {
   const marksAt = new Map<number, Mark[]>();
   for (const m of r.s.signature_marks) if (m.request !== null) marksAt.set(m.request, [...(marksAt.get(m.request) ?? []), m]);
-  const list = el("ol", { id: "request-timeline", class: "requests" }, r.s.schedule.map((step, i) => requestItem(r, log, step, i, marksAt.get(i) ?? [])));
+  const list = el(
+    "ol",
+    { id: "request-timeline", class: "requests" },
+    r.s.schedule.map((step, i) => requestItem(r, log, step, i, marksAt.get(i) ?? [])),
+  );
   list.addEventListener("keydown", (ev) => {
     const t = ev.target as HTMLElement;
     if (!t.classList.contains("req-head")) return;

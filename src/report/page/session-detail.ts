@@ -14,7 +14,8 @@ function signatureText(sig: SessionEntry["signatures"]): string {
   return parts.length > 0 ? parts.join(" · ") : "none";
 }
 
-export const sessionHash = (key: string, request?: number): string => `#session=${encodeURIComponent(key)}${request === undefined ? "" : `&request=${request + 1}`}`;
+export const sessionHash = (key: string, request?: number): string =>
+  `#session=${encodeURIComponent(key)}${request === undefined ? "" : `&request=${request + 1}`}`;
 export const pairHash = (r: Row): string => `#pair=${encodeURIComponent(`${r.ci}/${r.s.pair}`)}`;
 
 function summaryLines(detail: HTMLElement, r: Row): void {
@@ -25,7 +26,13 @@ function summaryLines(detail: HTMLElement, r: Row): void {
   detail.appendChild(
     el("div", { class: "detail-nav" }, [
       el("a", { href: pairHash(r), class: "pair-link" }, "pair view (p)"),
-      partner ? el("a", { href: sessionHash(partner.key), class: "partner-link" }, `${partner.s.condition === "base" ? "uninterrupted" : "switched"} session of this focus`) : null,
+      partner
+        ? el(
+            "a",
+            { href: sessionHash(partner.key), class: "partner-link" },
+            `${partner.s.condition === "base" ? "uninterrupted" : "switched"} session of this focus`,
+          )
+        : null,
       el("span", { class: "muted" }, "keys: ↑/↓ requests · j/k sessions · p pair"),
     ]),
   );
@@ -36,16 +43,27 @@ function summaryLines(detail: HTMLElement, r: Row): void {
   detail.appendChild(kv("Signatures", signatureText(s.signatures)));
   detail.appendChild(kv("Condition", `${s.condition === "base" ? "uninterrupted" : "switched"} · ${s.locality} · focus ${s.focus}`));
   detail.appendChild(
-    kv("Requests", `${s.requests.delivered} delivered of ${s.requests.scheduled} scheduled · ${s.workspace_switches} workspace switches · ${s.focus_returns} focus returns · attempts ${s.attempts} · timeouts ${s.timeouts} · continuations ${s.continuations}`),
+    kv(
+      "Requests",
+      `${s.requests.delivered} delivered of ${s.requests.scheduled} scheduled · ${s.workspace_switches} workspace switches · ${s.focus_returns} focus returns · attempts ${s.attempts} · timeouts ${s.timeouts} · continuations ${s.continuations}`,
+    ),
   );
   const u = s.usage;
   if (u) {
     const cost = u.cost_usd !== null ? ` · $${u.cost_usd.toFixed(4)}` : "";
     const aux = u.auxiliary_model_calls ? ` · auxiliary ${fmtInt(u.auxiliary_tokens)} tokens` : "";
-    detail.appendChild(kv("Usage", `${fmtInt(u.tokens)} tokens · ${u.model_calls} model calls · ${u.tool_calls} tool calls${cost} · resumed focus stages ${fmtInt(u.resumed_focus_tokens)} tokens${aux}`));
+    detail.appendChild(
+      kv(
+        "Usage",
+        `${fmtInt(u.tokens)} tokens · ${u.model_calls} model calls · ${u.tool_calls} tool calls${cost} · resumed focus stages ${fmtInt(u.resumed_focus_tokens)} tokens${aux}`,
+      ),
+    );
   }
   const links = el("div", { class: "links" });
-  for (const [name, file] of [["trajectory.jsonl", s.files.trajectory], ["artifact.patch", s.files.artifact]] as const) {
+  for (const [name, file] of [
+    ["trajectory.jsonl", s.files.trajectory],
+    ["artifact.patch", s.files.artifact],
+  ] as const) {
     if (file) links.appendChild(el("a", { href: (base ? `${base}/` : "") + encPath(file), class: "file-link" }, name));
     else links.appendChild(el("span", { class: "muted" }, `no ${name} `));
   }
@@ -62,7 +80,9 @@ function marksSection(detail: HTMLElement, r: Row): void {
       { class: "marks", id: "session-marks" },
       marks.map((m) =>
         el("li", { class: `mark mark-${m.signature}`, "data-signature": m.signature }, [
-          m.request === null ? "session: " : el("a", { href: sessionHash(r.key, m.request), class: "mark-link" }, `request #${m.request + 1}`),
+          m.request === null
+            ? "session: "
+            : el("a", { href: sessionHash(r.key, m.request), class: "mark-link" }, `request #${m.request + 1}`),
           m.request === null ? null : ": ",
           el("strong", null, signatureTitle[m.signature]),
           ` — ${m.detail}`,
@@ -79,13 +99,34 @@ function timelineBlock(r: Row, step: Step, i: number, x: number, y: number, bw: 
   const focus = step.role === "focus";
   const tip = label + (text ? `\n${text.length > 400 ? `${text.slice(0, 400)}…` : text}` : "");
   g.appendChild(
-    svgEl("rect", { class: "tl-block", x: x + 1, y, width: bw - 2, height: laneH - 4, rx: 2, fill: COLORS[step.workspace] ?? "#999", stroke: focus ? "#1d232b" : "none", "stroke-width": focus ? 1.5 : 0 }, svgEl("title", null, tip)),
+    svgEl(
+      "rect",
+      {
+        class: "tl-block",
+        x: x + 1,
+        y,
+        width: bw - 2,
+        height: laneH - 4,
+        rx: 2,
+        fill: COLORS[step.workspace] ?? "#999",
+        stroke: focus ? "#1d232b" : "none",
+        "stroke-width": focus ? 1.5 : 0,
+      },
+      svgEl("title", null, tip),
+    ),
   );
   if (bw >= 14) {
-    g.appendChild(svgEl("text", { x: x + bw / 2, y: y + 14, "text-anchor": "middle", fill: "#fff", style: "fill:#fff;pointer-events:none" }, step.kind === "finalization" ? "F" : String(step.stage)));
+    g.appendChild(
+      svgEl(
+        "text",
+        { x: x + bw / 2, y: y + 14, "text-anchor": "middle", fill: "#fff", style: "fill:#fff;pointer-events:none" },
+        step.kind === "finalization" ? "F" : String(step.stage),
+      ),
+    );
   }
   if (step.focus_return) g.appendChild(svgEl("path", { class: "tl-return", d: `M${x + 1} ${y} l7 0 l-7 7 z`, fill: "#1d232b" }));
-  if (marked) g.appendChild(svgEl("circle", { class: "tl-mark", cx: x + bw - 4, cy: y + laneH - 8, r: 3.5, fill: "#c62828", stroke: "#fff" }));
+  if (marked)
+    g.appendChild(svgEl("circle", { class: "tl-mark", cx: x + bw - 4, cy: y + laneH - 8, r: 3.5, fill: "#c62828", stroke: "#fff" }));
   return g;
 }
 
@@ -99,7 +140,14 @@ function timeline(detail: HTMLElement, r: Row): HTMLElement {
   const bw = Math.max(12, Math.min(30, Math.floor(room / Math.max(1, n))));
   const width = left + n * bw + 10;
   const height = top + WS.length * laneH + 4;
-  const svg = svgEl("svg", { id: "session-timeline", width, height, viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": `Schedule timeline of ${s.id}` });
+  const svg = svgEl("svg", {
+    id: "session-timeline",
+    width,
+    height,
+    viewBox: `0 0 ${width} ${height}`,
+    role: "img",
+    "aria-label": `Schedule timeline of ${s.id}`,
+  });
   WS.forEach((w, li) => {
     const y = top + li * laneH;
     const task = s.workspaces[w] ?? "";
@@ -120,7 +168,8 @@ function timeline(detail: HTMLElement, r: Row): HTMLElement {
     const g = (ev.target as Element).closest("g.tl-step");
     if (g) location.hash = sessionHash(r.key, Number(g.getAttribute("data-index")));
   });
-  const note = "One block per request, in delivery order (number = stage, F = finalization); outlined = focus task; dark corner = focus return; red dot = a signature marked. Select a block to open its request.";
+  const note =
+    "One block per request, in delivery order (number = stage, F = finalization); outlined = focus task; dark corner = focus return; red dot = a signature marked. Select a block to open its request.";
   return el("div", null, [svg, el("p", { class: "note" }, note)]);
 }
 
@@ -130,7 +179,12 @@ function scheduleSection(detail: HTMLElement, r: Row): void {
   const legend = el("div", { class: "legend" });
   for (const w of WS) {
     const task = s.workspaces[w];
-    legend.appendChild(el("span", null, [el("span", { class: "sw", style: `background:${COLORS[w]}` }), `${w} = ${task ?? "?"}${task === s.focus ? " (focus)" : ""}`]));
+    legend.appendChild(
+      el("span", null, [
+        el("span", { class: "sw", style: `background:${COLORS[w]}` }),
+        `${w} = ${task ?? "?"}${task === s.focus ? " (focus)" : ""}`,
+      ]),
+    );
   }
   detail.appendChild(legend);
   detail.appendChild(el("div", { class: "table-wrap" }, timeline(detail, r)));
@@ -138,12 +192,29 @@ function scheduleSection(detail: HTMLElement, r: Row): void {
 
 export function testsTable(s: SessionEntry, id: string): HTMLElement {
   const v = s.verdict!;
-  const tests = v.tests.slice().sort((a, b) => (a.kind ?? "~").localeCompare(b.kind ?? "~") || (a.stage ?? 0) - (b.stage ?? 0) || a.id.localeCompare(b.id));
-  const head = el("thead", null, el("tr", null, ["Test", "Kind", "Stage", "Status"].map((h) => el("th", null, h))));
+  const tests = v.tests
+    .slice()
+    .sort((a, b) => (a.kind ?? "~").localeCompare(b.kind ?? "~") || (a.stage ?? 0) - (b.stage ?? 0) || a.id.localeCompare(b.id));
+  const head = el(
+    "thead",
+    null,
+    el(
+      "tr",
+      null,
+      ["Test", "Kind", "Stage", "Status"].map((h) => el("th", null, h)),
+    ),
+  );
   const body = el(
     "tbody",
     null,
-    tests.map((t) => el("tr", null, [el("td", null, t.id), el("td", null, t.kind ?? "?"), el("td", { class: "num" }, t.stage === null ? "" : String(t.stage)), el("td", { class: `t-${t.status}` }, t.status)])),
+    tests.map((t) =>
+      el("tr", null, [
+        el("td", null, t.id),
+        el("td", null, t.kind ?? "?"),
+        el("td", { class: "num" }, t.stage === null ? "" : String(t.stage)),
+        el("td", { class: `t-${t.status}` }, t.status),
+      ]),
+    ),
   );
   return el("div", { class: "table-wrap" }, el("table", { id }, [head, body]));
 }

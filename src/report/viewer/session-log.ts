@@ -19,7 +19,12 @@ function argsText(args: unknown): Clipped | null {
 function contextSummary(x: ProxyLogEntry): string {
   const why = x.reason ?? x.error;
   const parts = [`RCM ${x.mode}: ${x.action.replace("_", " ")}${why ? ` (${why})` : ""}`];
-  if (x.step) parts.push(`task ${x.step.active ?? "?"} at ${x.step.confidence.toFixed(2)}`, `${x.dropped?.length ?? 0} group(s) dropped, ${x.elided?.length ?? 0} elided`, `record ${x.step.record_chars} chars`);
+  if (x.step)
+    parts.push(
+      `task ${x.step.active ?? "?"} at ${x.step.confidence.toFixed(2)}`,
+      `${x.dropped?.length ?? 0} group(s) dropped, ${x.elided?.length ?? 0} elided`,
+      `record ${x.step.record_chars} chars`,
+    );
   return parts.join(" · ");
 }
 
@@ -28,7 +33,14 @@ function viewerEvent(e: AgentEvent): ViewerEvent {
     case "model_call": {
       const all = tokenTotal(e);
       const out = e.output_tokens + (e.reasoning_in_output ? 0 : (e.reasoning_tokens ?? 0));
-      return { kind: "model_call", model: e.model ?? null, tokens_in: all - out, tokens_out: out, cost_usd: e.cost_usd ?? null, auxiliary: e.auxiliary === true };
+      return {
+        kind: "model_call",
+        model: e.model ?? null,
+        tokens_in: all - out,
+        tokens_out: out,
+        cost_usd: e.cost_usd ?? null,
+        auxiliary: e.auxiliary === true,
+      };
     }
     case "tool_call":
       // The fast path of trajectory-summary.ts checks a tool call's name only: the rest is taken by type.
@@ -50,7 +62,23 @@ function viewerEvent(e: AgentEvent): ViewerEvent {
 }
 
 function emptyRequest(index: number): ViewerRequest {
-  return { index, message: null, started: null, ended: null, duration_ms: null, deliveries: 0, outcome: null, tokens_in: 0, tokens_out: 0, cost_usd: null, model_calls: 0, tool_calls: 0, models: [], events: [], changed: {} };
+  return {
+    index,
+    message: null,
+    started: null,
+    ended: null,
+    duration_ms: null,
+    deliveries: 0,
+    outcome: null,
+    tokens_in: 0,
+    tokens_out: 0,
+    cost_usd: null,
+    model_calls: 0,
+    tool_calls: 0,
+    models: [],
+    events: [],
+    changed: {},
+  };
 }
 
 /** Folds the lines of one trajectory into the viewer's per-request log; only the last attempt is kept. Pure. */
@@ -115,6 +143,9 @@ function parseLine(text: string): TrajectoryLine | null {
 /** Reads one trajectory.jsonl into the viewer's log (null when the file is missing). */
 export function readSessionLog(file: string): SessionLog | null {
   if (!existsSync(file)) return null;
-  const lines = readFileSync(file, "utf8").split("\n").filter((l) => l.trim() !== "").map(parseLine);
+  const lines = readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map(parseLine);
   return foldSessionLog(lines);
 }

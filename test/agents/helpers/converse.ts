@@ -9,7 +9,13 @@ export function conversationContext(root: string, conversationId: string): Agent
   const names: WorkspaceName[] = ["w00", "w01", "w02", "w03", "w04"];
   const workspaces = Object.fromEntries(names.map((n) => [n, join(root, "work", n)])) as Record<WorkspaceName, string>;
   for (const p of Object.values(workspaces)) mkdirSync(p, { recursive: true });
-  return { session: "demo.switch", conversationId, stateDir: join(root, "state"), logDir: join(root, "logs"), workspaces } as unknown as AgentContext;
+  return {
+    session: "demo.switch",
+    conversationId,
+    stateDir: join(root, "state"),
+    logDir: join(root, "logs"),
+    workspaces,
+  } as unknown as AgentContext;
 }
 
 export const message = (ws: string, text: string) => `Repository: demo\nWorkspace: ${ws}\n\n${text}`;
@@ -22,7 +28,16 @@ export async function converse(agent: Agent, ctx: AgentContext, messages: { ws: 
     const events: AgentEvent[] = [];
     const ws = ctx.workspaces[m.ws];
     const result = await conv.send(
-      { index, message: message(ws, m.text), workspace: m.ws, workspacePath: ws, continuation: false, turn: index, timeoutMs: m.timeoutMs ?? 180_000, signal: new AbortController().signal },
+      {
+        index,
+        message: message(ws, m.text),
+        workspace: m.ws,
+        workspacePath: ws,
+        continuation: false,
+        turn: index,
+        timeoutMs: m.timeoutMs ?? 180_000,
+        signal: new AbortController().signal,
+      },
       (e) => events.push(e),
     );
     out.push({ result, events });

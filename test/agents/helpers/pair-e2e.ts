@@ -70,10 +70,23 @@ export async function runSamplePair(
   const server = await startMockModel({ script: parseScript(script), recordFile: join(root, "requests.jsonl") });
   const r = await cli(
     [
-      "run", "--dataset", sampleDatasetDir, "--sessions", sessionsFile,
-      "--session", `${pair.id}.base`, "--session", `${pair.id}.switch`,
-      "--agent", agent, ...options(server).flatMap((o) => ["--agent-opt", o]),
-      "--request-timeout", "300", "--out", runDir, "--quiet",
+      "run",
+      "--dataset",
+      sampleDatasetDir,
+      "--sessions",
+      sessionsFile,
+      "--session",
+      `${pair.id}.base`,
+      "--session",
+      `${pair.id}.switch`,
+      "--agent",
+      agent,
+      ...options(server).flatMap((o) => ["--agent-opt", o]),
+      "--request-timeout",
+      "300",
+      "--out",
+      runDir,
+      "--quiet",
     ],
     40 * 60_000,
     { SWITCH_SWE_CACHE: join(root, "cache") },
@@ -125,11 +138,20 @@ export function expectPairResolvedAndAccounted(run: PairRun, harness: string, ve
     expect(verdict.resolved, condition).toBe(true);
     const lines = run.trajectory(condition);
     const events = lines.flatMap((l) => (l.type === "agent_event" ? [l.event] : []));
-    expect(events.some((e) => e.kind === "model_call" && e.input_tokens > 0 && e.output_tokens > 0), condition).toBe(true);
-    expect(events.some((e) => e.kind === "tool_call"), condition).toBe(true);
+    expect(
+      events.some((e) => e.kind === "model_call" && e.input_tokens > 0 && e.output_tokens > 0),
+      condition,
+    ).toBe(true);
+    expect(
+      events.some((e) => e.kind === "tool_call"),
+      condition,
+    ).toBe(true);
     const ends = lines.flatMap((l) => (l.type === "request_end" ? [l] : []));
     expect(ends.length).toBeGreaterThan(0);
-    expect(ends.filter((l) => l.outcome !== "yielded"), condition).toEqual([]);
+    expect(
+      ends.filter((l) => l.outcome !== "yielded"),
+      condition,
+    ).toEqual([]);
   }
   expect(trajectoryTokens(run)).toBe(serverTokens(run.server.requests()));
 }
@@ -148,12 +170,17 @@ export function expectResumedRequestsShowEarlierTurns(run: PairRun, lastUserText
   for (const step of returns) {
     // The model requests made while this request ran (the base session sends the same focus texts).
     const end = ends.find((e) => e.index === step.index && e.time >= step.time)!;
-    const mine = generating.filter((r) => r.time >= step.time && r.time <= end.time && lastUserText(r.body).includes(requestKey(step.message)));
+    const mine = generating.filter(
+      (r) => r.time >= step.time && r.time <= end.time && lastUserText(r.body).includes(requestKey(step.message)),
+    );
     expect(mine.length, `model requests for request ${step.index}`).toBeGreaterThan(0);
     for (const r of mine) {
       const body = JSON.stringify(r.body);
       for (const earlier of starts.filter((s) => s.index < step.index)) {
-        expect(body.includes(JSON.stringify(requestKey(earlier.message)).slice(1, -1)), `request ${earlier.index} in the model request for ${step.index}`).toBe(true);
+        expect(
+          body.includes(JSON.stringify(requestKey(earlier.message)).slice(1, -1)),
+          `request ${earlier.index} in the model request for ${step.index}`,
+        ).toBe(true);
       }
     }
   }
@@ -216,7 +243,10 @@ function daemons(): string[] {
 /** The hostile call ran inside the sandbox and failed at everything: evidence from the model server, the disk and /proc. */
 export function expectHostileCallConfined(run: Pick<PairRun, "root" | "server" | "config">): void {
   expect(run.config.sandbox).toMatchObject({ mode: "bwrap", network: "model", allowed_endpoints: [run.server.origin] });
-  const seen = run.server.requests().map((r) => JSON.stringify(r.body)).join("\n");
+  const seen = run.server
+    .requests()
+    .map((r) => JSON.stringify(r.body))
+    .join("\n");
   expect(seen, "the hostile command's output reached the model").toContain("DAEMON-STARTED");
   for (const word of ["DATASET", "HOME", "WRITE"]) {
     expect(seen, word).toContain(`NO-${word}`);

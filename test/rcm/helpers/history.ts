@@ -14,7 +14,15 @@ export function plainGroup(text: string, actions: Action[] = [], id?: string): G
 }
 
 export function write(path: string, messageId?: string): Action {
-  return { kind: "tool", tool: "write", args: { filePath: path, content: "x" }, paths: [path], status: "ok", text: "Wrote file successfully.", ...(messageId ? { messageId } : {}) };
+  return {
+    kind: "tool",
+    tool: "write",
+    args: { filePath: path, content: "x" },
+    paths: [path],
+    status: "ok",
+    text: "Wrote file successfully.",
+    ...(messageId ? { messageId } : {}),
+  };
 }
 
 export function say(text: string, messageId?: string): Action {
@@ -23,5 +31,13 @@ export function say(text: string, messageId?: string): Action {
 
 /** A successful read whose output is `chars` characters of file content. */
 export function read(path: string, chars: number, messageId?: string): Action {
-  return { kind: "tool", tool: "read", args: { filePath: path }, paths: [path], status: "ok", text: "x = 1\n".repeat(Math.ceil(chars / 6)).slice(0, chars), ...(messageId ? { messageId } : {}) };
+  return {
+    kind: "tool",
+    tool: "read",
+    args: { filePath: path },
+    paths: [path],
+    status: "ok",
+    text: "x = 1\n".repeat(Math.ceil(chars / 6)).slice(0, chars),
+    ...(messageId ? { messageId } : {}),
+  };
 }

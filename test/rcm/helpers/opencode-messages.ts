@@ -14,7 +14,16 @@ export class Conversation {
     const id = this.id("msg");
     this.messages.push({
       info: { id, sessionID: this.sessionID, role: "user", time: { created: 0 }, agent: "build", model: { providerID: "p", modelID: "m" } },
-      parts: [{ id: this.id("prt"), sessionID: this.sessionID, messageID: id, type: "text", text, ...(opts.synthetic ? { synthetic: true } : {}) }],
+      parts: [
+        {
+          id: this.id("prt"),
+          sessionID: this.sessionID,
+          messageID: id,
+          type: "text",
+          text,
+          ...(opts.synthetic ? { synthetic: true } : {}),
+        },
+      ],
     } as HostMessage);
     return id;
   }
@@ -22,7 +31,19 @@ export class Conversation {
   assistant(parts: ({ text: string } | { tool: string; input: Record<string, unknown>; output?: string; error?: string })[]): string {
     const id = this.id("msg");
     this.messages.push({
-      info: { id, sessionID: this.sessionID, role: "assistant", time: { created: 0 }, parentID: "", modelID: "m", providerID: "p", mode: "build", path: { cwd: "/", root: "/" }, cost: 0, tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } } },
+      info: {
+        id,
+        sessionID: this.sessionID,
+        role: "assistant",
+        time: { created: 0 },
+        parentID: "",
+        modelID: "m",
+        providerID: "p",
+        mode: "build",
+        path: { cwd: "/", root: "/" },
+        cost: 0,
+        tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
+      },
       parts: parts.map((p) =>
         "text" in p
           ? { id: this.id("prt"), sessionID: this.sessionID, messageID: id, type: "text", text: p.text }
@@ -33,9 +54,10 @@ export class Conversation {
               type: "tool",
               callID: this.id("call"),
               tool: p.tool,
-              state: p.error !== undefined
-                ? { status: "error", input: p.input, error: p.error, time: { start: 0, end: 0 } }
-                : { status: "completed", input: p.input, output: p.output ?? "ok", title: "", metadata: {}, time: { start: 0, end: 0 } },
+              state:
+                p.error !== undefined
+                  ? { status: "error", input: p.input, error: p.error, time: { start: 0, end: 0 } }
+                  : { status: "completed", input: p.input, output: p.output ?? "ok", title: "", metadata: {}, time: { start: 0, end: 0 } },
             },
       ),
     } as HostMessage);

@@ -19,7 +19,15 @@ export function oracleReplaySessions(dataset: Dataset, file: SessionsFile): { sw
       const id = `r${index}`;
       const group = { id, userMessageId: id, userText: "", actions: [] };
       if (step.kind === "finalization") {
-        return { group: { ...group, userText: finalizationMessage(task.repo, path) }, task: step.task, role: "focus", stage: null, focusReturn: false, continuation: false, actions: [{ kind: "assistant", text: "Nothing left to do.", messageId: `${id}#0` }] };
+        return {
+          group: { ...group, userText: finalizationMessage(task.repo, path) },
+          task: step.task,
+          role: "focus",
+          stage: null,
+          focusReturn: false,
+          continuation: false,
+          actions: [{ kind: "assistant", text: "Nothing left to do.", messageId: `${id}#0` }],
+        };
       }
       const paths = touchedPaths(task.stagePatches[step.stage - 1]!);
       return {

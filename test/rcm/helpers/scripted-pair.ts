@@ -67,7 +67,10 @@ export function scriptForPair(
   pair: SessionPair,
   conditions: readonly Condition[],
   /** The tool call that writes one file (default: OpenCode's `write`); `{{workspace}}` is filled in. */
-  writeCall: (path: string, content: string) => ScriptToolCall = (path, content) => ({ name: "write", arguments: { filePath: `{{workspace}}/${path}`, content } }),
+  writeCall: (path: string, content: string) => ScriptToolCall = (path, content) => ({
+    name: "write",
+    arguments: { filePath: `{{workspace}}/${path}`, content },
+  }),
   /** The tool call that writes the submission file (default: writeCall). */
   submitCall: (path: string, content: string) => ScriptToolCall = writeCall,
 ): ScriptInput {
@@ -82,7 +85,14 @@ export function scriptForPair(
   };
   const patches = new Map<string, string>();
   const finalPatchOf = (id: string) => {
-    if (!patches.has(id)) patches.set(id, finalPatch(dataset, dataset.tasks.find((t) => t.id === id)!));
+    if (!patches.has(id))
+      patches.set(
+        id,
+        finalPatch(
+          dataset,
+          dataset.tasks.find((t) => t.id === id)!,
+        ),
+      );
     return patches.get(id)!;
   };
   const turns: ScriptInput = [];

@@ -1,6 +1,6 @@
 import parseDiff from "parse-diff";
-import { passed, stateRun } from "../audit/state-run.js";
-import { finding, listed } from "../audit/finding.js";
+import { passed, stateRun } from "./state-run.js";
+import { finding, listed } from "./finding.js";
 import { gitOut, gitTry } from "../core/git.js";
 import type { Dataset, LoadedTask } from "../dataset/load.js";
 import type { AuditFinding } from "../formats/audit.js";

@@ -1,4 +1,4 @@
-import { passed, stateRun } from "../audit/state-run.js";
+import { passed, stateRun } from "./state-run.js";
 import { InputError } from "../core/errors.js";
 import { testIdFile } from "../dataset/test-id-paths.js";
 import type { Dataset, LoadedTask } from "../dataset/load.js";

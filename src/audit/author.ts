@@ -1,8 +1,8 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { listed } from "../audit/finding.js";
-import { contradictedUpstream } from "../audit/patch-checks.js";
+import { listed } from "./finding.js";
+import { contradictedUpstream } from "./patch-checks.js";
 import { sha256 } from "../core/digest.js";
 import { InputError, zodProblems, type Problem } from "../core/errors.js";
 import { readJsonWith, toJsonText, writeJsonAtomic } from "../core/json-file.js";
@@ -14,9 +14,9 @@ import type { AuditFinding } from "../formats/audit.js";
 import { environmentFor, freshCheckout } from "../testbed/task-testbed.js";
 import { authoredOutcomes, type AuthoredPatches } from "./author-runs.js";
 import { newestCheck } from "./author-newest.js";
-import { authoredFileProblems, datasetOfManifest, materializeManifest } from "./materialize.js";
-import { isAuthored, taskManifestReadSchema, taskManifestSchema } from "./task-manifest.js";
-import type { ManifestStage, ManifestTask, TaskManifest } from "./task-manifest.js";
+import { authoredFileProblems, datasetOfManifest, materializeManifest } from "../manifests/materialize.js";
+import { isAuthored, taskManifestReadSchema, taskManifestSchema } from "../manifests/task-manifest.js";
+import type { ManifestStage, ManifestTask, TaskManifest } from "../manifests/task-manifest.js";
 
 export interface AuthorOptions {
   manifestFile: string;
