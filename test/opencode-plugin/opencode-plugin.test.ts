@@ -226,7 +226,8 @@ describe("the RCM OpenCode plugin after a restart", () => {
     const texts = [
       "Implement `parse_amount` in ledger/amount.py for negative values.",
       "Add the income report renderer in reports/income.py with totals per category.",
-      "In reports/income.py the renderer should also print a grand total.",
+      // Says it continues: naming only another task's module, a request is deferred (a new report names it alike).
+      "Next, in reports/income.py the renderer should also print a grand total.",
       "parse_amount in ledger/amount.py must also accept a leading plus sign.",
     ];
     const { h } = await hooks({ mode: "router" }, dir);
